@@ -335,7 +335,7 @@ class RefGame:
 
     def _place(self, a: int, b: int) -> None:
         if self.phase != "place":
-            raise RefIllegal("place-phase")
+            raise RefIllegal("measure-pending")
         if not (0 <= a < self.size and 0 <= b < self.size):
             raise RefIllegal("board-cells")
         if self.classical[a] is not None or self.classical[b] is not None:

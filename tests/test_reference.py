@@ -345,7 +345,7 @@ def rejects(game: RefGame, action: Any, rule: str) -> None:
 
 
 def test_reject_place_phase() -> None:
-    rejects(play("wikipedia", GERMAN), place(4, 5), "place-phase")
+    rejects(play("wikipedia", GERMAN), place(4, 5), "measure-pending")
 
 
 def test_reject_place_open() -> None:

@@ -1,0 +1,48 @@
+"""The `qttt` command line: a thin layer over the library. Each subcommand is a module here
+with `register(subparsers)`; errors the toolkit reports become one line on standard error."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from ..errors import QtttError
+
+# Subcommand modules, in the order `qttt --help` lists them.
+COMMANDS = ("replay", "variants", "sample")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(
+        prog="qttt", description="Quantum tic-tac-toe: rules, engine, verification.")
+    from .. import __version__
+    parser.add_argument("--version", action="version", version=f"qttt {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"{__name__}.{name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        status: int = args.run(args)
+    except QtttError as e:
+        print(f"qttt: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("qttt: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except OSError as e:
+        print(f"qttt: {e.filename or ''}: {e.strerror}", file=sys.stderr)
+        return 2
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

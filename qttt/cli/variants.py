@@ -1,0 +1,55 @@
+"""`qttt variants` and `qttt show NAME|FILE`: the rulesets and their resolved parameters."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from rich.console import Console
+from rich.table import Table
+
+from ..variant import PARAMETERS, builtin_names, load_ruleset
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("variants", help="list the built-in rulesets, one line each")
+    p.set_defaults(run=run_variants)
+    s = sub.add_parser("show", help="show a ruleset's parameters, resolved")
+    s.add_argument("ruleset", help="built-in name, canonical name or variant file")
+    s.add_argument("--json", action="store_true", help="the resolved parameters as JSON")
+    s.set_defaults(run=run_show)
+
+
+def run_variants(args: argparse.Namespace) -> int:
+    width = max(len(n) for n in builtin_names())
+    for name in builtin_names():
+        rs = load_ruleset(name)
+        print(f"{name:<{width}}  {rs.board}×{rs.board}  {rs.summary}")
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    rs = load_ruleset(args.ruleset)
+    if args.json:
+        print(json.dumps({"name": rs.name, "canonical": rs.canonical, "title": rs.title,
+                          "sources": list(rs.sources), "params": rs.to_dict()}, indent=2))
+        return 0
+    console = Console(highlight=False)
+    console.print(f"[bold]{rs.name}[/bold]  {rs.title}")
+    console.print(f"canonical: {rs.canonical}")
+    if rs.summary:
+        console.print(rs.summary)
+    table = Table("parameter", "value", "default", "description")
+    for p in PARAMETERS:
+        value = rs[p.name]
+        table.add_row(p.name, json.dumps(value), json.dumps(p.default), p.description)
+    console.print(table)
+    scoring = Table("award", "pattern", "length", "settings", title="scoring")
+    for c in rs.scoring:
+        settings = ", ".join(f"{k}={json.dumps(v)}" for k, v in c.to_dict().items()
+                             if k not in ("award", "pattern", "length"))
+        scoring.add_row(c.award, c.pattern, str(c.length or rs.board), settings)
+    console.print(scoring)
+    if rs.sources:
+        console.print("sources: " + ", ".join(rs.sources))
+    return 0

@@ -1,0 +1,36 @@
+"""Typed errors: each names the rule id (from spec/rules.toml) that the input breaks."""
+
+from __future__ import annotations
+
+
+class QtttError(Exception):
+    """Base of every error the toolkit reports as a one-line message."""
+
+    kind = "error"
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.message = message
+        self.index: int | None = None  # the failing action's position in a record, when known
+
+    def __str__(self) -> str:
+        return f"{self.message} (rule {self.rule})"
+
+
+class IllegalAction(QtttError):
+    """An action that the rules forbid in the current state."""
+
+    kind = "illegal"
+
+
+class RecordError(QtttError):
+    """A record, action or state that is not well formed."""
+
+    kind = "malformed"
+
+
+class VariantError(QtttError):
+    """A ruleset name or variant file that cannot be resolved or is invalid."""
+
+    kind = "variant"

@@ -1,0 +1,60 @@
+"""Board geometry: cells, lines (rule `pattern-line`) and squares (rule `pattern-square`)."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import NamedTuple
+
+
+class Pattern(NamedTuple):
+    """A set of cells, as a bitmask and as sorted cell numbers."""
+
+    mask: int
+    cells: tuple[int, ...]
+
+
+def _pattern(cells: list[int]) -> Pattern:
+    return Pattern(sum(1 << c for c in cells), tuple(sorted(cells)))
+
+
+@cache
+def lines(n: int, length: int = 0) -> tuple[Pattern, ...]:
+    """Every run of `length` consecutive cells in a row, column or diagonal (0: the board size)."""
+    length = length or n
+    found: list[Pattern] = []
+    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        for r in range(n):
+            for c in range(n):
+                end_r, end_c = r + dr * (length - 1), c + dc * (length - 1)
+                if 0 <= end_r < n and 0 <= end_c < n:
+                    found.append(_pattern([(r + dr * i) * n + c + dc * i for i in range(length)]))
+    return tuple(found)
+
+
+@cache
+def squares(n: int, side: int = 2) -> tuple[Pattern, ...]:
+    """Every side×side block of cells."""
+    return tuple(_pattern([(r + i) * n + c + j for i in range(side) for j in range(side)])
+                 for r in range(n - side + 1) for c in range(n - side + 1))
+
+
+def patterns(n: int, kind: str, length: int) -> tuple[Pattern, ...]:
+    """The patterns of a scoring component: `line` or `square` of the given length."""
+    return lines(n, length) if kind == "line" else squares(n, length)
+
+
+_CELLS: dict[int, tuple[int, ...]] = {}
+
+
+def cells_of(mask: int) -> tuple[int, ...]:
+    """The cell numbers set in a bitmask, in increasing order (memoised)."""
+    cells = _CELLS.get(mask)
+    if cells is None:
+        cells = tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
+        _CELLS[mask] = cells
+    return cells
+
+
+def coordinates(cell: int, n: int) -> tuple[int, int]:
+    """(row, column) of a cell, 0-based."""
+    return divmod(cell, n)

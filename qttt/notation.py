@@ -1,0 +1,298 @@
+"""Records and states as data: the v1 JSON formats, JSON Lines, the human notation and the
+one-line position string (rules `record-format`, `record-variant`).
+
+Human notation, one game per line: the ruleset in brackets, then one token per action, squares
+numbered from 1 (square s is cell s-1):
+    [wikipedia] X1:1-9 O2:1-5 X3:5-9 X3@9 O4:2-3
+`X1:1-9` places move 1 in squares 1 and 9; `X9:5` is a forced last-square placement; `X3@9`
+measures the pending cycle, putting the closing mark x3 in square 9.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .engine import (
+    MEASURE,
+    OVER,
+    Action,
+    Measure,
+    Place,
+    State,
+    _Board,
+    compile_rules,
+    mark_name,
+    player_of,
+    replay_actions,
+)
+from .errors import QtttError, RecordError
+from .variant import Ruleset, load_ruleset
+
+FORMAT = "record-format"
+
+
+@dataclass(frozen=True)
+class Record:
+    """A game record: a ruleset reference and the actions in order."""
+
+    variant: str
+    actions: tuple[Action, ...]
+
+    def ruleset(self) -> Ruleset:
+        """The ruleset the record names (rule record-variant)."""
+        return load_ruleset(self.variant)
+
+    def replay(self) -> State:
+        """The final state; errors carry the failing action's index as `.index`."""
+        return replay_actions(State.initial(self.ruleset()), self.actions)
+
+    def states(self) -> list[State]:
+        """The initial state and the state after each action."""
+        out = [State.initial(self.ruleset())]
+        for act in self.actions:
+            out.append(out[-1].apply(act))
+        return out
+
+
+# -- JSON -------------------------------------------------------------------------------------
+
+def action_to_json(action: Action) -> dict[str, Any]:
+    """`{"place": [a, b]}` or `{"measure": c}`."""
+    if isinstance(action, Place):
+        return {"place": [action.a, action.b]}
+    return {"measure": action.cell}
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def action_from_json(obj: Any) -> Action:
+    """Parse one JSON action; RecordError (rule record-format) if it is malformed."""
+    if isinstance(obj, dict) and len(obj) == 1:
+        if "place" in obj:
+            v = obj["place"]
+            if isinstance(v, list) and len(v) == 2 and all(_is_int(c) for c in v):
+                return Place(v[0], v[1])
+            raise RecordError(FORMAT, f"place needs a list of two integer cells, got {json.dumps(v)}")
+        if "measure" in obj:
+            v = obj["measure"]
+            if _is_int(v):
+                return Measure(v)
+            raise RecordError(FORMAT, f"measure needs an integer cell, got {json.dumps(v)}")
+    raise RecordError(FORMAT, f"an action is {{\"place\": [a, b]}} or {{\"measure\": c}}, "
+                      f"got {json.dumps(obj)[:80]}")
+
+
+def record_from_json(obj: Any) -> Record:
+    """Parse a JSON record; RecordError with `.index` set for a malformed action."""
+    if not isinstance(obj, dict):
+        raise RecordError(FORMAT, "a record is a JSON object with variant and actions")
+    variant, actions = obj.get("variant"), obj.get("actions")
+    if not isinstance(variant, str):
+        raise RecordError(FORMAT, "record has no variant string")
+    if not isinstance(actions, list):
+        raise RecordError(FORMAT, "record has no actions list")
+    parsed = []
+    for i, a in enumerate(actions):
+        try:
+            parsed.append(action_from_json(a))
+        except RecordError as e:
+            e.index = i
+            raise
+    return Record(variant, tuple(parsed))
+
+
+def record_to_json(record: Record) -> dict[str, Any]:
+    """The v1 record object."""
+    return {"variant": record.variant, "actions": [action_to_json(a) for a in record.actions]}
+
+
+def cell_json(state: State, cell: int) -> str | list[str]:
+    """A cell of the v1 state: its classical mark, or its spooky marks in move order."""
+    k = state.classical[cell]
+    return mark_name(k) if k else [mark_name(m) for m in state.spooky[cell]]
+
+
+def state_to_json(state: State, variant: str | None = None) -> dict[str, Any]:
+    """The v1 state object; `variant` defaults to the ruleset's canonical name."""
+    return {
+        "variant": variant if variant is not None else state.ruleset.canonical,
+        "board": [cell_json(state, c) for c in range(len(state.classical))],
+        "to_move": state.to_move,
+        "phase": state.phase,
+        "move": state.move,
+        "cycle": list(state.cycle) if state.cycle is not None else None,
+        "over": state.over,
+        "scores": {p: str(v) for p, v in state.scores.items()},
+    }
+
+
+def parse_records(text: str) -> Iterator[tuple[int, Record | QtttError]]:
+    """Records of a JSON document or of JSON Lines, with their 1-based line numbers.
+
+    A JSON document holding one object or a list of objects counts as line 1.
+    """
+    stripped = text.strip()
+    if stripped.startswith("[") or ("\n" not in stripped and stripped):
+        try:
+            doc = json.loads(stripped)
+        except json.JSONDecodeError:
+            doc = None
+        if isinstance(doc, list):
+            for obj in doc:
+                yield 1, _record_or_error(obj)
+            return
+    try:
+        doc = json.loads(stripped) if stripped.startswith("{") else None
+    except json.JSONDecodeError:
+        doc = None
+    if isinstance(doc, dict):
+        yield 1, _record_or_error(doc)
+        return
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            yield number, RecordError(FORMAT, f"not JSON: {e.msg} at column {e.colno}")
+            continue
+        yield number, _record_or_error(obj)
+
+
+def _record_or_error(obj: Any) -> Record | QtttError:
+    try:
+        return record_from_json(obj)
+    except RecordError as e:
+        return e
+
+
+# -- human notation ---------------------------------------------------------------------------
+
+_PLACE = re.compile(r"([XO])(\d+):(\d+)(?:-(\d+))?$")
+_MEASURE = re.compile(r"([XO])(\d+)@(\d+)$")
+
+
+def to_notation(record: Record) -> str:
+    """The record in human notation (squares from 1)."""
+    tokens = [f"[{record.variant}]"]
+    move = 0
+    for act in record.actions:
+        if isinstance(act, Place):
+            move += 1
+            mark = mark_name(move).upper()
+            squares = f"{act.a + 1}" if act.a == act.b else f"{act.a + 1}-{act.b + 1}"
+            tokens.append(f"{mark}:{squares}")
+        else:
+            tokens.append(f"{mark_name(move).upper()}@{act.cell + 1}")
+    return " ".join(tokens)
+
+
+def from_notation(text: str) -> Record:
+    """Parse human notation; RecordError naming the bad token."""
+    text = text.strip()
+    if not text.startswith("["):
+        raise RecordError(FORMAT, "notation starts with the ruleset in brackets, as [wikipedia]")
+    depth, end = 0, -1
+    for i, ch in enumerate(text):
+        depth += ch == "["
+        depth -= ch == "]"
+        if depth == 0:
+            end = i
+            break
+    if end < 0:
+        raise RecordError(FORMAT, "the ruleset bracket is not closed")
+    variant, actions, move = text[1:end], [], 0
+    for i, token in enumerate(text[end + 1:].split()):
+        if m := _PLACE.match(token):
+            move += 1
+            a = int(m[3]) - 1
+            b = int(m[4]) - 1 if m[4] is not None else a
+            action: Action = Place(a, b)
+        elif m := _MEASURE.match(token):
+            action = Measure(int(m[3]) - 1)
+        else:
+            raise RecordError(FORMAT, f"token {i + 1} {token!r} is neither X1:1-9 nor X3@9")
+        if int(m[2]) != move or m[1].lower() != player_of(move):
+            expected = mark_name(move).upper() if move else "a placement first"
+            raise RecordError(FORMAT, f"token {i + 1} {token!r} names {m[1]}{m[2]}; expected {expected}")
+        actions.append(action)
+    return Record(variant, tuple(actions))
+
+
+# -- position string --------------------------------------------------------------------------
+
+def position(state: State) -> str:
+    """One line: ruleset, board rows (`/`) of cells (`,`), next move number.
+
+    A cell is `X1` (classical), `x3o4` (spooky marks in move order) or `-` (empty).
+    """
+    n = state.ruleset.board
+    cells = []
+    for c in range(n * n):
+        k = state.classical[c]
+        cells.append(mark_name(k).upper() if k else "".join(mark_name(m) for m in state.spooky[c]) or "-")
+    rows = "/".join(",".join(cells[r * n:(r + 1) * n]) for r in range(n))
+    return f"{state.ruleset.canonical} {rows} {state.move}"
+
+
+_SPOOKY = re.compile(r"([xo])(\d+)")
+
+
+def from_position(text: str) -> State:
+    """The state a position string describes; RecordError if it is not a reachable shape."""
+    parts = text.split()
+    if len(parts) != 3 or not parts[2].isdigit():
+        raise RecordError(FORMAT, "a position is: RULESET ROWS MOVE")
+    rs = load_ruleset(parts[0])
+    n, move = rs.board, int(parts[2])
+    rows = parts[1].split("/")
+    cells = [c for row in rows for c in row.split(",")]
+    if len(rows) != n or len(cells) != n * n:
+        raise RecordError(FORMAT, f"a position of {rs.canonical} has {n} rows of {n} cells")
+    b = _Board(compile_rules(rs))
+    b.move = move
+    seen: dict[int, list[int]] = {}
+    for c, tok in enumerate(cells):
+        if tok == "-":
+            continue
+        if m := re.fullmatch(r"([XO])(\d+)", tok):
+            k = int(m[2])
+            _check_mark(m[1].lower(), k, move, tok)
+            b._classical(c, k)
+            continue
+        marks = _SPOOKY.findall(tok)
+        if "".join(p + k for p, k in marks) != tok:
+            raise RecordError(FORMAT, f"cell {c}: {tok!r} is not X1, x3o4 or -")
+        for p, ks in marks:
+            _check_mark(p, int(ks), move, tok)
+            seen.setdefault(int(ks), []).append(c)
+    for k in sorted(seen):
+        where = seen[k]
+        if len(where) != 2:
+            raise RecordError(FORMAT, f"spooky mark {mark_name(k)} stands in {len(where)} cells; it needs 2")
+        if b.phase == MEASURE:
+            raise RecordError(FORMAT, f"the graph has a cycle closed before {mark_name(k)}")
+        b.place_numbered(where[0], where[1], k)
+    if b.phase == MEASURE and b.pending != move - 1:
+        raise RecordError(FORMAT, f"the pending cycle must be closed by move {move - 1}")
+    if b.phase != MEASURE:
+        b._settle()
+    if b.phase == OVER and any(b.spk):
+        raise RecordError(FORMAT, "a finished game has spooky marks left")
+    used = sorted([*seen, *[k for k in b.cls if k]])
+    if len(set(used)) != len(used):
+        raise RecordError(FORMAT, "a move number is used twice")
+    return State(b)
+
+
+def _check_mark(player: str, k: int, move: int, tok: str) -> None:
+    if k < 1 or k >= move or player_of(k) != player:
+        raise RecordError(FORMAT, f"{tok!r}: mark {player}{k} is not a move before move {move} "
+                          "of that player")
+
