@@ -237,14 +237,14 @@ class _Board:
                      if (a, b) not in live)
 
     def check(self, action: object) -> Action:
-        """The action, normalised, or IllegalAction naming the rule it breaks."""
+        """The action, normalised, or IllegalAction naming the first rule it breaks (rule check-order)."""
+        if not isinstance(action, (Place, Measure)):
+            raise RecordError("record-format", f"not an action: {action!r}")
         if self.phase == OVER:
             raise IllegalAction("over-no-action", "the game is over; no action is legal")
         if isinstance(action, Measure):
             return self._check_measure(action)
-        if isinstance(action, Place):
-            return self._check_place(action)
-        raise RecordError("record-format", f"not an action: {action!r}")
+        return self._check_place(action)
 
     def _check_cell(self, c: object) -> int:
         if not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < self.r.cells:

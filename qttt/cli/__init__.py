@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import pkgutil
 import sys
 
 from ..errors import QtttError
 
-# Subcommand modules, in the order `qttt --help` lists them.
-COMMANDS = ("replay", "variants", "sample")
+
+def command_modules() -> list[str]:
+    """The subcommand modules of this package, by name."""
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,7 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .. import __version__
     parser.add_argument("--version", action="version", version=f"qttt {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
+    for name in command_modules():
         importlib.import_module(f"{__name__}.{name}").register(sub)
     return parser
 
