@@ -14,6 +14,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -59,9 +60,9 @@ def main() -> int:
     for name in args.ruleset:
         rs = qttt.load_ruleset(name)
         params = reference.load_variant(name)
-        fast = rate(lambda rng, rs=rs: qttt.playout(rs, rng), args.seconds)
-        api = rate(lambda rng, rs=rs: state_api_game(rs, rng), args.seconds)
-        base = rate(lambda rng, p=params: reference.random_game(p, rng), args.seconds)
+        fast = rate(partial(qttt.playout, rs), args.seconds)
+        api = rate(partial(state_api_game, rs), args.seconds)
+        base = rate(partial(reference.random_game, params), args.seconds)
         print(f"{name:<18} {fast:>10.0f} {api:>9.0f} {base:>11.0f} {fast / base:>10.1f}x "
               f"{api / base:>8.1f}x", flush=True)
     return 0
