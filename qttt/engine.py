@@ -10,6 +10,7 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from .errors import IllegalAction, RecordError
@@ -91,6 +92,15 @@ def compile_rules(rs: Ruleset) -> Rules:
         _COMPILED[key] = rules
     _BY_ID[id(rs)] = (rs, rules)
     return rules
+
+
+@lru_cache(maxsize=1 << 16)
+def placements(open_mask: int) -> tuple[Place, ...]:
+    """Every placement on the open cells, sorted (rules place-open, place-distinct, last-square)."""
+    opens = cells_of(open_mask)
+    if len(opens) == 1:
+        return (Place(opens[0], opens[0]),)
+    return tuple(Place(a, b) for i, a in enumerate(opens) for b in opens[i + 1:])
 
 
 class _Board:
@@ -229,12 +239,11 @@ class _Board:
             return (Measure(a), Measure(b))
         if self.phase == OVER:
             return ()
-        opens = cells_of(self.open)
-        if len(opens) == 1:
-            return (Place(opens[0], opens[0]),)
-        live = set(self.ends.values()) if not self.r.two_cycles else ()
-        return tuple(Place(a, b) for i, a in enumerate(opens) for b in opens[i + 1:]
-                     if (a, b) not in live)
+        pairs = placements(self.open)
+        if self.r.two_cycles:
+            return pairs
+        live = set(self.ends.values())
+        return tuple(p for p in pairs if (p.a, p.b) not in live)
 
     def check(self, action: object) -> Action:
         """The action, normalised, or IllegalAction naming the first rule it breaks (rule check-order)."""
