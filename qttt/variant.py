@@ -258,11 +258,11 @@ def _parse_scalar(p: Parameter, raw: str, where: str) -> Any:
     return _check_param(p, value, where)
 
 
-def _check_param(p: Parameter, value: Any, where: str) -> Any:
+def _check_param(p: Parameter, value: Any, where: str, section: str = "") -> Any:
     ok_type = isinstance(value, p.type) and not (p.type is int and isinstance(value, bool))
     if not ok_type or value not in p.allowed:
-        raise VariantError(RULE, f"{where}: {p.name} = {value!r} is not allowed; allowed: "
-                           + _describe_allowed(p))
+        raise VariantError(RULE, f"{where}: {section}{p.name} = {json.dumps(value)} is not allowed; "
+                           "allowed: " + _describe_allowed(p))
     return value
 
 
@@ -315,7 +315,7 @@ def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
     if not isinstance(rules, dict):
         raise VariantError(RULE, f"{where}: rules must be a table")
     _only_keys(rules, tuple(PARAMETER_BY_NAME), where, "rules")
-    values = {k: _check_param(PARAMETER_BY_NAME[k], v, f"{where}: rules") for k, v in rules.items()}
+    values = {k: _check_param(PARAMETER_BY_NAME[k], v, where, "rules.") for k, v in rules.items()}
     params = _merge_params(dict(parent.params), values, where)
     scoring = parent.scoring
     if "scoring" in data:
