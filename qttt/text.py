@@ -1,49 +1,97 @@
 """A state drawn as text for terminals: classical marks large, spooky marks small, the pending
-cycle highlighted. Squares are numbered from 1, as in the human notation."""
+cycle highlighted. Squares are numbered from 1, as in the human notation.
+
+Without colour the drawing still tells the kinds apart: classical marks are upper case and, on
+boards drawn three lines high, framed (`\\ /` for X, `( )` for O); spooky marks are lower case;
+cells of the pending cycle carry `*` beside the square number and the cycle-closing mark is
+written `[x3]`. With colour X is red, O blue, the cycle cells have a yellow background and the
+cycle-closing mark is underlined.
+"""
 
 from __future__ import annotations
 
 from .engine import Place, State, mark_name
 
-BOLD, DIM, RESET = "\x1b[1m", "\x1b[2m", "\x1b[0m"
+BOLD, DIM, UNDERLINE, RESET = "\x1b[1m", "\x1b[2m", "\x1b[4m", "\x1b[0m"
 COLOURS = {"x": "\x1b[31m", "o": "\x1b[34m"}
 CYCLE = "\x1b[43m\x1b[30m"
 WIDTH = 12
+
+# Three-line frames around a classical mark, by player: (top, middle template, bottom).
+FRAMES = {"x": ("\\    /", "{}", "/    \\"), "o": ("/ -- \\", "( {} )", "\\ -- /")}
+
+Span = tuple[str, str]  # a piece of text and its style ("" for none)
 
 
 def _paint(text: str, style: str, colour: bool) -> str:
     return f"{style}{text}{RESET}" if colour and style else text
 
 
+def _classical(k: int, height: int) -> list[list[Span]]:
+    """A classical mark: centred, framed when three lines are available."""
+    big = mark_name(k).upper()
+    style = BOLD + COLOURS[big[0].lower()]
+    rows: list[list[Span]] = [[] for _ in range(height)]
+    if height >= 3:
+        top, mid, bottom = FRAMES[big[0].lower()]
+        mid = mid.format(big)
+        width = max(len(top), len(mid))
+        for h, text in zip((height // 2 - 1, height // 2, height // 2 + 1), (top, mid, bottom), strict=True):
+            rows[h] = [(text.center(width).center(WIDTH - 2).rstrip(), style)]
+    else:
+        rows[height // 2] = [(big.center(WIDTH - 2).rstrip(), style)]
+    return rows
+
+
+def _spooky(state: State, c: int, height: int, room: list[int]) -> list[list[Span]]:
+    """A cell's spooky marks packed into lines of the given room; `+N` when some do not fit."""
+    pending = state.pending
+    marks = list(state.spooky[c])
+    rows: list[list[Span]] = [[] for _ in range(height)]
+    used = [0] * height
+    h = 0
+    for i, m in enumerate(marks):
+        name = mark_name(m)
+        word = f"[{name}]" if m == pending else name
+        while h < height and used[h] + 1 + len(word) > room[h]:
+            h += 1
+        if h == height:
+            rest = f"+{len(marks) - i}"
+            last = rows[-1]
+            while last and used[-1] + 1 + len(rest) > room[-1]:
+                used[-1] -= 1 + len(last.pop()[0])
+            last += [(" ", ""), (rest, DIM)]
+            break
+        style = COLOURS[name[0]] + (UNDERLINE + BOLD if m == pending else "")
+        rows[h] += [(" ", ""), (word, style)]
+        used[h] += 1 + len(word)
+    return rows
+
+
 def _cell_lines(state: State, c: int, colour: bool, height: int) -> list[str]:
     """The lines of one cell, each WIDTH wide, with the square number at the top right."""
-    label = str(c + 1)
+    in_cycle = c in (state.cycle or ())
+    label = str(c + 1) + ("*" if in_cycle and not colour else "")
+    room = [WIDTH - len(label) - 1] + [WIDTH - 1] * (height - 1)
     k = state.classical[c]
-    if k:
-        big = mark_name(k).upper()
-        plain = [""] * height
-        plain[height // 2] = big.center(WIDTH - 2)
-        styles = [BOLD + COLOURS[big[0].lower()]] * height
-    else:
-        marks = [mark_name(m) for m in state.spooky[c]]
-        per = 3 if height > 2 else 4
-        plain = [" " + " ".join(marks[i:i + per]) for i in range(0, len(marks), per)][:height]
-        plain += [""] * (height - len(plain))
-        styles = [""] * height
+    rows = _classical(k, height) if k else _spooky(state, c, height, room)
     out = []
-    for h, (text, style) in enumerate(zip(plain, styles, strict=True)):
-        room = WIDTH - (len(label) if h == 0 else 0)
-        body = _paint(text[:room], style, colour) + " " * (room - len(text[:room]))
+    for h, spans in enumerate(rows):
+        width = WIDTH - (len(label) if h == 0 else 0)
+        plain = "".join(text for text, _ in spans)[:width]
+        body = "".join(_paint(text, style, colour) for text, style in spans) if len(
+            "".join(text for text, _ in spans)) <= width else plain
+        body += " " * (width - len(plain))
         if h == 0:
             body += _paint(label, DIM, colour)
-        if c in (state.cycle or ()) and colour:
+        if in_cycle and colour:
             body = CYCLE + body.replace(RESET, RESET + CYCLE) + RESET
         out.append(body)
     return out
 
 
-def board_text(state: State, colour: bool = False) -> str:
-    """The board, a status line, and the live entanglements."""
+def drawing(state: State, colour: bool = False) -> str:
+    """The board and the live entanglements, without the status line."""
     n = state.ruleset.board
     height = 3 if n <= 3 else 2
     sep = "+" + "+".join(["-" * WIDTH] * n) + "+"
@@ -53,14 +101,17 @@ def board_text(state: State, colour: bool = False) -> str:
         for h in range(height):
             lines.append("|" + "|".join(cells[col][h] for col in range(n)) + "|")
         lines.append(sep)
-    lines.append(status_line(state))
     edges = state.edges
     if edges:
         lines.append("entangled: " + ", ".join(
-            f"{mark_name(k)} {a + 1}-{b + 1}" for k, (a, b) in sorted(edges.items())))
-    if state.cycle:
-        lines.append("pending cycle: squares " + ", ".join(str(c + 1) for c in state.cycle))
+            f"{_paint(mark_name(k), COLOURS[mark_name(k)[0]], colour)} {a + 1}-{b + 1}"
+            for k, (a, b) in sorted(edges.items())))
     return "\n".join(lines)
+
+
+def board_text(state: State, colour: bool = False) -> str:
+    """The board, the live entanglements and a status line (which names the pending cycle)."""
+    return drawing(state, colour) + "\n" + status_line(state)
 
 
 def status_line(state: State) -> str:

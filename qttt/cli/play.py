@@ -1,0 +1,319 @@
+"""`qttt play [RULESET]`: a game at the terminal, between people or against a computer player."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..engine import Action, Measure, Place, State, mark_name
+from ..errors import IllegalAction, QtttError
+from ..io import write_atomic
+from ..notation import Record, record_to_json
+from ..players import PLAYERS, Player, make_player
+from ..text import drawing
+from ..variant import load_ruleset
+
+KINDS = ("human", *PLAYERS)
+COMMANDS = ("help", "moves", "undo", "quit")
+ALIASES = {"h": "help", "?": "help", "m": "moves", "u": "undo", "q": "quit", "exit": "quit"}
+SQUARES = re.compile(r"(\d+)(?:\s*[\s,-]\s*(\d+))?")
+
+EPILOG = """\
+defaults: X is played by a person at the keyboard, O by the greedy player, on the wikipedia
+ruleset; --o human for two people at one terminal. Squares are numbered from 1, row by row
+(1 2 3 / 4 5 6 / 7 8 9 on 3x3).
+
+at the prompt:
+  1 9  (or 1-9, 1,9)  place your move's two spooky marks in squares 1 and 9
+  5                   measure: put the cycle-closing mark in square 5; or fill the last square 5
+  moves               list the legal moves      undo   take back your last decision
+  help                explain the input         quit   stop the game (also Ctrl-D)
+
+players: human; random (uniform among legal actions); greedy (wins at once when it can,
+else avoids actions that let the opponent win at once, else random). --seed makes the
+computer players repeatable.
+
+exit status: 0 when the game ends or you quit, 1 when input ends before the game does."""
+
+HELP = """\
+How to play: on your turn you put two spooky marks of your move (such as x3) in two different
+open squares, typing the two square numbers: 1 9, 1-9 or 1,9. Squares are numbered 1 to {cells}
+row by row, and the number of each square is shown at its top right.
+When a move closes a cycle of entangled squares, the other player (under this ruleset: {who})
+measures it: they choose which of its two squares the cycle-closing mark falls into, by typing
+that square's number. The whole entangled group then collapses into classical marks (large).
+When one open square is left, the player to move fills it by typing its number.
+Commands: moves (the legal moves), undo (take back your last decision), help, quit."""
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("play", help="play a game at the terminal (people, random or greedy player)",
+                       description="Play quantum tic-tac-toe at the terminal: two people at one "
+                                   "keyboard, or against a random or greedy computer player.",
+                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("ruleset", nargs="?", default="wikipedia",
+                   help="built-in name, canonical name or variant file (default wikipedia)")
+    p.add_argument("--x", choices=KINDS, default="human", help="who plays X (default human)")
+    p.add_argument("--o", choices=KINDS, default="greedy", help="who plays O (default greedy)")
+    p.add_argument("--seed", type=int, help="seed of the computer players (default: a fresh one, "
+                                            "printed at the start)")
+    p.add_argument("--no-colour", "--no-color", dest="no_colour", action="store_true",
+                   help="plain text even on a terminal (colour is also off when NO_COLOR is set "
+                        "or output is not a terminal)")
+    p.add_argument("--record", metavar="FILE",
+                   help="save the game record (JSON) here at the end, for `qttt replay FILE`")
+    p.set_defaults(run=run)
+
+
+def squares(cells: tuple[int, ...]) -> str:
+    """Cells as human squares: `1, 5 and 9`."""
+    names = [str(c + 1) for c in cells]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def describe(state: State, action: Action) -> str:
+    """What `action` does in `state`, in squares: `places x3 in squares 1 and 9`."""
+    if isinstance(action, Measure):
+        assert state.pending is not None
+        return f"measures: {mark_name(state.pending)} goes to square {action.cell + 1}"
+    if action.a == action.b:
+        return f"fills the last square {action.a + 1} with {mark_name(state.move)}"
+    return f"places {mark_name(state.move)} in squares {action.a + 1} and {action.b + 1}"
+
+
+def prompt(state: State) -> str:
+    """The question for the side to move."""
+    who = state.to_move
+    if state.phase == "measure":
+        assert state.pending is not None and state.cycle is not None
+        a, b = state.edges[state.pending]
+        return (f"{who} measures the cycle on squares {squares(state.cycle)}: "
+                f"put {mark_name(state.pending)} in square {a + 1} or {b + 1} > ")
+    only = state.legal_actions()[0]
+    if isinstance(only, Place) and only.a == only.b:
+        sq = only.a + 1
+        return f"{who}: only square {sq} is left: put {mark_name(state.move)} there (type {sq}) > "
+    return f"{who} to place {mark_name(state.move)}: two squares, e.g. {_pair(state)} > "
+
+
+def _pair(state: State) -> str:
+    """A legal placement to show as an example: the first and last open squares if legal."""
+    legal = state.legal_actions()
+    opens = state.open_cells
+    pick = Place(opens[0], opens[-1])
+    p = pick if pick in legal else legal[0]
+    assert isinstance(p, Place)
+    return f"{p.a + 1} {p.b + 1}"
+
+
+def example(state: State) -> str:
+    """What to type for a legal action, as an example: `two squares such as 1 2`."""
+    first = state.legal_actions()[0]
+    if isinstance(first, Measure):
+        return "one square: " + " or ".join(str(m.cell + 1) for m in state.legal_actions()
+                                            if isinstance(m, Measure))
+    if first.a == first.b:
+        return f"the last square, {first.a + 1}"
+    return f"two squares such as {_pair(state)}"
+
+
+def moves_text(state: State) -> str:
+    """The legal actions in human squares."""
+    legal = state.legal_actions()
+    if state.phase == "measure":
+        return "legal: square " + " or ".join(str(m.cell + 1) for m in legal if isinstance(m, Measure))
+    pairs = [f"{p.a + 1}" if p.a == p.b else f"{p.a + 1}-{p.b + 1}" for p in legal if isinstance(p, Place)]
+    lines, line = [], f"legal ({len(pairs)}):"
+    for item in pairs:
+        if len(line) + 1 + len(item) > 78:
+            lines.append(line)
+            line = " "
+        line += " " + item
+    return "\n".join([*lines, line])
+
+
+def explain(state: State, action: Action, err: QtttError) -> str:
+    """A one-line reason in squares, naming the rule the engine reports."""
+    cells: tuple[int, ...] = (action.cell,) if isinstance(action, Measure) else (action.a, action.b)
+    total = len(state.classical)
+    if err.rule == "board-cells":
+        bad = next(c for c in cells if not 0 <= c < total)
+        why = f"square {bad + 1} is not on the board: squares are 1 to {total}"
+    elif err.rule == "place-open":
+        c = next(c for c in cells if 0 <= c < total and state.classical[c])
+        why = (f"square {c + 1} is classical ({mark_name(state.classical[c]).upper()}) and takes "
+               "no more marks")
+    elif err.rule == "place-distinct":
+        why = (f"{mark_name(state.move)} needs two different squares; only the last open square "
+               "takes both marks")
+    elif err.rule == "place-two-cycle":
+        k = next(k for k, ends in state.edges.items() if set(ends) == set(cells))
+        why = (f"squares {cells[0] + 1} and {cells[1] + 1} already share {mark_name(k)}, and this "
+               "ruleset forbids 2-cycles")
+    elif err.rule == "measure-pending" and state.phase == "measure" and state.pending is not None:
+        a, b = state.edges[state.pending]
+        why = (f"a cycle is pending: {state.to_move} must first put {mark_name(state.pending)} "
+               f"in square {a + 1} or {b + 1} (type one square)")
+    elif err.rule == "measure-cell" and state.pending is not None:
+        a, b = state.edges[state.pending]
+        why = (f"square {cells[0] + 1} is not a square of {mark_name(state.pending)}, the move "
+               f"that closed the cycle: choose {a + 1} or {b + 1}")
+    else:
+        why = err.message
+    return f"not allowed: {why} (rule {err.rule})"
+
+
+def parse(text: str, state: State) -> Action | str:
+    """A command name or the action typed (squares from 1); ValueError if it is neither."""
+    word = text.strip().lower()
+    if word in COMMANDS or word in ALIASES:
+        return ALIASES.get(word, word)
+    m = SQUARES.fullmatch(word)
+    if not m:
+        raise ValueError(word)
+    a = int(m[1]) - 1
+    if m[2] is not None:
+        return Place(a, int(m[2]) - 1)
+    return Measure(a) if state.phase == "measure" else Place(a, a)
+
+
+@dataclass
+class Game:
+    """One game at the terminal: the states so far and who plays each side."""
+
+    state: State
+    players: dict[str, Player | None]  # None: a person at the keyboard
+    colour: bool
+    read: Callable[[str], str]
+    write: Callable[[str], None]
+    echo: bool = False
+    history: list[tuple[State, Action]] = field(default_factory=list)
+
+    def play(self) -> str:
+        """Play until the end; returns how the game stopped: over, deadlock, quit or eof."""
+        while not self.state.over:
+            if not self.state.legal_actions():
+                self.write("\n" + drawing(self.state, self.colour) + "\n")
+                return "deadlock"
+            player = self.players[self.state.to_move or ""]
+            if player is None:
+                action = self.ask()
+                if isinstance(action, str):
+                    return action
+            else:
+                action = player.choose(self.state)
+                self.write(f"{self.state.to_move} ({player.name}) {describe(self.state, action)}\n")
+            self.history.append((self.state, action))
+            self.state = self.state.apply(action)
+        self.write("\n" + drawing(self.state, self.colour) + "\n")
+        return "over"
+
+    def ask(self) -> Action | str:
+        """A legal action from the person to move, or quit / eof."""
+        self.write("\n" + drawing(self.state, self.colour) + "\n")
+        while True:
+            try:
+                line = self.read(prompt(self.state))
+            except EOFError:
+                self.write("\n")
+                return "eof"
+            if self.echo:
+                self.write(line + "\n")
+            try:
+                got = parse(line, self.state)
+            except ValueError:
+                self.write(f"not understood: {line.strip()!r}; type {example(self.state)}, "
+                           "or help, moves, undo, quit\n")
+                continue
+            if got == "quit":
+                return "quit"
+            if got == "help":
+                self.write(self.help() + "\n")
+            elif got == "moves":
+                self.write(moves_text(self.state) + "\n")
+            elif got == "undo":
+                if self.undo():
+                    self.write("taken back.\n" + drawing(self.state, self.colour) + "\n")
+                else:
+                    self.write("nothing to take back\n")
+            elif isinstance(got, (Place, Measure)):
+                try:
+                    self.state.apply(got)
+                except IllegalAction as e:
+                    self.write(explain(self.state, got, e) + "\n")
+                    continue
+                return got
+
+    def undo(self) -> bool:
+        """Go back to before the last decision of a person; False if there was none."""
+        for i in range(len(self.history) - 1, -1, -1):
+            before, _ = self.history[i]
+            if self.players[before.to_move or ""] is None:
+                self.state = before
+                del self.history[i:]
+                return True
+        return False
+
+    def help(self) -> str:
+        rs = self.state.ruleset
+        who = "the player who closed it" if rs["measurer"] == "creator" else "the other player"
+        return HELP.format(cells=len(self.state.classical), who=who)
+
+    def record(self, variant: str) -> Record:
+        """The game so far as a record."""
+        return Record(variant, tuple(a for _, a in self.history))
+
+
+def result_text(state: State) -> str:
+    """The final score and who won."""
+    s = state.scores
+    verdict = "a draw" if s["x"] == s["o"] else ("x" if s["x"] > s["o"] else "o") + " wins"
+    lines = [f"result: x {s['x']}, o {s['o']}: {verdict}"]
+    lines += [f"note: {n}" for n in state.score_notes]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    rs = load_ruleset(args.ruleset)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
+    rng = random.Random(seed)
+    players = {side: None if kind == "human" else make_player(kind, rng)
+               for side, kind in (("x", args.x), ("o", args.o))}
+    colour = sys.stdout.isatty() and not args.no_colour and not os.environ.get("NO_COLOR")
+    game = Game(State.initial(rs), players, colour, input, _write, echo=not sys.stdin.isatty())
+    names = {side: "you" if p is None and args.o != args.x else (p.name if p else "human")
+             for side, p in players.items()}
+    computers = any(p is not None for p in players.values())
+    _write(f"quantum tic-tac-toe, {rs.canonical}: x ({names['x']}) against o ({names['o']})"
+           + (f", seed {seed}" if computers else "") + ". Type help for help.\n")
+    try:
+        how = game.play()
+    except KeyboardInterrupt:
+        _write("\n")
+        how = "interrupted"
+    state = game.state
+    if how == "over":
+        _write(result_text(state) + "\n")
+    elif how == "deadlock":
+        _write(f"no legal move for {state.to_move}: every pair of open squares already shares "
+               "a spooky mark (rule place-two-cycle); the game stops unfinished\n")
+    else:
+        _write({"quit": "game abandoned.", "eof": "input ended; game abandoned.",
+                "interrupted": "interrupted; game abandoned."}[how] + "\n")
+    if args.record:
+        record = game.record(rs.canonical)
+        write_atomic(args.record, json.dumps(record_to_json(record)) + "\n")
+        _write(f"record saved to {args.record} ({len(record.actions)} actions); "
+               f"replay it with: qttt replay {args.record}\n")
+    return {"over": 0, "quit": 0, "deadlock": 0, "eof": 1, "interrupted": 130}[how]
+
+
+def _write(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
