@@ -1,0 +1,128 @@
+"""A state drawn as SVG: classical marks large, spooky marks small with their move numbers as
+subscripts, the entanglement edges drawn, the pending cycle highlighted, and the two outcomes
+of a measurement side by side. Output is deterministic text (standard library only).
+"""
+
+from __future__ import annotations
+
+import math
+from xml.sax.saxutils import escape
+
+from .engine import Measure, State, mark_name, player_of
+from .errors import IllegalAction
+
+INK = {"x": "#c62828", "o": "#1565c0"}
+GRID, LABEL, CYCLE_FILL, CYCLE_EDGE = "#444444", "#9e9e9e", "#fff3c4", "#f9a825"
+FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
+CAPTION = 34  # height of the caption band under a board, in pixels
+
+
+def _num(v: float) -> str:
+    """A coordinate with at most two decimals and no trailing zeros."""
+    return f"{v:.2f}".rstrip("0").rstrip(".")
+
+
+def _slots(n: int) -> int:
+    """Columns of the grid of spooky-mark slots in one cell (room for n²−1 marks)."""
+    return max(2, math.ceil(math.sqrt(n * n - 1)))
+
+
+def _mark_text(x: float, y: float, move: int, size: float, cls: str, anchor: str = "middle") -> str:
+    """A mark as a letter with its move number as a subscript."""
+    p = player_of(move)
+    return (f'<text class="{cls} {p}" x="{_num(x)}" y="{_num(y)}" font-size="{_num(size)}" '
+            f'text-anchor="{anchor}" fill="{INK[p]}" data-mark="{mark_name(move)}">{p}'
+            f'<tspan dy="{_num(size * 0.28)}" font-size="{_num(size * 0.62)}">{move}</tspan></text>')
+
+
+def _panel(state: State, x0: float, y0: float, size: float, caption: str | None) -> list[str]:
+    """The elements of one board whose top-left corner is (x0, y0)."""
+    n = state.ruleset.board
+    s = size / n
+    cols = _slots(n)
+    slot = s / cols
+    small = slot * 0.6
+    cycle = set(state.cycle or ())
+    pending = state.pending
+    out = [f'<g class="qttt-board" transform="translate({_num(x0)},{_num(y0)})">',
+           f'<rect x="0" y="0" width="{_num(size)}" height="{_num(size)}" fill="#ffffff"/>']
+    spot: dict[tuple[int, int], tuple[float, float]] = {}
+    for c in range(n * n):
+        r, col = divmod(c, n)
+        cx, cy = col * s, r * s
+        if c in cycle:
+            out.append(f'<rect class="cycle-cell" x="{_num(cx)}" y="{_num(cy)}" width="{_num(s)}" '
+                       f'height="{_num(s)}" fill="{CYCLE_FILL}"/>')
+        out.append(f'<text class="square" x="{_num(cx + s - 3)}" y="{_num(cy + s - 4)}" '
+                   f'font-size="{_num(s * 0.13)}" text-anchor="end" fill="{LABEL}">{c + 1}</text>')
+        k = state.classical[c]
+        if k:
+            out.append(_mark_text(cx + s * 0.45, cy + s * 0.66, k, s * 0.55, "classical"))
+            continue
+        for i, m in enumerate(state.spooky[c]):
+            sr, sc = divmod(i, cols)
+            mx, my = cx + (sc + 0.42) * slot, cy + (sr + 0.62) * slot
+            spot[(m, c)] = (mx, my - small * 0.3)
+            out.append(_mark_text(mx, my, m, small, "spooky"))
+    for k, (a, b) in sorted(state.edges.items()):
+        (ax, ay), (bx, by) = spot[(k, a)], spot[(k, b)]
+        on_cycle = a in cycle and b in cycle
+        width = 2.4 if k == pending else (1.6 if on_cycle else 1.0)
+        colour = CYCLE_EDGE if on_cycle else INK[player_of(k)]
+        out.append(f'<line class="edge{" cycle-edge" if on_cycle else ""}" data-move="{k}" '
+                   f'x1="{_num(ax)}" y1="{_num(ay)}" x2="{_num(bx)}" y2="{_num(by)}" '
+                   f'stroke="{colour}" stroke-width="{width}" stroke-opacity="0.7"/>')
+    for i in range(1, n):
+        out.append(f'<line class="grid" x1="{_num(i * s)}" y1="0" x2="{_num(i * s)}" '
+                   f'y2="{_num(size)}" stroke="{GRID}" stroke-width="1.5"/>')
+        out.append(f'<line class="grid" x1="0" y1="{_num(i * s)}" x2="{_num(size)}" '
+                   f'y2="{_num(i * s)}" stroke="{GRID}" stroke-width="1.5"/>')
+    out.append(f'<rect x="0" y="0" width="{_num(size)}" height="{_num(size)}" fill="none" '
+               f'stroke="{GRID}" stroke-width="2"/>')
+    if caption:
+        out.append(f'<text class="caption" x="{_num(size / 2)}" y="{_num(size + 22)}" '
+                   f'font-size="14" text-anchor="middle" fill="#212121">{escape(caption)}</text>')
+    out.append("</g>")
+    return out
+
+
+def _document(width: float, height: float, label: str, body: list[str]) -> str:
+    return "\n".join([
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num(width)}" height="{_num(height)}" '
+        f'viewBox="0 0 {_num(width)} {_num(height)}" role="img" aria-label="{escape(label)}" '
+        f'font-family="{FONT}">',
+        f"<title>{escape(label)}</title>",
+        *body,
+        "</svg>",
+    ]) + "\n"
+
+
+def board_svg(state: State, size: float = 240, caption: str | None = None) -> str:
+    """One board as a standalone SVG document, with an optional caption under it."""
+    height = size + (CAPTION if caption else 0)
+    label = caption or f"board of {state.ruleset.canonical}"
+    return _document(size + 8, height + 8, label, _panel(state, 4, 4, size, caption))
+
+
+def measurement_svg(state: State, size: float = 220) -> str:
+    """A pending cycle and its two measurement outcomes side by side (rule collapse-component)."""
+    k = state.pending
+    if k is None:
+        raise IllegalAction("measure-pending", "no cycle is pending; there is nothing to measure")
+    a, b = state.edges[k]
+    name = mark_name(k).upper()
+    who = (state.to_move or "").upper()
+    panels = [(state, f"{name} closes a cycle; {who} measures"),
+              (state.apply(Measure(a)), f"{name} measured into square {a + 1}"),
+              (state.apply(Measure(b)), f"{name} measured into square {b + 1}")]
+    gap = 28
+    body: list[str] = []
+    for i, (st, caption) in enumerate(panels):
+        body += _panel(st, 4 + i * (size + gap), 4, size, caption)
+        if i:
+            x = 4 + i * (size + gap) - gap / 2
+            body.append(f'<text class="arrow" x="{_num(x)}" y="{_num(4 + size / 2)}" font-size="18" '
+                        f'text-anchor="middle" fill="{LABEL}">{"→" if i == 1 else "or"}</text>')
+    width = 3 * size + 2 * gap + 8
+    label = f"{name} closes a cycle; the two outcomes of measuring it"
+    return _document(width, size + CAPTION + 8, label, body)
