@@ -8,6 +8,7 @@ import os
 import random
 import re
 import sys
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -41,15 +42,16 @@ computer players repeatable.
 
 exit status: 0 when the game ends or you quit, 1 when input ends before the game does."""
 
-HELP = """\
-How to play: on your turn you put two spooky marks of your move (such as x3) in two different
-open squares, typing the two square numbers: 1 9, 1-9 or 1,9. Squares are numbered 1 to {cells}
-row by row, and the number of each square is shown at its top right.
-When a move closes a cycle of entangled squares, the other player (under this ruleset: {who})
-measures it: they choose which of its two squares the cycle-closing mark falls into, by typing
-that square's number. The whole entangled group then collapses into classical marks (large).
-When one open square is left, the player to move fills it by typing its number.
-Commands: moves (the legal moves), undo (take back your last decision), help, quit."""
+HELP = (
+    "Your move: put its two spooky marks (such as x3) in two different open squares by typing "
+    "the two square numbers: 1 9, 1-9 or 1,9. Squares are numbered 1 to {cells} row by row; each "
+    "square's number is at its top right.",
+    "A move that closes a cycle of entangled squares is measured by {who}: type one of the two "
+    "squares of the cycle-closing mark; the whole entangled group then collapses into classical "
+    "(large) marks. {last}",
+    "Commands: moves (the legal moves), undo (take back your last decision), help, quit. "
+    "The rules in full: qttt show {name}",
+)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -80,11 +82,20 @@ def squares(cells: tuple[int, ...]) -> str:
 def describe(state: State, action: Action) -> str:
     """What `action` does in `state`, in squares: `places x3 in squares 1 and 9`."""
     if isinstance(action, Measure):
-        assert state.pending is not None
-        return f"measures: {mark_name(state.pending)} goes to square {action.cell + 1}"
+        assert state.pending is not None and state.cycle is not None
+        return (f"measures the cycle on squares {squares(state.cycle)}: {mark_name(state.pending)} "
+                f"goes to square {action.cell + 1}")
     if action.a == action.b:
         return f"fills the last square {action.a + 1} with {mark_name(state.move)}"
     return f"places {mark_name(state.move)} in squares {action.a + 1} and {action.b + 1}"
+
+
+def collapsed(before: State, after: State) -> str:
+    """The marks a measurement made classical: `collapsed: X3 in square 1, O2 in square 3`."""
+    new = [c for c, (k0, k1) in enumerate(zip(before.classical, after.classical, strict=True)) if k1 != k0]
+    parts = [f"{mark_name(after.classical[c]).upper()} in {c + 1}" for c in new]
+    return textwrap.fill("collapsed: " + ", ".join(parts).replace(" in ", " in square ", 1),
+                         width=79, subsequent_indent="  ")
 
 
 def prompt(state: State) -> str:
@@ -103,12 +114,14 @@ def prompt(state: State) -> str:
 
 
 def _pair(state: State) -> str:
-    """A legal placement to show as an example: the first and last open squares if legal."""
-    legal = state.legal_actions()
+    """A legal placement to show as an example, one that closes no cycle if there is one:
+    the first and last open squares if they qualify."""
+    legal = [p for p in state.legal_actions() if isinstance(p, Place)]
+    component = state.component
+    calm = [p for p in legal if p.b not in component[p.a]]
     opens = state.open_cells
-    pick = Place(opens[0], opens[-1])
-    p = pick if pick in legal else legal[0]
-    assert isinstance(p, Place)
+    ends = Place(opens[0], opens[-1])
+    p = ends if ends in calm else (calm or legal)[0]
     return f"{p.a + 1} {p.b + 1}"
 
 
@@ -150,8 +163,7 @@ def explain(state: State, action: Action, err: QtttError) -> str:
         why = (f"square {c + 1} is classical ({mark_name(state.classical[c]).upper()}) and takes "
                "no more marks")
     elif err.rule == "place-distinct":
-        why = (f"{mark_name(state.move)} needs two different squares; only the last open square "
-               "takes both marks")
+        why = f"{mark_name(state.move)} needs two different squares unless one square is left"
     elif err.rule == "place-two-cycle":
         k = next(k for k, ends in state.edges.items() if set(ends) == set(cells))
         why = (f"squares {cells[0] + 1} and {cells[1] + 1} already share {mark_name(k)}, and this "
@@ -210,7 +222,9 @@ class Game:
                 action = player.choose(self.state)
                 self.write(f"{self.state.to_move} ({player.name}) {describe(self.state, action)}\n")
             self.history.append((self.state, action))
-            self.state = self.state.apply(action)
+            before, self.state = self.state, self.state.apply(action)
+            if isinstance(action, Measure):
+                self.write(collapsed(before, self.state) + "\n")
         self.write("\n" + drawing(self.state, self.colour) + "\n")
         return "over"
 
@@ -263,7 +277,13 @@ class Game:
     def help(self) -> str:
         rs = self.state.ruleset
         who = "the player who closed it" if rs["measurer"] == "creator" else "the other player"
-        return HELP.format(cells=len(self.state.classical), who=who)
+        last = ("When one open square is left, the player to move fills it: type its number."
+                if rs["last_square"] == "forced" else "When one open square is left, the game ends.")
+        paragraphs = [p.format(cells=len(self.state.classical), who=who, last=last, name=rs.canonical)
+                      for p in HELP]
+        if rs.summary and rs.canonical == rs.base:  # a built-in ruleset, unchanged
+            paragraphs.insert(0, f"{rs.title}: {rs.summary}")
+        return "\n".join(textwrap.fill(p, width=79) for p in paragraphs)
 
     def record(self, variant: str) -> Record:
         """The game so far as a record."""
