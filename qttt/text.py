@@ -16,6 +16,7 @@ BOLD, DIM, UNDERLINE, RESET = "\x1b[1m", "\x1b[2m", "\x1b[4m", "\x1b[0m"
 COLOURS = {"x": "\x1b[31m", "o": "\x1b[34m"}
 CYCLE = "\x1b[43m\x1b[30m"
 WIDTH = 12
+LINE = 79  # wrap the list of entanglements at this width
 
 # Three-line frames around a classical mark, by player: (top, middle template, bottom).
 FRAMES = {"x": ("\\    /", "{}", "/    \\"), "o": ("/ -- \\", "( {} )", "\\ -- /")}
@@ -101,11 +102,20 @@ def drawing(state: State, colour: bool = False) -> str:
         for h in range(height):
             lines.append("|" + "|".join(cells[col][h] for col in range(n)) + "|")
         lines.append(sep)
-    edges = state.edges
-    if edges:
-        lines.append("entangled: " + ", ".join(
-            f"{_paint(mark_name(k), COLOURS[mark_name(k)[0]], colour)} {a + 1}-{b + 1}"
-            for k, (a, b) in sorted(edges.items())))
+    line, used, items = "entangled:", len("entangled:"), 0
+    for k, (a, b) in sorted(state.edges.items()):
+        item = f"{mark_name(k)} {a + 1}-{b + 1}"
+        if items and used + len(item) + 2 > LINE:
+            lines.append(line + ",")
+            line, used = " ", 1
+        elif items:
+            line += ","
+            used += 1
+        line += " " + _paint(mark_name(k), COLOURS[mark_name(k)[0]], colour) + item[len(mark_name(k)):]
+        used += 1 + len(item)
+        items += 1
+    if items:
+        lines.append(line)
     return "\n".join(lines)
 
 

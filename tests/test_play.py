@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import random
+import re
 import subprocess
 import sys
 from fractions import Fraction
@@ -266,3 +267,21 @@ def test_players_are_seeded() -> None:
         assert games[0] == games[1]
     rng = random.Random(3)
     assert RandomPlayer(rng=rng).rng is rng
+
+
+def test_drawing_marks_the_cycle_and_classical_marks() -> None:
+    from qttt.text import board_text, drawing
+    state = State.initial(load_ruleset("wikipedia"))
+    for a, b in LINES_CELLS:
+        state = state.apply(Place(a, b))
+    plain = drawing(state)
+    labels = {int(m) for m in re.findall(r"(\d+)\*\|", plain)}
+    assert labels == {3, 5, 7, 9}  # the cycle's squares, by hand from the German text
+    assert plain.count("[o8]") == 2 and "o8 3-5" in plain
+    assert "\x1b[" not in plain
+    coloured = drawing(state, colour=True)
+    assert "\x1b[43m" in coloured and "*" not in re.sub(r"\x1b\[[0-9;]*m", "", coloured).split("entangled")[0]
+    assert board_text(state).endswith("x measures, putting o8 in square 3 or 5")
+    final = drawing(state.apply(Measure(4)))
+    assert final.count("( O") == 4 and final.count("\\    /") == 4  # o2 o4 o6 o8, x1 x3 x5 x7
+    assert "entangled" not in final and "x" not in final.replace("\\    /", "")

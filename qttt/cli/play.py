@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -30,11 +31,15 @@ defaults: X is played by a person at the keyboard, O by the greedy player, on th
 ruleset; --o human for two people at one terminal. Squares are numbered from 1, row by row
 (1 2 3 / 4 5 6 / 7 8 9 on 3x3).
 
+the board: classical marks are large (X3 framed by \\ /, O4 by ( )), spooky marks small (x3);
+the squares of a pending cycle are highlighted (yellow; * beside the number without colour)
+and the cycle-closing mark is underlined (and in brackets, [o4]).
+
 at the prompt:
   1 9  (or 1-9, 1,9)  place your move's two spooky marks in squares 1 and 9
   5                   measure: put the cycle-closing mark in square 5; or fill the last square 5
   moves               list the legal moves      undo   take back your last decision
-  help                explain the input         quit   stop the game (also Ctrl-D)
+  help                explain the input         quit   stop the game (Ctrl-D also ends it)
 
 players: human; random (uniform among legal actions); greedy (wins at once when it can,
 else avoids actions that let the opponent win at once, else random). --seed makes the
@@ -56,10 +61,10 @@ HELP = (
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("play", help="play a game at the terminal (people, random or greedy player)",
-                       description="Play quantum tic-tac-toe at the terminal: two people at one "
+                       description="Play quantum tic-tac-toe at the terminal: two people at one\n"
                                    "keyboard, or against a random or greedy computer player.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("ruleset", nargs="?", default="wikipedia",
+    p.add_argument("ruleset", nargs="?", default="wikipedia", metavar="RULESET",
                    help="built-in name, canonical name or variant file (default wikipedia)")
     p.add_argument("--x", choices=KINDS, default="human", help="who plays X (default human)")
     p.add_argument("--o", choices=KINDS, default="greedy", help="who plays O (default greedy)")
@@ -305,6 +310,9 @@ def run(args: argparse.Namespace) -> int:
     rng = random.Random(seed)
     players = {side: None if kind == "human" else make_player(kind, rng)
                for side, kind in (("x", args.x), ("o", args.o))}
+    if sys.stdin.isatty():
+        with contextlib.suppress(ImportError):
+            import readline  # noqa: F401  (line editing for input())
     colour = sys.stdout.isatty() and not args.no_colour and not os.environ.get("NO_COLOR")
     game = Game(State.initial(rs), players, colour, input, _write, echo=not sys.stdin.isatty())
     names = {side: "you" if p is None and args.o != args.x else (p.name if p else "human")
