@@ -86,7 +86,8 @@ class Browser:
             if "method" in msg:
                 self.events.append(msg)
                 if msg["method"] == method:
-                    return msg
+                    event: dict[str, Any] = msg
+                    return event
         raise TimeoutError(method)
 
     def goto(self, url: str) -> None:

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from docsite import ROOT, build_site
+from reference import RefGame, load_variant
 
 from qttt import Measure, from_notation, load_ruleset, record_to_json, state_to_json
 from qttt.docgen import EXAMPLES, INTRO, ambiguities, generate, generated_paths, main, sources
@@ -19,9 +21,6 @@ from qttt.errors import IllegalAction
 from qttt.spec import rules
 from qttt.svg import board_svg, measurement_svg
 from qttt.variant import PARAMETER_BY_NAME, builtin_names
-
-from docsite import ROOT, build_site
-from reference import RefGame, load_variant
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -120,7 +119,8 @@ def test_every_cited_rule_id_exists_and_has_an_anchor_in_the_site(site: Path) ->
 
 
 def test_ruleset_pages_link_to_rule_anchors_that_exist(site: Path) -> None:
-    common = set(re.findall(r'\bid="([^"]+)"', (site / "rules/common/index.html").read_text(encoding="utf-8")))
+    html = (site / "rules" / "common" / "index.html").read_text(encoding="utf-8")
+    common = set(re.findall(r'\bid="([^"]+)"', html))
     for name in builtin_names():
         html = (site / "rules" / name / "index.html").read_text(encoding="utf-8")
         linked = set(re.findall(r'href="\.\./common/#([a-z0-9-]+)"', html))
@@ -200,9 +200,6 @@ def test_toml_examples_in_the_docs_load(tmp_path: Path) -> None:
 def test_worked_examples_agree_with_the_reference_model(example: Any) -> None:
     record = from_notation(example.notation)
     ref = RefGame(load_variant(record.variant), record.variant)
-    engine = record.ruleset()
-    from qttt import State
-    state = State.initial(engine)
     for action in record_to_json(record)["actions"]:
         ref.apply(action)
     state = record.replay()

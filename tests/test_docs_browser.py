@@ -1,0 +1,89 @@
+"""The built site in a real browser (headless Chromium over the DevTools protocol): every page
+loads without a console error or a failed request, every image loads, and every SVG board draws
+ink. Screenshots of a ruleset page and the home page go to artifacts/screenshots/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from docsite import ROOT, build_site, pages, serve
+
+from qttt.variant import builtin_names
+
+cdp = pytest.importorskip("cdp", reason="websocket-client is not installed")
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+
+# Waits for every image, then reports its size and, for SVG boards, how many dark pixels it draws.
+IMAGES_JS = """
+(async () => {
+  const imgs = Array.from(document.images);
+  await Promise.all(imgs.map(i => i.complete ? null :
+    new Promise(r => { i.addEventListener('load', r); i.addEventListener('error', r); })));
+  return imgs.map(i => {
+    let ink = -1;
+    if (i.naturalWidth > 0 && new URL(i.src).pathname.endsWith('.svg')) {
+      const c = document.createElement('canvas');
+      c.width = i.naturalWidth; c.height = i.naturalHeight;
+      const g = c.getContext('2d');
+      g.drawImage(i, 0, 0);
+      const d = g.getImageData(0, 0, c.width, c.height).data;
+      ink = 0;
+      for (let k = 0; k < d.length; k += 4)
+        if (d[k + 3] > 0 && Math.min(d[k], d[k + 1], d[k + 2]) < 160) ink++;
+    }
+    return {src: i.src, width: i.naturalWidth, ink: ink};
+  });
+})()
+"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Any:
+    exe = cdp.chromium_path()
+    if exe is None:
+        pytest.skip("chromium is not installed (apt-get install chromium); CI installs it")
+    with cdp.Browser(exe) as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    build_site(out)
+    return out
+
+
+def test_every_page_renders_without_errors(browser: Any, site: Path) -> None:
+    urls = pages(site)
+    assert "" in urls and "rules/common/" in urls
+    assert {f"rules/{n}/" for n in builtin_names()} <= set(urls)
+    problems: dict[str, list[str]] = {}
+    boards = 0
+    with serve(site) as base:
+        for url in urls:
+            browser.goto(base + url)
+            found = list(browser.errors())
+            for img in browser.evaluate(IMAGES_JS):
+                if img["width"] == 0:
+                    found.append(f"image did not load: {img['src']}")
+                elif "/boards/" in img["src"]:
+                    boards += 1
+                    if img["ink"] < 200:
+                        found.append(f"board drew nothing: {img['src']} ({img['ink']} dark pixels)")
+            if found:
+                problems[url] = found
+    assert problems == {}
+    assert boards >= 2 * len(builtin_names())
+
+
+def test_screenshots_of_a_ruleset_page(browser: Any, site: Path) -> None:
+    with serve(site) as base:
+        for name, url in (("ruleset-wikipedia", "rules/wikipedia/"), ("home", "")):
+            browser.goto(base + url)
+            browser.evaluate(IMAGES_JS)
+            path = SCREENSHOTS / f"{name}.png"
+            browser.screenshot(path)
+            assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+            assert path.stat().st_size > 20_000
