@@ -1,0 +1,20 @@
+"""`qttt engine`: serve this package's engine over the protocol qttt-engine/1 (spec/protocol.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..conformance.protocol import QtttEngine, serve
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("engine", help="serve the engine over the line-based JSON protocol",
+                       description="Read qttt-engine/1 requests, one JSON object per line, from "
+                                   "standard input and answer each on standard output "
+                                   "(spec/protocol.md).")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    return serve(QtttEngine(), sys.stdin, sys.stdout)

@@ -1,0 +1,49 @@
+"""`qttt perft RULESET`: count action sequences by depth, or split a count by first action."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..conformance.perft import divide, perft_counts, table_depth
+from ..engine import State
+from ..errors import RecordError
+from ..notation import record_from_json
+from ..variant import load_ruleset
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("perft", help="count action sequences from a position by depth (perft)",
+                       description="Count the action sequences of each length from the start, or "
+                                   "from the position after --actions, as chess perft does; "
+                                   "--divide splits the count at --depth by first action.")
+    p.add_argument("ruleset", help="built-in name, canonical name or variant file")
+    p.add_argument("--depth", type=int, help="deepest depth (default: the suite's choice for the position)")
+    p.add_argument("--actions", default="[]", help='JSON list of actions to play first, e.g. '
+                   '\'[{"place": [0, 1]}]\'')
+    p.add_argument("--divide", action="store_true", help="split the count at --depth by first action")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    rs = load_ruleset(args.ruleset)
+    try:
+        actions = json.loads(args.actions)
+    except json.JSONDecodeError as e:
+        raise RecordError("record-format", f"--actions is not JSON: {e.msg}") from None
+    state = State.initial(rs)
+    for act in record_from_json({"variant": args.ruleset, "actions": actions}).actions:
+        state = state.apply(act)
+    if args.depth is not None and args.depth < 1:
+        raise RecordError("record-format", f"--depth {args.depth}: expected an integer >= 1")
+    if args.divide:
+        depth = args.depth or len(table_depth(state))
+        split = divide(state, depth)
+        for action, nodes in split:
+            print(f"{json.dumps(action)}: {nodes}")
+        print(f"total at depth {depth}: {sum(n for _, n in split)}")
+        return 0
+    counts = perft_counts(state, args.depth) if args.depth else table_depth(state)
+    for depth, nodes in enumerate(counts, start=1):
+        print(f"depth {depth}: {nodes}")
+    return 0

@@ -1,0 +1,102 @@
+"""`qttt vectors generate|check`: write the conformance suites, and police them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..conformance.check import check_files
+from ..conformance.suite import (
+    build_suite,
+    coverage,
+    read_retired,
+    render,
+    retired_text,
+    suite_ids,
+    suite_path,
+    vectors_dir,
+)
+from ..io import write_atomic
+from ..spec import rules
+from ..variant import builtin_names, load_ruleset
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("vectors", help="generate or check the conformance vectors",
+                       description="Conformance vectors: one JSON suite per ruleset under spec/vectors/.")
+    vsub = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    g = vsub.add_parser("generate", help="write the suites (default: every built-in ruleset)",
+                        description="Write the suite of each ruleset, byte-identical for the same "
+                                    "inputs, and print the rule coverage table. Ids that disappear "
+                                    "from the committed built-in suites are appended to RETIRED.")
+    g.add_argument("rulesets", nargs="*", metavar="RULESET",
+                   help="built-in names, canonical names or variant files (default: every built-in)")
+    g.add_argument("-o", "--out", type=Path, help="directory to write to (default spec/vectors/)")
+    g.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 if a committed file differs from what would be written")
+    g.set_defaults(run=run_generate)
+    c = vsub.add_parser("check", help="police the suites: schema, ids, spec_refs, descriptions, coverage")
+    c.add_argument("files", nargs="*", type=Path, help="suite files (default: spec/vectors/*.json)")
+    c.add_argument("--retired", type=Path, help="the retired-id list (default spec/vectors/RETIRED)")
+    c.set_defaults(run=run_check)
+
+
+def run_generate(args: argparse.Namespace) -> int:
+    names = args.rulesets or list(builtin_names())
+    builtin = not args.rulesets
+    out_dir: Path = args.out or vectors_dir()
+    texts: dict[Path, str] = {}
+    suites = []
+    old_ids: list[str] = []
+    for name in names:
+        rs = load_ruleset(name)
+        suite = build_suite(rs)
+        suites.append(suite)
+        target = out_dir / f"{rs.name}.json"
+        texts[target] = render(suite)
+        if builtin and suite_path(name).is_file():
+            old_ids += suite_ids(json.loads(suite_path(name).read_text(encoding="utf-8")))
+    if builtin and args.out is None:
+        retired = vectors_dir() / "RETIRED"
+        new_ids = [i for s in suites for i in suite_ids(s)]
+        texts[retired] = retired_text(old_ids, new_ids, read_retired(retired))
+    _print_coverage(suites)
+    missing = sum(1 for s in suites for cited in coverage(s).values() if not cited)
+    if args.check:
+        stale = [p for p, t in texts.items() if not p.is_file() or p.read_text(encoding="utf-8") != t]
+        for p in stale:
+            print(f"qttt: {p} differs from the generated suite; run qttt vectors generate", file=sys.stderr)
+        return 1 if stale or missing else 0
+    for path, text in texts.items():
+        write_atomic(path, text)
+    print(f"wrote {len(texts)} files to {out_dir}")
+    return 1 if missing else 0
+
+
+def _print_coverage(suites: list[dict[str, object]]) -> None:
+    """Rule ids by ruleset: how many cases cite each; '-' not selected, MISSING not covered."""
+    tables = [coverage(s) for s in suites]
+    heads = [str(s["ruleset"]["name"]) for s in suites]  # type: ignore[index]
+    width = max(len(r) for r in rules())
+    cols = [max(len(h), 7) for h in heads]
+    print(f"{'rule':<{width}}  " + "  ".join(f"{h:>{w}}" for h, w in zip(heads, cols, strict=True)))
+    for rule in rules():
+        cells = []
+        for table, suite, w in zip(tables, suites, cols, strict=True):
+            if rule not in suite["rules"]:  # type: ignore[operator]
+                cells.append(f"{'-':>{w}}")
+            else:
+                n = len(table.get(rule, []))
+                cells.append(f"{n if n else 'MISSING':>{w}}")
+        print(f"{rule:<{width}}  " + "  ".join(cells))
+
+
+def run_check(args: argparse.Namespace) -> int:
+    files = args.files or sorted(vectors_dir().glob("*.json"))
+    problems, count = check_files(files, args.retired or vectors_dir() / "RETIRED")
+    for p in problems:
+        print(p)
+    print(f"{len(files)} files, {count} ids checked, {len(problems)} problems")
+    return 1 if problems else 0

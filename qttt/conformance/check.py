@@ -1,0 +1,80 @@
+"""`qttt vectors check`: police the suites themselves, as JSON-Schema-Test-Suite's check does.
+
+A suite passes when it validates against spec/schema/vectors.schema.json, every id is unique
+across all suites, starts with the ruleset's name and is not retired, every spec_ref names a
+rule of spec/rules.toml that the ruleset selects, descriptions are short and unique within the
+file, and every rule id of the ruleset is cited by at least one case.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..errors import QtttError
+from ..spec import rules
+from ..variant import load_ruleset
+from .schema import Validator, load_schema
+from .scope import rule_ids
+from .suite import coverage, read_retired
+
+MAX_DESCRIPTION = 100
+Json = Any
+
+
+def check_suite(suite: Json, retired: set[str], seen: dict[str, str], where: str) -> list[str]:
+    """Problems of one suite; `seen` maps ids already met (in other files) to their file."""
+    problems = [f"{where}: schema: {e}" for e in Validator(load_schema("vectors.schema.json")).errors(suite)]
+    if problems:
+        return problems
+    name = suite["ruleset"]["name"]
+    try:
+        expected_rules = list(rule_ids(load_ruleset(suite["ruleset"]["canonical"])))
+    except QtttError as e:
+        return [f"{where}: ruleset {suite['ruleset']['canonical']!r} cannot be loaded: {e}"]
+    if suite["rules"] != expected_rules:
+        problems.append(f"{where}: rules list differs from the ruleset's rule ids {expected_rules}")
+    known = rules()
+    descriptions: dict[str, str] = {}
+    for item in [*suite["cases"], *suite["perft"]]:
+        cid = item["id"]
+        if cid in seen:
+            problems.append(f"{where}: id {cid} is also used in {seen[cid]}")
+        seen[cid] = where
+        if cid in retired:
+            problems.append(f"{where}: id {cid} is retired (spec/vectors/RETIRED) and may not be reused")
+        if not cid.startswith(name + "."):
+            problems.append(f"{where}: id {cid} does not start with the ruleset name {name}.")
+        text = item["description"]
+        if len(text) > MAX_DESCRIPTION:
+            problems.append(f"{where}: {cid}: description longer than {MAX_DESCRIPTION} characters")
+        if text in descriptions:
+            problems.append(f"{where}: {cid}: same description as {descriptions[text]}")
+        descriptions[text] = cid
+        for ref in item.get("spec_ref", []):
+            if ref not in known:
+                problems.append(f"{where}: {cid}: spec_ref {ref} is not a rule of spec/rules.toml")
+            elif ref not in expected_rules:
+                problems.append(f"{where}: {cid}: spec_ref {ref} is not a rule of ruleset {name}")
+    for rule, cited in coverage(suite).items():
+        if not cited and rule in expected_rules:
+            problems.append(f"{where}: rule {rule} is not exercised by any case")
+    return problems
+
+
+def check_files(paths: list[Path], retired_path: Path) -> tuple[list[str], int]:
+    """Problems of the given suite files together, and the number of ids checked."""
+    retired_list = read_retired(retired_path)
+    problems = [f"{retired_path}: {i} is listed twice" for i in sorted(set(retired_list))
+                if retired_list.count(i) > 1]
+    retired = set(retired_list)
+    seen: dict[str, str] = {}
+    for path in paths:
+        try:
+            suite = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as e:
+            problems.append(f"{path}: not JSON: {e.msg} at line {e.lineno}")
+            continue
+        problems += check_suite(suite, retired, seen, str(path))
+    return problems, len(seen)

@@ -1,0 +1,99 @@
+"""Perft: the number of action sequences of each length from a position, as chess engines count
+them, and `divide`, the same count split by first action.
+
+Every action counts: placements, measurements (each choice of cell) and the forced last-square
+placement. A finished game has no continuation, so sequences that reach the end early are not
+counted at greater depths.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ..engine import State
+from ..notation import action_from_json, action_to_json
+from ..variant import Ruleset
+from .cases import measure, place
+
+EXPAND_LIMIT = 20_000  # a depth is tabled when the positions one level above it are at most this many
+MAX_DEPTH = 6
+Json = Any
+
+
+def perft_counts(state: State, depth: int) -> list[int]:
+    """The number of action sequences of length 1..depth from `state`."""
+    counts = [0] * depth
+
+    def walk(s: State, level: int) -> None:
+        legal = s.legal_actions()
+        counts[level] += len(legal)
+        if level + 1 < depth:
+            for act in legal:
+                walk(s.apply(act), level + 1)
+
+    if depth > 0:
+        walk(state, 0)
+    return counts
+
+
+def perft(state: State, depth: int) -> int:
+    """The number of action sequences of length exactly `depth` (1 for depth 0)."""
+    return perft_counts(state, depth)[-1] if depth > 0 else 1
+
+
+def divide(state: State, depth: int) -> list[tuple[Json, int]]:
+    """perft(depth) split by first action: (action JSON, sequences starting with it), sorted."""
+    return [(action_to_json(a), perft(state.apply(a), depth - 1)) for a in state.legal_actions()]
+
+
+def table_depth(state: State) -> list[int]:
+    """Counts for depths 1..d, d the largest (up to MAX_DEPTH) with perft(d-1) <= EXPAND_LIMIT."""
+    counts: list[int] = []
+    depth = 0
+    while depth < MAX_DEPTH and (not counts or counts[-1] <= EXPAND_LIMIT):
+        depth += 1
+        counts = perft_counts(state, depth)
+        if counts[-1] == 0:
+            break
+    return counts
+
+
+def positions(rs: Ruleset) -> list[tuple[str, str, list[Json]]]:
+    """The positions a ruleset's perft table starts from: (slug, description, actions)."""
+    out: list[tuple[str, str, list[Json]]] = [
+        ("start", "the empty board", []),
+        ("pending-two-cycle", "a 2-cycle waits to be measured", [place(0, 1), place(1, 0)]),
+        ("after-collapse", "two classical cells and a spooky move",
+         [place(0, 1), place(0, 1), measure(0), place(2, 3)]),
+    ]
+    rng = random.Random(rs.board)
+    for _ in range(200):
+        state, actions = State.initial(rs), list[Json]()
+        while not state.over and state.legal_actions():
+            if state.phase == "place" and len(state.open_cells) == 4:
+                out.append(("four-open", "late in a random game: four open cells", actions))
+                return out
+            legal = state.legal_actions()
+            act = legal[rng.randrange(len(legal))]
+            actions.append(action_to_json(act))
+            state = state.apply(act)
+    return out
+
+
+def perft_entries(rs: Ruleset, prefix: str) -> list[dict[str, Json]]:
+    """The perft table of a ruleset: per position, counts by depth and the deepest divide."""
+    entries = []
+    for slug, description, actions in positions(rs):
+        state = State.initial(rs)
+        for a in actions:
+            state = state.apply(action_from_json(a))
+        counts = table_depth(state)
+        entries.append({
+            "id": f"{prefix}.perft.{slug}",
+            "description": description,
+            "start": {"variant": rs.canonical, "actions": actions},
+            "counts": counts,
+            "divide": [{"action": a, "nodes": n} for a, n in divide(state, len(counts))],
+        })
+    return entries

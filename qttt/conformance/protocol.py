@@ -1,0 +1,113 @@
+"""The engine protocol `qttt-engine/1` (spec/protocol.md): one JSON request per line on standard
+input, one JSON response per line on standard output. `QtttEngine` answers it with this
+package's engine; `serve` runs any handler over two streams.
+
+A handler is anything with `handle(request: dict) -> dict`; the runner's `--python
+module:factory` takes a factory returning one, so an in-process engine speaks the same protocol.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import IO, Any, Protocol
+
+from .. import __version__
+from ..engine import State
+from ..errors import QtttError
+from ..notation import action_from_json, action_to_json, state_to_json
+from ..variant import load_ruleset
+from .perft import divide, perft
+
+PROTOCOL = 1
+NAME = "qttt-engine"
+Json = Any
+
+
+class Handler(Protocol):
+    """An engine speaking the protocol in-process."""
+
+    def handle(self, request: dict[str, Json]) -> dict[str, Json]:
+        """The response to one request (without its id: `respond` adds it)."""
+        ...
+
+
+def error(kind: str, message: str, rule: str | None = None) -> dict[str, Json]:
+    """A refusal: kind is illegal, malformed, variant, protocol or unsupported."""
+    return {"ok": False, "error": {"kind": kind, "rule": rule, "message": message}}
+
+
+class QtttEngine:
+    """This package's engine behind the protocol."""
+
+    def __init__(self) -> None:
+        self.state: State | None = None
+        self.variant = ""
+
+    def handle(self, request: dict[str, Json]) -> dict[str, Json]:
+        """Answer one request."""
+        cmd = request.get("cmd")
+        try:
+            if cmd == "hello":
+                return {"ok": True, "protocol": PROTOCOL, "engine": f"qttt {__version__}"}
+            if cmd == "new":
+                variant = request.get("variant")
+                if not isinstance(variant, str):
+                    return error("protocol", "new needs a variant string")
+                self.state, self.variant = State.initial(load_ruleset(variant)), variant
+                return {"ok": True}
+            if cmd == "quit":
+                return {"ok": True}
+            if cmd not in ("apply", "state", "legal", "perft"):
+                return error("protocol", f"unknown command {json.dumps(cmd)[:40]}")
+            if self.state is None:
+                return error("protocol", f"{cmd} before new: no game")
+            if cmd == "apply":
+                if "action" not in request:
+                    return error("protocol", "apply needs an action")
+                self.state = self.state.apply(action_from_json(request["action"]))
+                return {"ok": True}
+            if cmd == "state":
+                return {"ok": True, "state": state_to_json(self.state, self.variant)}
+            if cmd == "legal":
+                return {"ok": True, "legal": [action_to_json(a) for a in self.state.legal_actions()]}
+            return self._perft(request)
+        except QtttError as e:
+            return error(e.kind, e.message, e.rule)
+
+    def _perft(self, request: dict[str, Json]) -> dict[str, Json]:
+        assert self.state is not None
+        depth = request.get("depth")
+        if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
+            return error("protocol", "perft needs a depth, an integer >= 0")
+        if request.get("divide"):
+            split = divide(self.state, depth) if depth > 0 else []
+            return {"ok": True, "nodes": sum(n for _, n in split) if depth > 0 else 1,
+                    "divide": [{"action": a, "nodes": n} for a, n in split]}
+        return {"ok": True, "nodes": perft(self.state, depth)}
+
+
+def respond(handler: Handler, line: str) -> tuple[str, bool]:
+    """The response line to one request line, and whether the request was quit."""
+    try:
+        request = json.loads(line)
+    except json.JSONDecodeError as e:
+        return json.dumps(error("protocol", f"request is not JSON: {e.msg}")), False
+    if not isinstance(request, dict):
+        return json.dumps(error("protocol", "a request is a JSON object")), False
+    response = handler.handle(request)
+    if "id" in request:
+        response = {"id": request["id"], **response}
+    return json.dumps(response, separators=(",", ":")), request.get("cmd") == "quit"
+
+
+def serve(handler: Handler, stdin: IO[str], stdout: IO[str]) -> int:
+    """Answer requests line by line until quit or end of input; returns the exit status."""
+    for line in stdin:
+        if not line.strip():
+            continue
+        text, done = respond(handler, line)
+        stdout.write(text + "\n")
+        stdout.flush()
+        if done:
+            break
+    return 0
