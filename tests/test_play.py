@@ -55,7 +55,8 @@ def test_german_lines_game_two_people(monkeypatch: pytest.MonkeyPatch, capsys: p
                           [*LINES_INPUT, "5"])
     assert (code, err) == (0, "")
     assert "x measures the cycle on squares 3, 5, 7 and 9: put o8 in square 3 or 5 > 5" in out
-    assert "result: x 1/2, o 1: o wins" in out
+    assert ("result: x 1/2, o 1: o wins\n  x's line: squares 1, 4 and 7 (X1 X3 X7)\n"
+            "  o's line: squares 3, 6 and 9 (O4 O2 O6)\n") in out
     record = record_from_json(json.loads(rec.read_text()))
     assert record.variant == "wikipedia"
     assert [list(a) for a in record.actions] == [*LINES_CELLS, [4]]

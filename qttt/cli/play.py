@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from ..engine import Action, Measure, Place, State, mark_name
 from ..errors import IllegalAction, QtttError
+from ..geometry import lines
 from ..io import write_atomic
 from ..notation import Record, record_to_json
 from ..players import PLAYERS, Player, make_player
@@ -296,12 +297,18 @@ class Game:
 
 
 def result_text(state: State) -> str:
-    """The final score and who won."""
+    """The final score, who won, and the full lines on the board."""
     s = state.scores
     verdict = "a draw" if s["x"] == s["o"] else ("x" if s["x"] > s["o"] else "o") + " wins"
-    lines = [f"result: x {s['x']}, o {s['o']}: {verdict}"]
-    lines += [f"note: {n}" for n in state.score_notes]
-    return "\n".join(lines)
+    out = [f"result: x {s['x']}, o {s['o']}: {verdict}"]
+    cls = state.classical
+    for line in lines(state.ruleset.board):
+        owners = {mark_name(cls[c])[0] if cls[c] else "" for c in line.cells}
+        if len(owners) == 1 and "" not in owners:
+            marks = " ".join(mark_name(cls[c]).upper() for c in line.cells)
+            out.append(f"  {owners.pop()}'s line: squares {squares(line.cells)} ({marks})")
+    out += [f"note: {n}" for n in state.score_notes]
+    return "\n".join(out)
 
 
 def run(args: argparse.Namespace) -> int:
