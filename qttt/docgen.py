@@ -658,10 +658,10 @@ def home_page(site: Site) -> list[str]:
         "The shaded squares are the cycle; lines join the two marks of each move. O2 hangs from square 1 "
         "as a stem. X must measure, choosing a square for O4:", "",
         _img(measure, "index.md", "the cycle and its two outcomes"), "",
-        "- **O4 to square 8**: square 8 is O's, so X3 must take square 4, so X1 must take square 1, so O2 "
-        "must take square 5.",
-        "- **O4 to square 1**: square 1 is O's, so X1 must take square 4, so X3 must take square 8, and "
-        "O2 again takes square 5.", "",
+        "- **O4 to square 1** (middle board): square 1 is O's, so X1 must take square 4, so X3 must take "
+        "square 8, and O2, which can no longer be in square 1, takes square 5.",
+        "- **O4 to square 8** (right board): square 8 is O's, so X3 must take square 4, so X1 must take "
+        "square 1, so O2 again takes square 5.", "",
         "Either way every square of the component holds exactly one classical mark, and the stem follows "
         f"the cycle ({rule_link('collapse-component', 'index.md')}).", "",
         "## Where to go next", "",

@@ -214,8 +214,8 @@ def test_the_cycle_example_has_the_outcomes_the_home_page_states() -> None:
     assert to8.classical[:9] == (1, 0, 0, 3, 2, 0, 0, 4, 0)
     assert to1.classical[:9] == (4, 0, 0, 1, 2, 0, 0, 3, 0)
     home = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
-    assert "**O4 to square 8**: square 8 is O's, so X3 must take square 4, so X1 must take square 1" in home
-    assert "**O4 to square 1**: square 1 is O's, so X1 must take square 4, so X3 must take square 8" in home
+    assert "square 8 is O's, so X3 must take square 4, so X1 must take square 1, so O2 again takes" in home
+    assert "square 1 is O's, so X1 must take square 4, so X3 must take square 8, and O2" in home
 
 
 # -- SVG boards -------------------------------------------------------------------------------
