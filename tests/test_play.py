@@ -286,3 +286,19 @@ def test_drawing_marks_the_cycle_and_classical_marks() -> None:
     final = drawing(state.apply(Measure(4)))
     assert final.count("( O") == 4 and final.count("\\    /") == 4  # o2 o4 o6 o8, x1 x3 x5 x7
     assert "entangled" not in final and "x" not in final.replace("\\    /", "")
+
+
+def test_deadlock_reported(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                           tmp_path: Path) -> None:
+    from reference import RefGame, load_variant
+    rec = tmp_path / "d.json"
+    code, out, _ = play(monkeypatch, capsys, ["wikipedia(two_cycles=false)", "--x", "random", "--o", "greedy",
+                                              "--seed", "3", "--record", str(rec)], [])
+    assert code == 0
+    assert "every pair of open squares already shares a spooky mark (rule place-two-cycle)" in out
+    params = load_variant("wikipedia")
+    params["two_cycles"] = False
+    game = RefGame(params, "custom")  # the naive reference model agrees: stuck, not over
+    for action in json.loads(rec.read_text())["actions"]:
+        game.apply(action)
+    assert game.legal() == [] and not game.state()["over"]
