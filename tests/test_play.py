@@ -55,6 +55,8 @@ def test_german_lines_game_two_people(monkeypatch: pytest.MonkeyPatch, capsys: p
                           [*LINES_INPUT, "5"])
     assert (code, err) == (0, "")
     assert "x measures the cycle on squares 3, 5, 7 and 9: put o8 in square 3 or 5 > 5" in out
+    assert after(out, "5")[:2] == ["collapsed: X1 in square 1, O4 in 3, X3 in 4, O8 in 5, O2 in 6, X7 in 7, "
+                                   "X5 in 8,", "  O6 in 9"]  # the board CENTRE below
     assert ("result: x 1/2, o 1: o wins\n  x's line: squares 1, 4 and 7 (X1 X3 X7)\n"
             "  o's line: squares 3, 6 and 9 (O4 O2 O6)\n") in out
     record = record_from_json(json.loads(rec.read_text()))

@@ -99,9 +99,17 @@ def describe(state: State, action: Action) -> str:
 def collapsed(before: State, after: State) -> str:
     """The marks a measurement made classical: `collapsed: X3 in square 1, O2 in square 3`."""
     new = [c for c, (k0, k1) in enumerate(zip(before.classical, after.classical, strict=True)) if k1 != k0]
-    parts = [f"{mark_name(after.classical[c]).upper()} in {c + 1}" for c in new]
-    return textwrap.fill("collapsed: " + ", ".join(parts).replace(" in ", " in square ", 1),
-                         width=79, subsequent_indent="  ")
+    parts = [f"{mark_name(after.classical[c]).upper()} in {'square ' * (i == 0)}{c + 1}"
+             for i, c in enumerate(new)]
+    out = ["collapsed:"]
+    for part in parts:
+        if len(out[-1]) + len(part) + 2 > 79:
+            out[-1] += ","
+            out.append(" ")
+        elif out[-1] != "collapsed:":
+            out[-1] += ","
+        out[-1] += " " + part
+    return "\n".join(out)
 
 
 def prompt(state: State) -> str:
