@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from refbridge import ref_game
 
 from qttt import (
+    Action,
     IllegalAction,
     Measure,
     Place,
@@ -100,7 +101,7 @@ def test_vanish_bound_is_reached_only_by_long_games() -> None:
 
 
 # X1 {7,8} stays spooky; a 3-cycle on 0,1,2 and a 4-cycle on 3,4,5,6 collapse the rest.
-DEADLOCK = [Place(7, 8), Place(0, 1), Place(1, 2), Place(0, 2), Measure(0),
+DEADLOCK: list[Action] = [Place(7, 8), Place(0, 1), Place(1, 2), Place(0, 2), Measure(0),
             Place(3, 4), Place(4, 5), Place(5, 6), Place(3, 6), Measure(3)]
 
 

@@ -183,7 +183,7 @@ def test_line_end_with_spooky_marks() -> None:
     state = line_with_spooky()
     expected = ["x3", "x1", "o2", "x7", "o4", ["o6"], "x5", ["o6"], []]
     assert state_to_json(state)["board"] == expected
-    assert (state.phase, state.scores) == ("over", {"x": 1, "o": 0})
+    assert (state.phase, state_to_json(state)["scores"]) == ("over", {"x": "1", "o": "0"})
     ref = ref_replay(state.ruleset, [action_to_json(a) for a in LINE_WITH_SPOOKY], "wikipedia")[-1]
     assert ref == state_to_json(state, "wikipedia")
     assert position(state) == "wikipedia X3,X1,O2/X7,O4,o6/X5,o6,- 8"

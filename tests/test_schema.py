@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from qttt import (
     Record,
@@ -110,7 +110,8 @@ def emitted(rs_name: str, games: int, seed: int) -> tuple[list[Any], list[Any]]:
     """Records and every intermediate state of random games, as JSON."""
     rs = load_ruleset(rs_name)
     rng = random.Random(seed)
-    records, states = [], []
+    records: list[Any] = []
+    states: list[Any] = []
     for _ in range(games):
         acts, _ = playout(rs, rng)
         record = Record(rs_name, tuple(acts))
@@ -142,9 +143,10 @@ def test_engine_output_validates_for_any_parameters(rs: Any) -> None:
         STATE.validate(state_to_json(state))
 
 
-WIKI_OVER = {"variant": "wikipedia", "board": ["x1", [], "o4", "x3", "o8", "o2", "x7", "x5", "o6"],
-             "to_move": None, "phase": "over", "move": 9, "cycle": None, "over": True,
-             "scores": {"x": "1/2", "o": "1"}}
+WIKI_OVER: dict[str, Any] = {
+    "variant": "wikipedia", "board": ["x1", [], "o4", "x3", "o8", "o2", "x7", "x5", "o6"],
+    "to_move": None, "phase": "over", "move": 9, "cycle": None, "over": True,
+    "scores": {"x": "1/2", "o": "1"}}
 
 
 def test_state_schema_accepts_a_hand_written_state() -> None:
@@ -157,7 +159,8 @@ def test_state_schema_accepts_a_hand_written_state() -> None:
     {"phase": "place"},  # over flag true in the place phase
     {"phase": "measure", "over": False, "to_move": "x"},  # measuring without a cycle
     {"scores": {"x": "0.5", "o": "1"}},  # not an exact fraction string
-    {"scores": {"x": "2/4", "o": "1"}, "board": ["x2", *WIKI_OVER["board"][1:]]},  # x2 is O's
+    {"scores": {"x": "1/02", "o": "1"}},  # a leading zero
+    {"board": ["x2", *WIKI_OVER["board"][1:]]},  # move 2 is O's
     {"board": ["x1", ["x3", "x3"], *WIKI_OVER["board"][2:]]},  # a mark twice in one cell
     {"move": 0},
     {"cycle": [4]},
