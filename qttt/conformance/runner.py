@@ -46,8 +46,8 @@ class Engine(Protocol):
         """The response to `req`; EngineFailure if none comes back in time."""
         ...
 
-    def close(self) -> None:
-        """Stop the engine."""
+    def close(self, force: bool = False) -> None:
+        """Stop the engine: ask it to quit, or (force) kill it at once."""
         ...
 
 
@@ -117,8 +117,11 @@ class ProcessEngine:
             raise EngineFailure(f"printed garbage: {line.strip()[:80]!r}") from None
         return _check_response(raw, req_id)
 
-    def close(self) -> None:
-        """Ask the engine to quit; kill it if it does not."""
+    def close(self, force: bool = False) -> None:
+        """Ask the engine to quit, killing it if it does not; with `force` kill it at once."""
+        if force and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
         if self.proc.poll() is None:
             with contextlib.suppress(EngineFailure):
                 self.request({"cmd": "quit"}, 1.0)
@@ -165,8 +168,8 @@ class InProcessEngine:
             raise EngineFailure("returned nothing")
         return _check_response(box[0], req_id)
 
-    def close(self) -> None:
-        """Nothing to stop."""
+    def close(self, force: bool = False) -> None:
+        """Nothing to stop (a hung call is left behind in its daemon thread)."""
 
 
 def python_factory(spec: str) -> Callable[[], Handler]:
@@ -323,15 +326,15 @@ class Runner:
         self.engine = engine
         return engine
 
-    def _drop(self) -> None:
+    def _drop(self, force: bool = True) -> None:
         if self.engine is not None:
             with contextlib.suppress(Exception):
-                self.engine.close()
+                self.engine.close(force)
             self.engine = None
 
     def close(self) -> None:
-        """Stop the current engine."""
-        self._drop()
+        """Stop the current engine politely."""
+        self._drop(force=False)
 
     def _ask(self, req: dict[str, Json], where: str, timeout: float | None = None) -> dict[str, Json]:
         try:
