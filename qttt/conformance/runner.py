@@ -293,10 +293,12 @@ class Runner:
     """Runs suites against engines made by `make_engine`, restarting one after a failure."""
 
     def __init__(self, make_engine: Callable[[], Engine], timeout: float = 5.0,
-                 perft_timeout: float = 60.0, out: Callable[[str], None] | None = None) -> None:
+                 perft_timeout: float = 60.0, out: Callable[[str], None] | None = None,
+                 walk_budget: int = TRAVERSE_BUDGET) -> None:
         self.make_engine = make_engine
         self.timeout = timeout
         self.perft_timeout = perft_timeout
+        self.walk_budget = walk_budget
         self.out = out or (lambda _line: None)
         self.engine: Engine | None = None
         self.start_failures = 0
@@ -411,7 +413,7 @@ class Runner:
 
     def _walk(self, record: dict[str, Json], depth: int,
               where: str) -> tuple[int, list[tuple[Json, int]]] | None:
-        budget = [TRAVERSE_BUDGET]
+        budget = [self.walk_budget]
 
         def legal_after(path: list[Json]) -> list[Json]:
             budget[0] -= 1
