@@ -34,7 +34,9 @@ from ..variant import PARAMETER_BY_NAME, Ruleset, builtin_names, load_ruleset, w
 
 
 class ReferenceGame(Protocol):
-    """What the state machine needs of a reference model."""
+    """What the state machine needs of a reference model: the v1 state JSON, the legal actions
+    as JSON in the engine's order, and `apply`, which raises an exception with a `.rule`
+    attribute (a rule id) for an illegal action and then leaves the game unchanged."""
 
     def state(self) -> dict[str, Any]: ...
 
