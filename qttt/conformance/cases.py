@@ -263,26 +263,35 @@ def tie_gap(rs: Ruleset) -> list[CaseSpec]:
                      tuple(actions[12:]), ("score-tie-gap",))]
 
 
+def collapsed_prefix(rs: Ruleset) -> tuple[tuple[Json, ...], int]:
+    """Actions that leave classical marks in cells 0 and 1 (and 2 without 2-cycles), and the
+    first cell left open."""
+    if rs["two_cycles"]:
+        return (place(0, 1), place(0, 1), measure(0)), 2  # o2 in 0, x1 in 1
+    return (place(0, 1), place(1, 2), place(2, 0), measure(0)), 3  # x3 in 0, o2 in 2, x1 in 1
+
+
 def illegal(rs: Ruleset) -> list[CaseSpec]:
     """Every kind of illegal and malformed action, in each phase; none changes the state."""
     size = rs.board * rs.board
-    after_collapse = (place(0, 1), place(0, 1), measure(0))  # o2 in 0, x1 in 1
+    after_collapse, f = collapsed_prefix(rs)  # f, f + 1: open cells after the prefix
+    g = f + 1
     malformed: tuple[Json, ...] = (
-        {"place": [2]}, {"place": [2, 3, 4]}, {"place": [2, "3"]}, {"place": [2, True]}, {"measure": "2"},
-        {"play": [2, 3]}, {}, {"place": [2, 3], "measure": 2}, "place 2 3",
-        [2, 3], None)
+        {"place": [f]}, {"place": [f, g, g + 1]}, {"place": [f, str(g)]}, {"place": [f, True]},
+        {"measure": str(f)}, {"play": [f, g]}, {}, {"place": [f, g], "measure": f}, f"place {f} {g}",
+        [f, g], None)
     pending = (place(0, 1), place(1, 2), place(2, 0))  # x3 closes 0-1-2: the closing move is (0, 2)
     out = [
         CaseSpec("illegal-placements", "placements on classical cells, off the board, in one cell, "
                  "and a measurement with no cycle", after_collapse,
-                 (place(0, 2), place(2, 1), place(2, 2), place(-1, 2), place(2, size), measure(2),
-                  place(2, 3)), ("place-open", "place-distinct", "board-cells", "classical-fixed")),
+                 (place(0, f), place(f, 1), place(f, f), place(-1, f), place(f, size), measure(f),
+                  place(f, g)), ("place-open", "place-distinct", "board-cells", "classical-fixed")),
         CaseSpec("check-order-placements", "a placement that breaks several rules is reported "
                  "under the first in check order", after_collapse,
-                 (place(0, 0), place(size, 0), place(0, size), place(1, -1), place(2, 3)),
+                 (place(0, 0), place(size, 0), place(0, size), place(1, -1), place(f, g)),
                  ("check-order",)),
         CaseSpec("malformed-actions", "actions that are not {place: [a, b]} or {measure: c}",
-                 after_collapse, (*malformed, place(2, 3)), ("record-format",)),
+                 after_collapse, (*malformed, place(f, g)), ("record-format",)),
         CaseSpec("illegal-while-pending", "placements and wrong measurements while a cycle is "
                  "pending", pending,
                  (place(3, 4), place(size, size), place(0, 0), measure(1), measure(3), measure(size),

@@ -14,7 +14,7 @@ from typing import Any
 from ..engine import State
 from ..notation import action_from_json, action_to_json
 from ..variant import Ruleset
-from .cases import measure, place
+from .cases import collapsed_prefix, place, play
 
 EXPAND_LIMIT = 20_000  # a depth is tabled when the positions one level above it are at most this many
 MAX_DEPTH = 6
@@ -61,12 +61,14 @@ def table_depth(state: State) -> list[int]:
 
 def positions(rs: Ruleset) -> list[tuple[str, str, list[Json]]]:
     """The positions a ruleset's perft table starts from: (slug, description, actions)."""
+    prefix, f = collapsed_prefix(rs)
     out: list[tuple[str, str, list[Json]]] = [
         ("start", "the empty board", []),
         ("pending-two-cycle", "a 2-cycle waits to be measured", [place(0, 1), place(1, 0)]),
-        ("after-collapse", "two classical cells and a spooky move",
-         [place(0, 1), place(0, 1), measure(0), place(2, 3)]),
+        ("after-collapse", f"{'two' if f == 2 else 'three'} classical cells and a spooky move",
+         [*prefix, place(f, f + 1)]),
     ]
+    out = [p for p in out if play(rs, p[2]) is not None]
     rng = random.Random(rs.board)
     for _ in range(200):
         state, actions = State.initial(rs), list[Json]()
