@@ -198,6 +198,7 @@ class _Board:
         self.omask |= component & ~x
         self.xmask = x
         self.open &= ~component
+        self.pending = 0
         if self.r.vanish and ends:  # collapse-untouched = vanish
             ends.clear()
             for c in cells_of(self.open):

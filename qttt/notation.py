@@ -283,8 +283,6 @@ def from_position(text: str) -> State:
         raise RecordError(FORMAT, f"the pending cycle must be closed by move {move - 1}")
     if b.phase != MEASURE:
         b._settle()
-    if b.phase == OVER and any(b.spk):
-        raise RecordError(FORMAT, "a finished game has spooky marks left")
     used = sorted([*seen, *[k for k in b.cls if k]])
     if len(set(used)) != len(used):
         raise RecordError(FORMAT, "a move number is used twice")

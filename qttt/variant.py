@@ -362,16 +362,16 @@ def _component(raw: Any, where: str, board: int) -> Component:
         raise VariantError(RULE, f"{where}: must be a table")
     award = raw.get("award")
     if award not in AWARDS:
-        raise VariantError(RULE, f"{where}: award = {award!r} is not allowed; allowed: "
+        raise VariantError(RULE, f"{where}: award = {json.dumps(award)} is not allowed; allowed: "
                            + ", ".join(json.dumps(a) for a in AWARDS))
     fields = {**COMMON_FIELDS, **AWARD_FIELDS[award]}
     _only_keys(raw, tuple(fields), where, "scoring")
     pattern = raw.get("pattern", "line")
     if pattern not in PATTERNS:
-        raise VariantError(RULE, f"{where}: pattern = {pattern!r} is not allowed; allowed: "
+        raise VariantError(RULE, f"{where}: pattern = {json.dumps(pattern)} is not allowed; allowed: "
                            + ", ".join(json.dumps(p) for p in PATTERNS))
     if award != "per-pattern" and pattern != "line":
-        raise VariantError(RULE, f"{where}: pattern = {pattern!r} is not allowed with award "
+        raise VariantError(RULE, f"{where}: pattern = {json.dumps(pattern)} is not allowed with award "
                            f"{award!r}; allowed: \"line\"")
     length = raw.get("length", 0 if pattern == "line" else 2)
     low = 0 if pattern == "line" else 1

@@ -14,7 +14,6 @@ from refbridge import ref_replay
 from qttt import (
     Measure,
     Place,
-    QtttError,
     Record,
     RecordError,
     Ruleset,
@@ -189,15 +188,12 @@ def test_line_end_with_spooky_marks() -> None:
     assert position(state) == "wikipedia X3,X1,O2/X7,O4,o6/X5,o6,- 8"
 
 
-@pytest.mark.xfail(strict=True, raises=QtttError,
-                   reason="engine bug: from_position rejects a reachable finished game with spooky marks")
 def test_position_of_a_line_end_with_spooky_marks() -> None:
     state = line_with_spooky()
     again = from_position(position(state))
     assert state_to_json(again) == state_to_json(state)
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: State.key() keeps the stale pending move")
 def test_equal_positions_are_equal_states() -> None:
     # The same board reached with and without a measurement in its history.
     rs = load_ruleset("wikipedia")
