@@ -218,3 +218,19 @@ def test_cli_conform_vectors_check_and_perft() -> None:
     assert divide.stdout.splitlines()[-1] == "total at depth 2: 1296"
     bad = _qttt("conform", "--python", "no_such_module:make")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+
+
+def test_suite_of_a_changed_ruleset_is_complete_and_passes(tmp_path: Path) -> None:
+    """A ruleset no built-in matches (creator measures, no 2-cycles): full coverage, and our
+    engine passes its suite through the protocol."""
+    from qttt import with_params
+    from qttt.conformance.runner import InProcessEngine, Runner
+
+    rs = with_params(load_ruleset("wikipedia"), measurer="creator", two_cycles=False)
+    suite = json.loads(render(build_suite(rs, "creator-no-2-cycles")))
+    suite["ruleset"]["name"] = "creator-no-2-cycles"
+    assert check_suite(suite, set(), {}, "changed") == []
+    runner = Runner(lambda: InProcessEngine(QtttEngine()))
+    runner.run_suite(suite)
+    assert runner.report.failures == []
+    assert runner.report.passed == len(suite["cases"]) + len(suite["perft"])
