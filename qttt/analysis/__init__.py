@@ -1,0 +1,17 @@
+"""Game analysis: exact game counts, solved values, random-play statistics and fairness.
+
+Standard library only; `qttt.analysis.distributed` (Dask) is optional and imported on demand.
+The value of a position is the final score difference x − o under perfect play: X maximises it,
+O minimises it (each player maximises own score minus the opponent's; the game is zero-sum in
+the difference), and a measurement is a decision of the measurer.
+"""
+
+from .count import CountResult, count_games
+from .keys import board_symmetries, numbered_key, owner_key, partition_key, ruleset_symmetries
+from .sample import SampleResult, sample_games
+from .solve import SolveResult, solve
+
+__all__ = [
+    "CountResult", "SampleResult", "SolveResult", "board_symmetries", "count_games",
+    "numbered_key", "owner_key", "partition_key", "ruleset_symmetries", "sample_games", "solve",
+]

@@ -1,0 +1,249 @@
+"""Exact game counts: complete games, tree nodes and distinct positions by ply.
+
+A complete game is a sequence of actions from the start to a position where the game is over or no
+action is legal (a deadlock, counted separately too); placements and measurement choices are both
+branches. The count runs forward ply by ply over canonical positions (`keys`), each carrying the
+number of action sequences that reach it, so transpositions and symmetries are merged.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..engine import MEASURE, OVER, Measure, Place, _Board, compile_rules
+from ..errors import QtttError
+from ..io import write_atomic
+from ..variant import Ruleset, load_ruleset
+from .keys import Key, owner_key, partition_key
+
+Path_ = tuple[int, ...]
+# A frontier entry: the actions reaching a representative position (encoded), the number of
+# sequences it stands for, and the representative itself when it is at hand.
+Entry = tuple[Path_, int, "_Board | None"]
+Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
+Progress = Callable[[int, int, int], None]
+
+
+@dataclass
+class CountResult:
+    """Counts by ply (index = number of actions taken); `games` is the total of complete games."""
+
+    ruleset: str
+    key: str
+    games_by_ply: list[int] = field(default_factory=list)
+    nodes_by_ply: list[int] = field(default_factory=list)
+    positions_by_ply: list[int] = field(default_factory=list)
+    deadlocks: int = 0
+    complete: bool = False
+
+    @property
+    def games(self) -> int:
+        return sum(self.games_by_ply)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data; big integers as decimal strings (JSON readers often lose precision)."""
+        return {"ruleset": self.ruleset, "key": self.key, "complete": self.complete,
+                "games": str(self.games), "deadlocks": str(self.deadlocks),
+                "max_ply": len(self.nodes_by_ply) - 1,
+                "by_ply": [{"ply": i, "nodes": str(nd), "games_ending": str(g), "positions": p}
+                           for i, (nd, g, p) in enumerate(zip(self.nodes_by_ply, self.games_by_ply,
+                                                              self.positions_by_ply, strict=True))]}
+
+
+def key_kind(rs: Ruleset) -> str:
+    """The coarsest valid counting key: `partition` under end = full, else `owner`."""
+    return "partition" if rs["end"] == "full" else "owner"
+
+
+def encode(action: Place | Measure, n2: int) -> int:
+    """An action as one integer: a placement a*n2+b (a <= b), a measurement -(cell+1)."""
+    if isinstance(action, Measure):
+        return -(action.cell + 1)
+    return action.a * n2 + action.b
+
+
+def apply_code(b: _Board, code: int, n2: int) -> None:
+    """Apply an encoded action to a board in place."""
+    if code < 0:
+        b.measure(-code - 1)
+    else:
+        b.place(*divmod(code, n2))
+
+
+def board_after(rs: Ruleset, path: Sequence[int]) -> _Board:
+    """The board reached from the start by encoded actions."""
+    b = _Board(compile_rules(rs))
+    n2 = b.r.cells
+    for code in path:
+        apply_code(b, code, n2)
+    return b
+
+
+def _keyer(rs: Ruleset, kind: str) -> Callable[[_Board], Key]:
+    if kind == "partition":
+        return partition_key
+    if kind == "owner":
+        return lambda b: owner_key(rs, b)
+    raise QtttError("record-format", f"unknown counting key {kind!r}; allowed: partition, owner")
+
+
+def expand(rs: Ruleset, kind: str, items: Sequence[Entry], keep_boards: bool = True
+           ) -> tuple[dict[Key, Entry], int, int]:
+    """Children of a batch of frontier entries, merged by key; plus games ending and deadlocks here."""
+    keyer = _keyer(rs, kind)
+    n2 = rs.board ** 2
+    children: dict[Key, Entry] = {}
+    ended = deadlocked = 0
+    for path, mult, board in items:
+        b = board if board is not None else board_after(rs, path)
+        if b.phase == OVER:
+            ended += mult
+            continue
+        legal = b.legal()
+        if not legal:
+            ended += mult
+            deadlocked += mult
+            continue
+        for act in legal:
+            c = b.copy()
+            if b.phase == MEASURE:
+                assert isinstance(act, Measure)
+                c.measure(act.cell)
+            else:
+                assert isinstance(act, Place)
+                c.place(act.a, act.b)
+            k = keyer(c)
+            hit = children.get(k)
+            if hit is None:
+                children[k] = ((*path, encode(act, n2)), mult, c if keep_boards else None)
+            else:
+                children[k] = (hit[0], hit[1] + mult, hit[2])
+    return children, ended, deadlocked
+
+
+def _expand_remote(rs: Ruleset, kind: str, items: list[tuple[Path_, int]]
+                   ) -> tuple[list[tuple[Key, Path_, int]], int, int]:
+    """`expand` for another process: paths in, paths out (boards do not travel)."""
+    children, ended, dead = expand(rs, kind, [(p, m, None) for p, m in items], keep_boards=False)
+    return [(k, e[0], e[1]) for k, e in children.items()], ended, dead
+
+
+def _chunks(items: list[Entry], size: int) -> Iterator[list[Entry]]:
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+
+
+def local_mapper(workers: int) -> tuple[Mapper, Callable[[], None]]:
+    """A mapper over `workers` local processes, and the function that shuts it down."""
+    pool = ProcessPoolExecutor(max_workers=workers)
+
+    def mapper(fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterable[Any]:
+        return pool.map(fn, *zip(*args, strict=True)) if args else []
+    return mapper, pool.shutdown
+
+
+def count_games(rs: Ruleset, *, kind: str | None = None, max_ply: int | None = None,
+                mapper: Mapper | None = None, chunk: int = 2000, checkpoint: str | Path | None = None,
+                progress: Progress | None = None, start: Sequence[int] = ()) -> CountResult:
+    """Count complete games of `rs` (up to `max_ply` actions if given: then games are those ending
+    by then and `complete` is False unless nothing is left). `start`: encoded actions to count from
+    instead of the empty board (plies are then counted from there). `mapper` spreads each ply's
+    expansion over processes or a cluster; `checkpoint` names a file saved after each ply and
+    resumed from."""
+    kind = kind or key_kind(rs)
+    res = CountResult(ruleset=rs.canonical, key=kind)
+    frontier: list[Entry] = [(tuple(start), 1, board_after(rs, start))]
+    ply = 0
+    if checkpoint is not None and Path(checkpoint).is_file():
+        ply, frontier = _resume(rs, kind, res, Path(checkpoint))
+    while frontier:
+        res.nodes_by_ply.append(sum(m for _, m, _ in frontier))
+        res.positions_by_ply.append(len(frontier))
+        if max_ply is not None and ply >= max_ply:
+            res.games_by_ply.append(sum(m for p, m, b in frontier
+                                        if not (b if b is not None else board_after(rs, p)).legal()))
+            return res
+        merged: dict[Key, Entry] = {}
+        ended = dead = done = 0
+        if mapper is None or len(frontier) < 2 * chunk:
+            for part in _chunks(frontier, chunk):
+                children, e, d = expand(rs, kind, part)
+                ended, dead = ended + e, dead + d
+                _merge(merged, children.items())
+                done += len(part)
+                if progress:
+                    progress(ply, done, len(frontier))
+        else:
+            batches = [[(p, m) for p, m, _ in part] for part in _chunks(frontier, chunk)]
+            for (kids, e, d), batch in zip(mapper(_expand_remote, [(rs, kind, b) for b in batches]),
+                                          batches, strict=True):
+                ended, dead = ended + e, dead + d
+                _merge(merged, ((k, (p, m, None)) for k, p, m in kids))
+                done += len(batch)
+                if progress:
+                    progress(ply, done, len(frontier))
+        res.games_by_ply.append(ended)
+        res.deadlocks += dead
+        frontier = list(merged.values())
+        ply += 1
+        if checkpoint is not None:
+            _save(Path(checkpoint), rs, kind, res, ply, frontier)
+    res.complete = True
+    return res
+
+
+def _merge(into: dict[Key, Entry], items: Iterable[tuple[Key, Entry]]) -> None:
+    for k, e in items:
+        hit = into.get(k)
+        into[k] = e if hit is None else (hit[0], hit[1] + e[1], hit[2])
+
+
+def _save(path: Path, rs: Ruleset, kind: str, res: CountResult, ply: int, frontier: list[Entry]) -> None:
+    data = {"ruleset": rs.canonical, "key": kind, "ply": ply, "games_by_ply": res.games_by_ply,
+            "nodes_by_ply": res.nodes_by_ply, "positions_by_ply": res.positions_by_ply,
+            "deadlocks": res.deadlocks, "frontier": [[list(p), m] for p, m, _ in frontier]}
+    write_atomic(path, json.dumps(data, separators=(",", ":")))
+
+
+def _resume(rs: Ruleset, kind: str, res: CountResult, path: Path) -> tuple[int, list[Entry]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("ruleset") != rs.canonical or data.get("key") != kind:
+        raise QtttError("record-variant", f"checkpoint {path} is for {data.get('ruleset')!r} "
+                        f"(key {data.get('key')}), not {rs.canonical!r} (key {kind})")
+    res.games_by_ply, res.nodes_by_ply = data["games_by_ply"], data["nodes_by_ply"]
+    res.positions_by_ply, res.deadlocks = data["positions_by_ply"], data["deadlocks"]
+    frontier: list[Entry] = [(tuple(p), m, board_after(rs, p)) for p, m in data["frontier"]]
+    return int(data["ply"]), frontier
+
+
+def brute_force_nodes(rs: Ruleset, depth: int, start: Sequence[int] = ()) -> tuple[list[int], int]:
+    """Tree nodes by ply and games ending within `depth` plies, by plain enumeration with the public
+    engine API (State.legal_actions / State.apply): the check on `count_games`."""
+    from ..engine import State
+    state = State.initial(rs)
+    n2 = rs.board ** 2
+    for code in start:
+        state = state.apply(Measure(-code - 1) if code < 0 else Place(*divmod(code, n2)))
+    nodes = [0] * (depth + 1)
+    ended = 0
+    stack = [(state, 0)]
+    while stack:
+        s, d = stack.pop()
+        nodes[d] += 1
+        acts = s.legal_actions()
+        if not acts:
+            ended += 1
+            continue
+        if d < depth:
+            stack.extend((s.apply(a), d + 1) for a in acts)
+    return nodes, ended
+
+
+def count_by_name(spec: str, **kwargs: Any) -> CountResult:
+    """`count_games` for a ruleset name or file."""
+    return count_games(load_ruleset(spec), **kwargs)

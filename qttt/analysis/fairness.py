@@ -1,0 +1,68 @@
+"""Fairness: the first player's advantage under perfect and random play, and scoring variants
+whose perfect-play value is a draw."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from fractions import Fraction
+from typing import Any
+
+from ..variant import Component, Ruleset
+from .results import load_results, result_path
+
+F = Fraction
+
+
+def _with_settings(c: Component, **changes: Any) -> Component:
+    settings = tuple((k, changes.get(k, v)) for k, v in c.settings)
+    return replace(c, settings=settings)
+
+
+def scoring_variants(rs: Ruleset) -> Iterator[Ruleset]:
+    """Small changes of the scoring: for rank awards other rank values, for first-line awards other
+    first/second/tie points (sole stays). Per-pattern points only scale the value, so are not varied."""
+    for i, c in enumerate(rs.scoring):
+        options: list[dict[str, Any]] = []
+        if c.award == "rank":
+            for ranks in ("harmonic", (F(1),), (F(1), F(1)), (F(1), F(1, 2)), (F(1), F(1, 3)),
+                          (F(1), F(1, 2), F(1, 2)), (F(1), F(1, 4)), (F(1), F(0), F(1))):
+                options.append({"ranks": ranks})
+        elif c.award == "first-line":
+            for first in (F(1), F(3, 4), F(1, 2)):
+                for second in (F(0), F(1, 4), F(1, 2), F(1)):
+                    if second <= first:
+                        options.append({"first": first, "second": second})
+        for change in options:
+            comp = _with_settings(c, **change)
+            if comp == c:
+                continue
+            scoring = (*rs.scoring[:i], comp, *rs.scoring[i + 1:])
+            out = replace(rs, scoring=scoring, path=None)
+            yield replace(out, name=out.canonical)
+
+
+def fairness_report(rs: Ruleset, *, search: bool = False,
+                    progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Perfect-play and random-play first-player advantage from the saved results, and with
+    `search` the value of every scoring variant (solved here)."""
+    saved = load_results(result_path(rs))
+    report: dict[str, Any] = {"ruleset": rs.canonical}
+    if "solve" in saved:
+        report["perfect"] = saved["solve"]["value"]
+    if "random" in saved:
+        report["random_mean"] = saved["random"]["mean"]["diff"]
+        report["random_ci95"] = saved["random"]["ci95"]["diff"]
+    if search:
+        from .count import board_after
+        from .solve import Solver
+        variants = list(scoring_variants(rs))
+        found = []
+        for i, v in enumerate(variants):
+            value = Solver(v).exact_value(board_after(v, ()))
+            found.append({"scoring": [c.to_dict() for c in v.scoring], "value": str(value)})
+            if progress:
+                progress(i + 1, len(variants))
+        report["search"] = found
+        report["draws"] = [f["scoring"] for f in found if f["value"] == "0"]
+    return report

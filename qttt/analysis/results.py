@@ -1,0 +1,61 @@
+"""Result files under spec/analysis/: one JSON object per ruleset, one section per analysis.
+
+The shape is documented in spec/analysis/README.md. Content is deterministic (no timings, sorted
+keys), so a fresh run can be compared with the committed file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from ..errors import QtttError
+from ..io import write_atomic
+from ..spec import spec_dir
+from ..variant import Ruleset
+
+SECTIONS = ("count", "solve", "random", "fairness")
+
+
+def results_dir() -> Path:
+    """spec/analysis/."""
+    return spec_dir() / "analysis"
+
+
+def result_path(rs: Ruleset, directory: Path | None = None) -> Path:
+    """The result file of a ruleset: its name with anything but letters, digits, - and _ replaced."""
+    safe = re.sub(r"[^A-Za-z0-9_-]+", "_", rs.name).strip("_") or "ruleset"
+    return (directory or results_dir()) / f"{safe}.json"
+
+
+def load_results(path: Path) -> dict[str, Any]:
+    """A result file's object, or an empty one when the file does not exist."""
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise QtttError("record-format", f"{path}: not JSON: {e.msg}") from None
+    if not isinstance(data, dict):
+        raise QtttError("record-format", f"{path}: not a JSON object")
+    return data
+
+
+def dumps(data: dict[str, Any]) -> str:
+    """The canonical text of a result file."""
+    return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def save_section(rs: Ruleset, section: str, payload: dict[str, Any], path: Path | None = None) -> Path:
+    """Replace one section of a ruleset's result file (atomically), keeping the others."""
+    if section not in SECTIONS:
+        raise QtttError("record-format", f"unknown result section {section!r}; allowed: "
+                        + ", ".join(SECTIONS))
+    target = path or result_path(rs)
+    data = load_results(target)
+    data["ruleset"] = rs.canonical
+    data[section] = payload
+    write_atomic(target, dumps(data))
+    return target

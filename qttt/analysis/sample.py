@@ -1,0 +1,135 @@
+"""Random-play statistics: score distribution of uniformly random games, with confidence intervals.
+
+Games are played in chunks; chunk i uses `random.Random(f"{seed}:{i}")`, so the result depends on
+the seed, the number of games and the chunk size, never on how many processes ran the chunks.
+Aggregates are exact: a histogram of final (x, o) scores, from which means and variances follow.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from ..engine import playout
+from ..errors import QtttError
+from ..io import write_atomic
+from ..variant import Ruleset
+
+Histogram = Counter[tuple[Fraction, Fraction]]
+Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
+Z95 = 1.959963984540054
+
+
+def play_chunk(rs: Ruleset, seed: int, index: int, games: int) -> list[tuple[str, str, int]]:
+    """Histogram of (x score, o score) over `games` random games of chunk `index`, as plain data."""
+    rng = random.Random(f"{seed}:{index}")
+    hist: Histogram = Counter()
+    for _ in range(games):
+        _, state = playout(rs, rng)
+        s = state.scores
+        hist[(s["x"], s["o"])] += 1
+    return [(str(x), str(o), k) for (x, o), k in sorted(hist.items())]
+
+
+@dataclass
+class SampleResult:
+    """Outcome of N random games: the score histogram and what follows from it."""
+
+    ruleset: str
+    seed: int
+    chunk: int
+    histogram: Histogram = field(default_factory=Counter)
+
+    @property
+    def games(self) -> int:
+        return sum(self.histogram.values())
+
+    def mean(self, which: str) -> float:
+        """Mean of x, o or the difference d = x − o."""
+        return float(sum(self._value(which, k) * n for k, n in self.histogram.items()) / self.games)
+
+    def interval(self, which: str, z: float = Z95) -> tuple[float, float]:
+        """Normal-approximation confidence interval for the mean (95% by default)."""
+        n = self.games
+        mu = sum(self._value(which, k) * c for k, c in self.histogram.items()) / n
+        var = sum((self._value(which, k) - mu) ** 2 * c for k, c in self.histogram.items())
+        half = z * math.sqrt(float(var) / max(n - 1, 1) / n)
+        return float(mu) - half, float(mu) + half
+
+    @staticmethod
+    def _value(which: str, k: tuple[Fraction, Fraction]) -> Fraction:
+        return k[0] if which == "x" else k[1] if which == "o" else k[0] - k[1]
+
+    def outcomes(self) -> dict[str, int]:
+        """Games X won (higher score), O won, and drawn (equal scores)."""
+        out = {"x": 0, "o": 0, "draw": 0}
+        for (x, o), c in self.histogram.items():
+            out["x" if x > o else "o" if o > x else "draw"] += c
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data: figures rounded to 6 places, the exact histogram with fractions as strings."""
+        def r(v: float) -> float:
+            return round(v, 6)
+        return {
+            "ruleset": self.ruleset, "games": self.games, "seed": self.seed, "chunk": self.chunk,
+            "mean": {w: r(self.mean(w)) for w in ("x", "o", "diff")},
+            "ci95": {w: [r(v) for v in self.interval(w)] for w in ("x", "o", "diff")},
+            "outcomes": self.outcomes(),
+            "histogram": [{"x": str(x), "o": str(o), "games": c}
+                          for (x, o), c in sorted(self.histogram.items())],
+        }
+
+
+def sample_games(rs: Ruleset, games: int, *, seed: int = 0, chunk: int = 2000,
+                 mapper: Mapper | None = None, checkpoint: str | Path | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> SampleResult:
+    """Play `games` uniformly random games of `rs` in chunks; `mapper` runs chunks on processes or a
+    cluster; `checkpoint` is saved (atomically) as chunks finish and resumed from."""
+    if games < 1 or chunk < 1:
+        raise QtttError("record-format", f"need at least one game and a positive chunk size "
+                        f"(got {games} games, chunk {chunk})")
+    res = SampleResult(ruleset=rs.canonical, seed=seed, chunk=chunk)
+    sizes = [min(chunk, games - i) for i in range(0, games, chunk)]
+    done: set[int] = set()
+    cp = Path(checkpoint) if checkpoint is not None else None
+    if cp is not None and cp.is_file():
+        done = _resume(cp, res, len(sizes))
+    todo = [(rs, seed, i, sizes[i]) for i in range(len(sizes)) if i not in done]
+    played = sum(sizes[i] for i in done)
+    results = (mapper(play_chunk, todo) if mapper is not None
+               else (play_chunk(*args) for args in todo))
+    for args, rows in zip(todo, results, strict=True):
+        for x, o, c in rows:
+            res.histogram[(Fraction(x), Fraction(o))] += c
+        done.add(args[2])
+        played += args[3]
+        if cp is not None:
+            _save(cp, res, done, len(sizes))
+        if progress:
+            progress(played, games)
+    return res
+
+
+def _save(path: Path, res: SampleResult, done: set[int], chunks: int) -> None:
+    data = {"ruleset": res.ruleset, "seed": res.seed, "chunk": res.chunk, "chunks": chunks,
+            "done": sorted(done), "histogram": [[str(x), str(o), c] for (x, o), c in res.histogram.items()]}
+    write_atomic(path, json.dumps(data))
+
+
+def _resume(path: Path, res: SampleResult, chunks: int) -> set[int]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    mine = {"ruleset": res.ruleset, "seed": res.seed, "chunk": res.chunk, "chunks": chunks}
+    theirs = {k: data.get(k) for k in mine}
+    if theirs != mine:
+        raise QtttError("record-format", f"checkpoint {path} is for another run: {theirs}, not {mine}")
+    for x, o, c in data["histogram"]:
+        res.histogram[(Fraction(x), Fraction(o))] += c
+    return set(data["done"])

@@ -1,0 +1,300 @@
+"""Solved values: the score difference x − o under perfect play, exactly (fractions).
+
+X maximises x − o and O minimises it (each maximises own score minus the opponent's; the game is
+zero-sum in that difference); a measurement is a decision of the measurer (rule measure-by). A
+position where no action is legal although the game is not over (a deadlock, possible without
+2-cycles) is scored as its board stands. The search is alpha-beta over canonical positions
+(`keys.numbered_key`, or `keys.owner_key` when the scoring ignores move numbers), with a
+transposition table of bounds; the principal variation is rebuilt by replaying the solved values.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from ..engine import OVER, Measure, Place, _Board
+from ..errors import QtttError
+from ..io import write_atomic
+from ..notation import action_to_json
+from ..variant import Ruleset
+from .count import board_after, encode
+from .keys import Key, numbered_key, owner_key, uses_move_numbers
+
+Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
+Action = Place | Measure
+
+
+def score_bound(rs: Ruleset) -> Fraction:
+    """An upper bound on |x − o| at the end of any game of `rs`."""
+    from ..geometry import patterns
+    total = Fraction(0)
+    for c in rs.scoring:
+        count = len(patterns(rs.board, c.pattern, c.length))
+        if c.award == "per-pattern":
+            total += abs(c.get("points")) * count
+        elif c.award == "first-line":
+            vals = [c.get(k) for k in ("sole", "first", "second", "neither", "tie")] + [Fraction(0)]
+            total += max(vals) - min(vals)
+        else:
+            ranks = c.get("ranks")
+            worths = ([Fraction(1, k) for k in range(1, count + 1)] if ranks == "harmonic"
+                      else [abs(v) for v in ranks])
+            total += sum(sorted(worths, reverse=True)[:count], Fraction(0))
+    return total
+
+
+def score_scale(rs: Ruleset) -> int:
+    """A common denominator of every score `rs` can award: values are searched as integers."""
+    from math import lcm
+
+    from ..geometry import patterns
+    d = 1
+    for c in rs.scoring:
+        for name, v in c.settings:
+            if isinstance(v, Fraction):
+                d = lcm(d, v.denominator)
+            elif name == "ranks" and v == "harmonic":
+                d = lcm(d, *range(1, len(patterns(rs.board, c.pattern, c.length)) + 1))
+            elif name == "ranks":
+                d = lcm(d, *(f.denominator for f in v))
+    return d
+
+
+def _final(b: _Board) -> Fraction:
+    if b.phase == OVER:
+        x, o = b.scores
+    else:
+        (x, o), _ = b.r.score(b.cls, b.xmask, b.omask)
+    return x - o
+
+
+def _child(b: _Board, act: Action) -> _Board:
+    c = b.copy()
+    if isinstance(act, Measure):
+        c.measure(act.cell)
+    else:
+        c.place(act.a, act.b)
+    return c
+
+
+class Solver:
+    """Alpha-beta search with a transposition table (memo=False: plain alpha-beta, the baseline)."""
+
+    def __init__(self, rs: Ruleset, memo: bool = True) -> None:
+        self.rs = rs
+        self.memo = memo
+        self.numbered = uses_move_numbers(rs)
+        self.scale = score_scale(rs)
+        self.bound = int(score_bound(rs) * self.scale)
+        self.tt: dict[Key, tuple[int, int]] = {}
+        self.history: dict[Action, int] = {}
+        self.nodes = 0
+
+    def key(self, b: _Board) -> Key:
+        return numbered_key(self.rs, b) if self.numbered else owner_key(self.rs, b)
+
+    def children(self, b: _Board) -> list[tuple[Action, _Board, Key | None]]:
+        """Legal actions with their positions, one per canonical position (symmetric ones dropped)."""
+        out: list[tuple[Action, _Board, Key | None]] = []
+        seen: set[Key] = set()
+        for act in b.legal():
+            c = _child(b, act)
+            if c.phase == OVER or not self.memo:
+                out.append((act, c, None))
+                continue
+            k = self.key(c)
+            if k not in seen:
+                seen.add(k)
+                out.append((act, c, k))
+        return out
+
+    def final(self, b: _Board) -> int:
+        """The scaled score difference of a finished (or deadlocked) board."""
+        v = _final(b) * self.scale
+        assert v.denominator == 1
+        return v.numerator
+
+    def value(self, b: _Board, alpha: int, beta: int, key: Key | None = None) -> int:
+        """Fail-soft alpha-beta on scaled values: the exact value if it lies strictly inside
+        (alpha, beta), else a bound on the same side. Values lie in [-bound, bound]."""
+        self.nodes += 1
+        if b.phase == OVER:
+            return self.final(b)
+        lo, hi = -self.bound, self.bound
+        if self.memo:
+            if key is None:
+                key = self.key(b)
+            hit = self.tt.get(key)
+            if hit is not None:
+                lo, hi = hit
+                if lo >= beta or lo == hi:
+                    return lo
+                if hi <= alpha:
+                    return hi
+        a, bt = max(alpha, lo), min(beta, hi)
+        kids = self.children(b)
+        if not kids:
+            v = self.final(b)
+            if self.memo and key is not None:
+                self.tt[key] = (v, v)
+            return v
+        maximising = b.to_move() == "x"
+        if self.memo:
+            kids = self.ordered(kids, maximising)
+        best = -self.bound - 1 if maximising else self.bound + 1
+        for _, c, ck in kids:  # _: the action
+            v = self.value(c, a, bt, ck)
+            if maximising:
+                if v > best:
+                    best = v
+                    if v > a:
+                        a = v
+            elif v < best:
+                best = v
+                if v < bt:
+                    bt = v
+            if a >= bt:
+                if self.memo:
+                    self.history[_] = self.history.get(_, 0) + 1
+                break
+        if self.memo and key is not None:
+            if best <= max(alpha, lo):
+                hi = min(hi, best)
+            elif best >= min(beta, hi):
+                lo = max(lo, best)
+            else:
+                lo = hi = best
+            self.tt[key] = (lo, hi)
+        return best
+
+    def ordered(self, kids: list[tuple[Action, _Board, Key | None]], maximising: bool
+                ) -> list[tuple[Action, _Board, Key | None]]:
+        """Children in search order: finished games and table entries best for the mover first."""
+        tt, scale, history = self.tt, self.scale, self.history
+        sign = 1 if maximising else -1
+
+        def guess(kid: tuple[Action, _Board, Key | None]) -> tuple[int, int]:
+            c, ck = kid[1], kid[2]
+            if c.phase == OVER:
+                x, o = c.scores
+                return -sign * int((x - o) * scale), 0
+            hit = tt.get(ck) if ck is not None else None
+            if hit is None:
+                return 0, -history.get(kid[0], 0)
+            return -sign * (hit[0] + hit[1]) // 2, -history.get(kid[0], 0)
+        return sorted(kids, key=guess)
+
+    def exact(self, b: _Board) -> int:
+        """The exact scaled value of a position."""
+        return self.value(b, -self.bound, self.bound)
+
+    def exact_value(self, b: _Board) -> Fraction:
+        """The exact value of a position, as a fraction."""
+        return Fraction(self.exact(b), self.scale)
+
+    def principal_variation(self, b: _Board, value: Fraction) -> list[Action]:
+        """Actions of a perfect game from `b`, whose value is `value`: at each step the first action
+        (in the engine's order) whose position keeps the value."""
+        pv: list[Action] = []
+        v = int(value * self.scale)
+        while b.phase != OVER:
+            for act, c, ck in self.children(b):
+                if self.value(c, v - 1, v + 1, ck) == v:
+                    pv.append(act)
+                    b = c
+                    break
+            else:
+                break  # deadlock
+        return pv
+
+
+@dataclass
+class SolveResult:
+    """The value of a position, its principal variation and the value of each distinct first action."""
+
+    ruleset: str
+    value: Fraction
+    pv: list[Action]
+    first: list[tuple[Action, Fraction]] = field(default_factory=list)
+    nodes: int = 0
+    positions: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data: fractions as strings, actions in the record format."""
+        return {"ruleset": self.ruleset, "value": str(self.value),
+                "pv": [action_to_json(a) for a in self.pv],
+                "first_moves": [{"action": action_to_json(a), "value": str(v)} for a, v in self.first]}
+
+
+def first_value(rs: Ruleset, start: tuple[int, ...], code: int) -> tuple[str, int, int]:
+    """Exact value (as a string) after one encoded action from `start`, with nodes searched and table
+    size: a unit of work for another process."""
+    s = Solver(rs)
+    b = board_after(rs, (*start, code))
+    v = s.exact_value(b)
+    return str(v), s.nodes, len(s.tt)
+
+
+def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = None,
+          checkpoint: str | Path | None = None,
+          progress: Callable[[int, int], None] | None = None) -> SolveResult:
+    """Solve `rs` from the start (or from encoded actions `start`): the exact value of every distinct
+    first action (one per symmetry class), the value and a principal variation. `mapper` solves
+    first actions in parallel; `checkpoint` keeps finished first actions across runs."""
+    start = tuple(start)
+    solver = Solver(rs)
+    root = board_after(rs, start)
+    if root.phase == OVER:
+        return SolveResult(rs.canonical, _final(root), [])
+    n2 = rs.board ** 2
+    kids = solver.children(root)
+    codes = [encode(a, n2) for a, _, _ in kids]
+    values: dict[int, Fraction] = {}
+    cp = Path(checkpoint) if checkpoint is not None else None
+    if cp is not None and cp.is_file():
+        data = json.loads(cp.read_text(encoding="utf-8"))
+        if data.get("ruleset") != rs.canonical or data.get("start") != list(start):
+            raise QtttError("record-variant", f"checkpoint {cp} is for {data.get('ruleset')!r} "
+                            f"from {data.get('start')}, not {rs.canonical!r} from {list(start)}")
+        values = {int(k): Fraction(v) for k, v in data["values"].items()}
+    todo = [c for c in codes if c not in values]
+    nodes = 0
+    if mapper is not None:
+        results: Iterable[tuple[str, int, int]] = mapper(first_value, [(rs, start, c) for c in todo])
+    else:
+        def local() -> Iterable[tuple[str, int, int]]:
+            for code in todo:
+                before = solver.nodes
+                v = solver.exact_value(board_after(rs, (*start, code)))
+                yield str(v), solver.nodes - before, len(solver.tt)
+        results = local()
+    for code, (v, searched, _) in zip(todo, results, strict=True):
+        values[code] = Fraction(v)
+        nodes += searched
+        if cp is not None:
+            write_atomic(cp, json.dumps({"ruleset": rs.canonical, "start": list(start),
+                                         "values": {str(k): str(x) for k, x in values.items()}}))
+        if progress:
+            progress(len(values), len(codes))
+    first = [(a, values[c]) for (a, _, _), c in zip(kids, codes, strict=True)]
+    pick = max if root.to_move() == "x" else min
+    value = pick(v for _, v in first)
+    best = next(i for i, (_, v) in enumerate(first) if v == value)
+    pv = [first[best][0], *solver.principal_variation(kids[best][1], value)]
+    return SolveResult(rs.canonical, value, pv, first, nodes + solver.nodes, len(solver.tt))
+
+
+def minimax(b: _Board) -> Fraction:
+    """Plain minimax over every action, no table and no pruning: the check on `Solver`."""
+    if b.phase == OVER:
+        return _final(b)
+    legal = b.legal()
+    if not legal:
+        return _final(b)
+    vals = [minimax(_child(b, a)) for a in legal]
+    return max(vals) if b.to_move() == "x" else min(vals)

@@ -1,0 +1,178 @@
+"""`qttt analyze count|solve|random|fairness NAME|FILE`: game counts, solved values, random play."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ..variant import Ruleset, load_ruleset
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("analyze", help="exact game counts, solved values, random-play statistics",
+                       description="Analyse a ruleset: count games, solve it, sample random play, "
+                                   "report fairness. --save writes spec/analysis/<name>.json.")
+    tasks = p.add_subparsers(dest="task", required=True, metavar="TASK")
+
+    def common(q: argparse.ArgumentParser, workers: bool = True) -> None:
+        q.add_argument("ruleset", help="built-in name, canonical name or variant file")
+        if workers:
+            q.add_argument("--workers", type=int, default=1,
+                           help="local processes (default 1; 0: one per core)")
+            q.add_argument("--dask", metavar="ADDRESS",
+                           help="run on a Dask cluster: a scheduler address, or 'local' for a local one")
+            q.add_argument("--checkpoint", metavar="FILE", help="save progress here and resume from it")
+        q.add_argument("--json", action="store_true", help="print the result as JSON")
+        q.add_argument("--save", action="store_true", help="write the result to spec/analysis/")
+        q.add_argument("-o", "--output", metavar="FILE", help="write the result to this JSON file")
+        q.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    c = tasks.add_parser("count", help="exact number of complete games and positions by ply")
+    common(c)
+    c.add_argument("--max-ply", type=int, help="stop after this many actions")
+    c.set_defaults(run=run_count)
+
+    s = tasks.add_parser("solve", help="value under perfect play, principal variation, first moves")
+    common(s)
+    s.set_defaults(run=run_solve)
+
+    r = tasks.add_parser("random", help="score statistics of uniformly random games")
+    common(r)
+    r.add_argument("-n", "--games", type=int, default=10000, help="number of games (default 10000)")
+    r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    r.add_argument("--chunk", type=int, default=2000, help="games per unit of work (default 2000)")
+    r.set_defaults(run=run_random)
+
+    f = tasks.add_parser("fairness", help="first-player advantage; scoring variants that are draws")
+    common(f, workers=False)
+    f.add_argument("--search", action="store_true",
+                   help="solve scoring variants and list those whose value is a draw")
+    f.set_defaults(run=run_fairness)
+
+
+@contextmanager
+def _mapper(args: argparse.Namespace) -> Iterator[Any]:
+    """The mapper the options ask for (None: this process), shut down afterwards."""
+    if getattr(args, "dask", None):
+        from ..analysis.distributed import dask_mapper
+        with dask_mapper(None if args.dask == "local" else args.dask, args.workers or None) as m:
+            yield m
+        return
+    workers = getattr(args, "workers", 1)
+    workers = os.cpu_count() or 1 if workers == 0 else workers
+    if workers <= 1:
+        yield None
+        return
+    from ..analysis.count import local_mapper
+    m, stop = local_mapper(workers)
+    try:
+        yield m
+    finally:
+        stop()
+
+
+@contextmanager
+def _bar(args: argparse.Namespace, what: str) -> Iterator[Callable[[int, int, str], None]]:
+    """A progress callback (done, total, label) drawing a rich progress bar on standard error."""
+    if args.quiet or not sys.stderr.isatty():
+        yield lambda done, total, label: None
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn(),
+               TimeRemainingColumn())
+    with Progress(*columns, transient=True) as bar:
+        task = bar.add_task(what, total=None)
+
+        def update(done: int, total: int, label: str) -> None:
+            bar.update(task, completed=done, total=total, description=f"{what} {label}")
+        yield update
+
+
+def _emit(args: argparse.Namespace, rs: Ruleset, section: str, payload: dict[str, Any], text: str) -> None:
+    from ..analysis.results import save_section
+    if args.save:
+        print(f"saved {save_section(rs, section, payload)}", file=sys.stderr)
+    if args.output:
+        save_section(rs, section, payload, Path(args.output))
+    sys.stdout.write(json.dumps(payload, indent=1) + "\n" if args.json else text)
+
+
+def run_count(args: argparse.Namespace) -> int:
+    from ..analysis.count import count_games
+    rs = load_ruleset(args.ruleset)
+    with _mapper(args) as mapper, _bar(args, "count") as bar:
+        res = count_games(rs, max_ply=args.max_ply, mapper=mapper, checkpoint=args.checkpoint,
+                          progress=lambda ply, done, total: bar(done, total, f"ply {ply}"))
+    rows = [f"{'ply':>4} {'nodes':>20} {'games ending':>20} {'positions':>10}"]
+    for i, (nd, g, p) in enumerate(zip(res.nodes_by_ply, res.games_by_ply, res.positions_by_ply,
+                                       strict=True)):
+        rows.append(f"{i:>4} {nd:>20,} {g:>20,} {p:>10,}")
+    head = "complete games" if res.complete else f"games ending within {args.max_ply} plies"
+    text = "\n".join([f"{rs.canonical}: {head}: {res.games:,} (deadlocks {res.deadlocks:,}; "
+                      f"positions merged by the {res.key} key)", *rows]) + "\n"
+    _emit(args, rs, "count", res.to_json(), text)
+    return 0
+
+
+def run_solve(args: argparse.Namespace) -> int:
+    from ..analysis.solve import solve
+    from ..notation import to_notation
+    rs = load_ruleset(args.ruleset)
+    with _mapper(args) as mapper, _bar(args, "solve") as bar:
+        res = solve(rs, mapper=mapper, checkpoint=args.checkpoint,
+                    progress=lambda done, total: bar(done, total, "first moves"))
+    from ..notation import Record
+    pv = to_notation(Record(rs.canonical, tuple(res.pv)))
+    firsts = "\n".join(f"  {a!r}: {v}" for a, v in res.first)
+    text = (f"{rs.canonical}: value x − o under perfect play = {res.value}\n"
+            f"principal variation: {pv}\nfirst moves (one per symmetry class):\n{firsts}\n")
+    _emit(args, rs, "solve", res.to_json(), text)
+    return 0
+
+
+def run_random(args: argparse.Namespace) -> int:
+    from ..analysis.sample import sample_games
+    rs = load_ruleset(args.ruleset)
+    with _mapper(args) as mapper, _bar(args, "random games") as bar:
+        res = sample_games(rs, args.games, seed=args.seed, chunk=args.chunk, mapper=mapper,
+                           checkpoint=args.checkpoint,
+                           progress=lambda done, total: bar(done, total, ""))
+    lo, hi = res.interval("diff")
+    out = res.outcomes()
+    n = res.games
+    text = (f"{rs.canonical}: {n:,} random games (seed {args.seed})\n"
+            f"  mean x {res.mean('x'):.4f}  mean o {res.mean('o'):.4f}\n"
+            f"  mean x − o {res.mean('diff'):.4f}  (95% CI {lo:.4f} .. {hi:.4f})\n"
+            f"  X wins {out['x'] / n:.4f}  O wins {out['o'] / n:.4f}  draws {out['draw'] / n:.4f}\n")
+    _emit(args, rs, "random", res.to_json(), text)
+    return 0
+
+
+def run_fairness(args: argparse.Namespace) -> int:
+    from ..analysis.fairness import fairness_report
+    rs = load_ruleset(args.ruleset)
+    with _bar(args, "fairness") as bar:
+        report = fairness_report(rs, search=args.search,
+                                 progress=lambda done, total: bar(done, total, "variants"))
+    lines = [f"{rs.canonical}: perfect play x − o = {report.get('perfect', 'not solved')}; "
+             f"random play mean x − o = {report.get('random_mean', 'not sampled')}"]
+    for v in report.get("search", []):
+        mark = "draw" if v["value"] == "0" else v["value"]
+        lines.append(f"  {v['scoring']}: {mark}")
+    _emit(args, rs, "fairness", report, "\n".join(lines) + "\n")
+    return 0
+
