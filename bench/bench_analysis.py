@@ -1,0 +1,69 @@
+"""Analysis speed: counting, solving and sampling, each against a baseline run in the same run.
+
+- count: complete games of kumar to ply 5 with the partition key, against the owner key (symmetry
+  but no structural abstraction), and against no transpositions at all (engine enumeration, ply 4);
+- solve: alpha-beta with a transposition table from a kumar mid-game position, against the same
+  search without the table;
+- sample: random kumar games per second on all cores (processes), against one process.
+
+    python bench/bench_analysis.py [--games N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections.abc import Callable
+
+from qttt import load_ruleset
+from qttt.analysis.count import board_after, brute_force_nodes, count_games, local_mapper
+from qttt.analysis.sample import sample_games
+from qttt.analysis.solve import Solver
+
+
+def timed(fn: Callable[[], object]) -> tuple[float, object]:
+    start = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - start, out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--games", type=int, default=20000, help="random games for the sampling figure")
+    args = ap.parse_args()
+    rs = load_ruleset("kumar")
+
+    t_part, _ = timed(lambda: count_games(rs, kind="partition", max_ply=5))
+    t_owner, _ = timed(lambda: count_games(rs, kind="owner", max_ply=5))
+    t_full, full = timed(lambda: count_games(rs))
+    t_part4, _ = timed(lambda: count_games(rs, kind="partition", max_ply=4))
+    t_brute, _ = timed(lambda: brute_force_nodes(rs, 4))
+    print(f"count kumar, full game ({full.games:,} games): {t_full:.3f} s")  # type: ignore[attr-defined]
+    print(f"count kumar to ply 5: partition key {t_part:.3f} s, owner key {t_owner:.3f} s, "
+          f"ratio {t_owner / t_part:.0f}x")
+    print(f"count kumar to ply 4: partition key {t_part4:.4f} s, engine enumeration {t_brute:.2f} s, "
+          f"ratio {t_brute / t_part4:.0f}x")
+
+    start = (1, 12, 23, 51, 71)  # x1 0-1, o2 1-3, x3 2-5, o4 5-6, x5 7-8 (encoded a*9+b)
+    b = board_after(rs, start)
+    memo, plain = Solver(rs), Solver(rs, memo=False)
+    t_memo, v1 = timed(lambda: memo.exact_value(b))
+    t_plain, v2 = timed(lambda: plain.exact_value(b))
+    assert v1 == v2
+    print(f"solve kumar from {start}: value {v1}; with table {t_memo:.2f} s ({memo.nodes:,} nodes), "
+          f"without {t_plain:.2f} s ({plain.nodes:,} nodes), ratio {t_plain / t_memo:.1f}x")
+
+    cores = os.cpu_count() or 1
+    t_one, _ = timed(lambda: sample_games(rs, args.games, seed=1))
+    mapper, stop = local_mapper(cores)
+    try:
+        t_all, _ = timed(lambda: sample_games(rs, args.games, seed=1, mapper=mapper))
+    finally:
+        stop()
+    print(f"sample kumar: {args.games / t_all:,.0f} games/s on {cores} processes, "
+          f"{args.games / t_one:,.0f} games/s on one, ratio {t_one / t_all:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
