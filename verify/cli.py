@@ -1,0 +1,167 @@
+"""`qttt check NAME|FILE ... [--all] [--json]`: the consistency checker on the command line.
+
+`register` plugs the subcommand into the `qttt` parser (qttt/cli/check.py re-exports it);
+`python -m verify` runs it alone. Exit status 1 when some property is violated, 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from qttt import QtttError, builtin_names
+from qttt.notation import Record, record_from_json, to_notation
+
+from .catalogue import LABELS, PROPERTIES
+
+if TYPE_CHECKING:
+    from .check import Report
+
+STYLES = {"proved": "green", "bounded": "cyan", "unknown": "yellow", "violated": "bold red"}
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `check` subcommand."""
+    p = sub.add_parser("check", help="prove or refute the catalogue properties of rulesets",
+                       description="Settle every property of the catalogue (single cycle per move, "
+                                   "collapse uniqueness and totality, no deadlock, termination, scores "
+                                   "well defined) for each ruleset: Z3 proofs, exhaustive abstraction, "
+                                   "enumeration and sampled games. Exit status 1 if a property is violated.")
+    add_arguments(p)
+    p.set_defaults(run=run)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of `check`."""
+    p.add_argument("rulesets", nargs="*", metavar="NAME|FILE",
+                   help="built-in name, canonical name or variant file")
+    p.add_argument("--all", action="store_true", help="check every built-in ruleset too")
+    p.add_argument("--json", action="store_true", help="one JSON report on standard output")
+    p.add_argument("--games", type=int,
+                   help="random games to sample per ruleset (default 1000 on 3×3, 200 above)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the sampled games (default 0)")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per Z3 query (default 60)")
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.add_argument("--no-timing", action="store_true",
+                   help="leave times out of the JSON report, so that it is the same on every run")
+
+
+def targets(args: argparse.Namespace) -> list[str]:
+    """The rulesets to check, in order, without repeats."""
+    names = list(args.rulesets) + (list(builtin_names()) if args.all else [])
+    return list(dict.fromkeys(names))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check each ruleset; print a table per ruleset, or one JSON report."""
+    names = targets(args)
+    if not names:
+        print("qttt check: name a ruleset or give --all", file=sys.stderr)
+        return 2
+    try:
+        from .check import check
+    except ModuleNotFoundError as e:
+        print(f"qttt check: {e.name} is not installed (pip install 'qttt[verify]')", file=sys.stderr)
+        return 2
+    err = Console(stderr=True, highlight=False)
+    show = not args.quiet and err.is_terminal
+    reports = []
+    start = time.perf_counter()
+    for name in names:
+        if show:
+            with err.status(f"checking {name}") as status:
+
+                def progress(text: str, name: str = name) -> None:
+                    status.update(f"checking {name}: {text}")
+
+                reports.append(check(name, games=args.games, seed=args.seed, timeout=args.timeout,
+                                     progress=progress))
+            err.print(f"[dim]checked {name}[/dim]")
+        else:
+            reports.append(check(name, games=args.games, seed=args.seed, timeout=args.timeout))
+    if args.json:
+        data = report_json(reports, None if args.no_timing else time.perf_counter() - start)
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        out = Console(highlight=False, width=max(120, Console().width))
+        for report in reports:
+            print_report(out, report)
+    return 1 if any(r.violated for r in reports) else 0
+
+
+def report_json(reports: list[Report], seconds: float | None) -> dict[str, Any]:
+    """The whole run as plain data: the catalogue, then each ruleset's findings (times unless
+    seconds is None)."""
+    out: dict[str, Any] = {"version": 1}
+    if seconds is not None:
+        out["seconds"] = round(seconds, 3)
+    out["statuses"] = LABELS
+    out["catalogue"] = [{"id": p.id, "title": p.title, "statement": p.statement, "rules": list(p.rules),
+                         "applies_to": p.applies_to, "method": p.method} for p in PROPERTIES]
+    out["rulesets"] = [r.to_json(seconds is not None) for r in reports]
+    return out
+
+
+def short_witness(record: dict[str, Any]) -> str:
+    """A game record in human notation."""
+    rec: Record = record_from_json(record)
+    return to_notation(rec)
+
+
+def print_report(out: Console, report: Report) -> None:
+    """One ruleset's table, then the witnesses of its violated properties."""
+    table = Table("property", "status", "method", "time", "witness",
+                  title=f"{report.spec}  ({report.canonical}, {report.board}×{report.board})",
+                  title_justify="left")
+    for f in report.findings:
+        witness = f"{len(f.witness.record['actions'])} actions" if f.witness else ""
+        table.add_row(f.property, f"[{STYLES[f.status]}]{LABELS[f.status]}[/]", f.method,
+                      f"{f.seconds:.2f} s", witness)
+    out.print(table)
+    for f in report.findings:
+        if f.witness:
+            out.print(f"[bold]{f.property}[/bold]: {escape(f.witness.shows)}")
+            out.print(f"  {short_witness(f.witness.record)}", markup=False)
+            out.print(f"  {json.dumps(f.witness.record)}", markup=False)
+    out.print(f"[dim]{report.games} games sampled in {report.sampling_seconds:.1f} s[/dim]\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run `check` without the rest of the `qttt` command line."""
+    parser = argparse.ArgumentParser(prog="python -m verify", description="The qttt consistency checker.")
+    add_arguments(parser)
+    try:
+        return run(parser.parse_args(argv))
+    except QtttError as e:
+        print(f"qttt check: {e}", file=sys.stderr)
+        return 2
+
+
+def markdown(data: dict[str, Any]) -> list[str]:
+    """A JSON report (`report_json`) as Markdown lines: the catalogue, then a table per ruleset and
+    the witnesses of its violated properties (for the documentation's verification page)."""
+    out = ["## Properties", "", "| id | statement | rules | applies to | method |", "|---|---|---|---|---|"]
+    for p in data["catalogue"]:
+        rules = ", ".join(f"`{r}`" for r in p["rules"])
+        out.append(f"| `{p['id']}` | {p['statement']} | {rules} | {p['applies_to']} | {p['method']} |")
+    out.append("")
+    for rep in data["rulesets"]:
+        n = rep["board"]
+        out += [f"## {rep['ruleset']}", "",
+                f"Canonical name `{rep['canonical']}`, {n}×{n}, {rep['sampled_games']} sampled games.", "",
+                "| property | status | method |", "|---|---|---|"]
+        for p in rep["properties"]:
+            out.append(f"| `{p['property']}` | {data['statuses'][p['status']]} | {p['method']} |")
+        out.append("")
+        for p in rep["properties"]:
+            if "witness" in p:
+                out += [f"Witness for `{p['property']}`: {p['witness']['shows']}", "",
+                        f"    {short_witness(p['witness']['record'])}", ""]
+    return out

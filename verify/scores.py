@@ -1,0 +1,364 @@
+"""Scores well defined: undecided ties and the score range, for any ruleset.
+
+* Ties. A first-line award compares the two players' best lines by the criteria taken from the
+  sources (`tiebreak`); when these leave the keys equal the result rests on criteria or awards no
+  source states (rule score-tie-gap). X's marks carry odd move numbers and O's even ones, and two
+  lines of different players share no cell, so a min-max key (a line's largest move) never ties,
+  and a min-sum key ties only if the line length is even (L odd numbers sum to L mod 2, L even
+  ones to 0). When a tie is possible a designed game exhibits it (`tie_witness`).
+* Range. A sound range per player (`declared_range`): the best and worst the components can give
+  a player, exhaustively over every set of cells the player can hold at the end (`most_cells`),
+  with the opponent's cells known on a full board. It is tight when designed games, replayed by
+  the engine, reach all four ends (`range_witnesses`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from qttt import Action, Place, Ruleset
+from qttt.engine import compile_rules
+from qttt.geometry import Pattern, lines, patterns
+from qttt.variant import Component
+
+from .witness import Witness, plan_actions, record, replay
+
+Board = tuple[int, ...]
+"""Per cell the move number of its classical mark, 0 for an open cell."""
+
+
+def most_cells(rs: Ruleset, player: int, full: bool) -> int:
+    """At most how many classical marks player (0 = x, 1 = o) holds at the end, on a full board or
+    with cells left open. With untouched = keep every move's mark is classical in a cell of its
+    own or a live edge, and at the end the live edges form a forest on the open cells, so at most
+    n² moves were made, n² - 1 if a cell is open: x holds at most the odd ones, o the even ones.
+    With vanish, only n² is known."""
+    cells = rs.board * rs.board
+    if rs["untouched"] == "vanish":
+        return cells
+    moves = cells if full else cells - 1
+    return (moves + 1) // 2 if player == 0 else moves // 2
+
+
+def _worths(c: Component, count: int) -> list[Fraction]:
+    ranks = c.get("ranks")
+    if ranks == "harmonic":
+        return [Fraction(1, k) for k in range(1, count + 1)]
+    return [Fraction(v) for v in ranks][:count] + [Fraction(0)] * max(0, count - len(ranks))
+
+
+NONE, SOME, UNKNOWN = 0, 1, 2
+
+
+def _award_bounds(rs: Ruleset, c: Component, owned: int, other: int) -> tuple[Fraction, Fraction]:
+    """Least and most one component can give a player owning `owned` of its patterns while the
+    opponent owns none, some, or an unknown number of them."""
+    if c.award == "per-pattern":
+        v = Fraction(c.get("points")) * owned
+        return v, v
+    if c.award == "first-line":
+        cases = {(True, NONE): ["sole"], (True, SOME): ["first", "second", "tie"],
+                 (False, NONE): ["neither"], (False, SOME): []}
+        mine = owned > 0
+        keys = cases[(mine, other)] if other != UNKNOWN else cases[(mine, NONE)] + cases[(mine, SOME)]
+        values = [Fraction(c.get(k)) for k in keys] + ([Fraction(0)] if not owned and other != NONE else [])
+        return min(values), max(values)
+    worths = _worths(c, len(patterns(rs.board, c.pattern, c.length)))
+    return owned * min(worths), owned * max(worths)
+
+
+@dataclass(frozen=True)
+class Range:
+    """Least and most each player can score: as declared (a sound bound) and as reached by games."""
+
+    declared: tuple[tuple[Fraction, Fraction], tuple[Fraction, Fraction]]
+    reached: tuple[tuple[Fraction, Fraction], tuple[Fraction, Fraction]]
+    witnesses: dict[str, Witness]
+
+    @property
+    def tight(self) -> bool:
+        """Whether games reach all four ends of the declared range."""
+        return self.declared == self.reached and len(self.witnesses) == 4
+
+
+ENDS = ("x min", "x max", "o min", "o max")
+
+
+def declared_range(rs: Ruleset) -> tuple[dict[str, Fraction], dict[str, int]] | None:
+    """The least and most each player can score (x min, x max, o min, o max), with a set of that
+    player's cells (bitmask) reaching each: exhaustive over every full board (x's cells any set of
+    the size `most_cells` allows, o's the rest) and, when a game can end with open cells, over
+    every set of at most `most_cells` cells, the opponent's unknown. None above 16 cells."""
+    cells = rs.board * rs.board
+    if cells > 16:
+        return None
+    masks = [[p.mask for p in patterns(rs.board, c.pattern, c.length)] for c in rs.scoring]
+    tables = [[[_award_bounds(rs, c, k, other) for other in (NONE, SOME, UNKNOWN)]
+               for k in range(len(ms) + 1)] for c, ms in zip(rs.scoring, masks, strict=True)]
+    scale = math.lcm(*(v.denominator for t in tables for row in t for pair in row for v in pair))
+    ints = [[[(int(a * scale), int(b * scale)) for a, b in row] for row in t] for t in tables]
+    value: dict[str, int] = {}
+    where: dict[str, int] = {}
+
+    def note(player: int, s: int, low: int, high: int) -> None:
+        low_key, high_key = ENDS[2 * player], ENDS[2 * player + 1]
+        if low_key not in value or low < value[low_key]:
+            value[low_key], where[low_key] = low, s
+        if high_key not in value or high > value[high_key]:
+            value[high_key], where[high_key] = high, s
+
+    def bounds(s: int, other: int | None) -> tuple[int, int]:
+        low = high = 0
+        for ms, table in zip(masks, ints, strict=True):
+            mine = sum(1 for m in ms if m & s == m)
+            state = UNKNOWN if other is None else (SOME if any(m & other == m for m in ms) else NONE)
+            a, b = table[mine][state]
+            low, high = low + a, high + b
+        return low, high
+
+    vanish = rs["untouched"] == "vanish"
+    if rs["end"] == "first-line" or rs["last_square"] == "end" or vanish:
+        for player in (0, 1):
+            for k in range(most_cells(rs, player, full=vanish) + 1):
+                for chosen in itertools.combinations(range(cells), k):
+                    s = sum(1 << c for c in chosen)
+                    note(player, s, *bounds(s, None))
+    if not vanish:
+        everything = (1 << cells) - 1
+        for chosen in itertools.combinations(range(cells), most_cells(rs, 0, full=True)):
+            x = sum(1 << c for c in chosen)
+            note(0, x, *bounds(x, everything & ~x))
+            note(1, everything & ~x, *bounds(everything & ~x, x))
+    return {k: Fraction(v, scale) for k, v in value.items()}, where
+
+
+def score_board(rs: Ruleset, board: Board) -> tuple[tuple[Fraction, Fraction], tuple[str, ...]]:
+    """The engine's scores and notes for a final board."""
+    x = sum(1 << c for c, m in enumerate(board) if m and m & 1)
+    o = sum(1 << c for c, m in enumerate(board) if m and not m & 1)
+    return compile_rules(rs).score(list(board), x, o)
+
+
+@dataclass(frozen=True)
+class Design:
+    """A one-collapse game plan: the classical board it makes and the moves left spooky."""
+
+    board: Board
+    parked: dict[int, tuple[int, int]]
+
+
+def parked_design(rs: Ruleset, player: int, mask: int) -> Design | None:
+    """One player's marks alone made classical in the cells of mask, the other player's moves left
+    spooky on a path through the free cells; None when they do not fit."""
+    cells = rs.board * rs.board
+    mine = [c for c in range(cells) if mask >> c & 1]
+    free = [c for c in range(cells) if not mask >> c & 1]
+    k = len(mine)
+    if k < (2 if rs["two_cycles"] else 3):
+        return None
+    numbers = [2 * i + 1 + player for i in range(k)]
+    others = [m for m in range(1, numbers[-1]) if m not in numbers]
+    if others and len(others) > len(free) - 1:
+        return None
+    board = [0] * cells
+    for c, m in zip(mine, numbers, strict=True):
+        board[c] = m
+    parked = {m: (free[i], free[i + 1]) for i, m in enumerate(others)}
+    return Design(tuple(board), parked)
+
+
+def full_designs(rs: Ruleset, seed: int = 0) -> Iterator[Design]:
+    """Boards where one collapse made every cell classical with moves 1..n²: x's ceil(n²/2) cells
+    range over every set of that size, numbered in a few orders."""
+    cells = rs.board * rs.board
+    rng = random.Random(seed)
+    odd, even = list(range(1, cells + 1, 2)), list(range(2, cells + 1, 2))
+    pats = [(p.mask, p.cells) for c in rs.scoring for p in patterns(rs.board, c.pattern, c.length)]
+    for chosen in itertools.combinations(range(cells), len(odd)):
+        xs = sum(1 << c for c in chosen)
+        weight = [0] * cells
+        for m, in_pattern in pats:
+            if m & xs in (m, 0):
+                for c in in_pattern:
+                    weight[c] += 1
+        xc = sorted(chosen, key=lambda c: -weight[c])
+        oc = sorted((c for c in range(cells) if not xs >> c & 1), key=lambda c: -weight[c])
+        shuffled_odd, shuffled_even = odd[:], even[:]
+        rng.shuffle(shuffled_odd)
+        rng.shuffle(shuffled_even)
+        for xo, oe in ((odd, even), (odd, even[::-1]), (odd[::-1], even), (odd[::-1], even[::-1]),
+                       (shuffled_odd, shuffled_even)):
+            board = [0] * cells
+            for c, m in zip(xc, xo, strict=True):
+                board[c] = m
+            for c, m in zip(oc, oe, strict=True):
+                board[c] = m
+            yield Design(tuple(board), {})
+
+
+def designs(rs: Ruleset, where: dict[str, int]) -> Iterator[Design]:
+    """Candidate one-collapse games. When a line ends the game: the sets reaching the declared
+    ends and every end line, held by one player alone (the other's moves parked); then every full
+    board; then every set one player can hold alone."""
+    first_line = rs["end"] == "first-line"
+    if first_line:
+        for mask in [*(where[k] for k in ENDS), *end_lines(rs)]:
+            for player in (0, 1):
+                d = parked_design(rs, player, mask)
+                if d is not None:
+                    yield d
+    yield from full_designs(rs)
+    if first_line:
+        cells = rs.board * rs.board
+        for k in range(2, max(most_cells(rs, 0, False), most_cells(rs, 1, False)) + 1):
+            for chosen in itertools.combinations(range(cells), k):
+                for player in (0, 1):
+                    d = parked_design(rs, player, sum(1 << c for c in chosen))
+                    if d is not None:
+                        yield d
+
+
+def design_witness(rs: Ruleset, variant: str, design: Design) -> Witness | None:
+    """The game of a design, when the engine agrees that it ends on the designed board."""
+    assignment = {c: m for c, m in enumerate(design.board) if m}
+    acts = plan_actions([assignment], design.parked)
+    state = replay(rs, acts)
+    if state is None or not state.over or state.classical != design.board:
+        return None
+    notes = "; ".join(state.score_notes)
+    return Witness(record(variant, acts), f"final board {list(design.board)} scores x {state.scores['x']}, "
+                   f"o {state.scores['o']}" + (f" ({notes})" if notes else ""))
+
+
+def range_witnesses(rs: Ruleset, variant: str, budget: int = 20000) -> Range | None:
+    """The declared range and the extremes that designed games reach (at most `budget` designs
+    scored), each with its game, replayed by the engine."""
+    declared = declared_range(rs)
+    if declared is None:
+        return None
+    goals, where = declared
+    best: dict[str, tuple[Fraction, Design]] = {}
+    line_masks = end_lines(rs)
+    for i, design in enumerate(designs(rs, where)):
+        if i >= budget:
+            break
+        if line_masks and not any(_owns(design.board, m) for m in line_masks) and 0 in design.board:
+            continue
+        (x, o), _ = score_board(rs, design.board)
+        for key, v in zip(ENDS, (x, x, o, o), strict=True):
+            old = best.get(key)
+            improves = old is None or (v < old[0] if key.endswith("min") else v > old[0])
+            if improves and design_witness(rs, variant, design) is not None:
+                best[key] = (v, design)
+        if len(best) == 4 and all(best[k][0] == goals[k] for k in ENDS):
+            break
+    witnesses = {}
+    for key, (_, design) in best.items():
+        w = design_witness(rs, variant, design)
+        if w is not None:
+            witnesses[key] = w
+    reached = tuple((best[ENDS[2 * p]][0], best[ENDS[2 * p + 1]][0]) for p in (0, 1))
+    stated = tuple((goals[ENDS[2 * p]], goals[ENDS[2 * p + 1]]) for p in (0, 1))
+    return Range((stated[0], stated[1]), (reached[0], reached[1]), witnesses)
+
+
+def _owns(board: Board, mask: int) -> bool:
+    """Whether one player's classical marks fill the cells of mask."""
+    marks = [board[c] for c in range(len(board)) if mask >> c & 1]
+    return all(marks) and len({m & 1 for m in marks}) == 1
+
+
+@dataclass(frozen=True)
+class TieVerdict:
+    """Whether one first-line component can leave its source criteria tied, and why."""
+
+    component: int
+    possible: bool
+    reason: str
+    witness: Witness | None = None
+
+
+def tie_verdicts(rs: Ruleset, variant: str) -> list[TieVerdict]:
+    """One verdict per first-line component (rule score-tie-gap)."""
+    out = []
+    for i, c in enumerate(rs.scoring):
+        if c.award != "first-line":
+            continue
+        source: tuple[str, ...] = c.get("tiebreak")
+        length = len(patterns(rs.board, c.pattern, c.length)[0].cells)
+        if not source:
+            out.append(TieVerdict(i, False, "no source criteria: simultaneous lines get the stated awards"))
+        elif "min-max" in source:
+            out.append(TieVerdict(i, False, "min-max never ties: the largest moves of an x line and an o "
+                                            "line are an odd and an even number"))
+        elif length % 2:
+            out.append(TieVerdict(i, False, f"min-sum never ties on lines of odd length {length}: an x "
+                                            "line sums to an odd number, an o line to an even one"))
+        else:
+            w = tie_witness(rs, variant, c)
+            reason = (f"min-sum can tie on lines of even length {length}" if w else
+                      f"min-sum may tie on lines of even length {length}; no game found")
+            out.append(TieVerdict(i, True, reason, w))
+    return out
+
+
+def _sum_ties(length: int, limit: int) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Sets of `length` odd and `length` even moves up to limit with equal sums, largest move first
+    small."""
+    found = []
+    for xs in itertools.combinations(range(1, limit + 1, 2), length):
+        for os_ in itertools.combinations(range(2, limit + 1, 2), length):
+            if sum(xs) == sum(os_):
+                found.append((max(xs + os_), xs, os_))
+    for _, xs, os_ in sorted(found):
+        yield xs, os_
+
+
+def tie_witness(rs: Ruleset, variant: str, comp: Component, tries: int = 400) -> Witness | None:
+    """A game in which both players' best lines tie on the source criteria: one collapse makes an
+    x line and an o line classical with equal-sum moves (the moves in between land in other cells),
+    then, when the game goes on to a full board, a second collapse fills the rest."""
+    cells = rs.board * rs.board
+    pats: Sequence[Pattern] = patterns(rs.board, comp.pattern, comp.length)
+    length = len(pats[0].cells)
+    full = rs["end"] == "full"
+    count = 0
+    for xs, os_ in _sum_ties(length, cells):
+        top = max(xs + os_)
+        gaps = [m for m in range(1, top + 1) if m not in xs + os_]
+        for px, po in itertools.permutations(pats, 2):
+            if px.mask & po.mask:
+                continue
+            outside = [c for c in range(cells) if not (px.mask | po.mask) >> c & 1]
+            for extra in itertools.islice(itertools.combinations(outside, len(gaps)), 4):
+                count += 1
+                if count > tries:
+                    return None
+                first = {**dict(zip(px.cells, xs, strict=True)), **dict(zip(po.cells, os_, strict=True)),
+                         **dict(zip(extra, gaps, strict=True))}
+                rest = [c for c in outside if c not in extra]
+                components = [first]
+                tail: list[Action] = []
+                if full and len(rest) >= 2:
+                    components.append({c: top + 1 + i for i, c in enumerate(rest)})
+                elif full and len(rest) == 1 and rs["last_square"] == "forced":
+                    tail = [Place(rest[0], rest[0])]
+                acts = plan_actions(components, tail=tail)
+                state = replay(rs, acts)
+                gap = state is not None and any(n.startswith("score-tie-gap") for n in state.score_notes)
+                if state is not None and state.over and gap:
+                    return Witness(record(variant, acts), f"x line {list(px.cells)} moves {list(xs)}, o line "
+                                   f"{list(po.cells)} moves {list(os_)}, both sums {sum(xs)}: "
+                                   + "; ".join(state.score_notes)
+                                   + f"; scores x {state.scores['x']}, o {state.scores['o']}")
+    return None
+
+
+def end_lines(rs: Ruleset) -> list[int]:
+    """Masks of the lines that end the game (end = first-line), else none."""
+    return [p.mask for p in lines(rs.board, rs["end_line"])] if rs["end"] == "first-line" else []
