@@ -443,38 +443,31 @@ def comparison_page(root: Path) -> list[str]:
     if not files:
         out += ["No analysis results are committed yet. When JSON results land under `spec/analysis/`, "
                 "`python -m qttt.docgen` renders them here.", ""]
-    for f in files:
-        out += [f"### {f.stem}", "", f"From `spec/analysis/{f.name}`.", ""]
-        out += render_json(json.loads(f.read_text(encoding="utf-8")))
+    if files:
+        out += analysis_table(files)
     return out
 
 
-def render_json(data: Any, depth: int = 0) -> list[str]:
-    """Any JSON result as Markdown: scalars as a table, lists of objects as tables."""
-    if isinstance(data, list) and data and all(isinstance(x, dict) for x in data):
-        keys: list[str] = []
-        for x in data:
-            keys += [k for k in x if k not in keys]
-        return _table(keys, [[_scalar(x.get(k, "")) for k in keys] for x in data])
-    if isinstance(data, dict):
-        scalars = [[f"`{k}`", _scalar(v)] for k, v in data.items() if not isinstance(v, (dict, list))
-                   or (isinstance(v, list) and not any(isinstance(x, (dict, list)) for x in v))]
-        out = _table(["field", "value"], scalars) if scalars else []
-        for k, v in data.items():
-            if isinstance(v, dict) or (isinstance(v, list) and any(isinstance(x, (dict, list)) for x in v)):
-                out += [f"{'#' * min(4 + depth, 6)} {k}", "", *render_json(v, depth + 1)]
-        return out
-    if isinstance(data, list):
-        return [f"- {_scalar(x)}" for x in data] + [""]
-    return [_scalar(data), ""]
-
-
-def _scalar(v: Any) -> str:
-    if isinstance(v, (dict, list)):
-        return "`" + json.dumps(v, ensure_ascii=False, sort_keys=True)[:200] + "`"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    return str(v)
+def analysis_table(files: list[Path]) -> list[str]:
+    """One row per committed analysis result: game count, random play and perfect play."""
+    rows = []
+    for f in files:
+        data = json.loads(f.read_text(encoding="utf-8"))
+        count, rand, solved = data.get("count"), data.get("random"), data.get("solve")
+        games = f"{int(count['games']):,}" if count and count["complete"] else "not counted"
+        if rand:
+            lo, hi = rand["ci95"]["diff"]
+            n, won = rand["games"], rand["outcomes"]
+            random_cell = f"{rand['mean']['diff']:.4f} ({lo:.4f} to {hi:.4f}), {n:,} games"
+            share = (f"{won['x'] / n:.1%} / {won['o'] / n:.1%} / {won['draw'] / n:.1%}")
+        else:
+            random_cell = share = "not sampled"
+        value = solved["value"] if solved else "not solved"
+        rows.append([f"[{f.stem}](rules/{f.stem}.md)", games, random_cell, share, value])
+    return [*_table(["ruleset", "complete games", "random play: mean x − o (95% CI)",
+                     "random play: X / O / draw", "perfect play: x − o"], rows),
+            "Results from `spec/analysis/*.json` (`qttt analyze`); the tests recompute the counts "
+            "and replay the random games and principal variations.", ""]
 
 
 def verification_page(root: Path) -> list[str]:
@@ -488,7 +481,8 @@ def verification_page(root: Path) -> list[str]:
         return [*out, "No report is committed yet. Produce it with "
                 "`qttt check --all --json > spec/verification/report.json`, then run "
                 "`python -m qttt.docgen`.", ""]
-    return out + render_json(json.loads(report.read_text(encoding="utf-8")))
+    from verify.cli import markdown
+    return out + markdown(json.loads(report.read_text(encoding="utf-8")))
 
 
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
