@@ -215,13 +215,18 @@ def component_statement(rs: Ruleset, comp_index: int) -> str:
     crit = {"min-max": "the smaller largest move number", "min-sum": "the smaller sum of move numbers"}
     tb = [crit[x] for x in c.get("tiebreak")]
     fb = [crit[x] for x in c.get("fallback")]
+    tie = c.get("tie")
+    unstated = "no award is stated, so each gets 0 and the checker reports it (score-tie-gap)"
     both = (f"Both: the player whose best line has {', then '.join(tb)} gets {c.get('first')}, the other "
-            f"{c.get('second')}" if tb else f"Both: each gets {c.get('tie')}")
+            f"{c.get('second')}" if tb else
+            f"Both: each gets {tie}" if tie is not None else f"Both: {unstated}")
     if fb:
         both += (f"; equal on that, which no source covers, {', then '.join(fb)} decides "
                  f"(reported under score-tie-gap)")
+    elif tb and "min-max" in c.get("tiebreak"):
+        both += " (largest move numbers of an x line and an o line never tie: one is odd, the other even)"
     elif tb:
-        both += f"; equal keys give each {c.get('tie')}"
+        both += f"; equal keys give each {tie}" if tie is not None else f"; equal keys: {unstated}"
     return (f"For the {what} ({plural}): only one player owns one: that player gets {c.get('sole')}. "
             f"{both}. Neither: each gets {c.get('neither')}.")
 

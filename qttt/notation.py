@@ -18,7 +18,6 @@ from typing import Any
 
 from .engine import (
     MEASURE,
-    OVER,
     Action,
     Measure,
     Place,

@@ -56,12 +56,13 @@ def _first_line(comp: Component, pats: tuple[Pattern, ...]) -> Evaluator:
         kx = min(line_key(cls, p, criteria) for p in xs)
         ko = min(line_key(cls, p, criteria) for p in os_)
         notes: tuple[str, ...] = ()
-        if source and kx[:len(source)] == ko[:len(source)]:
-            decided = "the tie award" if kx == ko else "the fallback " + "/".join(criteria[len(source):])
-            notes = (f"score-tie-gap: both best lines have {'/'.join(source)} "
-                     f"{list(kx[:len(source)])}; decided by {decided}",)
+        if kx[:len(source)] == ko[:len(source)] and (kx != ko or tie is None):
+            decided = "the fallback " + "/".join(criteria[len(source):]) if kx != ko \
+                else "no stated award (0 each)"
+            keys = f"equal {'/'.join(source)} {list(kx[:len(source)])}" if source else "no source criteria"
+            notes = (f"score-tie-gap: both players own lines with {keys}; decided by {decided}",)
         if kx == ko:
-            return tie, tie, notes
+            return (tie or ZERO), (tie or ZERO), notes
         return (first, second, notes) if kx < ko else (second, first, notes)
     return evaluate
 

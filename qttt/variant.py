@@ -72,7 +72,8 @@ AWARD_FIELDS: dict[str, dict[str, tuple[str, Any, str]]] = {
         "first": ("fraction", Fraction(0), "Points to the better best line when both own one."),
         "second": ("fraction", Fraction(0), "Points to the worse best line when both own one."),
         "neither": ("fraction", Fraction(0), "Points to each player when neither owns a pattern."),
-        "tie": ("fraction", Fraction(0), "Points to each when both best lines have equal keys."),
+        "tie": ("fraction", None, "Points to each when both best lines have equal keys; unstated: a gap "
+                "the checker reports (0 each)."),
         "tiebreak": ("criteria", (), "Criteria from the sources ordering best lines: min-max, min-sum."),
         "fallback": ("criteria", (), "Criteria no source states, applied after tiebreak (reported)."),
     },
@@ -99,7 +100,8 @@ class Component:
         """Plain-data form: fractions as strings, lists for tuples."""
         out: dict[str, Any] = {"award": self.award, "pattern": self.pattern, "length": self.length}
         for name, value in self.settings:
-            out[name] = _plain(value)
+            if value is not None:
+                out[name] = _plain(value)
         return out
 
 
@@ -387,7 +389,7 @@ def _component(raw: Any, where: str, board: int) -> Component:
 
 def _setting(kind: str, value: Any, where: str) -> Any:
     if kind == "fraction":
-        return _fraction(value, where)
+        return None if value is None else _fraction(value, where)
     if kind == "criteria":
         if isinstance(value, (list, tuple)) and all(v in CRITERIA for v in value):
             return tuple(value)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from refbridge import ref_game
 
-from qttt import Action, Place, State, load_ruleset, playout, with_params
+from qttt import Action, Place, State, load_ruleset, new_game, playout, replay_actions, with_params
 from qttt.geometry import lines
 from qttt.notation import record_from_json
 from verify import abstract as A
@@ -336,3 +336,23 @@ def test_check_all_in_under_a_minute() -> None:
     assert time.perf_counter() - start < 60
     for report in reports:
         assert {f.property: f.status for f in report.findings} == EXPECTED[report.spec]
+
+
+def test_simultaneous_lines_without_criteria_or_tie_award_are_a_gap(tmp_path: Path) -> None:
+    """A first-line award with no tiebreak and no stated tie award leaves simultaneous lines
+    undecided by the rules as written: the checker reports it with a game the engine replays."""
+    variant = tmp_path / "no-tiebreak.toml"
+    variant.write_text('[variant]\nname = "no-tiebreak"\nextends = "wikipedia"\n\n[[scoring]]\n'
+                       'award = "first-line"\nsole = "1"\nfirst = "1"\nsecond = "1/2"\ntiebreak = []\n',
+                       encoding="utf-8")
+    report = check(str(variant), games=50)
+    finding = next(f for f in report.findings if f.property == "scores-well-defined")
+    assert finding.status == "violated" and finding.witness is not None
+    rec = record_from_json(finding.witness.record)
+    final = replay_actions(new_game(load_ruleset(str(variant))), rec.actions)
+    assert final.over and final.scores == {"x": 0, "o": 0}
+    assert any(n.startswith("score-tie-gap") for n in final.score_notes)
+    # Stating the tie award closes the gap.
+    variant.write_text(variant.read_text(encoding="utf-8") + 'tie = "1/2"\n', encoding="utf-8")
+    stated = check(str(variant), games=50)
+    assert next(f for f in stated.findings if f.property == "scores-well-defined").status != "violated"

@@ -66,7 +66,8 @@ def _award_bounds(rs: Ruleset, c: Component, owned: int, other: int) -> tuple[Fr
                  (False, NONE): ["neither"], (False, SOME): []}
         mine = owned > 0
         keys = cases[(mine, other)] if other != UNKNOWN else cases[(mine, NONE)] + cases[(mine, SOME)]
-        values = [Fraction(c.get(k)) for k in keys] + ([Fraction(0)] if not owned and other != NONE else [])
+        values = [Fraction(c.get(k) or 0) for k in keys]  # an unstated tie award gives 0
+        values += [Fraction(0)] if not owned and other != NONE else []
         return min(values), max(values)
     worths = _worths(c, len(patterns(rs.board, c.pattern, c.length)))
     return owned * min(worths), owned * max(worths)
@@ -291,20 +292,33 @@ def tie_verdicts(rs: Ruleset, variant: str) -> list[TieVerdict]:
             continue
         source: tuple[str, ...] = c.get("tiebreak")
         length = len(patterns(rs.board, c.pattern, c.length)[0].cells)
-        if not source:
-            out.append(TieVerdict(i, False, "no source criteria: simultaneous lines get the stated awards"))
-        elif "min-max" in source:
+        unstated = "fallback " + "/".join(c.get("fallback")) if c.get("fallback") else \
+            "no stated tie award" if c.get("tie") is None else ""
+        if "min-max" in source:
             out.append(TieVerdict(i, False, "min-max never ties: the largest moves of an x line and an o "
                                             "line are an odd and an even number"))
-        elif length % 2:
+        elif source and length % 2:
             out.append(TieVerdict(i, False, f"min-sum never ties on lines of odd length {length}: an x "
                                             "line sums to an odd number, an o line to an even one"))
+        elif not unstated:
+            out.append(TieVerdict(i, False, "equal keys get the stated tie award"))
         else:
-            w = tie_witness(rs, variant, c)
-            reason = (f"min-sum can tie on lines of even length {length}" if w else
-                      f"min-sum may tie on lines of even length {length}; no game found")
+            pairs = _sum_ties(length, rs.board ** 2) if source else _any_lines(length, rs.board ** 2)
+            w = tie_witness(rs, variant, c, pairs)
+            what = f"min-sum can tie on lines of even length {length}" if source else \
+                "no source criteria order simultaneous lines"
+            reason = f"{what}; the result then rests on {unstated}" + ("" if w else "; no game found")
             out.append(TieVerdict(i, True, reason, w))
     return out
+
+
+def _any_lines(length: int, limit: int) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Sets of `length` odd and `length` even moves up to limit, largest move first small."""
+    found = [(max(xs + os_), xs, os_)
+             for xs in itertools.combinations(range(1, limit + 1, 2), length)
+             for os_ in itertools.combinations(range(2, limit + 1, 2), length)]
+    for _, xs, os_ in sorted(found):
+        yield xs, os_
 
 
 def _sum_ties(length: int, limit: int) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
@@ -319,16 +333,16 @@ def _sum_ties(length: int, limit: int) -> Iterator[tuple[tuple[int, ...], tuple[
         yield xs, os_
 
 
-def tie_witness(rs: Ruleset, variant: str, comp: Component, tries: int = 400) -> Witness | None:
+def tie_witness(rs: Ruleset, variant: str, comp: Component,
+                pairs: Iterator[tuple[tuple[int, ...], tuple[int, ...]]], tries: int = 400) -> Witness | None:
     """A game in which both players' best lines tie on the source criteria: one collapse makes an
-    x line and an o line classical with equal-sum moves (the moves in between land in other cells),
+    x line and an o line classical with the given moves (the moves in between land in other cells),
     then, when the game goes on to a full board, a second collapse fills the rest."""
     cells = rs.board * rs.board
     pats: Sequence[Pattern] = patterns(rs.board, comp.pattern, comp.length)
-    length = len(pats[0].cells)
     full = rs["end"] == "full"
     count = 0
-    for xs, os_ in _sum_ties(length, cells):
+    for xs, os_ in pairs:
         top = max(xs + os_)
         gaps = [m for m in range(1, top + 1) if m not in xs + os_]
         for px, po in itertools.permutations(pats, 2):
@@ -353,7 +367,7 @@ def tie_witness(rs: Ruleset, variant: str, comp: Component, tries: int = 400) ->
                 gap = state is not None and any(n.startswith("score-tie-gap") for n in state.score_notes)
                 if state is not None and state.over and gap:
                     return Witness(record(variant, acts), f"x line {list(px.cells)} moves {list(xs)}, o line "
-                                   f"{list(po.cells)} moves {list(os_)}, both sums {sum(xs)}: "
+                                   f"{list(po.cells)} moves {list(os_)}, sums {sum(xs)} and {sum(os_)}: "
                                    + "; ".join(state.score_notes)
                                    + f"; scores x {state.scores['x']}, o {state.scores['o']}")
     return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 
@@ -44,6 +45,12 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         print(f"qttt: {e.filename or ''}: {e.strerror}", file=sys.stderr)
         return 2
+    except Exception as e:  # a bug of ours: one line, the traceback on request
+        if os.environ.get("QTTT_DEBUG"):
+            raise
+        print(f"qttt: internal error: {type(e).__name__}: {e} (set QTTT_DEBUG=1 for the traceback; "
+              "please report it)", file=sys.stderr)
+        return 3
     return status
 
 
