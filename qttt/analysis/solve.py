@@ -38,7 +38,8 @@ def score_bound(rs: Ruleset) -> Fraction:
         if c.award == "per-pattern":
             total += abs(c.get("points")) * count
         elif c.award == "first-line":
-            vals = [c.get(k) for k in ("sole", "first", "second", "neither", "tie")] + [Fraction(0)]
+            vals = [c.get(k) for k in ("sole", "first", "second", "neither", "tie")]
+            vals = [v for v in vals if v is not None] + [Fraction(0)]  # tie None: never needed
             total += max(vals) - min(vals)
         else:
             ranks = c.get("ranks")

@@ -1,0 +1,214 @@
+"""The compiled solver core: `_solve.c`, built on demand with the system C compiler, via ctypes.
+
+Same values as `solve.Solver` (x − o under perfect play, scaled to integers by `solve.score_scale`)
+for boards of at most 9 cells; `available()` says whether it can be used here (it needs `cc`, or
+the compiler named by $CC). The shared library is cached under $QTTT_CACHE (default
+~/.cache/qttt) by a hash of the source, so a changed source is rebuilt.
+
+Ruleset layout passed to C (int64 array): cells, creator measures, two-cycles, forced last,
+vanish, numbered key; end-line masks (count, masks); relevant masks for dead cells (count, masks);
+symmetries (count, then cells entries each); components (count, then each: type 0 per-pattern,
+1 first-line, 2 rank; pattern count and masks; per-pattern: points; first-line: sole, first,
+second, neither, tie, criteria count and codes (0 min-max, 1 min-sum); rank: worth count and
+worths), every point value scaled.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from fractions import Fraction
+from functools import cache
+from pathlib import Path
+
+from ..errors import QtttError
+from ..geometry import patterns
+from ..variant import Ruleset
+from .keys import _relevant_masks, ruleset_symmetries, uses_move_numbers
+
+SOURCE = Path(__file__).with_name("_solve.c")
+CFLAGS = ("-O2", "-shared", "-fPIC", "-std=c11")
+AWARD_CODES = {"per-pattern": 0, "first-line": 1, "rank": 2}
+CRITERIA_CODES = {"min-max": 0, "min-sum": 1}
+
+
+class FastUnavailable(QtttError):
+    """The compiled core cannot be used: no compiler, a failed build, or an unsupported ruleset."""
+
+
+def cache_dir() -> Path:
+    """Where built libraries are kept: $QTTT_CACHE, else ~/.cache/qttt."""
+    return Path(os.environ.get("QTTT_CACHE") or Path.home() / ".cache" / "qttt")
+
+
+def compiler() -> str | None:
+    """The C compiler to use ($CC, else cc, else gcc), or None."""
+    for name in (os.environ.get("CC"), "cc", "gcc"):
+        if name and shutil.which(name):
+            return name
+    return None
+
+
+@cache
+def library() -> ctypes.CDLL:
+    """The built core, compiling it first if no cached build matches the source."""
+    cc = compiler()
+    if cc is None:
+        raise FastUnavailable("solve-fast", "no C compiler found (set CC, or install cc)")
+    src = SOURCE.read_bytes()
+    tag = hashlib.sha256(src + " ".join(CFLAGS).encode()).hexdigest()[:16]
+    target = cache_dir() / f"qttt_solve_{tag}.so"
+    if not target.is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".build.", suffix=".so")
+        os.close(fd)
+        try:
+            run = subprocess.run([cc, *CFLAGS, "-o", tmp, str(SOURCE)], capture_output=True, text=True)
+            if run.returncode != 0:
+                first = (run.stderr.strip().splitlines() or ["no message"])[0]
+                raise FastUnavailable("solve-fast", f"building {SOURCE.name} with {cc} failed: {first}")
+            os.replace(tmp, target)
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+    lib = ctypes.CDLL(str(target))
+    lib.qs_new.restype = ctypes.c_void_p
+    lib.qs_new.argtypes = [ctypes.POINTER(ctypes.c_int64), ctypes.c_int64, ctypes.c_int]
+    lib.qs_free.restype = None
+    lib.qs_free.argtypes = [ctypes.c_void_p]
+    for name in ("qs_nodes", "qs_stored"):
+        getattr(lib, name).restype = ctypes.c_uint64
+        getattr(lib, name).argtypes = [ctypes.c_void_p]
+    lib.qs_search.restype = ctypes.c_int64
+    lib.qs_search.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int32), ctypes.c_int,
+                              ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int)]
+    lib.qs_score.restype = ctypes.c_int64
+    lib.qs_score.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int32), ctypes.c_int,
+                             ctypes.POINTER(ctypes.c_int)]
+    return lib
+
+
+def available() -> str | None:
+    """None when the core can be built and loaded here, else the reason it cannot."""
+    try:
+        library()
+    except (FastUnavailable, OSError) as e:
+        return str(e)
+    return None
+
+
+def supports(rs: Ruleset) -> str | None:
+    """None when the core handles `rs`, else the reason it does not."""
+    if rs.board ** 2 > 9:
+        return f"the compiled solver handles boards of at most 9 cells, not {rs.board}×{rs.board}"
+    if len(rs.scoring) > 8:
+        return "the compiled solver handles at most 8 scoring components"
+    return None
+
+
+def _scaled(v: Fraction, scale: int) -> int:
+    x = v * scale
+    assert x.denominator == 1, (v, scale)
+    return x.numerator
+
+
+def config(rs: Ruleset, scale: int) -> list[int]:
+    """The ruleset as the C core reads it (layout in the module docstring)."""
+    n2 = rs.board ** 2
+    out = [n2, int(rs["measurer"] == "creator"), int(rs["two_cycles"]),
+           int(rs["last_square"] == "forced"), int(rs["untouched"] == "vanish"),
+           int(uses_move_numbers(rs))]
+    from ..geometry import lines
+    ends = [p.mask for p in lines(rs.board, rs["end_line"])] if rs["end"] == "first-line" else []
+    rel = list(_relevant_masks(rs))
+    syms = ruleset_symmetries(rs)
+    out += [len(ends), *ends, len(rel), *rel, len(syms)]
+    for p in syms:
+        out += list(p)
+    out.append(len(rs.scoring))
+    for c in rs.scoring:
+        pats = patterns(rs.board, c.pattern, c.length)
+        out += [AWARD_CODES[c.award], len(pats), *(p.mask for p in pats)]
+        if c.award == "per-pattern":
+            out.append(_scaled(c.get("points"), scale))
+        elif c.award == "first-line":
+            out += [_scaled(c.get(k) or Fraction(0), scale)  # tie None: keys never tie
+                    for k in ("sole", "first", "second", "neither", "tie")]
+            crit = [*c.get("tiebreak"), *c.get("fallback")]
+            out += [len(crit), *(CRITERIA_CODES[k] for k in crit)]
+        else:
+            ranks = c.get("ranks")
+            worths = ([Fraction(1, k) for k in range(1, len(pats) + 1)] if ranks == "harmonic"
+                      else list(ranks))
+            out += [len(worths), *(_scaled(w, scale) for w in worths)]
+    return out
+
+
+class FastSolver:
+    """A compiled solver for one ruleset, with its own transposition table (2**log2size entries of
+    32 bytes); positions are given as encoded actions from the start (`count.encode`)."""
+
+    def __init__(self, rs: Ruleset, log2size: int = 22) -> None:
+        from .solve import score_bound, score_scale
+        reason = supports(rs)
+        if reason is not None:
+            raise FastUnavailable("solve-fast", reason)
+        self.rs = rs
+        self.scale = score_scale(rs)
+        self.bound = int(score_bound(rs) * self.scale)
+        self.lib = library()
+        cfg = config(rs, self.scale)
+        arr = (ctypes.c_int64 * len(cfg))(*cfg)
+        handle = self.lib.qs_new(arr, len(cfg), log2size)
+        if not handle:
+            raise FastUnavailable("solve-fast", f"cannot allocate a table of 2**{log2size} entries")
+        self.handle: int = handle
+
+    def close(self) -> None:
+        """Free the table."""
+        if self.handle:
+            self.lib.qs_free(self.handle)
+            self.handle = 0
+
+    def __del__(self) -> None:
+        if getattr(self, "handle", 0):
+            self.close()
+
+    @property
+    def nodes(self) -> int:
+        """Positions searched so far."""
+        return int(self.lib.qs_nodes(self.handle))
+
+    @property
+    def stored(self) -> int:
+        """Table entries in use."""
+        return int(self.lib.qs_stored(self.handle))
+
+    def search(self, codes: tuple[int, ...] | list[int], alpha: int, beta: int) -> int:
+        """Fail-soft alpha-beta value (scaled) of the position after `codes`, within (alpha, beta)."""
+        arr = (ctypes.c_int32 * max(1, len(codes)))(*codes)
+        status = ctypes.c_int(0)
+        v = self.lib.qs_search(self.handle, arr, len(codes), alpha, beta, ctypes.byref(status))
+        if status.value:
+            raise QtttError("solve-fast", f"action {status.value - 1} of {list(codes)} is not legal")
+        return int(v)
+
+    def exact(self, codes: tuple[int, ...] | list[int], guess: int = 0) -> int:
+        """The exact scaled value: MTD(f) null-window searches from `guess`, sharing the table."""
+        lo, hi = -self.bound - 1, self.bound + 1
+        g = guess
+        while lo < hi:
+            beta = g + 1 if g == lo else g
+            g = self.search(codes, beta - 1, beta)
+            if g < beta:
+                hi = g
+            else:
+                lo = g
+        return g
+
+    def exact_value(self, codes: tuple[int, ...] | list[int]) -> Fraction:
+        """The exact value of the position after `codes`, as a fraction."""
+        return Fraction(self.exact(codes), self.scale)
