@@ -25,10 +25,14 @@ from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
+from ..engine import Measure, Place, State
 from ..errors import QtttError
-from ..geometry import patterns
+from ..geometry import lines, patterns
 from ..variant import Ruleset
+from .count import board_after, encode
 from .keys import _relevant_masks, ruleset_symmetries, uses_move_numbers
+
+Action = Place | Measure
 
 SOURCE = Path(__file__).with_name("_solve.c")
 CFLAGS = ("-O2", "-shared", "-fPIC", "-std=c11")
@@ -115,16 +119,17 @@ def _scaled(v: Fraction, scale: int) -> int:
     return x.numerator
 
 
-def config(rs: Ruleset, scale: int) -> list[int]:
-    """The ruleset as the C core reads it (layout in the module docstring)."""
+def config(rs: Ruleset, scale: int, symmetries: bool = True, numbered: bool | None = None) -> list[int]:
+    """The ruleset as the C core reads it (layout in the module docstring). symmetries=False keys
+    positions without board symmetries, numbered=True keeps move numbers in keys even when the
+    scoring ignores them: finer keys, for cross-checks."""
     n2 = rs.board ** 2
+    keep_numbers = uses_move_numbers(rs) if numbered is None else numbered
     out = [n2, int(rs["measurer"] == "creator"), int(rs["two_cycles"]),
-           int(rs["last_square"] == "forced"), int(rs["untouched"] == "vanish"),
-           int(uses_move_numbers(rs))]
-    from ..geometry import lines
+           int(rs["last_square"] == "forced"), int(rs["untouched"] == "vanish"), int(keep_numbers)]
     ends = [p.mask for p in lines(rs.board, rs["end_line"])] if rs["end"] == "first-line" else []
     rel = list(_relevant_masks(rs))
-    syms = ruleset_symmetries(rs)
+    syms = ruleset_symmetries(rs) if symmetries else ruleset_symmetries(rs)[:1]  # identity first
     out += [len(ends), *ends, len(rel), *rel, len(syms)]
     for p in syms:
         out += list(p)
@@ -151,7 +156,8 @@ class FastSolver:
     """A compiled solver for one ruleset, with its own transposition table (2**log2size entries of
     32 bytes); positions are given as encoded actions from the start (`count.encode`)."""
 
-    def __init__(self, rs: Ruleset, log2size: int = 22) -> None:
+    def __init__(self, rs: Ruleset, log2size: int = 22, symmetries: bool = True,
+                 numbered: bool | None = None) -> None:
         from .solve import score_bound, score_scale
         reason = supports(rs)
         if reason is not None:
@@ -160,7 +166,7 @@ class FastSolver:
         self.scale = score_scale(rs)
         self.bound = int(score_bound(rs) * self.scale)
         self.lib = library()
-        cfg = config(rs, self.scale)
+        cfg = config(rs, self.scale, symmetries, numbered)
         arr = (ctypes.c_int64 * len(cfg))(*cfg)
         handle = self.lib.qs_new(arr, len(cfg), log2size)
         if not handle:
@@ -212,3 +218,48 @@ class FastSolver:
     def exact_value(self, codes: tuple[int, ...] | list[int]) -> Fraction:
         """The exact value of the position after `codes`, as a fraction."""
         return Fraction(self.exact(codes), self.scale)
+
+
+DEFAULT_LOG2 = 24  # 2**24 entries of 32 bytes: 512 MiB per solver
+
+
+def first_value(rs: Ruleset, start: tuple[int, ...], code: int) -> tuple[str, int, int]:
+    """Exact value (as a string) after one encoded action from `start`, with nodes searched and table
+    entries used: a unit of work for another process (`solve.first_value` with the compiled core)."""
+    fs = FastSolver(rs, DEFAULT_LOG2)
+    try:
+        v = fs.exact_value((*start, code))
+        return str(v), fs.nodes, fs.stored
+    finally:
+        fs.close()
+
+
+def principal_variation(fs: FastSolver, start: tuple[int, ...], value: Fraction) -> list[Action]:
+    """Actions of a perfect game from the position after `start`, replayed with the engine: at each
+    step the first legal action (in the engine's order) whose position keeps `value`. Raises
+    QtttError if no action keeps it (the table and the engine disagree)."""
+    from .solve import _final
+    rs = fs.rs
+    n2 = rs.board ** 2
+    codes = list(start)
+    b = board_after(rs, codes)
+    target = _scaled(value, fs.scale)
+    pv: list[Action] = []
+    state = State(b)
+    while not state.over:
+        legal = state.legal_actions()
+        if not legal:
+            break  # deadlock: scored as the board stands
+        for act in legal:
+            code = encode(act, n2)
+            if fs.search([*codes, code], target - 1, target + 1) == target:
+                state = state.apply(act)  # the engine's own check of the action
+                codes.append(code)
+                pv.append(act)
+                break
+        else:
+            raise QtttError("solve-fast", f"no action keeps the value {value} after {codes}")
+    end = _final(board_after(rs, codes))
+    if end != value:
+        raise QtttError("solve-fast", f"the principal variation ends at {end}, not {value}")
+    return pv

@@ -6,6 +6,8 @@ position where no action is legal although the game is not over (a deadlock, pos
 2-cycles) is scored as its board stands. The search is alpha-beta over canonical positions
 (`keys.numbered_key`, or `keys.owner_key` when the scoring ignores move numbers), with a
 transposition table of bounds; the principal variation is rebuilt by replaying the solved values.
+`solve` uses the compiled core (`fast`, the same definition and keys in C) when it can, this
+search otherwise; each checks the other in tests/test_solve_fast.py.
 """
 
 from __future__ import annotations
@@ -241,13 +243,34 @@ def first_value(rs: Ruleset, start: tuple[int, ...], code: int) -> tuple[str, in
     return str(v), s.nodes, len(s.tt)
 
 
+ENGINES = ("auto", "c", "python")
+
+
+def choose_engine(rs: Ruleset, engine: str = "auto") -> str:
+    """The solver to use: `c` (the compiled core, `fast`) or `python` (`Solver`). `auto` takes the
+    compiled core when it can be built here and handles the ruleset; `c` insists on it."""
+    if engine not in ENGINES:
+        raise QtttError("record-format", f"unknown solver engine {engine!r}; allowed: " + ", ".join(ENGINES))
+    if engine == "python":
+        return engine
+    from .fast import FastUnavailable, available, supports
+    reason = supports(rs) or available()
+    if reason is None:
+        return "c"
+    if engine == "c":
+        raise FastUnavailable("solve-fast", reason)
+    return "python"
+
+
 def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = None,
           checkpoint: str | Path | None = None,
-          progress: Callable[[int, int], None] | None = None) -> SolveResult:
+          progress: Callable[[int, int], None] | None = None, engine: str = "auto") -> SolveResult:
     """Solve `rs` from the start (or from encoded actions `start`): the exact value of every distinct
     first action (one per symmetry class), the value and a principal variation. `mapper` solves
-    first actions in parallel; `checkpoint` keeps finished first actions across runs."""
+    first actions in parallel; `checkpoint` keeps finished first actions across runs; `engine`
+    chooses the search (`choose_engine`); both give the same values."""
     start = tuple(start)
+    use_c = choose_engine(rs, engine) == "c"
     solver = Solver(rs)
     root = board_after(rs, start)
     if root.phase == OVER:
@@ -265,11 +288,21 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
         values = {int(k): Fraction(v) for k, v in data["values"].items()}
     todo = [c for c in codes if c not in values]
     nodes = 0
+    fast = None
+    if use_c:
+        from . import fast as fastmod
+        fast = fastmod.FastSolver(rs, fastmod.DEFAULT_LOG2)
     if mapper is not None:
-        results: Iterable[tuple[str, int, int]] = mapper(first_value, [(rs, start, c) for c in todo])
+        work = fastmod.first_value if use_c else first_value
+        results: Iterable[tuple[str, int, int]] = mapper(work, [(rs, start, c) for c in todo])
     else:
         def local() -> Iterable[tuple[str, int, int]]:
             for code in todo:
+                if fast is not None:
+                    before = fast.nodes
+                    v = fast.exact_value((*start, code))
+                    yield str(v), fast.nodes - before, fast.stored
+                    continue
                 before = solver.nodes
                 v = solver.exact_value(board_after(rs, (*start, code)))
                 yield str(v), solver.nodes - before, len(solver.tt)
@@ -286,6 +319,13 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
     pick = max if root.to_move() == "x" else min
     value = pick(v for _, v in first)
     best = next(i for i, (_, v) in enumerate(first) if v == value)
+    if fast is not None:
+        try:
+            rest = fastmod.principal_variation(fast, (*start, codes[best]), value)
+            return SolveResult(rs.canonical, value, [first[best][0], *rest], first,
+                               nodes + fast.nodes, fast.stored)
+        finally:
+            fast.close()
     pv = [first[best][0], *solver.principal_variation(kids[best][1], value)]
     return SolveResult(rs.canonical, value, pv, first, nodes + solver.nodes, len(solver.tt))
 

@@ -40,6 +40,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     s = tasks.add_parser("solve", help="value under perfect play, principal variation, first moves")
     common(s)
+    s.add_argument("--engine", choices=("auto", "c", "python"), default="auto",
+                   help="search: the compiled core (c, built with the system C compiler), the pure "
+                        "Python solver, or auto (c when it can be built; default)")
     s.set_defaults(run=run_solve)
 
     r = tasks.add_parser("random", help="score statistics of uniformly random games")
@@ -133,7 +136,7 @@ def run_solve(args: argparse.Namespace) -> int:
     from ..notation import to_notation
     rs = load_ruleset(args.ruleset)
     with _mapper(args) as mapper, _bar(args, "solve") as bar:
-        res = solve(rs, mapper=mapper, checkpoint=args.checkpoint,
+        res = solve(rs, mapper=mapper, checkpoint=args.checkpoint, engine=args.engine,
                     progress=lambda done, total: bar(done, total, "first moves"))
     from ..notation import Record
     pv = to_notation(Record(rs.canonical, tuple(res.pv)))
