@@ -202,6 +202,16 @@ class FastSolver:
             raise QtttError("solve-fast", f"action {status.value - 1} of {list(codes)} is not legal")
         return int(v)
 
+    def score(self, codes: tuple[int, ...] | list[int]) -> tuple[str, int]:
+        """The phase (place, measure, over) after `codes` and the scaled x − o of the board as it
+        stands (the final score once over)."""
+        arr = (ctypes.c_int32 * max(1, len(codes)))(*codes)
+        phase = ctypes.c_int(0)
+        v = self.lib.qs_score(self.handle, arr, len(codes), ctypes.byref(phase))
+        if phase.value < 0:
+            raise QtttError("solve-fast", f"{list(codes)} is not a legal sequence of actions")
+        return ("place", "measure", "over")[phase.value], int(v)
+
     def exact(self, codes: tuple[int, ...] | list[int], guess: int = 0) -> int:
         """The exact scaled value: MTD(f) null-window searches from `guess`, sharing the table."""
         lo, hi = -self.bound - 1, self.bound + 1
