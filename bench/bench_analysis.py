@@ -3,7 +3,8 @@
 - count: complete games of kumar to ply 5 with the partition key, against the owner key (symmetry
   but no structural abstraction), and against no transpositions at all (engine enumeration, ply 4);
 - solve: alpha-beta with a transposition table from a kumar mid-game position, against the same
-  search without the table;
+  search without the table; the compiled core (qttt/analysis/_solve.c) on the same position against
+  the Python solver with its table, and the compiled core solving kumar from the empty board;
 - sample: random kumar games per second on all cores (processes), against one process.
 
     python bench/bench_analysis.py [--games N]
@@ -53,6 +54,22 @@ def main() -> None:
     assert v1 == v2
     print(f"solve kumar from {start}: value {v1}; with table {t_memo:.2f} s ({memo.nodes:,} nodes), "
           f"without {t_plain:.2f} s ({plain.nodes:,} nodes), ratio {t_plain / t_memo:.1f}x")
+    from qttt.analysis import fast
+    reason = fast.available()
+    if reason is None:
+        fs = fast.FastSolver(rs, 22)
+        t_c, v3 = timed(lambda: fs.exact_value(start))
+        assert v3 == v1
+        print(f"solve kumar from {start}: compiled core {t_c:.4f} s ({fs.nodes:,} nodes, "
+              f"{fs.nodes / t_c:,.0f} nodes/s), Python solver {t_memo:.2f} s, ratio {t_memo / t_c:.0f}x")
+        fs.close()
+        whole = fast.FastSolver(rs, fast.DEFAULT_LOG2)
+        t_root, v4 = timed(lambda: whole.exact_value(()))
+        print(f"solve kumar from the empty board, compiled core: value {v4} in {t_root:.1f} s "
+              f"({whole.nodes:,} nodes, {whole.nodes / t_root:,.0f} nodes/s)")
+        whole.close()
+    else:
+        print(f"compiled core skipped: {reason}")
 
     cores = os.cpu_count() or 1
     t_one, _ = timed(lambda: sample_games(rs, args.games, seed=1))
