@@ -42,10 +42,24 @@ def scoring_variants(rs: Ruleset) -> Iterator[Ruleset]:
             yield replace(out, name=out.canonical)
 
 
-def fairness_report(rs: Ruleset, *, search: bool = False,
+def variant_value(rs: Ruleset, engine: str = "auto") -> Fraction:
+    """The perfect-play value of `rs` from the empty board (`solve.choose_engine` picks the search)."""
+    from .solve import Solver, choose_engine
+    if choose_engine(rs, engine) == "c":
+        from .fast import DEFAULT_LOG2, FastSolver
+        fs = FastSolver(rs, DEFAULT_LOG2)
+        try:
+            return fs.exact_value(())
+        finally:
+            fs.close()
+    from .count import board_after
+    return Solver(rs).exact_value(board_after(rs, ()))
+
+
+def fairness_report(rs: Ruleset, *, search: bool = False, engine: str = "auto",
                     progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Perfect-play and random-play first-player advantage from the saved results, and with
-    `search` the value of every scoring variant (solved here)."""
+    `search` the value of every scoring variant (solved here with `engine`)."""
     saved = load_results(result_path(rs))
     report: dict[str, Any] = {"ruleset": rs.canonical}
     if "solve" in saved:
@@ -54,12 +68,10 @@ def fairness_report(rs: Ruleset, *, search: bool = False,
         report["random_mean"] = saved["random"]["mean"]["diff"]
         report["random_ci95"] = saved["random"]["ci95"]["diff"]
     if search:
-        from .count import board_after
-        from .solve import Solver
         variants = list(scoring_variants(rs))
         found = []
         for i, v in enumerate(variants):
-            value = Solver(v).exact_value(board_after(v, ()))
+            value = variant_value(v, engine)
             found.append({"scoring": [c.to_dict() for c in v.scoring], "value": str(value)})
             if progress:
                 progress(i + 1, len(variants))

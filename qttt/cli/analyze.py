@@ -56,6 +56,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     common(f, workers=False)
     f.add_argument("--search", action="store_true",
                    help="solve scoring variants and list those whose value is a draw")
+    f.add_argument("--engine", choices=("auto", "c", "python"), default="auto",
+                   help="search for --search (as for solve; default auto)")
     f.set_defaults(run=run_fairness)
 
 
@@ -169,7 +171,7 @@ def run_fairness(args: argparse.Namespace) -> int:
     from ..analysis.fairness import fairness_report
     rs = load_ruleset(args.ruleset)
     with _bar(args, "fairness") as bar:
-        report = fairness_report(rs, search=args.search,
+        report = fairness_report(rs, search=args.search, engine=args.engine,
                                  progress=lambda done, total: bar(done, total, "variants"))
     lines = [f"{rs.canonical}: perfect play x − o = {report.get('perfect', 'not solved')}; "
              f"random play mean x − o = {report.get('random_mean', 'not sampled')}"]
