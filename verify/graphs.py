@@ -68,20 +68,11 @@ def connected(vertices: int, edges: Sequence[Pair], a: int, b: int) -> bool:
 
 
 def is_forest(vertices: int, edges: Sequence[Pair]) -> bool:
-    """No loop, no repeated pair, and no edge joins two vertices already joined (union-find)."""
-    label = list(range(vertices))
-
-    def find(v: int) -> int:
-        while label[v] != v:
-            v = label[v]
-        return v
-
-    for a, b in edges:
-        ra, rb = find(a), find(b)
-        if ra == rb:
-            return False
-        label[ra] = rb
-    return True
+    """No loop and no cycle (a repeated pair is one): each edge joins two components, so there are
+    exactly vertices − edges components."""
+    if any(a == b for a, b in edges):
+        return False
+    return len(set(components(vertices, edges))) == vertices - len(edges)
 
 
 def simple_cycles(graph: Multigraph) -> list[frozenset[int]]:
