@@ -53,8 +53,3 @@ def cells_of(mask: int) -> tuple[int, ...]:
         cells = tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
         _CELLS[mask] = cells
     return cells
-
-
-def coordinates(cell: int, n: int) -> tuple[int, int]:
-    """(row, column) of a cell, 0-based."""
-    return divmod(cell, n)

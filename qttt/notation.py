@@ -136,22 +136,13 @@ def parse_records(text: str) -> Iterator[tuple[int, Record | QtttError]]:
 
     A JSON document holding one object or a list of objects counts as line 1.
     """
-    stripped = text.strip()
-    if stripped.startswith("[") or ("\n" not in stripped and stripped):
-        try:
-            doc = json.loads(stripped)
-        except json.JSONDecodeError:
-            doc = None
-        if isinstance(doc, list):
-            for obj in doc:
-                yield 1, _record_or_error(obj)
-            return
     try:
-        doc = json.loads(stripped) if stripped.startswith("{") else None
+        doc = json.loads(text)
     except json.JSONDecodeError:
-        doc = None
-    if isinstance(doc, dict):
-        yield 1, _record_or_error(doc)
+        doc = None  # not one document: JSON Lines
+    if isinstance(doc, (dict, list)):
+        for obj in doc if isinstance(doc, list) else [doc]:
+            yield 1, _record_or_error(obj)
         return
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
