@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from .errors import IllegalAction, RecordError
 from .geometry import cells_of, lines
+from .nested import Mark
 from .scoring import Scores, compile_scoring
 from .variant import Ruleset
 
@@ -37,6 +38,7 @@ class Measure(NamedTuple):
 
 
 Action = Place | Measure
+AnyAction = Action | Mark  # an action of any game family (Mark: nested-classical)
 
 
 def player_of(move: int) -> str:
@@ -248,6 +250,8 @@ class _Board:
 
     def check(self, action: object) -> Action:
         """The action, normalised, or IllegalAction naming the first rule it breaks (rule check-order)."""
+        if isinstance(action, Mark):
+            raise RecordError("record-format", "a quantum game takes place and measure actions, not mark")
         if not isinstance(action, (Place, Measure)):
             raise RecordError("record-format", f"not an action: {action!r}")
         if self.phase == OVER:
@@ -345,7 +349,7 @@ class State:
         """Every legal action, sorted: placements by (a, b), measurements by cell."""
         return self._b.legal()
 
-    def apply(self, action: Action) -> State:
+    def apply(self, action: AnyAction) -> State:
         """The state after `action`; raises IllegalAction (naming the rule) if it is illegal."""
         b = self._b
         act = b.check(action)
@@ -449,7 +453,7 @@ def new_game(ruleset: Ruleset) -> State:
     return State.initial(ruleset)
 
 
-def replay_actions(state: State, actions: Iterable[Action]) -> State:
+def replay_actions(state: State, actions: Iterable[AnyAction]) -> State:
     """Apply actions in order; IllegalAction carries the failing index as `.index`."""
     for i, act in enumerate(actions):
         try:

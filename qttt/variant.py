@@ -19,24 +19,35 @@ from .errors import VariantError
 from .spec import spec_dir
 
 RULE = "variant-file"
+QUANTUM = "quantum"
+NESTED = "nested-classical"
+GAMES = (QUANTUM, NESTED)
+BOTH = GAMES
+# Pattern kinds of the nested family, the same vocabulary at both levels (rule nested-patterns).
+PATTERN_KINDS = ("rows", "columns", "diagonals", "diamonds")
 
 
 @dataclass(frozen=True)
 class Parameter:
-    """One rule parameter: its type, allowed values, default and a one-line description."""
+    """One rule parameter: its type, allowed values, default, description and the game families
+    it belongs to. A tuple parameter holds a list whose items are in `allowed` (route: lists of
+    block numbers, checked against the board)."""
 
     name: str
     type: type
     allowed: tuple[Any, ...]
     default: Any
     description: str
+    games: tuple[str, ...] = (QUANTUM,)
 
 
 PARAMETERS: tuple[Parameter, ...] = (
-    Parameter("game", str, ("quantum",), "quantum",
-              "Game family: quantum is Goff's quantum tic-tac-toe."),
+    Parameter("game", str, GAMES, QUANTUM,
+              "Game family: quantum is Goff's quantum tic-tac-toe; nested-classical is a classical "
+              "game on an n×n grid of n×n blocks (Intelligent Tic-Tac-Toe).", BOTH),
     Parameter("board", int, tuple(range(2, 9)), 3,
-              "Board side n: the board has n×n cells."),
+              "Board side n: the board has n×n cells (nested-classical: n×n blocks of n×n cells).",
+              BOTH),
     Parameter("measurer", str, ("opponent", "creator"), "opponent",
               "Who measures a cycle: the opponent of the player who closed it, or that player."),
     Parameter("two_cycles", bool, (True, False), True,
@@ -49,10 +60,26 @@ PARAMETERS: tuple[Parameter, ...] = (
               "The game ends at the first collapse that completes a line, or only on a full board."),
     Parameter("end_line", int, tuple(range(0, 9)), 0,
               "Length of the line that ends the game under end = first-line; 0 means the board size."),
+    Parameter("route", tuple, (), "same",
+              "For each cell position of a block (row-major), the blocks the next move must use; "
+              "\"same\": the block at that position.", (NESTED,)),
+    Parameter("block_patterns", tuple, PATTERN_KINDS, ("rows", "columns", "diagonals"),
+              "Patterns that win a block: rows, columns, the two diagonals, diamonds.", (NESTED,)),
+    Parameter("board_patterns", tuple, PATTERN_KINDS, ("rows", "columns", "diagonals"),
+              "Patterns of won blocks that win the game.", (NESTED,)),
+    Parameter("full_block", str, ("pattern-first", "drawn-first"), "pattern-first",
+              "A move that fills a block and completes a pattern wins it (pattern-first) or "
+              "draws it (drawn-first).", (NESTED,)),
+    Parameter("bonus", str, ("none", "block-win"), "none",
+              "Winning a block gives the same player one extra move at once (block-win), at most "
+              "one per turn.", (NESTED,)),
 )
 PARAMETER_BY_NAME = {p.name: p for p in PARAMETERS}
 
-AWARDS = ("per-pattern", "first-line", "rank")
+AWARDS = ("per-pattern", "first-line", "rank", "win", "draw-blocks", "draw-majority")
+# The game family of each award: quantum awards score patterns of marks, nested ones the game.
+AWARD_GAME = {"per-pattern": QUANTUM, "first-line": QUANTUM, "rank": QUANTUM,
+              "win": NESTED, "draw-blocks": NESTED, "draw-majority": NESTED}
 PATTERNS = ("line", "square")
 CRITERIA = ("min-max", "min-sum")
 
@@ -80,6 +107,19 @@ AWARD_FIELDS: dict[str, dict[str, tuple[str, Any, str]]] = {
     "rank": {
         "ranks": ("ranks", "harmonic", "Points by rank: harmonic (1/k) or a list of fractions."),
     },
+    "win": {
+        "points": ("fraction", Fraction(1), "Points to the player whose won blocks form a pattern; "
+                   "the other gets 0."),
+    },
+    "draw-blocks": {
+        "weights": ("weights", "equal", "Worth of each block, row-major: equal (1 each) or a list."),
+    },
+    "draw-majority": {
+        "more": ("fraction", Fraction(1), "Points to the player whose won blocks are worth more."),
+        "fewer": ("fraction", Fraction(0), "Points to the other player."),
+        "equal": ("fraction", Fraction(1, 2), "Points to each when both are worth the same."),
+        "weights": ("weights", "equal", "Worth of each block, row-major: equal (1 each) or a list."),
+    },
 }
 
 
@@ -97,8 +137,10 @@ class Component:
         return dict(self.settings)[name]
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-data form: fractions as strings, lists for tuples."""
-        out: dict[str, Any] = {"award": self.award, "pattern": self.pattern, "length": self.length}
+        """Plain-data form: fractions as strings, lists for tuples (no pattern for nested awards)."""
+        out: dict[str, Any] = {"award": self.award}
+        if self.pattern:
+            out.update(pattern=self.pattern, length=self.length)
         for name, value in self.settings:
             if value is not None:
                 out[name] = _plain(value)
@@ -130,6 +172,11 @@ class Ruleset:
         return dict(self.params)[name]
 
     @property
+    def game(self) -> str:
+        """The game family: quantum or nested-classical."""
+        return str(self["game"])
+
+    @property
     def board(self) -> int:
         """Board side n."""
         return int(self["board"])
@@ -144,8 +191,8 @@ class Ruleset:
     def canonical(self) -> str:
         """Canonical name: the base ruleset and the parameters that differ from it."""
         base_rs = load_ruleset(self.base) if self.base != "qttt" else default_ruleset()
-        pairs = zip(self.params, base_rs.params, strict=True)
-        diffs = [f"{k}={_format_value(v)}" for (k, v), (_, bv) in pairs if v != bv]
+        base = dict(base_rs.params)
+        diffs = [f"{k}={_format_value(v)}" for k, v in self.params if k not in base or v != base[k]]
         if self.scoring != base_rs.scoring:
             scoring = [c.to_dict() for c in self.scoring]
             diffs.append("scoring=" + json.dumps(scoring, separators=(",", ":")))
@@ -161,26 +208,51 @@ class Ruleset:
 def _format_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, tuple):
+        return json.dumps(_lists(value), separators=(",", ":"))
     return str(value)
 
 
+def _lists(value: Any) -> Any:
+    """Tuples (nested) as lists, for JSON."""
+    return [_lists(v) for v in value] if isinstance(value, (tuple, list)) else value
+
+
+def _tuples(value: Any) -> Any:
+    """Lists (nested) as tuples, the form rule parameters hold."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, (tuple, list)) else value
+
+
 def default_ruleset() -> Ruleset:
-    """Every parameter at its default and no scoring: the base `qttt` of canonical names."""
-    return Ruleset(params=tuple((p.name, p.default) for p in PARAMETERS), scoring=())
+    """Every quantum parameter at its default and no scoring: the base `qttt` of canonical names."""
+    return Ruleset(params=tuple((p.name, p.default) for p in PARAMETERS if QUANTUM in p.games),
+                   scoring=())
 
 
-def builtin_names() -> tuple[str, ...]:
-    """Names of the built-in rulesets, in a fixed order."""
-    order = ("wikipedia", "russian", "russian-unstable", "bonus4x4", "kumar", "ishizeki-complete")
+@cache
+def _builtin_games() -> dict[str, str]:
+    """Each built-in ruleset's name and game family, in a fixed order."""
+    order = ("wikipedia", "russian", "russian-unstable", "bonus4x4", "kumar", "ishizeki-complete",
+             "intelligent")
     found = sorted(p.stem for p in (spec_dir() / "variants").glob("*.toml"))
-    return tuple([n for n in order if n in found] + [n for n in found if n not in order])
+    names = [n for n in order if n in found] + [n for n in found if n not in order]
+    games = {}
+    for name in names:
+        with open(spec_dir() / "variants" / f"{name}.toml", "rb") as f:
+            games[name] = str(tomllib.load(f).get("rules", {}).get("game", QUANTUM))
+    return games
+
+
+def builtin_names(game: str | None = QUANTUM) -> tuple[str, ...]:
+    """Names of the built-in rulesets of one game family (None: every family), in a fixed order."""
+    return tuple(n for n, g in _builtin_games().items() if game is None or g == game)
 
 
 def load_ruleset(spec: str | Path) -> Ruleset:
     """A ruleset from a built-in name, a canonical name or a variant file path."""
     text = str(spec)
     if isinstance(spec, str):
-        if text in builtin_names():
+        if text in builtin_names(None):
             return _load_builtin(text)
         if "(" in text and text.endswith(")") and not Path(text).is_file():
             return parse_canonical(text)
@@ -190,7 +262,7 @@ def load_ruleset(spec: str | Path) -> Ruleset:
             raise VariantError("record-variant", f"variant file {text!r} does not exist")
         return _load_file(path.resolve(), ())
     raise VariantError("record-variant", f"unknown ruleset {text!r}; built-in rulesets: "
-                       + ", ".join(builtin_names()) + ", or a path to a .toml variant file")
+                       + ", ".join(builtin_names(None)) + ", or a path to a .toml variant file")
 
 
 @cache
@@ -204,11 +276,11 @@ def parse_canonical(text: str) -> Ruleset:
     base, _, rest = text.partition("(")
     if base == "qttt":
         rs = default_ruleset()
-    elif base in builtin_names():
+    elif base in builtin_names(None):
         rs = _load_builtin(base)
     else:
         raise VariantError("record-variant", f"{where}: unknown base {base!r}; allowed: qttt, "
-                           + ", ".join(builtin_names()))
+                           + ", ".join(builtin_names(None)))
     values: dict[str, Any] = {}
     scoring_raw: Any = None
     for item in _split_top(rest[:-1]):
@@ -227,6 +299,7 @@ def parse_canonical(text: str) -> Ruleset:
                                + ", ".join([*PARAMETER_BY_NAME, "scoring"]))
     params = _merge_params(dict(rs.params), values, where)
     scoring = rs.scoring if scoring_raw is None else _components(scoring_raw, where, params)
+    _check_scoring_game(scoring, params, where)
     name = base if not values and scoring_raw is None else text
     return Ruleset(params=params, scoring=scoring, name=name, base=base, title=rs.title,
                    summary=rs.summary, sources=rs.sources)
@@ -252,7 +325,10 @@ def _split_top(text: str) -> list[str]:
 
 def _parse_scalar(p: Parameter, raw: str, where: str) -> Any:
     value: Any = raw
-    if p.type is bool:
+    if p.type is tuple and raw.startswith("["):
+        with contextlib.suppress(json.JSONDecodeError):
+            value = json.loads(raw)
+    elif p.type is bool:
         value = {"true": True, "false": False}.get(raw, raw)
     elif p.type is int:
         with contextlib.suppress(ValueError):
@@ -261,6 +337,8 @@ def _parse_scalar(p: Parameter, raw: str, where: str) -> Any:
 
 
 def _check_param(p: Parameter, value: Any, where: str, section: str = "") -> Any:
+    if p.type is tuple:
+        return _check_list_param(p, value, where, section)
     ok_type = isinstance(value, p.type) and not (p.type is int and isinstance(value, bool))
     if not ok_type or value not in p.allowed:
         raise VariantError(RULE, f"{where}: {section}{p.name} = {json.dumps(value)} is not allowed; "
@@ -268,7 +346,34 @@ def _check_param(p: Parameter, value: Any, where: str, section: str = "") -> Any
     return value
 
 
+def _check_list_param(p: Parameter, value: Any, where: str, section: str) -> Any:
+    """A list parameter as a tuple: pattern kinds (distinct, at least one), or a route (checked
+    against the board later, in _merge_params)."""
+    bad = VariantError(RULE, f"{where}: {section}{p.name} = {json.dumps(_lists(value))} is not "
+                       "allowed; allowed: " + _describe_allowed(p))
+    if p.name == "route":
+        if value == "same":
+            return value
+        if (isinstance(value, (list, tuple)) and value
+                and all(isinstance(v, (list, tuple)) and v and all(_is_int(b) for b in v) for v in value)):
+            return _tuples(value)
+        raise bad
+    if (not isinstance(value, (list, tuple)) or not value or len(set(value)) != len(value)
+            or not all(isinstance(v, str) and v in p.allowed for v in value)):
+        raise bad
+    return tuple(value)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
 def _describe_allowed(p: Parameter) -> str:
+    if p.name == "route":
+        return ("\"same\", or one non-empty list of block numbers (0 to n²−1) for each of the n² "
+                "cell positions of a block")
+    if p.type is tuple:
+        return "a non-empty list of distinct kinds from " + ", ".join(json.dumps(a) for a in p.allowed)
     if p.type is int:
         return f"an integer from {p.allowed[0]} to {p.allowed[-1]}"
     return ", ".join(json.dumps(a) for a in p.allowed)
@@ -276,11 +381,27 @@ def _describe_allowed(p: Parameter) -> str:
 
 def _merge_params(base: dict[str, Any], values: dict[str, Any],
                   where: str) -> tuple[tuple[str, Any], ...]:
+    """The parameters of the merged family: its own, from `values`, `base` or the defaults."""
     merged = {**base, **values}
-    if merged["end_line"] > merged["board"]:
-        raise VariantError(RULE, f"{where}: end_line = {merged['end_line']} is not allowed; "
-                           f"allowed: 0 (the board size) to board = {merged['board']}")
-    return tuple((p.name, merged[p.name]) for p in PARAMETERS)
+    game = merged["game"]
+    for key in values:
+        if game not in PARAMETER_BY_NAME[key].games:
+            raise VariantError(RULE, f"{where}: {key} does not apply to game = {json.dumps(game)}; "
+                               "its parameters: " + ", ".join(p.name for p in PARAMETERS if game in p.games))
+    if game != base.get("game", QUANTUM):  # another family: its parameters start from defaults
+        merged = {**{p.name: p.default for p in PARAMETERS}, **values}
+    out = {p.name: merged.get(p.name, p.default) for p in PARAMETERS if game in p.games}
+    if game == QUANTUM and out["end_line"] > out["board"]:
+        raise VariantError(RULE, f"{where}: end_line = {out['end_line']} is not allowed; "
+                           f"allowed: 0 (the board size) to board = {out['board']}")
+    if game == NESTED and out["route"] != "same":
+        blocks = out["board"] ** 2
+        route = out["route"]
+        if len(route) != blocks or any(not 0 <= b < blocks or list(r).count(b) > 1 for r in route for b in r):
+            raise VariantError(RULE, f"{where}: route = {_format_value(route)} is not allowed; "
+                               f"allowed: \"same\", or {blocks} lists (one per cell position) of "
+                               f"distinct block numbers 0 to {blocks - 1}")
+    return tuple(out.items())
 
 
 def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
@@ -322,6 +443,7 @@ def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
     scoring = parent.scoring
     if "scoring" in data:
         scoring = _components(data["scoring"], where, params)
+    _check_scoring_game(scoring, params, where)
     is_builtin = path.parent == (spec_dir() / "variants").resolve()
     base = name if is_builtin else parent.base
     return Ruleset(params=params, scoring=scoring, name=name, base=base,
@@ -333,7 +455,7 @@ def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
 def _parent(extends: str | None, path: Path, chain: tuple[Path, ...]) -> Ruleset:
     if extends is None:
         return default_ruleset()
-    if extends in builtin_names():
+    if extends in builtin_names(None):
         target = (spec_dir() / "variants" / f"{extends}.toml").resolve()
         if target in chain or target == path:
             return _load_file(target, (*chain, path))
@@ -341,7 +463,7 @@ def _parent(extends: str | None, path: Path, chain: tuple[Path, ...]) -> Ruleset
     target = (path.parent / extends).resolve()
     if not target.is_file():
         raise VariantError(RULE, f"{path}: variant.extends = {extends!r} is not allowed; allowed: "
-                           + ", ".join(builtin_names()) + ", or a path to a variant file")
+                           + ", ".join(builtin_names(None)) + ", or a path to a variant file")
     return _load_file(target, (*chain, path))
 
 
@@ -359,6 +481,22 @@ def _components(raw: Any, where: str, params: tuple[tuple[str, Any], ...]) -> tu
                  for i, c in enumerate(raw))
 
 
+def _check_scoring_game(scoring: tuple[Component, ...], params: tuple[tuple[str, Any], ...],
+                        where: str) -> None:
+    """Every component belongs to the ruleset's game family; weights fit its blocks."""
+    p = dict(params)
+    game = p["game"]
+    for i, c in enumerate(scoring):
+        if AWARD_GAME[c.award] != game:
+            allowed = ", ".join(json.dumps(a) for a in AWARDS if AWARD_GAME[a] == game)
+            raise VariantError(RULE, f"{where}: scoring[{i}]: award = {json.dumps(c.award)} does not "
+                               f"apply to game = {json.dumps(game)}; allowed: {allowed}")
+        weights = dict(c.settings).get("weights", "equal")
+        if weights != "equal" and len(weights) != p["board"] ** 2:
+            raise VariantError(RULE, f"{where}: scoring[{i}]: weights has {len(weights)} entries; "
+                               f"allowed: \"equal\" or one per block ({p['board'] ** 2})")
+
+
 def _component(raw: Any, where: str, board: int) -> Component:
     if not isinstance(raw, dict):
         raise VariantError(RULE, f"{where}: must be a table")
@@ -366,6 +504,11 @@ def _component(raw: Any, where: str, board: int) -> Component:
     if award not in AWARDS:
         raise VariantError(RULE, f"{where}: award = {json.dumps(award)} is not allowed; allowed: "
                            + ", ".join(json.dumps(a) for a in AWARDS))
+    if AWARD_GAME[award] == NESTED:  # nested awards score the game, not a pattern of marks
+        _only_keys(raw, ("award", *AWARD_FIELDS[award]), where, "scoring")
+        nested = [(name, _setting(kind, raw.get(name, default), f"{where}: {name}"))
+                  for name, (kind, default, _) in AWARD_FIELDS[award].items()]
+        return Component(award, "", 0, tuple(nested))
     fields = {**COMMON_FIELDS, **AWARD_FIELDS[award]}
     _only_keys(raw, tuple(fields), where, "scoring")
     pattern = raw.get("pattern", "line")
@@ -390,6 +533,13 @@ def _component(raw: Any, where: str, board: int) -> Component:
 def _setting(kind: str, value: Any, where: str) -> Any:
     if kind == "fraction":
         return None if value is None else _fraction(value, where)
+    if kind == "weights":
+        if value == "equal":
+            return value
+        if isinstance(value, (list, tuple)) and value:
+            return tuple(_fraction(v, where) for v in value)
+        raise VariantError(RULE, f"{where} = {value!r} is not allowed; allowed: \"equal\" or a "
+                           "list of exact numbers, one per block")
     if kind == "criteria":
         if isinstance(value, (list, tuple)) and all(v in CRITERIA for v in value):
             return tuple(value)

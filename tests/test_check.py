@@ -15,6 +15,7 @@ import pytest
 from refbridge import ref_game
 
 from qttt import Action, Place, State, load_ruleset, new_game, playout, replay_actions, with_params
+from qttt.games import quantum_state
 from qttt.geometry import lines
 from qttt.notation import record_from_json
 from verify import abstract as A
@@ -31,7 +32,7 @@ BUILTINS = ("wikipedia", "russian", "russian-unstable", "bonus4x4", "kumar", "is
 
 def replay_record(rec: dict[str, Any]) -> State:
     """The engine's final state of a JSON record."""
-    return record_from_json(rec).replay()
+    return quantum_state(record_from_json(rec).replay())
 
 
 def reference_replay(rec: dict[str, Any], rs_name: str | None = None) -> Any:

@@ -7,7 +7,7 @@ import json
 import random
 import sys
 
-from ..engine import playout
+from ..games import random_game
 from ..io import write_atomic
 from ..notation import Record, record_to_json
 from ..variant import load_ruleset
@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     variant = args.ruleset
     lines = []
     for _ in range(max(args.games, 0)):
-        actions, _state = playout(rs, rng)
+        actions, _state = random_game(rs, rng)
         lines.append(json.dumps(record_to_json(Record(variant, tuple(actions))), separators=(",", ":")))
     text = "".join(line + "\n" for line in lines)
     if args.output:
