@@ -125,7 +125,7 @@ MATCH_FIELDS: dict[str, tuple[Any, str]] = {
 
 @dataclass(frozen=True)
 class MatchRules:
-    """How a referee runs games of a ruleset (the [match] table, rule match-forfeit)."""
+    """How a referee runs games of a ruleset: the [match] table of a variant file."""
 
     move_seconds: Fraction = Fraction(0)
     game_seconds: Fraction = Fraction(0)

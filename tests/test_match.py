@@ -22,10 +22,10 @@ import pytest
 
 from qttt import Measure, Place, load_ruleset, record_from_json
 from qttt.cli import main
+from qttt.competition.match import plan, standings
+from qttt.competition.referee import BuiltinSeat, Clock, play_game
 from qttt.errors import MatchError, VariantError
-from qttt.match import plan, standings
 from qttt.players import GreedyPlayer, SearchPlayer, margin
-from qttt.referee import BuiltinSeat, Clock, play_game
 from qttt.spec import spec_dir
 from qttt.variant import builtin_names
 
@@ -286,8 +286,8 @@ def test_codecup_garbage_and_silence_forfeit(tmp_path: Path, capsys: pytest.Capt
 
 
 def test_codecup_answer_parsing() -> None:
-    from qttt.codecup import letters, parse_answer
-    from qttt.referee import Forfeit
+    from qttt.competition.codecup import letters, parse_answer
+    from qttt.competition.referee import Forfeit
     rs = load_ruleset("bonus4x4")
     from qttt import State
     s = State.initial(rs)

@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import IO, Any, Protocol
 
-from .engine import Action, State
-from .errors import IllegalAction, MatchError, RecordError
-from .notation import Record, action_from_json, action_to_json, record_to_json
-from .players import PLAYERS, Player, SearchPlayer
-from .variant import Ruleset
+from ..engine import Action, State
+from ..errors import IllegalAction, MatchError, RecordError
+from ..notation import Record, action_from_json, action_to_json, record_to_json
+from ..players import PLAYERS, Player, SearchPlayer
+from ..variant import Ruleset
 
 FORFEIT_KINDS = ("illegal", "timeout", "crash", "garbage", "protocol", "resigned")
 ACK_SECONDS = 5.0  # time for an engine to answer hello, new and apply (spec/protocol.md)

@@ -11,10 +11,10 @@ or the letter alone when the collapse ends the game. `Quit` ends the game.
 
 from __future__ import annotations
 
-from .engine import Action, Measure, Place, State
-from .errors import IllegalAction, MatchError, RecordError
+from ..engine import Action, Measure, Place, State
+from ..errors import IllegalAction, MatchError, RecordError
+from ..variant import Ruleset
 from .referee import ACK_SECONDS, Forfeit, LineProcess
-from .variant import Ruleset
 
 SQUARES = "ABCDEFGHIJKLMNOP"
 RULE = "codecup-dialogue"

@@ -18,10 +18,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from .errors import MatchError
-from .io import write_atomic
+from ..errors import MatchError
+from ..io import write_atomic
+from ..variant import load_ruleset
 from .referee import ACK_SECONDS, Clock, Seat, check_spec, make_seat, play_game, split_name
-from .variant import load_ruleset
 
 RULE = "match-forfeit"
 Json = dict[str, Any]
