@@ -10,9 +10,9 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 
-from .engine import AnyAction, State, playout
+from .engine import Action, AnyAction, State, playout
 from .errors import IllegalAction, RecordError
-from .nested import NestedState, nested_playout
+from .nested import Mark, NestedState, nested_playout
 from .variant import NESTED, Ruleset
 
 GameState = State | NestedState
@@ -50,3 +50,10 @@ def quantum_state(state: GameState) -> State:
     if not isinstance(state, State):
         raise RecordError("record-variant", f"a {state.ruleset.game} state where a quantum one is needed")
     return state
+
+
+def quantum_action(action: AnyAction) -> Action:
+    """`action` as a quantum action; RecordError (record-format) for a nested-classical mark."""
+    if isinstance(action, Mark):
+        raise RecordError("record-format", "a quantum game takes place and measure actions, not mark")
+    return action

@@ -195,8 +195,10 @@ def nested_status(state: NestedState) -> str:
     return f"{state.to_move} to move {state.move}{bonus} in block {where}"
 
 
-def status_line(state: State) -> str:
+def status_line(state: State | NestedState) -> str:
     """Who does what next, or the result."""
+    if isinstance(state, NestedState):
+        return nested_status(state)
     if state.over:
         s = state.scores
         return f"game over: x {s['x']}, o {s['o']}"
