@@ -13,11 +13,11 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from .errors import IllegalAction, RecordError
+from .errors import IllegalAction, RecordError, VariantError
 from .geometry import cells_of, lines
 from .nested import Mark
 from .scoring import Scores, compile_scoring
-from .variant import Ruleset
+from .variant import QUANTUM, Ruleset
 
 PLACE, MEASURE, OVER = 0, 1, 2
 PHASES = ("place", "measure", "over")
@@ -77,6 +77,9 @@ def compile_rules(rs: Ruleset) -> Rules:
     hit = _BY_ID.get(id(rs))
     if hit is not None and hit[0] is rs:
         return hit[1]
+    if rs.game != QUANTUM:
+        raise VariantError("record-variant", f"{rs.name} is a {rs.game} ruleset; this command plays "
+                           "quantum rulesets only")
     key = rs.key()
     rules = _COMPILED.get(key)
     if rules is None:

@@ -279,15 +279,23 @@ def load_ruleset(spec: str | Path) -> Ruleset:
     if isinstance(spec, str):
         if text in builtin_names(None):
             return _load_builtin(text)
-        if "(" in text and text.endswith(")") and not Path(text).is_file():
+        if "(" in text and text.endswith(")") and not _is_file(Path(text)):
             return parse_canonical(text)
     path = Path(text)
-    if path.suffix == ".toml" or path.is_file():
-        if not path.is_file():
+    if path.suffix == ".toml" or _is_file(path):
+        if not _is_file(path):
             raise VariantError("record-variant", f"variant file {text!r} does not exist")
         return _load_file(path.resolve(), ())
     raise VariantError("record-variant", f"unknown ruleset {text!r}; built-in rulesets: "
                        + ", ".join(builtin_names(None)) + ", or a path to a .toml variant file")
+
+
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file; False for a name the system cannot look up (too long)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 @cache

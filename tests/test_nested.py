@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 import tomllib
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -194,3 +195,45 @@ def test_replay_of_a_quantum_action_in_a_nested_game_is_malformed() -> None:
     with pytest.raises(RecordError) as e:
         replay(start(load_ruleset("intelligent")), [Place(0, 1)])
     assert e.value.rule == "record-format" and e.value.index == 0
+
+
+EXAMPLES = spec_dir() / "examples"
+
+
+def test_2016_routes_to_the_two_adjacent_blocks_and_the_centre() -> None:
+    # The 2016 evaluator: top-left cell -> blocks 1 and 3; centre cell -> centre block only.
+    path = str(EXAMPLES / "intelligent-2016.toml")
+    s = play(path, [0])  # (0, 0): the top-left cell of block 0
+    assert s.target == (1, 3)
+    block1 = {r * 9 + c for r in range(3) for c in range(3, 6)}
+    block3 = {r * 9 + c for r in range(3, 6) for c in range(3)}
+    expected = block1 | block3
+    assert {a.cell for a in s.legal_actions()} == expected
+    s = play(path, [4 * 9 + 4])  # (4, 4): the centre cell of the centre block
+    assert s.target == (4,) and {a.cell for a in s.legal_actions()} == {
+        r * 9 + c for r in range(3, 6) for c in range(3, 6)} - {40}
+
+
+def test_2018_draws_weigh_corners_edges_and_centre() -> None:
+    rs = load_ruleset(str(EXAMPLES / "intelligent-2018.toml"))
+    assert rs.match.move_seconds == 16 and rs.match.forfeit == (Fraction(68), Fraction(0))
+    worth = {b: 6 if b in (0, 3, 12, 15) else 3 if b in (5, 6, 9, 10) else 4 for b in range(16)}
+    assert sum(worth.values()) == 68
+    rng = random.Random(18)
+    seen = set()
+    for _ in range(30):
+        _, final = random_game(rs, rng)
+        assert isinstance(final, NestedState)
+        if final.winner is None:
+            expect = {p: sum(worth[b] for b, s in enumerate(final.blocks) if s == p) for p in ("x", "o")}
+            assert final.scores == expect
+            seen.add("draw")
+        else:
+            assert final.scores[final.winner] == 68
+            seen.add("win")
+    assert seen == {"draw", "win"}
+
+
+def test_intelligent_match_defaults() -> None:
+    rs = load_ruleset("intelligent")
+    assert rs.match.move_seconds == 15 and rs.match.forfeit == (Fraction(16), Fraction(0))

@@ -14,10 +14,11 @@ from functools import cache
 from typing import Any
 
 from qttt import Ruleset, load_ruleset
+from qttt.variant import NESTED
 
 from . import z3_graph as Z
 from .abstract import Params, Summary, explore, realize
-from .catalogue import BY_ID, PROPERTIES, STATUSES
+from .catalogue import BY_ID, NESTED_PROPERTIES, PROPERTIES, STATUSES
 from .graphs import Tally, enumerate_collapse, enumerate_single_cycle
 from .sampled import ABSTRACT, DEADLOCK, LENGTH, SCORES, SHAPE, TOTAL, UNIQUE, Sample, sample
 from .scores import end_lines, range_witnesses, tie_verdicts
@@ -279,6 +280,9 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
           timeout: float = 60.0) -> Report:
     """Settle every catalogue property of the ruleset named by spec (name, canonical name or file)."""
     rs = load_ruleset(spec)
+    if rs.game == NESTED:
+        from .nested import check_nested
+        return check_nested(spec, rs, games, seed)
     say = progress or (lambda _: None)
     cells = rs.board * rs.board
     proofs = z3_proofs(cells, progress, timeout)
@@ -301,6 +305,6 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
     findings.append(termination_finding(rs, spec, s, time.perf_counter()))
     say("scores-well-defined")
     findings.append(scores_finding(rs, spec, s, time.perf_counter()))
-    order = [p.id for p in PROPERTIES]
+    order = [p.id for p in PROPERTIES if p not in NESTED_PROPERTIES]
     findings.sort(key=lambda f: order.index(f.property))
     return Report(spec, rs.name, rs.canonical, rs.board, findings, s.games, sampled)

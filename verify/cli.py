@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from qttt import QtttError, builtin_names
+from qttt.nested import Mark
 from qttt.notation import Record, record_from_json, to_notation
 
 from .catalogue import LABELS, PROPERTIES
@@ -55,7 +56,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def targets(args: argparse.Namespace) -> list[str]:
     """The rulesets to check, in order, without repeats."""
-    names = list(args.rulesets) + (list(builtin_names()) if args.all else [])
+    names = list(args.rulesets) + (list(builtin_names(None)) if args.all else [])
     return list(dict.fromkeys(names))
 
 
@@ -110,8 +111,10 @@ def report_json(reports: list[Report], seconds: float | None) -> dict[str, Any]:
 
 
 def short_witness(record: dict[str, Any]) -> str:
-    """A game record in human notation."""
+    """A game record in human notation (JSON for a nested-classical game, which has none)."""
     rec: Record = record_from_json(record)
+    if any(isinstance(a, Mark) for a in rec.actions):
+        return json.dumps(record["actions"])
     return to_notation(rec)
 
 

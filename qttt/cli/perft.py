@@ -6,8 +6,8 @@ import argparse
 import json
 
 from ..conformance.perft import divide, perft_counts, table_depth
-from ..engine import State
 from ..errors import RecordError
+from ..games import GameState, start
 from ..notation import record_from_json
 from ..variant import load_ruleset
 
@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
         actions = json.loads(args.actions)
     except json.JSONDecodeError as e:
         raise RecordError("record-format", f"--actions is not JSON: {e.msg}") from None
-    state = State.initial(rs)
+    state: GameState = start(rs)
     for act in record_from_json({"variant": args.ruleset, "actions": actions}).actions:
         state = state.apply(act)
     if args.depth is not None and args.depth < 1:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..analysis.compiled import CorePosition, core_for, supports, use_compiled
-from ..engine import Action, mark_name, replay_actions
+from ..engine import Action, State, mark_name, replay_actions
 from ..errors import QtttError
 from ..games import quantum_action
 from ..notation import action_from_json, action_to_json
@@ -42,7 +42,7 @@ class CompiledEngine(QtttEngine):
             return response
         if self.pos is None or cmd not in OWN:
             if self.state is not None and self.pos is not None:  # the Python engine catches up
-                self.state = replay_actions(self.state.initial(self.state.ruleset), self.actions)
+                self.state = replay_actions(State.initial(self.state.ruleset), self.actions)
             return super().handle(request)
         try:
             return self._own(cmd, request, self.pos)

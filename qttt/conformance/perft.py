@@ -12,20 +12,22 @@ import random
 from typing import Any
 
 from ..engine import State
+from ..games import GameState, start
 from ..notation import action_from_json, action_to_json
-from ..variant import Ruleset
+from ..variant import NESTED, Ruleset
 from .cases import collapsed_prefix, place, play
+from .nested_cases import perft_positions
 
 EXPAND_LIMIT = 20_000  # a depth is tabled when the positions one level above it are at most this many
 MAX_DEPTH = 6
 Json = Any
 
 
-def perft_counts(state: State, depth: int) -> list[int]:
+def perft_counts(state: GameState, depth: int) -> list[int]:
     """The number of action sequences of length 1..depth from `state`."""
     counts = [0] * depth
 
-    def walk(s: State, level: int) -> None:
+    def walk(s: GameState, level: int) -> None:
         legal = s.legal_actions()
         counts[level] += len(legal)
         if level + 1 < depth:
@@ -37,17 +39,17 @@ def perft_counts(state: State, depth: int) -> list[int]:
     return counts
 
 
-def perft(state: State, depth: int) -> int:
+def perft(state: GameState, depth: int) -> int:
     """The number of action sequences of length exactly `depth` (1 for depth 0)."""
     return perft_counts(state, depth)[-1] if depth > 0 else 1
 
 
-def divide(state: State, depth: int) -> list[tuple[Json, int]]:
+def divide(state: GameState, depth: int) -> list[tuple[Json, int]]:
     """perft(depth) split by first action: (action JSON, sequences starting with it), sorted."""
     return [(action_to_json(a), perft(state.apply(a), depth - 1)) for a in state.legal_actions()]
 
 
-def table_depth(state: State) -> list[int]:
+def table_depth(state: GameState) -> list[int]:
     """Counts for depths 1..d, d the largest (up to MAX_DEPTH) with perft(d-1) <= EXPAND_LIMIT."""
     counts: list[int] = []
     depth = 0
@@ -61,6 +63,8 @@ def table_depth(state: State) -> list[int]:
 
 def positions(rs: Ruleset) -> list[tuple[str, str, list[Json]]]:
     """The positions a ruleset's perft table starts from: (slug, description, actions)."""
+    if rs.game == NESTED:
+        return perft_positions(rs)
     prefix, f = collapsed_prefix(rs)
     out: list[tuple[str, str, list[Json]]] = [
         ("start", "the empty board", []),
@@ -87,7 +91,7 @@ def perft_entries(rs: Ruleset, prefix: str) -> list[dict[str, Json]]:
     """The perft table of a ruleset: per position, counts by depth and the deepest divide."""
     entries = []
     for slug, description, actions in positions(rs):
-        state = State.initial(rs)
+        state = start(rs)
         for a in actions:
             state = state.apply(action_from_json(a))
         counts = table_depth(state)
