@@ -2,7 +2,7 @@
 
 Three figures per ruleset, all measured in this run: `qttt.playout` (the public playout API), a
 loop over the immutable `State` API (`legal_actions` + `apply`), and the naive reference model
-of tests/reference.py, which is the baseline of the ratios.
+of tests/support/reference.py, which is the baseline of the ratios.
 
     python bench/bench_playouts.py [--seconds S] [--ruleset NAME ...]
 """
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
 
 import reference
 

@@ -20,12 +20,12 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from ..errors import QtttError
+from ..notation import Json
 from .protocol import PROTOCOL, Handler
 
-Json = Any
 TRAVERSE_BUDGET = 2_000  # most positions the runner expands itself for an engine without perft
 
 

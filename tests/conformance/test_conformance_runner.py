@@ -52,6 +52,7 @@ def test_our_engine_passes_everything_over_the_protocol() -> None:
     assert runner.report.skipped == []
 
 
+@pytest.mark.slow
 def test_reference_engine_passes_everything_in_process() -> None:
     """The independent reference model, walked for perft where the table is shallow enough."""
     names = list(builtin_names())
@@ -103,8 +104,8 @@ def test_failure_names_case_step_expected_and_actual() -> None:
 # Misbehaving processes, on the first cases of the wikipedia suite (12 cases, all with a measurement).
 @pytest.mark.parametrize(("name", "symptom"), [
     ("dies-mid-game", "engine exited (status 3)"),
-    ("hangs-on-measure", "no response within 0.5 s"),
-    ("chatty", "printed garbage: 'info thinking...'"),
+    pytest.param("hangs-on-measure", "no response within 0.5 s", marks=pytest.mark.slow),
+    pytest.param("chatty", "printed garbage: 'info thinking...'", marks=pytest.mark.slow),
     ("wrong-ids", "answered id"),
     ("silent", "engine exited (status 0)"),
 ])
