@@ -20,6 +20,7 @@ from .perft import divide, perft
 
 PROTOCOL = 1
 NAME = "qttt-engine"
+OPTIONAL_COMMANDS = ("perft",)  # listed in hello; no `rulesets` list: every ruleset is played
 
 
 class Handler(Protocol):
@@ -47,7 +48,8 @@ class QtttEngine:
         cmd = request.get("cmd")
         try:
             if cmd == "hello":
-                return {"ok": True, "protocol": PROTOCOL, "engine": f"qttt {__version__}"}
+                return {"ok": True, "protocol": PROTOCOL, "engine": f"qttt {__version__}",
+                        "commands": list(OPTIONAL_COMMANDS)}
             if cmd == "new":
                 variant = request.get("variant")
                 if not isinstance(variant, str):
