@@ -228,7 +228,7 @@ def test_cli_conform_vectors_check_and_perft() -> None:
 
 def test_cli_conform_exit_statuses_and_report_files(tmp_path: Path) -> None:
     """Exit 0 passed, 1 failed, 2 could not run (one line); --json and --junit written."""
-    engines = ROOT / "tests" / "conformance_engines.py"
+    engines = ROOT / "tests" / "support" / "conformance_engines.py"
     run = ["conform", "--engine", f"{sys.executable} {engines} no-rule-ids", "--ruleset", "wikipedia",
            "--no-perft", "--json", str(tmp_path / "r.json"), "--junit", str(tmp_path / "r.xml")]
     strict = _qttt(*run)
