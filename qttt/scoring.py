@@ -40,6 +40,35 @@ def line_key(cls: Sequence[int], p: Pattern, criteria: tuple[str, ...]) -> tuple
     return tuple(max(moves) if c == "min-max" else sum(moves) for c in criteria)
 
 
+def best_line_keys(pats: tuple[Pattern, ...], cls: Sequence[int], xmask: int, omask: int,
+                   criteria: tuple[str, ...]) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
+    """The smallest key of an X line and of an O line (None: that player owns no line)."""
+    xs, os_ = owned(pats, xmask, omask)
+    kx = min((line_key(cls, p, criteria) for p in xs), default=None)
+    ko = min((line_key(cls, p, criteria) for p in os_), default=None)
+    return kx, ko
+
+
+def line_result(kx: tuple[int, ...] | None, ko: tuple[int, ...] | None) -> str:
+    """Who owns the better best line (rule score-first-line): x, o, neither, or tie (equal keys)."""
+    if kx is None:
+        return "neither" if ko is None else "o"
+    if ko is None:
+        return "x"
+    return "tie" if kx == ko else "x" if kx < ko else "o"
+
+
+def first_line_result(rs: Ruleset, cls: Sequence[int], xmask: int, omask: int) -> str | None:
+    """`line_result` of the ruleset's first first-line component on a final board, or None if it
+    has none: the winner of the game where lines decide it."""
+    for c in rs.scoring:
+        if c.award == "first-line":
+            pats = patterns(rs.board, c.pattern, c.length)
+            criteria = c.get("tiebreak") + c.get("fallback")
+            return line_result(*best_line_keys(pats, cls, xmask, omask, criteria))
+    return None
+
+
 def _first_line(comp: Component, pats: tuple[Pattern, ...]) -> Evaluator:
     sole, first, second = comp.get("sole"), comp.get("first"), comp.get("second")
     neither, tie = comp.get("neither"), comp.get("tie")
@@ -47,24 +76,23 @@ def _first_line(comp: Component, pats: tuple[Pattern, ...]) -> Evaluator:
     criteria = source + comp.get("fallback")
 
     def evaluate(cls: Sequence[int], xmask: int, omask: int) -> tuple[Fraction, Fraction, tuple[str, ...]]:
-        xs, os_ = owned(pats, xmask, omask)
-        if not xs and not os_:
+        kx, ko = best_line_keys(pats, cls, xmask, omask, criteria)
+        result = line_result(kx, ko)
+        if result == "neither":
             return neither, neither, ()
-        if not os_:
-            return sole, ZERO, ()
-        if not xs:
+        if kx is None:
             return ZERO, sole, ()
-        kx = min(line_key(cls, p, criteria) for p in xs)
-        ko = min(line_key(cls, p, criteria) for p in os_)
+        if ko is None:
+            return sole, ZERO, ()
         notes: tuple[str, ...] = ()
         if kx[:len(source)] == ko[:len(source)] and (kx != ko or tie is None):
             decided = "the fallback " + "/".join(criteria[len(source):]) if kx != ko \
                 else "no stated award (0 each)"
             keys = f"equal {'/'.join(source)} {list(kx[:len(source)])}" if source else "no source criteria"
             notes = (f"score-tie-gap: both players own lines with {keys}; decided by {decided}",)
-        if kx == ko:
+        if result == "tie":
             return (tie or ZERO), (tie or ZERO), notes
-        return (first, second, notes) if kx < ko else (second, first, notes)
+        return (first, second, notes) if result == "x" else (second, first, notes)
     return evaluate
 
 

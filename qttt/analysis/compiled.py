@@ -57,7 +57,7 @@ def library() -> ctypes.CDLL:
         "qc_perft": (None, [_P, _P, ctypes.c_int, _U64]),
         "qc_games": (ctypes.c_int64, [_P, _U32, ctypes.c_int64, _I32, ctypes.c_int64, _I32, _I64,
                                       ctypes.POINTER(ctypes.c_int8), _U64]),
-        "qc_sample": (ctypes.c_int64, [_P, _U32, ctypes.c_int64, _I64, ctypes.c_int64]),
+        "qc_sample": (ctypes.c_int64, [_P, _U32, ctypes.c_int64, _I64, ctypes.c_int64, _I64]),
         "qc_table_new": (_P, [ctypes.c_int]),
         "qc_table_free": (None, [_P]),
         "qc_table_nodes": (ctypes.c_uint64, [_P]),
@@ -120,6 +120,7 @@ class Core:
             raise CoreUnavailable("core-compiled", f"the core refused the configuration of {rs.canonical}")
         self.handle: int = handle
         self.pos_size = int(self.lib.qc_pos_size())
+        self.lined = any(c.award == "first-line" for c in rs.scoring)
 
     def __del__(self) -> None:
         if getattr(self, "handle", 0):
@@ -155,17 +156,22 @@ class Core:
             at += n
         return out
 
-    def sample(self, rng: random.Random, games: int) -> Counter[tuple[Fraction, Fraction]]:
-        """Histogram of final (x, o) points over `games` random games drawn from `rng`."""
+    def sample(self, rng: random.Random, games: int
+               ) -> tuple[Counter[tuple[Fraction, Fraction]], Counter[str]]:
+        """Histogram of final (x, o) points over `games` random games drawn from `rng`, and the
+        games by line result (as `sample.play_chunk`; empty without a first-line component)."""
         state, finish = _generator(rng)
         cap = 8192
         hist = (ctypes.c_int64 * (3 * cap))()
-        rows = self.lib.qc_sample(self.handle, state, games, hist, cap)
+        lines = (ctypes.c_int64 * 6)()
+        rows = self.lib.qc_sample(self.handle, state, games, hist, cap, lines)
         if rows < 0:
             raise QtttError("core-compiled", "more distinct scores than the compiled core can tally")
         finish()
-        return Counter({(self.points(hist[3 * i]), self.points(hist[3 * i + 1])): hist[3 * i + 2]
-                        for i in range(rows)})
+        names = ("none", "x", "o", "neither", "tie", "unfinished")
+        by_line = Counter({k: lines[i] for i, k in enumerate(names) if lines[i]}) if self.lined else Counter()
+        return (Counter({(self.points(hist[3 * i]), self.points(hist[3 * i + 1])): hist[3 * i + 2]
+                         for i in range(rows)}), by_line)
 
     def position(self, actions: Iterable[Action] = ()) -> CorePosition:
         """The position after `actions` from the empty board (IllegalAction if one is illegal)."""

@@ -217,11 +217,21 @@ def test_exact_values_near_the_end_equal_minimax(name: str) -> None:
 
 
 @needs_core
-def test_sampling_gives_the_same_histogram_with_either_core() -> None:
-    rs = load_ruleset("bonus4x4")
+@pytest.mark.parametrize("rs", [load_ruleset("bonus4x4"),
+                                with_params(load_ruleset("bonus4x4"), two_cycles=False)],
+                         ids=["bonus4x4", "deadlocks"])
+def test_sampling_gives_the_same_table_with_either_core(rs: Ruleset) -> None:
     a = sample_games(rs, 3000, seed=4, chunk=700, core="compiled")
     b = sample_games(rs, 3000, seed=4, chunk=700, core="python")
-    assert a.histogram == b.histogram and a.games == 3000
+    assert a.to_json() == b.to_json() and a.games == 3000
+    assert sum(a.lines.values()) == 3000 and a.lines["x"] and a.lines["neither"]
+
+
+@needs_core
+def test_line_results_are_the_score_outcomes_where_the_line_award_is_the_score() -> None:
+    res = sample_games(load_ruleset("wikipedia"), 5000, seed=8, chunk=1000)  # 1 / 1 and 1/2 / 0
+    out = res.outcomes()
+    assert (res.lines["x"], res.lines["o"], res.lines["neither"]) == (out["x"], out["o"], out["draw"])
 
 
 @needs_core

@@ -10,6 +10,7 @@ against its result.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shlex
@@ -303,3 +304,37 @@ def test_codecup_answer_parsing() -> None:
         parse_answer("A", s)
     assert letters(Measure(15)) == "P" and letters(Place(15, 15)) == "PP"
     assert margin(s, "x") == 0
+
+
+def test_person_at_the_terminal_resigns_by_quit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1 9\n1 1\nquit\n"))
+    code, out, _ = run_match(capsys, ["wikipedia", "human", "random", "--games", "1", "--out", str(tmp_path)])
+    assert code == 0
+    assert "not allowed" in out and "place-distinct" in out  # 1 1 explained, asked again
+    (rec,) = records(tmp_path)
+    assert rec["actions"][0] == {"place": [0, 8]} and len(rec["actions"]) == 2
+    assert rec["result"]["forfeit"] == {"side": "x", "kind": "resigned", "rule": None,
+                                        "message": "quit at the prompt"}
+    assert rec["result"]["scores"] == {"x": "0", "o": "1"}
+    check_record(rec)
+
+
+@pytest.mark.slow
+def test_game_clock_runs_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    engine = f"engine:{ENGINES} sleep"
+    code, _, _ = run_match(capsys, ["wikipedia", engine, "random", "--games", "1", "--move-time", "0",
+                                    "--game-time", "0.6", "--ack-time", "10", "--out", str(tmp_path)])
+    assert code == 0
+    (rec,) = records(tmp_path)
+    assert rec["result"]["forfeit"]["kind"] == "timeout"
+    assert "within 0.60 s" in rec["result"]["forfeit"]["message"]
+
+
+def test_clock_limit() -> None:
+    assert Clock(move=10, game=None).limit(100) == 10
+    assert Clock(move=10, game=25).limit(20) == 5
+    assert Clock(move=None, game=25).limit(30) == 0
+    assert Clock().limit(5) is None
+    assert Clock.of(load_ruleset("russian")) == Clock(move=40, game=None)
+    assert Clock.of(load_ruleset("russian"), move=0) == Clock()
