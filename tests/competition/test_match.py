@@ -81,7 +81,7 @@ def test_builtin_players_complete_a_match_on_every_ruleset(ruleset: str, tmp_pat
 def test_search_player_completes_every_ruleset() -> None:
     for name in builtin_names():
         rs = load_ruleset(name)
-        seats = {"x": BuiltinSeat(SearchPlayer(seed=1, seconds=None, playouts=20), "search"),
+        seats = {"x": BuiltinSeat(SearchPlayer(seed=1, seconds=None, playouts=5), "search"),
                  "o": BuiltinSeat(GreedyPlayer(seed=2), "greedy")}
         result = play_game(rs, name, seats, Clock())  # type: ignore[arg-type]
         assert result.end in ("over", "deadlock") and result.forfeit is None
@@ -118,11 +118,11 @@ def test_misbehaving_engine_loses_by_forfeit(mode: str, kind: str, words: str, t
     engine = f"engine:{ENGINES} {mode}"
     # generous clocks unless the clock is under test: the machine may be busy
     move, ack = ("0.5" if mode in ("sleep", "silent") else "5"), ("0.5" if mode == "mute" else "10")
-    code, out, err = run_match(capsys, ["wikipedia", engine, "random", "--games", "2", "--move-time",
+    code, out, err = run_match(capsys, ["wikipedia", engine, "random", "--games", "1", "--move-time",
                                         move, "--ack-time", ack, "--out", str(tmp_path)])
     assert (code, err) == (0, "")
     recs = records(tmp_path)
-    assert len(recs) == 2
+    assert len(recs) == 1  # the engine plays X; test_forfeit_score_is_the_rulesets has it as O
     for rec in recs:
         side = "x" if rec["players"]["x"] == engine else "o"
         forfeit = rec["result"]["forfeit"]
@@ -247,6 +247,7 @@ def test_plan_alternates_colours() -> None:
 
 # -- the CodeCup 2012 dialogue ------------------------------------------------------------
 
+@pytest.mark.slow
 def test_codecup_bot_plays_full_matches_as_x_and_as_o(tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """Eight games against the random player: the dialogue carries collapses both ways and the
@@ -276,6 +277,15 @@ def test_codecup_bot_plays_full_matches_as_x_and_as_o(tmp_path: Path,
     reads = [line[2:] for line in lines if line.startswith("< ") and line not in ("< Start", "< Quit")]
     assert any(len(r) == 3 for r in reads)  # a collapse letter before the opponent's move
     assert any(len(r) >= 2 and r[-1] == r[-2] for r in reads)  # the forced last move, square twice
+
+
+def test_codecup_bot_plays_both_colours(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_match(capsys, ["bonus4x4", f"bot=codecup:{BOT} 2", "random", "--games", "2",
+                                      "--out", str(tmp_path)])
+    assert (code, err) == (0, "")
+    for rec in records(tmp_path):
+        assert rec["result"]["end"] == "over"
+        check_record(rec)
 
 
 def test_codecup_garbage_and_silence_forfeit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
