@@ -111,6 +111,7 @@ def test_search_player_beats_greedy() -> None:
     pytest.param("silent", "timeout", "no answer to go within 0.50 s", marks=pytest.mark.slow),
     pytest.param("mute", "timeout", "no answer to hello within 0.50 s", marks=pytest.mark.slow),
     ("refuse", "protocol", "refused apply"),
+    ("nogo", "protocol", "lists no go command"),
 ])
 def test_misbehaving_engine_loses_by_forfeit(mode: str, kind: str, words: str, tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
