@@ -9,7 +9,8 @@ import random
 
 from rich.console import Console
 
-from ..competition.referee import Clock, check_spec, make_seat, play_game
+from ..competition.match import make_seat
+from ..competition.referee import Clock, check_spec, play_game
 from ..competition.sheet import html_protocol, text_protocol
 from ..competition.tour import Tour, load_tour
 from ..io import write_atomic

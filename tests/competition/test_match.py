@@ -1,10 +1,11 @@
 """`qttt match` and `qttt tournament`: the referee, forfeits, records, resumption, the engine
 protocol's go command and the CodeCup 2012 dialogue.
 
-Misbehaving engines are tests/match_engines.py; the CodeCup bot is tests/codecup_bot.py, which
-keeps its own board with the reference model. Expected forfeit scores are the [match] tables of
-the variant files (20-0 for bonus4x4 from the CodeCup rule that the other program wins, 1-0
-elsewhere); every saved record is replayed by the engine and checked against its result.
+Misbehaving engines are tests/support/match_engines.py; the CodeCup bot is
+tests/support/codecup_bot.py, which keeps its own board with the reference model. Expected forfeit
+scores are the [match] tables of the variant files (20-0 for bonus4x4 from the CodeCup rule that
+the other program wins, 1-0 elsewhere); every saved record is replayed by the engine and checked
+against its result.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from qttt.players import GreedyPlayer, SearchPlayer, margin
 from qttt.spec import spec_dir
 from qttt.variant import builtin_names
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1] / "support"
 ENGINES = f"{shlex.quote(sys.executable)} {shlex.quote(str(TESTS / 'match_engines.py'))}"
 BOT = f"{shlex.quote(sys.executable)} {shlex.quote(str(TESTS / 'codecup_bot.py'))}"
 

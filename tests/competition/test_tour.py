@@ -19,7 +19,7 @@ from qttt.cli import main
 from qttt.competition.sheet import html_protocol, meeting_rows, text_protocol
 from qttt.competition.tour import load_tour
 
-# The lines game of tests/test_play.py: O8 closes the cycle on squares 3, 5, 7, 9 and X puts o8
+# The lines game of tests/cli/test_play.py: O8 closes the cycle on squares 3, 5, 7, 9 and X puts o8
 # in square 5. Under russian rules the game then stops with one open square (rule 12); X owns
 # the left column (X1 X3 X7), O the right column (O4 O2 O6), no other line is whole: 1-1.
 LINES = [[0, 6], [5, 8], [0, 3], [2, 8], [4, 7], [6, 8], [4, 6], [2, 4]]

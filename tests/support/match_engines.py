@@ -1,6 +1,6 @@
 """Engines for the referee tests: qttt-engine/1 programs that misbehave on `go` in one way each.
 
-Run as `python tests/match_engines.py MODE`: hello, new and apply are answered as the protocol
+Run as `python tests/support/match_engines.py MODE`: hello, new and apply are answered as the protocol
 says (by this package's engine); `go` is answered by a random legal action, except that
   illegal   answers a placement in one cell on the first move (rule place-distinct);
   sleep     sleeps 3 s before answering;
