@@ -15,6 +15,7 @@ naming a game record) or from the record saved when the game was played (`qttt t
 from __future__ import annotations
 
 import json
+import math
 import tomllib
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -208,7 +209,7 @@ def load_tour(path: str | Path) -> Tour:
     if not isinstance(factor, int) or isinstance(factor, bool) or factor < 1:
         raise _fail(where, f"tour.team_factor = {factor!r}; allowed: a whole number >= 1 (3 in seed 004)")
     seconds = head.get("team_move_seconds", 40)
-    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not 0 <= seconds < math.inf:
         raise _fail(where, f"tour.team_move_seconds = {seconds!r}; allowed: seconds >= 0 (40 in seed 004)")
     teams = [_team(t, f"{where}: team[{i}]") for i, t in enumerate(_list(data.get("team"), where, "team"))]
     if len(teams) < 2:
