@@ -3,7 +3,7 @@
 Four figures per ruleset, all measured in this run: the compiled core (qttt/analysis/_core.c,
 games tallied as `qttt analyze random` tallies them), `qttt.playout` (the Python engine's playout
 API), a loop over the immutable `State` API (`legal_actions` + `apply`), and the naive reference
-model of tests/reference.py, the baseline of the Python ratios; the compiled core's ratio is to
+model of tests/support/reference.py, the baseline of the Python ratios; the compiled core's ratio is to
 `qttt.playout`. Then the compiled core on every core (processes) against one, and the compiled
 core on `wikipedia` against the fastest public peer measured on this machine (issue #16: Java,
 170,000 games/s on one core; target 1.5x).
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
 
 import reference
 

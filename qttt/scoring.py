@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from math import lcm
 
 from .geometry import Pattern, patterns
 from .variant import Component, Ruleset
@@ -143,3 +144,36 @@ def compile_scoring(rs: Ruleset) -> Callable[[Sequence[int], int, int], tuple[Sc
             notes += nt
         return (x, o), notes
     return score
+
+
+def score_bound(rs: Ruleset) -> Fraction:
+    """An upper bound on |x − o| at the end of any game of `rs`."""
+    total = Fraction(0)
+    for c in rs.scoring:
+        count = len(patterns(rs.board, c.pattern, c.length))
+        if c.award == "per-pattern":
+            total += abs(c.get("points")) * count
+        elif c.award == "first-line":
+            vals = [c.get(k) for k in ("sole", "first", "second", "neither", "tie")]
+            vals = [v for v in vals if v is not None] + [Fraction(0)]  # tie None: never needed
+            total += max(vals) - min(vals)
+        else:
+            ranks = c.get("ranks")
+            worths = ([Fraction(1, k) for k in range(1, count + 1)] if ranks == "harmonic"
+                      else [abs(v) for v in ranks])
+            total += sum(sorted(worths, reverse=True)[:count], Fraction(0))
+    return total
+
+
+def score_scale(rs: Ruleset) -> int:
+    """A common denominator of every score `rs` can award: values are searched as integers."""
+    d = 1
+    for c in rs.scoring:
+        for name, v in c.settings:
+            if isinstance(v, Fraction):
+                d = lcm(d, v.denominator)
+            elif name == "ranks" and v == "harmonic":
+                d = lcm(d, *range(1, len(patterns(rs.board, c.pattern, c.length)) + 1))
+            elif name == "ranks":
+                d = lcm(d, *(f.denominator for f in v))
+    return d

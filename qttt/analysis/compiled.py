@@ -6,7 +6,7 @@ It plays random games drawing from a `random.Random`'s own Mersenne Twister stat
 gives the same games as `qttt.playout` (the generator is left where the Python engine would leave
 it); it counts perft, serves positions to the engine protocol (`CorePosition`) and solves positions
 near the end. `supports` says which rulesets it takes; callers fall back to the Python engine
-where there is no compiler (`available`). Scores are integers scaled by `solve.score_scale`.
+where there is no compiler (`available`). Scores are integers scaled by `scoring.score_scale`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 from ..engine import Action, Measure, Place
 from ..errors import IllegalAction, QtttError
+from ..scoring import score_bound, score_scale
 from ..variant import Ruleset
 from . import fast
 
@@ -106,7 +107,6 @@ class Core:
     """The compiled core configured for one ruleset (see `core_for`)."""
 
     def __init__(self, rs: Ruleset) -> None:
-        from .solve import score_scale
         reason = supports(rs) or available()
         if reason is not None:
             raise CoreUnavailable("core-compiled", reason)
@@ -184,7 +184,6 @@ class Core:
         """The value x − o of `pos` under perfect play (as `solve.Solver`; a deadlock is scored as
         the board stands) and the positions searched: plain alpha-beta with a table, for
         positions near the end of a game."""
-        from .solve import score_bound
         table = self.lib.qc_table_new(log2size)
         if not table:
             raise CoreUnavailable("core-compiled", f"cannot allocate a table of 2**{log2size} entries")

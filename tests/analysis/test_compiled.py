@@ -20,12 +20,13 @@ from qttt.analysis import compiled, fast
 from qttt.analysis.compiled import CoreUnavailable, core_for, use_compiled
 from qttt.analysis.count import board_after, encode
 from qttt.analysis.sample import sample_games
-from qttt.analysis.solve import minimax, score_scale
+from qttt.analysis.solve import minimax
 from qttt.cli import main
 from qttt.conformance.core import CompiledEngine
 from qttt.conformance.perft import perft_counts
 from qttt.conformance.runner import InProcessEngine, Runner, load_suites
 from qttt.conformance.suite import vectors_dir
+from qttt.scoring import score_scale
 from qttt.variant import Component, Ruleset, with_params
 
 REASON = compiled.available()
