@@ -17,7 +17,8 @@ import pytest
 from qttt import load_ruleset
 from qttt.analysis.sample import sample_games
 
-FOLDER = Path(__file__).resolve().parent.parent / "spec" / "analysis" / "scale"
+ROOT = Path(__file__).resolve().parents[2]
+FOLDER = ROOT / "spec" / "analysis" / "scale"
 INDEX = tomllib.loads((FOLDER / "runs.toml").read_text(encoding="utf-8"))
 RUNS = INDEX["run"]
 
@@ -35,7 +36,7 @@ def test_table_is_whole_and_matches_its_command(run: dict[str, Any]) -> None:
     res = _result(run)
     argv = shlex.split(run["command"])
     assert argv[:3] == ["qttt", "analyze", "random"]
-    rs = load_ruleset(str(FOLDER.parent.parent.parent / argv[3]) if argv[3].endswith(".toml") else argv[3])
+    rs = load_ruleset(str(ROOT / argv[3]) if argv[3].endswith(".toml") else argv[3])
     assert res["ruleset"] == rs.canonical
     assert res["games"] == int(_option(argv, "-n", "10000"))
     assert res["chunk"] == int(_option(argv, "--chunk", "2000"))
@@ -69,7 +70,7 @@ def test_a_replayed_chunk_agrees_with_the_table(run: dict[str, Any]) -> None:
     res = _result(run)
     argv = shlex.split(run["command"])
     spec = argv[3]
-    rs = load_ruleset(str(FOLDER.parent.parent.parent / spec) if spec.endswith(".toml") else spec)
+    rs = load_ruleset(str(ROOT / spec) if spec.endswith(".toml") else spec)
     part = sample_games(rs, res["chunk"], seed=res["seed"], chunk=res["chunk"])
     lo, hi = part.interval("diff", z=1.0)
     assert abs(part.mean("diff") - res["mean"]["diff"]) <= 5 * (hi - lo) / 2
