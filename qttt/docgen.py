@@ -466,7 +466,7 @@ def scale_section(folder: Path) -> list[str]:
             for r in data["run"]]
 
     def pct(part: int, n: int) -> str:
-        return f"{part / n:.1%}"
+        return f"{part / n:.2%}"
 
     rows = [["games", pub["games"], *(f"{res['games']:,}" for _, res in runs)]]
     for key, label in (("x", "X wins (the better line of four)"), ("o", "O wins"),
