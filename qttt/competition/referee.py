@@ -317,6 +317,9 @@ class EngineSeat:
         hello = self.request({"cmd": "hello", "protocol": 1}, self.ack)
         if hello.get("protocol") != 1:
             raise Forfeit("protocol", f"speaks protocol {hello.get('protocol')!r}, not 1", "engine-protocol")
+        commands = hello.get("commands")
+        if isinstance(commands, list) and "go" not in commands:
+            raise Forfeit("protocol", "does not play: its hello lists no go command", "engine-protocol")
         self.request({"cmd": "new", "variant": variant}, self.ack)
 
     def choose(self, state: State, limit: float | None, remaining: dict[str, float | None]) -> Action:

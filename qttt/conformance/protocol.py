@@ -21,7 +21,7 @@ from .perft import divide, perft
 
 PROTOCOL = 1
 NAME = "qttt-engine"
-OPTIONAL_COMMANDS = ("perft",)  # listed in hello; no `rulesets` list: every ruleset is played
+OPTIONAL_COMMANDS = ("perft", "go")  # listed in hello; no `rulesets` list: every ruleset is played
 
 
 class Handler(Protocol):

@@ -112,6 +112,7 @@ def test_search_player_beats_greedy() -> None:
     pytest.param("silent", "timeout", "no answer to go within 0.50 s", marks=pytest.mark.slow),
     pytest.param("mute", "timeout", "no answer to hello within 0.50 s", marks=pytest.mark.slow),
     ("refuse", "protocol", "refused apply"),
+    ("nogo", "protocol", "lists no go command"),
 ])
 def test_misbehaving_engine_loses_by_forfeit(mode: str, kind: str, words: str, tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
@@ -211,6 +212,8 @@ def test_tournament_cross_table(tmp_path: Path, capsys: pytest.CaptureFixture[st
     (["wikipedia", "random", "engine:"], "needs a command"),
     (["wikipedia", "random", "codecup:bot"], "4×4 games"),
     (["wikipedia", "random", "greedy", "--move-time", "-1"], "seconds >= 0"),
+    (["wikipedia", "random", "greedy", "--game-time", "nan"], "seconds >= 0"),
+    (["wikipedia", "random", "greedy", "--ack-time", "0"], "seconds > 0"),
 ])
 def test_bad_arguments_one_line(args: list[str], message: str, tmp_path: Path,
                                 capsys: pytest.CaptureFixture[str]) -> None:

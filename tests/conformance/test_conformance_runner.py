@@ -60,7 +60,7 @@ def test_our_engine_passes_everything_over_the_protocol() -> None:
     names = list(builtin_names())
     report, lines = _run(_process("qttt"), names, perft=True)
     total = _total(names)
-    assert lines == ['engine: "qttt 0.1.0"; rulesets: any; optional commands: perft']
+    assert lines == ['engine: "qttt 0.1.0"; rulesets: any; optional commands: perft, go']
     assert report.summary() == f"{_line('core', total)}; {_line('strict', total)}"
     assert report.status("strict") == 0 and report.could_not_run is None
 

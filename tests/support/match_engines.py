@@ -9,6 +9,7 @@ says (by this package's engine); `go` is answered by a random legal action, exce
   silent    never answers go;
   mute      never answers anything, not even hello;
   refuse    refuses every apply after the first;
+  nogo      lists only perft among its commands in hello;
   fine      plays by the rules.
 """
 
@@ -47,6 +48,8 @@ def main(mode: str) -> int:
                     "kind": "illegal", "rule": None, "message": "no"}}), flush=True)
                 continue
         response = engine.handle(request)
+        if mode == "nogo" and cmd == "hello":
+            response["commands"] = ["perft"]
         print(json.dumps({"id": request["id"], **response}), flush=True)
         if cmd == "quit":
             break
