@@ -23,6 +23,9 @@ BLOCK_STATES = ("open", "x", "o", "drawn")
 PLAYERS = ("x", "o")
 ZERO = Fraction(0)
 Scores = tuple[Fraction, Fraction]
+# The rule of spec/rules.toml that states each award of the nested-classical family.
+AWARD_RULES = {"win": "nested-score-win", "draw-blocks": "nested-score-draw-blocks",
+               "draw-majority": "nested-score-draw-majority"}
 
 
 def bits(mask: int) -> list[int]:
@@ -82,19 +85,20 @@ def compile_nested(rs: Ruleset) -> NestedRules:
     block_of = tuple((c // side // n) * n + (c % side) // n for c in range(cells))
     position_of = tuple((c // side % n) * n + c % side % n for c in range(cells))
     block_mask = tuple(sum(1 << cell_of(n, b, p) for p in range(side)) for b in range(blocks))
-    local = grid_patterns(n, rs["block_patterns"])
+    local = grid_patterns(n, rs.rules.block_patterns)
     cell_patterns = tuple(
         tuple(sum(1 << cell_of(n, block_of[c], p) for p in pat.cells)
               for pat in local if pat.mask >> position_of[c] & 1)
         for c in range(cells))
-    big = grid_patterns(n, rs["board_patterns"])
+    big = grid_patterns(n, rs.rules.board_patterns)
     block_patterns = tuple(tuple(p.mask for p in big if p.mask >> b & 1) for b in range(blocks))
-    route = tuple((p,) for p in range(side)) if rs["route"] == "same" else tuple(rs["route"])
+    given = rs.rules.route
+    route = tuple((p,) for p in range(side)) if isinstance(given, str) else given  # "same"
     rules = NestedRules(
         ruleset=rs, n=n, side=side, cells=cells, block_of=block_of, position_of=position_of,
         block_mask=block_mask, cell_patterns=cell_patterns, block_patterns=block_patterns,
         route_mask=tuple(sum(block_mask[b] for b in r) for r in route), route=route,
-        drawn_first=rs["full_block"] == "drawn-first", bonus=rs["bonus"] == "block-win",
+        drawn_first=rs.rules.full_block == "drawn-first", bonus=rs.rules.bonus == "block-win",
         score=compile_nested_scoring(rs.scoring, blocks))
     _COMPILED[key] = rules
     return rules

@@ -21,20 +21,21 @@ from .engine import (
     MEASURE,
     Action,
     AnyAction,
+    Board,
     Measure,
     Place,
     State,
-    _Board,
-    compile_rules,
     mark_name,
     player_of,
 )
 from .errors import QtttError, RecordError
+from .game import compile_game
 from .games import GameState
 from .nested import Mark, NestedState
 from .variant import Ruleset, load_ruleset
 
 FORMAT = "record-format"
+Json = Any  # a JSON value as json.loads returns it
 
 
 @dataclass(frozen=True)
@@ -278,7 +279,7 @@ def from_position(text: str) -> State:
     cells = [c for row in rows for c in row.split(",")]
     if len(rows) != n or len(cells) != n * n:
         raise RecordError(FORMAT, f"a position of {rs.canonical} has {n} rows of {n} cells")
-    b = _Board(compile_rules(rs))
+    b = Board(compile_game(rs))
     b.move = move
     seen: dict[int, list[int]] = {}
     for c, tok in enumerate(cells):
@@ -287,7 +288,7 @@ def from_position(text: str) -> State:
         if m := re.fullmatch(r"([XO])(\d+)", tok):
             k = int(m[2])
             _check_mark(m[1].lower(), k, move, tok)
-            b._classical(c, k)
+            b.set_classical(c, k)
             continue
         marks = _SPOOKY.findall(tok)
         if "".join(p + k for p, k in marks) != tok:
@@ -305,7 +306,7 @@ def from_position(text: str) -> State:
     if b.phase == MEASURE and b.pending != move - 1:
         raise RecordError(FORMAT, f"the pending cycle must be closed by move {move - 1}")
     if b.phase != MEASURE:
-        b._settle()
+        b.settle()
     used = sorted([*seen, *[k for k in b.cls if k]])
     if len(set(used)) != len(used):
         raise RecordError(FORMAT, "a move number is used twice")

@@ -9,71 +9,113 @@ from __future__ import annotations
 import contextlib
 import json
 import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from .errors import VariantError
-from .spec import spec_dir
+from .spec import rules, spec_dir
 
 RULE = "variant-file"
 QUANTUM = "quantum"
 NESTED = "nested-classical"
 GAMES = (QUANTUM, NESTED)
-BOTH = GAMES
 # Pattern kinds of the nested family, the same vocabulary at both levels (rule nested-patterns).
 PATTERN_KINDS = ("rows", "columns", "diagonals", "diamonds")
 
 
 @dataclass(frozen=True)
 class Parameter:
-    """One rule parameter: its type, allowed values, default, description and the game families
-    it belongs to. A tuple parameter holds a list whose items are in `allowed` (route: lists of
-    block numbers, checked against the board)."""
+    """One rule parameter: its type, allowed values, default, a one-line description, the rule of
+    spec/rules.toml it selects and the game families it belongs to. A tuple parameter holds a list
+    whose items are in `allowed` (route: lists of block numbers, checked against the board)."""
 
     name: str
     type: type
     allowed: tuple[Any, ...]
     default: Any
     description: str
+    rule: str
     games: tuple[str, ...] = (QUANTUM,)
 
 
-PARAMETERS: tuple[Parameter, ...] = (
-    Parameter("game", str, GAMES, QUANTUM,
-              "Game family: quantum is Goff's quantum tic-tac-toe; nested-classical is a classical "
-              "game on an n×n grid of n×n blocks (Intelligent Tic-Tac-Toe).", BOTH),
-    Parameter("board", int, tuple(range(2, 9)), 3,
-              "Board side n: the board has n×n cells (nested-classical: n×n blocks of n×n cells).",
-              BOTH),
-    Parameter("measurer", str, ("opponent", "creator"), "opponent",
-              "Who measures a cycle: the opponent of the player who closed it, or that player."),
-    Parameter("two_cycles", bool, (True, False), True,
-              "Whether a placement may repeat the two cells of a live spooky move (a 2-cycle)."),
-    Parameter("last_square", str, ("forced", "end"), "forced",
-              "With one open cell left: the player to move fills it (forced), or the game ends."),
-    Parameter("untouched", str, ("keep", "vanish"), "keep",
-              "Spooky marks outside a collapsed component stay (keep) or vanish."),
-    Parameter("end", str, ("first-line", "full"), "first-line",
-              "The game ends at the first collapse that completes a line, or only on a full board."),
-    Parameter("end_line", int, tuple(range(0, 9)), 0,
-              "Length of the line that ends the game under end = first-line; 0 means the board size."),
-    Parameter("route", tuple, (), "same",
-              "For each cell position of a block (row-major), the blocks the next move must use; "
-              "\"same\": the block at that position.", (NESTED,)),
-    Parameter("block_patterns", tuple, PATTERN_KINDS, ("rows", "columns", "diagonals"),
-              "Patterns that win a block: rows, columns, the two diagonals, diamonds.", (NESTED,)),
-    Parameter("board_patterns", tuple, PATTERN_KINDS, ("rows", "columns", "diagonals"),
-              "Patterns of won blocks that win the game.", (NESTED,)),
-    Parameter("full_block", str, ("pattern-first", "drawn-first"), "pattern-first",
-              "A move that fills a block and completes a pattern wins it (pattern-first) or "
-              "draws it (drawn-first).", (NESTED,)),
-    Parameter("bonus", str, ("none", "block-win"), "none",
-              "Winning a block gives the same player one extra move at once (block-win), at most "
-              "one per turn.", (NESTED,)),
-)
+def _about(description: str, allowed: range | tuple[str, ...] | None = None, rule: str | None = None,
+           games: tuple[str, ...] = (QUANTUM,)) -> dict[str, Any]:
+    """Field metadata; `rule` only for a parameter that no rule of rules.toml is scoped to."""
+    return {"description": description, "allowed": allowed, "rule": rule, "games": games}
+
+
+Family = Literal["quantum", "nested-classical"]
+FullBlock = Literal["pattern-first", "drawn-first"]
+Bonus = Literal["none", "block-win"]
+Route = str | tuple[tuple[int, ...], ...]
+Measurer = Literal["opponent", "creator"]
+LastSquare = Literal["forced", "end"]
+Untouched = Literal["keep", "vanish"]
+End = Literal["first-line", "full"]
+
+
+@dataclass(frozen=True)
+class Parameters:
+    """The rule parameters of a ruleset, typed: the one declaration of the parameter vocabulary
+    (names, allowed values, defaults, descriptions); `PARAMETERS` is derived from it."""
+
+    game: Family = field(default="quantum", metadata=_about(
+        "Game family: quantum is Goff's quantum tic-tac-toe; nested-classical is a classical game on an "
+        "n×n grid of n×n blocks (Intelligent Tic-Tac-Toe).", rule="turn-order", games=GAMES))
+    board: int = field(default=3, metadata=_about(
+        "Board side n: the board has n×n cells (nested-classical: n×n blocks of n×n cells).",
+        range(2, 9), "board-cells", GAMES))
+    measurer: Measurer = field(default="opponent", metadata=_about(
+        "Who measures a cycle: the opponent of the player who closed it, or that player."))
+    two_cycles: bool = field(default=True, metadata=_about(
+        "Whether a placement may repeat the two cells of a live spooky move (a 2-cycle)."))
+    last_square: LastSquare = field(default="forced", metadata=_about(
+        "With one open cell left: the player to move fills it (forced), or the game ends."))
+    untouched: Untouched = field(default="keep", metadata=_about(
+        "Spooky marks outside a collapsed component stay (keep) or vanish."))
+    end: End = field(default="first-line", metadata=_about(
+        "The game ends at the first collapse that completes a line, or only on a full board."))
+    end_line: int = field(default=0, metadata=_about(
+        "Length of the line that ends the game under end = first-line; 0 means the board size.",
+        range(0, 9), "end-line"))
+    route: Route = field(default="same", metadata=_about(
+        "For each cell position of a block (row-major), the blocks the next move must use; \"same\": "
+        "the block at that position.", (), games=(NESTED,)))
+    block_patterns: tuple[str, ...] = field(default=("rows", "columns", "diagonals"), metadata=_about(
+        "Patterns that win a block: rows, columns, the two diagonals, diamonds.", PATTERN_KINDS,
+        "nested-patterns", (NESTED,)))
+    board_patterns: tuple[str, ...] = field(default=("rows", "columns", "diagonals"), metadata=_about(
+        "Patterns of won blocks that win the game.", PATTERN_KINDS, "nested-patterns", (NESTED,)))
+    full_block: FullBlock = field(default="pattern-first", metadata=_about(
+        "A move that fills a block and completes a pattern wins it (pattern-first) or draws it "
+        "(drawn-first).", games=(NESTED,)))
+    bonus: Bonus = field(default="none", metadata=_about(
+        "Winning a block gives the same player one extra move at once (block-win), at most one per "
+        "turn.", games=(NESTED,)))
+
+
+def _parameters() -> tuple[Parameter, ...]:
+    hints = get_type_hints(Parameters)
+    scoped = {}
+    for r in reversed(rules().values()):
+        scoped[r.scope] = r.id
+    out = []
+    for f in fields(Parameters):
+        kind = hints[f.name]
+        listed = kind not in (bool, int) and get_origin(kind) is not Literal  # route, pattern lists
+        typ: type = tuple if listed else kind if kind in (bool, int) else str
+        allowed = ((True, False) if kind is bool else tuple(f.metadata["allowed"]) if kind is int or listed
+                   else get_args(kind))
+        rule = f.metadata["rule"] or scoped[f.name]
+        out.append(Parameter(f.name, typ, allowed, f.default, f.metadata["description"], rule,
+                             f.metadata["games"]))
+    return tuple(out)
+
+
+PARAMETERS: tuple[Parameter, ...] = _parameters()
 PARAMETER_BY_NAME = {p.name: p for p in PARAMETERS}
 
 AWARDS = ("per-pattern", "first-line", "rank", "win", "draw-blocks", "draw-majority")
@@ -193,18 +235,24 @@ class Ruleset:
     path: str | None = field(default=None, compare=False)
     match: MatchRules = field(default=MatchRules(), compare=False)
 
-    def __getitem__(self, name: str) -> Any:
-        return dict(self.params)[name]
+    @cached_property
+    def rules(self) -> Parameters:
+        """The rule parameters, typed."""
+        return Parameters(**dict(self.params))
 
     @property
     def game(self) -> str:
         """The game family: quantum or nested-classical."""
-        return str(self["game"])
+        return self.rules.game
+
+    def value(self, name: str) -> Any:
+        """The value of rule parameter `name`, for listings (code reads the typed `rules`)."""
+        return getattr(self.rules, name)
 
     @property
     def board(self) -> int:
         """Board side n."""
-        return int(self["board"])
+        return self.rules.board
 
     def to_dict(self) -> dict[str, Any]:
         """The resolved parameters as plain data: rule parameters plus `scoring`."""

@@ -14,7 +14,6 @@ from functools import cache
 from typing import Any
 
 from qttt import Ruleset, load_ruleset
-from qttt.variant import NESTED
 
 from . import z3_graph as Z
 from .abstract import Params, Summary, explore, realize
@@ -219,7 +218,7 @@ def termination_finding(rs: Ruleset, variant: str, s: Sample, started: float) ->
     longest = realize(rs, summary.longest_path)
     details: dict[str, Any] = {"bound": summary.longest, "longest_replayed": len(longest),
                                "longest_sampled": s.longest}
-    if rs["end"] == "full":
+    if rs.rules.end == "full":
         details["complete_games"] = str(summary.games)
     status = "proved"
     if ABSTRACT in s.failures:
@@ -280,9 +279,6 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
           timeout: float = 60.0) -> Report:
     """Settle every catalogue property of the ruleset named by spec (name, canonical name or file)."""
     rs = load_ruleset(spec)
-    if rs.game == NESTED:
-        from .nested import check_nested
-        return check_nested(spec, rs, games, seed)
     say = progress or (lambda _: None)
     cells = rs.board * rs.board
     proofs = z3_proofs(cells, progress, timeout)

@@ -10,15 +10,17 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from qttt import QtttError, builtin_names
+from qttt import QtttError, builtin_names, load_ruleset
 from qttt.nested import Mark
 from qttt.notation import Record, record_from_json, to_notation
+from qttt.variant import NESTED
 
 from .catalogue import LABELS, PROPERTIES
 
@@ -67,10 +69,17 @@ def run(args: argparse.Namespace) -> int:
         print("qttt check: name a ruleset or give --all", file=sys.stderr)
         return 2
     try:
-        from .check import check
+        from .check import check as check_quantum
+        from .nested import check_nested
     except ModuleNotFoundError as e:
         print(f"qttt check: {e.name} is not installed (pip install 'qttt[verify]')", file=sys.stderr)
         return 2
+    def check(name: str, *, games: int | None, seed: int, timeout: float,
+              progress: Callable[[str], None] | None = None) -> Report:
+        if load_ruleset(name).game == NESTED:
+            return check_nested(name, games=games, seed=seed)
+        return check_quantum(name, games=games, seed=seed, timeout=timeout, progress=progress)
+
     err = Console(stderr=True, highlight=False)
     show = not args.quiet and err.is_terminal
     reports = []

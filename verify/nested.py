@@ -9,7 +9,7 @@ import random
 import time
 from fractions import Fraction
 
-from qttt import Ruleset
+from qttt import Ruleset, load_ruleset
 from qttt.nested import Mark, NestedState
 from qttt.notation import action_to_json
 
@@ -40,8 +40,10 @@ def _max_points(rs: Ruleset, winner: bool) -> Fraction:
     return total
 
 
-def check_nested(spec: str, rs: Ruleset, games: int | None, seed: int) -> Report:
-    """Settle the nested-classical properties of `rs` over `games` seeded random games."""
+def check_nested(spec: str, *, games: int | None = None, seed: int = 0) -> Report:
+    """Settle the nested-classical properties of the ruleset named by spec over `games` seeded
+    random games."""
+    rs = load_ruleset(spec)
     games = games or DEFAULT_GAMES
     cells = (rs.board ** 2) ** 2
     block_cells = [_block_cells(rs.board, b) for b in range(rs.board ** 2)]

@@ -45,7 +45,7 @@ def run_show(args: argparse.Namespace) -> int:
     for p in PARAMETERS:
         if rs.game not in p.games:
             continue
-        value = rs[p.name]
+        value = rs.value(p.name)
         table.add_row(p.name, json.dumps(value), json.dumps(p.default), p.description)
     console.print(table)
     scoring = Table("award", "pattern", "length", "settings", title="scoring")

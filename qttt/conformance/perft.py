@@ -9,18 +9,16 @@ counted at greater depths.
 from __future__ import annotations
 
 import random
-from typing import Any
 
 from ..engine import State
 from ..games import GameState, start
-from ..notation import action_from_json, action_to_json
+from ..notation import Json, action_from_json, action_to_json
 from ..variant import NESTED, Ruleset
 from .cases import collapsed_prefix, place, play
 from .nested_cases import perft_positions
 
 EXPAND_LIMIT = 20_000  # a depth is tabled when the positions one level above it are at most this many
 MAX_DEPTH = 6
-Json = Any
 
 
 def perft_counts(state: GameState, depth: int) -> list[int]:

@@ -10,21 +10,20 @@ from __future__ import annotations
 
 import json
 import random
-from typing import IO, Any, Protocol
+from typing import IO, Protocol
 
 from .. import __version__
 from ..errors import QtttError
 from ..games import GameState, start
 from ..nested import NestedState
-from ..notation import action_from_json, action_to_json, state_to_json
+from ..notation import Json, action_from_json, action_to_json, state_to_json
 from ..players import Player, RandomPlayer
 from ..variant import load_ruleset
 from .perft import divide, perft
 
 PROTOCOL = 1
 NAME = "qttt-engine"
-OPTIONAL_COMMANDS = ("perft",)  # listed in hello; no `rulesets` list: every ruleset is played
-Json = Any
+OPTIONAL_COMMANDS = ("perft", "go")  # listed in hello; no `rulesets` list: every ruleset is played
 
 
 class Handler(Protocol):

@@ -10,14 +10,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from ..engine import Measure, Place, State
 from ..errors import QtttError, RecordError
 from ..games import GameState, start
 from ..geometry import patterns
 from ..nested import NestedState
-from ..notation import action_from_json, action_to_json, state_to_json
+from ..notation import Json, action_from_json, action_to_json, state_to_json
 from ..spec import spec_dir
 from ..variant import NESTED, Ruleset, load_ruleset
 from . import cases as casemod
@@ -37,7 +36,6 @@ NOTES = (
     "`qttt vectors generate` from the engine; an independent reference model agrees with every "
     "expectation."
 )
-Json = Any
 
 
 def vectors_dir() -> Path:
@@ -97,7 +95,7 @@ def _nested_refs(rs: Ruleset, before: NestedState, after: NestedState) -> set[st
         changed = next(a for a, b in zip(after.blocks, before.blocks, strict=True) if a != b)
         refs |= {"nested-block-closed", "nested-patterns"}
         refs.add("nested-block-draw" if changed == "drawn" else "nested-block-win")
-        if changed != "drawn" and not after.over and (after.bonus or rs["bonus"] == "none"):
+        if changed != "drawn" and not after.over and (after.bonus or rs.rules.bonus == "none"):
             refs.add("nested-bonus")  # a bonus move follows, or (bonus = none) the turn passes
     if after.over:
         refs |= {"score-at-end", "nested-board-win" if after.winner else "nested-end-closed"}
@@ -108,8 +106,8 @@ def _nested_refs(rs: Ruleset, before: NestedState, after: NestedState) -> set[st
 
 def _end_refs(rs: Ruleset, state: State) -> set[str]:
     refs = {"score-at-end"}
-    xs, os_ = casemod.owned_lines(state, int(rs["end_line"]))
-    if rs["end"] == "first-line" and (xs or os_):
+    xs, os_ = casemod.owned_lines(state, rs.rules.end_line)
+    if rs.rules.end == "first-line" and (xs or os_):
         refs.add("end-line")
     else:
         refs.add("end-full")
