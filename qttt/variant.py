@@ -265,7 +265,7 @@ class Ruleset:
         """Canonical name: the base ruleset and the parameters that differ from it."""
         base_rs = load_ruleset(self.base) if self.base != "qttt" else default_ruleset()
         base = dict(base_rs.params)
-        diffs = [f"{k}={_format_value(v)}" for k, v in self.params if k not in base or v != base[k]]
+        diffs = [f"{k}={_canonical_value(v)}" for k, v in self.params if k not in base or v != base[k]]
         if self.scoring != base_rs.scoring:
             scoring = [c.to_dict() for c in self.scoring]
             diffs.append("scoring=" + json.dumps(scoring, separators=(",", ":")))
@@ -278,12 +278,22 @@ class Ruleset:
         return (self.params, self.scoring)
 
 
-def _format_value(value: Any) -> str:
+def format_value(value: Any) -> str:
+    """A parameter or setting value as variant files and canonical names write it: true/false,
+    [a, b] for lists, else the value's text."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(format_value(x) for x in value) + "]"
+    return str(value)
+
+
+def _canonical_value(value: Any) -> str:
+    """A parameter value in a canonical name: as format_value, but lists as compact JSON, which
+    the name's parser reads back."""
     if isinstance(value, tuple):
         return json.dumps(_lists(value), separators=(",", ":"))
-    return str(value)
+    return format_value(value)
 
 
 def _lists(value: Any) -> Any:
@@ -479,7 +489,7 @@ def _merge_params(base: dict[str, Any], values: dict[str, Any],
         blocks = out["board"] ** 2
         route = out["route"]
         if len(route) != blocks or any(not 0 <= b < blocks or list(r).count(b) > 1 for r in route for b in r):
-            raise VariantError(RULE, f"{where}: route = {_format_value(route)} is not allowed; "
+            raise VariantError(RULE, f"{where}: route = {_canonical_value(route)} is not allowed; "
                                f"allowed: \"same\", or {blocks} lists (one per cell position) of "
                                f"distinct block numbers 0 to {blocks - 1}")
     return tuple(out.items())

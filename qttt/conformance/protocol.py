@@ -77,15 +77,19 @@ class QtttEngine:
             if cmd == "legal":
                 return {"ok": True, "legal": [action_to_json(a) for a in self.state.legal_actions()]}
             if cmd == "go":  # the clock fields are advisory here: the built-in players are quick
-                if isinstance(self.state, NestedState):
-                    legal = self.state.legal_actions()
-                    if not legal:
-                        return error("illegal", "the game is over; no action is legal", "over-no-action")
-                    return {"ok": True, "action": action_to_json(self.rng.choice(legal))}
-                return {"ok": True, "action": action_to_json(self.player.choose(self.state))}
+                return self._go(self.state)
             return self._perft(request)
         except QtttError as e:
             return error(e.kind, e.message, e.rule)
+
+    def _go(self, state: GameState) -> dict[str, Json]:
+        """The engine's move: the player's choice, or in a nested-classical game a uniform one."""
+        if isinstance(state, NestedState):
+            legal = state.legal_actions()
+            if not legal:
+                return error("illegal", "the game is over; no action is legal", "over-no-action")
+            return {"ok": True, "action": action_to_json(self.rng.choice(legal))}
+        return {"ok": True, "action": action_to_json(self.player.choose(state))}
 
     def _perft(self, request: dict[str, Json]) -> dict[str, Json]:
         assert self.state is not None

@@ -17,8 +17,8 @@ from qttt.conformance.suite import nested_vectors_dir, vectors_dir
 from qttt.spec import spec_dir
 
 SOURCES = {"intelligent": "intelligent",
-           "intelligent-2016": str(spec_dir() / "examples" / "intelligent-2016.toml"),
-           "intelligent-2018": str(spec_dir() / "examples" / "intelligent-2018.toml")}
+           "intelligent-2016": str(spec_dir() / "editions" / "intelligent-2016.toml"),
+           "intelligent-2018": str(spec_dir() / "editions" / "intelligent-2018.toml")}
 SUITES = {name: json.loads((nested_vectors_dir() / f"{name}.json").read_text(encoding="utf-8"))
           for name in SOURCES}
 

@@ -197,7 +197,7 @@ def test_replay_of_a_quantum_action_in_a_nested_game_is_malformed() -> None:
     assert e.value.rule == "record-format" and e.value.index == 0
 
 
-EXAMPLES = spec_dir() / "examples"
+EXAMPLES = spec_dir() / "editions"
 
 
 def test_2016_routes_to_the_two_adjacent_blocks_and_the_centre() -> None:

@@ -18,7 +18,7 @@ from qttt.games import start
 from qttt.nested import Mark
 from qttt.notation import action_to_json, state_to_json
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "spec" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "spec" / "editions"
 EDITIONS = [str(EXAMPLES / "intelligent-2016.toml"), str(EXAMPLES / "intelligent-2018.toml")]
 GAMES = 2000
 QUICK = 60
