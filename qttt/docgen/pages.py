@@ -95,9 +95,9 @@ def _rule_block(rule: Rule, docs: bool, page: str) -> list[str]:
 
 def _choices(rule: Rule) -> list[str]:
     out = []
-    for name in builtin_names():
+    for name in builtin_names(None):
         rs = load_ruleset(name)
-        if rule.scope in PARAMETER_BY_NAME:
+        if rule.scope in PARAMETER_BY_NAME and rs.game in PARAMETER_BY_NAME[rule.scope].games:
             out.append(f"[{name}]({name}.md) {rule.scope} = {format_value(rs.value(rule.scope))}")
         elif rule.scope in AWARD_TYPES and any(c.award == rule.scope for c in rs.scoring):
             out.append(f"[{name}]({name}.md)")

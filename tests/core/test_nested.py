@@ -237,3 +237,34 @@ def test_2018_draws_weigh_corners_edges_and_centre() -> None:
 def test_intelligent_match_defaults() -> None:
     rs = load_ruleset("intelligent")
     assert rs.match.move_seconds == 15 and rs.match.forfeit == (Fraction(16), Fraction(0))
+
+
+def test_svg_shows_block_states_and_the_target() -> None:
+    import xml.etree.ElementTree as ET
+
+    from qttt.svg import nested_svg
+    moves = win_block_zero_row()
+    s = play("intelligent", moves)  # X won block 0; O must use block 3
+    root = ET.fromstring(nested_svg(s, caption="after x13"))
+    ns = "{http://www.w3.org/2000/svg}"
+    rects = {r.get("data-block"): r.get("class") for r in root.iter(f"{ns}rect")}
+    assert rects["0"] == "block x" and rects["3"] == "block open target"
+    assert sum(1 for r in rects.values() if r == "block open") == 14
+    marks = [t for t in root.iter(f"{ns}text") if (t.get("class") or "").startswith("mark")]
+    assert len(marks) == len(moves) and {t.get("data-mark") for t in marks} >= {"x1", "o2", "x13"}
+    assert [t.text for t in root.iter(f"{ns}text") if t.get("class") == "won x"] == ["X"]
+
+
+def test_play_at_the_terminal() -> None:
+    import argparse
+
+    from qttt.cli._nested_play import play as play_nested
+    answers = iter(["help", "moves", "9 9", "0 0", "nonsense", "quit"])
+    out: list[str] = []
+    args = argparse.Namespace(x="human", o="random", record=None)
+    status = play_nested(load_ruleset("intelligent"), args, lambda _: next(answers), out.append, False, 3)
+    text = "".join(out)
+    assert status == 0 and "game abandoned" in text and "row and column" in text
+    assert "you may mark: 0 0, 0 1" in text  # the first move is free: every cell
+    assert "o (random) marks" in text and "not understood: 'nonsense'" in text
+    assert "blocks:" in text and " 0  1  2  3 │" in text  # the 16×16 board with its map of blocks
