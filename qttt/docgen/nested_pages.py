@@ -70,7 +70,8 @@ def nested_ruleset_page(site: Site, name: str, docs: bool) -> list[str]:
     letter = name[0].upper()
     params = [p for p in PARAMETERS if rs.game in p.games and p.name != "game"]
     for i, p in enumerate(params, start=1):
-        out.append(f"{i}. **{letter}{i}** {statement(rs, p.name)} ({link(p.rule)})")
+        rule = "nested-board" if p.name == "board" else p.rule
+        out.append(f"{i}. **{letter}{i}** {statement(rs, p.name)} ({link(rule)})")
     for j, c in enumerate(rs.scoring, start=len(params) + 1):
         out.append(f"{j}. **{letter}{j}** {award_statement(rs, c)} ({link(AWARD_RULES[c.award])})")
     m = rs.match
