@@ -42,61 +42,29 @@ AWARD_RULE = {"per-pattern": "score-per-pattern", "first-line": "score-first-lin
 
 @dataclass(frozen=True)
 class Example:
-    """A worked example: a game record in human notation and what it shows."""
+    """A worked example: a game record in human notation, what it shows, and the checks its title
+    claims (spec/examples.toml)."""
 
     slug: str
     title: str
     notation: str
     shows: str
+    proves: tuple[str, ...] = ()
+    source: str = ""
 
 
 # The Wikipedia cycle example (squares 1, 4, 8 via X1, X3, O4, with O2 hanging from square 1).
 INTRO = Example("intro-cycle", "The cycle example", "[wikipedia] X1:1-4 O2:1-5 X3:4-8 O4:8-1",
                 "O4 joins squares 8 and 1, which X1 and X3 already connect: a cycle.")
 
-EXAMPLES: dict[str, tuple[Example, ...]] = {
-    "wikipedia": (
-        Example("simultaneous", "Two lines in one collapse",
-                "[wikipedia] X1:3-8 O2:5-8 X3:1-5 O4:5-7 X5:2-4 O6:4-9 X7:1-2 O8:5-8 O8@5",
-                "O8 closes a cycle and X measures it into the centre. The collapse gives both players "
-                "a line; O's line has the lower maximum move number, so O gets 1 and X ½."),
-        Example("last-square", "The forced last square",
-                "[wikipedia] X1:3-6 O2:1-9 X3:8-9 O4:2-3 X5:1-3 O6:1-7 X7:4-8 O8:3-7 O8@3 X9:5",
-                "After the collapse one square is left and no line is complete, so X must put x9 "
-                "there; it is classical at once and completes X's line."),
-    ),
-    "russian": (
-        Example("full-board", "Lines do not end the game",
-                "[russian] X1:1-7 O2:6-9 X3:3-4 O4:6-7 X5:3-7 O6:4-8 X7:2-3 O8:3-9 O8@3",
-                "One collapse settles eight squares; one square stays open, so the game ends and "
-                "every classical line of three scores a point."),
-    ),
-    "russian-unstable": (
-        Example("vanish", "Untouched marks vanish",
-                "[russian-unstable] X1:2-4 O2:2-4 O2@4 X3:1-8 O4:1-7 X5:1-7 X5@7 O6:5-9 X7:6-9 "
-                "O8:5-6 O8@6",
-                "After each collapse every spooky mark outside the collapsed component leaves the "
-                "board."),
-    ),
-    "bonus4x4": (
-        Example("line-of-four", "A line of four and bonus points",
-                "[bonus4x4] X1:12-13 O2:3-15 X3:13-14 O4:12-16 X5:14-15 O6:2-7 X7:12-16 X7@16",
-                "The collapse completes X's bottom row: 20 points for the only line of four, plus "
-                "one point for each of its two runs of three."),
-    ),
-    "kumar": (
-        Example("ranks", "Lines timed by rank",
-                "[kumar] X1:8-9 O2:1-2 X3:6-8 O4:3-7 X5:5-6 O6:2-6 X7:4-5 O8:7-9 X9:5-9 X9@5",
-                "The game runs to the full board. Each line is timed by its largest move number; "
-                "the earliest time is worth 1, the next 1/2."),
-    ),
-    "ishizeki-complete": (
-        Example("simultaneous", "Two lines in one collapse: no winner",
-                "[ishizeki-complete] X1:3-8 O2:5-8 X3:1-5 O4:5-7 X5:2-4 O6:4-9 X7:1-2 O8:5-8 O8@5",
-                "The same game as the wikipedia example: both players complete a line in one "
-                "collapse, which under complete win scores 0–0."),
-    ),
-}
+
+def load_examples() -> dict[str, tuple[Example, ...]]:
+    """spec/examples.toml by ruleset, in file order."""
+    out: dict[str, list[Example]] = {}
+    for e in _load_toml(spec_dir() / "examples.toml")["example"]:
+        out.setdefault(e["ruleset"], []).append(Example(e["slug"], e["title"], e["record"], e["shows"],
+                                                         tuple(e.get("proves", ())), e.get("source", "")))
+    return {k: tuple(v) for k, v in out.items()}
 
 
 # -- small helpers ------------------------------------------------------------------------------
@@ -134,6 +102,13 @@ def _load_toml(path: Path) -> dict[str, Any]:
         return tomllib.load(f)
 
 
+def contrasts() -> dict[str, Any]:
+    """spec/contrasts.json: games telling rulesets apart and the examples' branch values."""
+    path = spec_dir() / "contrasts.json"
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    return data
+
+
 def sources() -> dict[str, dict[str, Any]]:
     """spec/sources.toml by source id."""
     return {s["id"]: s for s in _load_toml(spec_dir() / "sources.toml")["source"]}
@@ -143,6 +118,9 @@ def ambiguities() -> list[dict[str, Any]]:
     """The points of spec/ambiguities.toml, in order."""
     points: list[dict[str, Any]] = _load_toml(spec_dir() / "ambiguities.toml")["point"]
     return points
+
+
+EXAMPLES: dict[str, tuple[Example, ...]] = load_examples()
 
 
 def _rule_number(rule_id: str) -> int:
@@ -302,24 +280,41 @@ def _img(site_path: str, page: str, alt: str) -> str:
     return f"![{alt}]({'../' * page.count('/')}{site_path})"
 
 
-def example_lines(site: Site, ruleset_name: str, ex: Example, page: str, level: str = "###") -> list[str]:
-    """A worked example: the record, each action in words, the boards the engine draws."""
+def branch_text(values: dict[str, str | None], chosen: int, by: str) -> str:
+    """A measurement's two branches with the solver's value x − o of each, the chosen one first."""
+    def val(v: str | None) -> str:
+        return "not solved" if v is None else v
+    others = [f"square {int(c) + 1}: {val(v)}" for c, v in values.items() if int(c) != chosen]
+    best = "x" if by == "x" else "o"
+    return (f"Solver's value x − o with perfect play after each branch: square {chosen + 1} "
+            f"(chosen): {val(values[str(chosen)])}; " + "; ".join(others)
+            + f" ({best.upper()} wants it {'high' if best == 'x' else 'low'}).")
+
+
+def example_lines(site: Site, ruleset_name: str, ex: Example, page: str, level: str = "###",
+                  steps_drawn: bool = True) -> list[str]:
+    """A worked example: the record, then each action in words with the board after it (a measured
+    cycle with its two outcomes and the solver's value of each), the final board."""
     record = from_notation(ex.notation)
     states = record.states()
-    out = [f"{level} {ex.title}", "", ex.shows, "", "Record, in human notation (squares from 1) and as "
-           "JSON (cells from 0):", "", "```text", to_notation(record), "```", "",
+    source = f" Source: {_source_link(ex.source, page)}." if ex.source else ""
+    out = [f"{level} {ex.title}", "", ex.shows + source, "", "Record, in human notation (squares from "
+           "1) and as JSON (cells from 0):", "", "```text", to_notation(record), "```", "",
            "```json", json.dumps(record_to_json(record)), "```", ""]
-    steps: list[str] = []
-    pictures: list[str] = []
+    branches = {b["index"]: b for b in contrasts().get("examples", {}).get(f"{ruleset_name}/{ex.slug}", [])}
     for i, action in enumerate(record.actions):
         before, after = states[i], states[i + 1]
-        steps.append(f"{i + 1}. `{to_notation(Record(ruleset_name, record.actions[:i + 1])).split()[-1]}` "
-                     + describe_action(before, action, after))
+        out += [f"{i + 1}. `{to_notation(Record(ruleset_name, record.actions[:i + 1])).split()[-1]}` "
+                + describe_action(before, action, after), ""]
         if isinstance(action, Measure):
             path = site.board(f"{ruleset_name}-{ex.slug}-measure-{i + 1}", measurement_svg(before))
-            pictures += [_img(path, page, f"the cycle before action {i + 1} and its two outcomes"), ""]
-    out += [*steps, ""]
-    out += pictures
+            out += ["    " + _img(path, page, f"the cycle before action {i + 1} and its two outcomes"), ""]
+            if i in branches:
+                b = branches[i]
+                out += ["    " + branch_text(b["values"], b["chosen"], b["by"]), ""]
+        elif steps_drawn and i + 1 < len(record.actions) and after.phase != "measure":
+            path = site.board(f"{ruleset_name}-{ex.slug}-step-{i + 1}", board_svg(after, size=160))
+            out += ["    " + _img(path, page, f"the board after action {i + 1}"), ""]
     final = states[-1]
     caption = result_text(final) if final.over else "the position after the last action"
     path = site.board(f"{ruleset_name}-{ex.slug}-final", board_svg(final, caption=caption.split(' Note')[0]))
@@ -425,7 +420,32 @@ def ruleset_page(site: Site, name: str, docs: bool) -> list[str]:
             "Each example is a game record; the engine replays it and draws every board.", ""]
     for ex in EXAMPLES.get(name, ()):
         out += example_lines(site, name, ex, page)
+    out += contrast_lines(name)
     return out
+
+
+def contrast_lines(name: str) -> list[str]:
+    """Games telling `name` apart from the other rulesets and from itself with one parameter changed
+    (spec/contrasts.json), side by side."""
+    data = contrasts()
+    found = [c for c in [*data.get("pairs", []), *data.get("parameters", [])] if name in (c["a"], c["b"])
+             and (c["a"] == name or c["b"] in builtin_names())]
+    if not found:
+        return []
+    out = ["## Games that tell it apart", "",
+           f"For each other ruleset on the same board, and for `{name}` with one parameter changed: "
+           f"the shortest game found in {data['games_per_search']:,} seeded random games that is complete "
+           "under the first and ends otherwise under the second, with the same placements and each "
+           "measurer choosing the branch the solver rates best for them under their own ruleset. "
+           "Generated by `python -m qttt.analysis.contrast`.", ""]
+    rows = []
+    for c in found:
+        if "record_a" not in c:
+            rows.append([f"`{c['a']}`", f"`{c['b']}`", f"no difference in {c['searched']:,} games", "", ""])
+            continue
+        rows.append([f"`{c['a']}`", f"`{c['b']}`", f"`{c['record_a']}`", c["outcome_a"],
+                     f"`{c['record_b']}`: " + c["outcome_b"]])
+    return [*out, *_table(["first", "second", "game under the first", "result", "under the second"], rows)]
 
 
 def comparison_page(root: Path) -> list[str]:
