@@ -76,23 +76,24 @@ def _first_line(comp: Component, pats: tuple[Pattern, ...]) -> Evaluator:
     criteria = source + comp.get("fallback")
 
     def evaluate(cls: Sequence[int], xmask: int, omask: int) -> tuple[Fraction, Fraction, tuple[str, ...]]:
-        kx, ko = best_line_keys(pats, cls, xmask, omask, criteria)
-        result = line_result(kx, ko)
-        if result == "neither":
+        xs, os_ = owned(pats, xmask, omask)
+        if not xs and not os_:
             return neither, neither, ()
-        if kx is None:
-            return ZERO, sole, ()
-        if ko is None:
+        if not os_:
             return sole, ZERO, ()
+        if not xs:
+            return ZERO, sole, ()
+        kx = min(line_key(cls, p, criteria) for p in xs)
+        ko = min(line_key(cls, p, criteria) for p in os_)
         notes: tuple[str, ...] = ()
         if kx[:len(source)] == ko[:len(source)] and (kx != ko or tie is None):
             decided = "the fallback " + "/".join(criteria[len(source):]) if kx != ko \
                 else "no stated award (0 each)"
             keys = f"equal {'/'.join(source)} {list(kx[:len(source)])}" if source else "no source criteria"
             notes = (f"score-tie-gap: both players own lines with {keys}; decided by {decided}",)
-        if result == "tie":
+        if kx == ko:
             return (tie or ZERO), (tie or ZERO), notes
-        return (first, second, notes) if result == "x" else (second, first, notes)
+        return (first, second, notes) if kx < ko else (second, first, notes)
     return evaluate
 
 
