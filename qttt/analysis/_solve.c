@@ -2,12 +2,17 @@
 
    The value of a position is x score - o score under perfect play (X maximises, O minimises, the
    measurer decides measurements), as qttt/analysis/solve.py defines it, on integers: every point
-   value is scaled by a common denominator in Python. The rules mirror qttt/engine.py (_Board) and
+   value is scaled by a common denominator in Python. The rules mirror qttt/engine.py (Board) and
    the scoring qttt/scoring.py; the ruleset arrives as a flat int64 array built by fast.py (layout
    there). Search: fail-soft alpha-beta with a transposition table of bounds keyed on a canonical
    position (minimised over the ruleset's board symmetries; move numbers relabelled by order and
    parity, or dropped when the scoring ignores them; dead cells merged), move ordering by the table's
-   best move, then immediate results, then history counts. */
+   best move, then immediate results, then history counts.
+
+   Vocabulary (the rules this copy implements; tests/project/test_vocabulary.py compares it with
+   qttt.variant.Parameters and qttt.scoring.AWARD_TYPES): game quantum; measurer opponent creator;
+   two_cycles true false; last_square forced end; untouched keep vanish; end first-line full;
+   award 0 per-pattern 1 first-line 2 rank; criteria 0 min-max 1 min-sum. */
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -539,4 +544,31 @@ int64_t qs_score(void *h, const int32_t *codes, int n, int *phase) {
     if (replay(s, &p, codes, n)) { *phase = -1; return 0; }
     *phase = p.phase;
     return score(s, &p);
+}
+
+/* ---- perft ------------------------------------------------------------------------------------- */
+
+static void perft_walk(const Solver *s, const Pos *p, int level, int depth, uint64_t *counts) {
+    if (p->phase == OVER) return;
+    uint8_t acts[NPAIR + 2];
+    int n = gen(s, p, acts);
+    counts[level] += (uint64_t)n;
+    if (level + 1 >= depth) return;
+    for (int i = 0; i < n; i++) {
+        Pos q = *p;
+        apply_act(s, &q, acts[i]);
+        perft_walk(s, &q, level + 1, depth, counts);
+    }
+}
+
+/* Perft from the position after `codes`: counts[d-1] = action sequences of length d, d = 1..depth
+   (a finished game has no continuation). 0 on success, else 1 + the index of an illegal action. */
+int qs_perft(void *h, const int32_t *codes, int n, int depth, uint64_t *counts) {
+    Solver *s = h;
+    Pos p;
+    int status = replay(s, &p, codes, n);
+    if (status) return status;
+    for (int d = 0; d < depth; d++) counts[d] = 0;
+    if (depth > 0) perft_walk(s, &p, 0, depth, counts);
+    return 0;
 }
