@@ -42,6 +42,7 @@ def line_key(cls: Sequence[int], p: Pattern, criteria: tuple[str, ...]) -> tuple
 def _first_line(comp: Component, pats: tuple[Pattern, ...]) -> Evaluator:
     sole, first, second = comp.get("sole"), comp.get("first"), comp.get("second")
     neither, tie = comp.get("neither"), comp.get("tie")
+    double = sole if comp.get("double") is None else comp.get("double")
     source: tuple[str, ...] = comp.get("tiebreak")
     criteria = source + comp.get("fallback")
 
@@ -50,9 +51,9 @@ def _first_line(comp: Component, pats: tuple[Pattern, ...]) -> Evaluator:
         if not xs and not os_:
             return neither, neither, ()
         if not os_:
-            return sole, ZERO, ()
+            return (double if len(xs) > 1 else sole), ZERO, ()
         if not xs:
-            return ZERO, sole, ()
+            return ZERO, (double if len(os_) > 1 else sole), ()
         kx = min(line_key(cls, p, criteria) for p in xs)
         ko = min(line_key(cls, p, criteria) for p in os_)
         notes: tuple[str, ...] = ()

@@ -18,13 +18,15 @@ GAMES = 2000
 # full 2,000 bonus4x4 games are marked slow and the quick run checks the first 400 of them.
 QUICK_4X4 = 400
 CASES = [pytest.param(n, GAMES, marks=pytest.mark.slow) if n == "bonus4x4" else (n, GAMES)
-         for n in builtin_names()] + [("bonus4x4", QUICK_4X4)]
+         for n in builtin_names()] + [("bonus4x4", QUICK_4X4)] + [
+    # the two other readings of a double line (ambiguity register: double-line)
+    ("wikipedia(double_line=2)", GAMES), ("wikipedia(double_line=3/2)", GAMES)]
 
 
 @pytest.mark.parametrize(("name", "count"), CASES)
 def test_replay_agrees_with_reference(name: str, count: int, tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:
-    games = tmp_path / f"{name}.jsonl"
+    games = tmp_path / "games.jsonl"
     assert main(["random", name, "-n", str(count), "--seed", "2012", "-o", str(games)]) == 0
     capsys.readouterr()
     assert main(["replay", str(games), "--json"]) == 0
@@ -43,3 +45,6 @@ def test_replay_agrees_with_reference(name: str, count: int, tmp_path: Path,
         assert referee.legal() == [], f"game {i} stopped early"
         phases.add(state["phase"])
     assert phases == {"over"}
+    if "double_line" in name:  # the reading is exercised: some game ends with a double line
+        award = name.partition("=")[2][:-1]
+        assert any(award in state["scores"].values() for state in states)

@@ -62,7 +62,8 @@ def _award_bounds(rs: Ruleset, c: Component, owned: int, other: int) -> tuple[Fr
         v = Fraction(c.get("points")) * owned
         return v, v
     if c.award == "first-line":
-        cases = {(True, NONE): ["sole"], (True, SOME): ["first", "second", "tie"],
+        alone = "double" if owned > 1 and c.get("double") is not None else "sole"
+        cases = {(True, NONE): [alone], (True, SOME): ["first", "second", "tie"],
                  (False, NONE): ["neither"], (False, SOME): []}
         mine = owned > 0
         keys = cases[(mine, other)] if other != UNKNOWN else cases[(mine, NONE)] + cases[(mine, SOME)]

@@ -9,8 +9,8 @@ Ruleset layout passed to C (int64 array): cells, creator measures, two-cycles, f
 vanish, numbered key; end-line masks (count, masks); relevant masks for dead cells (count, masks);
 symmetries (count, then cells entries each); components (count, then each: type 0 per-pattern,
 1 first-line, 2 rank; pattern count and masks; per-pattern: points; first-line: sole, first,
-second, neither, tie, criteria count and codes (0 min-max, 1 min-sum); rank: worth count and
-worths), every point value scaled.
+second, neither, tie, double (sole when unstated), criteria count and codes (0 min-max,
+1 min-sum); rank: worth count and worths), every point value scaled.
 """
 
 from __future__ import annotations
@@ -148,6 +148,7 @@ def config(rs: Ruleset, scale: int, symmetries: bool = True, numbered: bool | No
         elif c.award == "first-line":
             out += [_scaled(c.get(k) or Fraction(0), scale)  # tie None: keys never tie
                     for k in ("sole", "first", "second", "neither", "tie")]
+            out.append(_scaled(c.get("double") if c.get("double") is not None else c.get("sole"), scale))
             crit = [*c.get("tiebreak"), *c.get("fallback")]
             out += [len(crit), *(CRITERIA_CODES[k] for k in crit)]
         else:

@@ -40,7 +40,7 @@ def score_bound(rs: Ruleset) -> Fraction:
         if c.award == "per-pattern":
             total += abs(c.get("points")) * count
         elif c.award == "first-line":
-            vals = [c.get(k) for k in ("sole", "first", "second", "neither", "tie")]
+            vals = [c.get(k) for k in ("sole", "first", "second", "neither", "tie", "double")]
             vals = [v for v in vals if v is not None] + [Fraction(0)]  # tie None: never needed
             total += max(vals) - min(vals)
         else:
