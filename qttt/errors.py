@@ -34,3 +34,9 @@ class VariantError(QtttError):
     """A ruleset name or variant file that cannot be resolved or is invalid."""
 
     kind = "variant"
+
+
+class MatchError(QtttError):
+    """A match, tournament or tour that cannot be set up: a bad player, clock or tour file."""
+
+    kind = "match"

@@ -15,7 +15,16 @@ from typing import Any
 
 from .io import write_atomic
 from .spec import spec_dir
-from .variant import AWARD_FIELDS, AWARDS, COMMON_FIELDS, CRITERIA, PARAMETERS, PATTERNS, Parameter
+from .variant import (
+    AWARD_FIELDS,
+    AWARDS,
+    COMMON_FIELDS,
+    CRITERIA,
+    MATCH_FIELDS,
+    PARAMETERS,
+    PATTERNS,
+    Parameter,
+)
 
 SCHEMA_ID = "https://qttt.invalid/spec/schema/variant.schema.json"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -91,6 +100,20 @@ def _component(award: str) -> dict[str, Any]:
             "properties": props}
 
 
+def _match() -> dict[str, Any]:
+    """The [match] table: two clocks in seconds and the forfeit score."""
+    seconds = {"oneOf": [{"type": "number", "minimum": 0},
+                         {"type": "string", "pattern": FRACTION_PATTERN}]}
+    out: dict[str, Any] = {}
+    for name, (default, description) in MATCH_FIELDS.items():
+        if name == "forfeit":
+            out[name] = {"description": description, "default": default, "type": "array",
+                         "minItems": 2, "maxItems": 2, "items": _fraction("Points.", None)}
+        else:
+            out[name] = {**seconds, "description": description, "default": default}
+    return out
+
+
 def variant_schema() -> dict[str, Any]:
     """The JSON Schema of a variant file, from variant.PARAMETERS and variant.AWARD_FIELDS."""
     meta = {name: {**schema, "description": description}
@@ -110,6 +133,7 @@ def variant_schema() -> dict[str, Any]:
             "rules": {"type": "object", "additionalProperties": False,
                       "properties": {p.name: _parameter(p) for p in PARAMETERS}},
             "scoring": {"type": "array", "items": {"oneOf": [_component(a) for a in AWARDS]}},
+            "match": {"type": "object", "additionalProperties": False, "properties": _match()},
         },
     }
 

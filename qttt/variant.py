@@ -118,6 +118,30 @@ def _plain(value: Any) -> Any:
     return value
 
 
+# Keys of the [match] table: name -> (default, description). Referee settings, not rules: they
+# do not enter a ruleset's identity (`Ruleset.key`) or canonical name.
+MATCH_FIELDS: dict[str, tuple[Any, str]] = {
+    "move_seconds": (0, "Time limit per action in seconds for `qttt match` (0: none)."),
+    "game_seconds": (0, "Time each player has for all its actions in a game (0: none)."),
+    "forfeit": (["1", "0"], "Points to the opponent and to the player who forfeits (an illegal "
+                "action, a timeout, a crash, garbage or silence)."),
+}
+
+
+@dataclass(frozen=True)
+class MatchRules:
+    """How a referee runs games of a ruleset: the [match] table of a variant file."""
+
+    move_seconds: Fraction = Fraction(0)
+    game_seconds: Fraction = Fraction(0)
+    forfeit: tuple[Fraction, Fraction] = (Fraction(1), Fraction(0))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data: numbers as strings."""
+        return {"move_seconds": str(self.move_seconds), "game_seconds": str(self.game_seconds),
+                "forfeit": [str(f) for f in self.forfeit]}
+
+
 @dataclass(frozen=True)
 class Ruleset:
     """A resolved ruleset: parameter values, scoring components and descriptive metadata."""
@@ -130,6 +154,7 @@ class Ruleset:
     summary: str = ""
     sources: tuple[str, ...] = ()
     path: str | None = field(default=None, compare=False)
+    match: MatchRules = field(default=MatchRules(), compare=False)
 
     def __getitem__(self, name: str) -> Any:
         return dict(self.params)[name]
@@ -264,7 +289,7 @@ def parse_canonical(text: str) -> Ruleset:
         scoring = _set_field(scoring, award, field_name, value, f"{where}: {key}")
     name = base if not values and scoring_raw is None and not fields else text
     return Ruleset(params=params, scoring=scoring, name=name, base=base, title=rs.title,
-                   summary=rs.summary, sources=rs.sources)
+                   summary=rs.summary, sources=rs.sources, match=rs.match)
 
 
 def _split_top(text: str) -> list[str]:
@@ -330,7 +355,7 @@ def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
         raise VariantError(RULE, f"{where}: not valid TOML: {e}") from None
     except OSError as e:
         raise VariantError(RULE, f"{where}: cannot be read: {e.strerror}") from None
-    _only_keys(data, ("variant", "rules", "scoring"), where, "top level")
+    _only_keys(data, ("variant", "rules", "scoring", "match"), where, "top level")
     meta = data.get("variant")
     if not isinstance(meta, dict):
         raise VariantError(RULE, f"{where}: missing [variant] table with a name")
@@ -357,12 +382,38 @@ def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
     scoring = parent.scoring
     if "scoring" in data:
         scoring = _components(data["scoring"], where, params)
+    match = _match(data.get("match", {}), parent.match, where)
     is_builtin = path.parent == (spec_dir() / "variants").resolve()
     base = name if is_builtin else parent.base
-    return Ruleset(params=params, scoring=scoring, name=name, base=base,
+    return Ruleset(params=params, scoring=scoring, name=name, base=base, match=match,
                    title=meta.get("title", parent.title if not is_builtin else ""),
                    summary=meta.get("summary", ""), sources=tuple(sources) or parent.sources,
                    path=str(path))
+
+
+def _match(raw: Any, parent: MatchRules, where: str) -> MatchRules:
+    """The [match] table over the parent's settings (rule variant-file)."""
+    if not isinstance(raw, dict):
+        raise VariantError(RULE, f"{where}: match must be a table")
+    _only_keys(raw, tuple(MATCH_FIELDS), where, "match")
+    out = parent
+    for key in ("move_seconds", "game_seconds"):
+        if key in raw:
+            given = raw[key]
+            value = _fraction(str(given) if isinstance(given, float) else given, f"{where}: match.{key}")
+            if value < 0:
+                raise VariantError(RULE, f"{where}: match.{key} = {raw[key]!r} is not allowed; "
+                                   "allowed: a number of seconds >= 0 (0: no limit)")
+            out = replace(out, move_seconds=value) if key == "move_seconds" else \
+                replace(out, game_seconds=value)
+    if "forfeit" in raw:
+        pair = raw["forfeit"]
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise VariantError(RULE, f"{where}: match.forfeit = {pair!r} is not allowed; allowed: "
+                               "[points to the opponent, points to the player who forfeits]")
+        won, lost = (_fraction(v, f"{where}: match.forfeit") for v in pair)
+        out = replace(out, forfeit=(won, lost))
+    return out
 
 
 def _parent(extends: str | None, path: Path, chain: tuple[Path, ...]) -> Ruleset:

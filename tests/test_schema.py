@@ -172,7 +172,7 @@ def test_state_schema_rejects(change: dict[str, Any]) -> None:
 def test_record_schema() -> None:
     good = {"variant": "wikipedia", "actions": [{"place": [0, 8]}, {"measure": 8}]}
     RECORD.validate(good)
-    RECORD.validate({**good, "players": ["a", "b"]})  # records may carry more fields
+    RECORD.validate({**good, "event": ["a", "b"]})  # records may carry more fields
     for bad in ([{"place": [0, 8], "measure": 8}], [{"place": [0]}], [{"place": [0, 1, 2]}],
                 [{"place": [-1, 2]}], [{"measure": "3"}], [{"measure": 1.5}], [{"pass": 1}],
                 [{"place": [0, 1], "note": "x"}]):
