@@ -460,7 +460,43 @@ def comparison_page(root: Path) -> list[str]:
                 "`python -m qttt.docgen` renders them here.", ""]
     if files:
         out += analysis_table(files)
+    out += scale_section(root / "spec" / "analysis" / "scale")
     return out
+
+
+def scale_section(folder: Path) -> list[str]:
+    """Random play at scale beside published statistics (spec/analysis/scale/runs.toml)."""
+    index = folder / "runs.toml"
+    if not index.is_file():
+        return []
+    data = _load_toml(index)
+    pub = data["published"]
+    runs = [(r, json.loads((folder / r["result"]).read_text(encoding="utf-8"))["random"])
+            for r in data["run"]]
+
+    def pct(part: int, n: int) -> str:
+        return f"{part / n:.1%}"
+
+    rows = [["games", pub["games"], *(f"{res['games']:,}" for _, res in runs)]]
+    for key, label in (("x", "X wins (the better line of four)"), ("o", "O wins"),
+                       ("neither", "draws (no line of four)")):
+        rows.append([label, f"{pub[key]:.1%}",
+                     *(pct(res["line_outcomes"][key], res["games"]) for _, res in runs)])
+    for key, label in (("x", "mean score X"), ("o", "mean score O")):
+        rows.append([label, f"{pub['mean_' + key]}", *(f"{res['mean'][key]:.3f}" for _, res in runs)])
+    rows.append(["mean x − o (95% CI)", "not published",
+                 *(f"{res['mean']['diff']:.4f} ({res['ci95']['diff'][0]:.4f} to {res['ci95']['diff'][1]:.4f})"
+                   for _, res in runs)])
+    rows.append(["higher score X / O / equal", "not published",
+                 *(" / ".join(pct(res["outcomes"][k], res["games"]) for k in ("x", "o", "draw"))
+                   for _, res in runs)])
+    src = sources()[pub["source"]]
+    out = ["## 4×4 random play at scale", "", data["intro"], "",
+           *_table(["figure", f"[{pub['who']}]({src['url']}) (published)",
+                    *(r["label"] for r, _ in runs)], rows)]
+    for r, _ in runs:
+        out.append(f"- {r['label']}: `{r['command']}`, {r['time']}.")
+    return [*out, ""]
 
 
 def analysis_table(files: list[Path]) -> list[str]:

@@ -1,7 +1,8 @@
 """The rules engine: states, legal actions and their effects, for any quantum ruleset.
 
 Each step names the rule of spec/rules.toml it implements. `State` is immutable; it wraps a
-`_Board`, the mutable kernel that `State.apply` copies and `playout` drives in place.
+`Board`, the mutable kernel that `State.apply` copies and `playout`, the analysis and the notation
+drive in place.
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ def placements(open_mask: int) -> tuple[Place, ...]:
     return tuple(Place(a, b) for i, a in enumerate(opens) for b in opens[i + 1:])
 
 
-class _Board:
+class Board:
     """Mutable game position. `cls[c]`: move number of c's classical mark or 0; `spk[c]`: bitmask
     of the move numbers with a spooky mark in c; `ends[k]`: the two cells of live spooky move k;
     `comp[c]`: bitmask of the cells in c's component of the entanglement graph."""
@@ -138,8 +139,8 @@ class _Board:
         self.scores = ZERO_SCORES
         self.notes: tuple[str, ...] = ()
 
-    def copy(self) -> _Board:
-        b = _Board.__new__(_Board)
+    def copy(self) -> Board:
+        b = Board.__new__(Board)
         b.r, b.cls, b.spk, b.ends, b.comp = self.r, self.cls[:], self.spk[:], dict(self.ends), self.comp[:]
         b.xmask, b.omask, b.open, b.move, b.phase = self.xmask, self.omask, self.open, self.move, self.phase
         b.pending, b.scores, b.notes = self.pending, self.scores, self.notes
@@ -152,8 +153,8 @@ class _Board:
         k = self.move
         self.move = k + 1
         if a == b:  # last-square: classical at once
-            self._classical(a, k)
-            self._settle()
+            self.set_classical(a, k)
+            self.settle()
             return
         self.place_numbered(a, b, k)
 
@@ -204,9 +205,10 @@ class _Board:
             for c in cells_of(self.open):
                 spk[c] = 0
                 self.comp[c] = 1 << c
-        self._settle()
+        self.settle()
 
-    def _classical(self, c: int, k: int) -> None:
+    def set_classical(self, c: int, k: int) -> None:
+        """Mark k becomes classical in cell c."""
         self.cls[c] = k
         if k & 1:
             self.xmask |= 1 << c
@@ -214,7 +216,7 @@ class _Board:
             self.omask |= 1 << c
         self.open &= ~(1 << c)
 
-    def _settle(self) -> None:
+    def settle(self) -> None:
         """Rules end-line, end-full, last-square, turn-after-measure."""
         x, o = self.xmask, self.omask
         for m in self.r.end_masks:
@@ -226,6 +228,14 @@ class _Board:
             self._finish()
         else:
             self.phase = PLACE
+
+    def score_difference(self) -> Fraction:
+        """x − o: the final scores, or the board scored as it stands where no action is legal."""
+        if self.phase == OVER:
+            x, o = self.scores
+        else:
+            (x, o), _ = self.r.score(self.cls, self.xmask, self.omask)
+        return x - o
 
     def _finish(self) -> None:
         self.phase = OVER
@@ -331,13 +341,13 @@ class State:
 
     __slots__ = ("_b",)
 
-    def __init__(self, board: _Board) -> None:
+    def __init__(self, board: Board) -> None:
         self._b = board
 
     @classmethod
     def initial(cls, ruleset: Ruleset) -> State:
         """The empty board, X to place move 1."""
-        return cls(_Board(compile_rules(ruleset)))
+        return cls(Board(compile_rules(ruleset)))
 
     # -- rules -------------------------------------------------------------------------------
 
@@ -440,8 +450,7 @@ class State:
         return hash(self.key())
 
     def __repr__(self) -> str:
-        from .notation import position
-        return f"State({position(self)!r})"
+        return f"State({self.ruleset.canonical!r}, move={self.move}, phase={self.phase!r})"
 
 
 def new_game(ruleset: Ruleset) -> State:
@@ -466,7 +475,7 @@ def playout(ruleset: Ruleset, rng: random.Random) -> tuple[list[Action], State]:
     Stops at the end of the game, or where no action is legal (a deadlock some rulesets allow).
     """
     r = compile_rules(ruleset)
-    b = _Board(r)
+    b = Board(r)
     actions: list[Action] = []
     record = actions.append
     rand = rng.random

@@ -19,10 +19,10 @@ from typing import Any
 from .engine import (
     MEASURE,
     Action,
+    Board,
     Measure,
     Place,
     State,
-    _Board,
     compile_rules,
     mark_name,
     player_of,
@@ -32,6 +32,7 @@ from .errors import QtttError, RecordError
 from .variant import Ruleset, load_ruleset
 
 FORMAT = "record-format"
+Json = Any  # a JSON value as json.loads returns it
 
 
 @dataclass(frozen=True)
@@ -245,7 +246,7 @@ def from_position(text: str) -> State:
     cells = [c for row in rows for c in row.split(",")]
     if len(rows) != n or len(cells) != n * n:
         raise RecordError(FORMAT, f"a position of {rs.canonical} has {n} rows of {n} cells")
-    b = _Board(compile_rules(rs))
+    b = Board(compile_rules(rs))
     b.move = move
     seen: dict[int, list[int]] = {}
     for c, tok in enumerate(cells):
@@ -254,7 +255,7 @@ def from_position(text: str) -> State:
         if m := re.fullmatch(r"([XO])(\d+)", tok):
             k = int(m[2])
             _check_mark(m[1].lower(), k, move, tok)
-            b._classical(c, k)
+            b.set_classical(c, k)
             continue
         marks = _SPOOKY.findall(tok)
         if "".join(p + k for p, k in marks) != tok:
@@ -272,7 +273,7 @@ def from_position(text: str) -> State:
     if b.phase == MEASURE and b.pending != move - 1:
         raise RecordError(FORMAT, f"the pending cycle must be closed by move {move - 1}")
     if b.phase != MEASURE:
-        b._settle()
+        b.settle()
     used = sorted([*seen, *[k for k in b.cls if k]])
     if len(set(used)) != len(used):
         raise RecordError(FORMAT, "a move number is used twice")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from math import lcm
 
 from .geometry import Pattern, patterns
 from .variant import Component, Ruleset
@@ -39,6 +40,35 @@ def line_key(cls: Sequence[int], p: Pattern, criteria: tuple[str, ...]) -> tuple
     return tuple(max(moves) if c == "min-max" else sum(moves) for c in criteria)
 
 
+def best_line_keys(pats: tuple[Pattern, ...], cls: Sequence[int], xmask: int, omask: int,
+                   criteria: tuple[str, ...]) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
+    """The smallest key of an X line and of an O line (None: that player owns no line)."""
+    xs, os_ = owned(pats, xmask, omask)
+    kx = min((line_key(cls, p, criteria) for p in xs), default=None)
+    ko = min((line_key(cls, p, criteria) for p in os_), default=None)
+    return kx, ko
+
+
+def line_result(kx: tuple[int, ...] | None, ko: tuple[int, ...] | None) -> str:
+    """Who owns the better best line (rule score-first-line): x, o, neither, or tie (equal keys)."""
+    if kx is None:
+        return "neither" if ko is None else "o"
+    if ko is None:
+        return "x"
+    return "tie" if kx == ko else "x" if kx < ko else "o"
+
+
+def first_line_result(rs: Ruleset, cls: Sequence[int], xmask: int, omask: int) -> str | None:
+    """`line_result` of the ruleset's first first-line component on a final board, or None if it
+    has none: the winner of the game where lines decide it."""
+    for c in rs.scoring:
+        if c.award == "first-line":
+            pats = patterns(rs.board, c.pattern, c.length)
+            criteria = c.get("tiebreak") + c.get("fallback")
+            return line_result(*best_line_keys(pats, cls, xmask, omask, criteria))
+    return None
+
+
 def _first_line(comp: Component, pats: tuple[Pattern, ...]) -> Evaluator:
     sole, first, second = comp.get("sole"), comp.get("first"), comp.get("second")
     neither, tie = comp.get("neither"), comp.get("tie")
@@ -47,24 +77,23 @@ def _first_line(comp: Component, pats: tuple[Pattern, ...]) -> Evaluator:
     criteria = source + comp.get("fallback")
 
     def evaluate(cls: Sequence[int], xmask: int, omask: int) -> tuple[Fraction, Fraction, tuple[str, ...]]:
-        xs, os_ = owned(pats, xmask, omask)
-        if not xs and not os_:
+        kx, ko = best_line_keys(pats, cls, xmask, omask, criteria)
+        result = line_result(kx, ko)
+        if result == "neither":
             return neither, neither, ()
-        if not os_:
-            return (double if len(xs) > 1 else sole), ZERO, ()
-        if not xs:
-            return ZERO, (double if len(os_) > 1 else sole), ()
-        kx = min(line_key(cls, p, criteria) for p in xs)
-        ko = min(line_key(cls, p, criteria) for p in os_)
+        if kx is None or ko is None:  # one player alone owns lines: one, or a double line
+            xs, os_ = owned(pats, xmask, omask) if double != sole else ([], [])
+            alone = double if len(xs) + len(os_) > 1 else sole
+            return (ZERO, alone, ()) if kx is None else (alone, ZERO, ())
         notes: tuple[str, ...] = ()
         if kx[:len(source)] == ko[:len(source)] and (kx != ko or tie is None):
             decided = "the fallback " + "/".join(criteria[len(source):]) if kx != ko \
                 else "no stated award (0 each)"
             keys = f"equal {'/'.join(source)} {list(kx[:len(source)])}" if source else "no source criteria"
             notes = (f"score-tie-gap: both players own lines with {keys}; decided by {decided}",)
-        if kx == ko:
+        if result == "tie":
             return (tie or ZERO), (tie or ZERO), notes
-        return (first, second, notes) if kx < ko else (second, first, notes)
+        return (first, second, notes) if result == "x" else (second, first, notes)
     return evaluate
 
 
@@ -116,3 +145,36 @@ def compile_scoring(rs: Ruleset) -> Callable[[Sequence[int], int, int], tuple[Sc
             notes += nt
         return (x, o), notes
     return score
+
+
+def score_bound(rs: Ruleset) -> Fraction:
+    """An upper bound on |x − o| at the end of any game of `rs`."""
+    total = Fraction(0)
+    for c in rs.scoring:
+        count = len(patterns(rs.board, c.pattern, c.length))
+        if c.award == "per-pattern":
+            total += abs(c.get("points")) * count
+        elif c.award == "first-line":
+            vals = [c.get(k) for k in ("sole", "first", "second", "neither", "tie", "double")]
+            vals = [v for v in vals if v is not None] + [Fraction(0)]  # tie None: never needed
+            total += max(vals) - min(vals)
+        else:
+            ranks = c.get("ranks")
+            worths = ([Fraction(1, k) for k in range(1, count + 1)] if ranks == "harmonic"
+                      else [abs(v) for v in ranks])
+            total += sum(sorted(worths, reverse=True)[:count], Fraction(0))
+    return total
+
+
+def score_scale(rs: Ruleset) -> int:
+    """A common denominator of every score `rs` can award: values are searched as integers."""
+    d = 1
+    for c in rs.scoring:
+        for name, v in c.settings:
+            if isinstance(v, Fraction):
+                d = lcm(d, v.denominator)
+            elif name == "ranks" and v == "harmonic":
+                d = lcm(d, *range(1, len(patterns(rs.board, c.pattern, c.length)) + 1))
+            elif name == "ranks":
+                d = lcm(d, *(f.denominator for f in v))
+    return d

@@ -12,11 +12,11 @@ import json
 import random
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from .engine import Action, Place, State
 from .errors import QtttError, RecordError
 from .notation import (
+    Json,
     Record,
     action_from_json,
     action_to_json,
@@ -34,7 +34,6 @@ from .variant import Ruleset, builtin_names, load_ruleset
 BOARD_PIXELS = 480  # the drawn board's side; the page lays its clickable squares over it
 MARGIN = 4  # board_svg's margin around the board, in the same pixels
 
-Json = dict[str, Any]
 
 
 class Session:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine import MEASURE, OVER, Measure, Place, _Board, compile_rules
+from ..engine import MEASURE, OVER, Board, Measure, Place, compile_rules
 from ..errors import QtttError
 from ..io import write_atomic
 from ..variant import Ruleset, load_ruleset
@@ -24,7 +24,7 @@ from .keys import Key, owner_key, partition_key
 Path_ = tuple[int, ...]
 # A frontier entry: the actions reaching a representative position (encoded), the number of
 # sequences it stands for, and the representative itself when it is at hand.
-Entry = tuple[Path_, int, "_Board | None"]
+Entry = tuple[Path_, int, "Board | None"]
 Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
 Progress = Callable[[int, int, int], None]
 
@@ -67,7 +67,7 @@ def encode(action: Place | Measure, n2: int) -> int:
     return action.a * n2 + action.b
 
 
-def apply_code(b: _Board, code: int, n2: int) -> None:
+def apply_code(b: Board, code: int, n2: int) -> None:
     """Apply an encoded action to a board in place."""
     if code < 0:
         b.measure(-code - 1)
@@ -75,16 +75,16 @@ def apply_code(b: _Board, code: int, n2: int) -> None:
         b.place(*divmod(code, n2))
 
 
-def board_after(rs: Ruleset, path: Sequence[int]) -> _Board:
+def board_after(rs: Ruleset, path: Sequence[int]) -> Board:
     """The board reached from the start by encoded actions."""
-    b = _Board(compile_rules(rs))
+    b = Board(compile_rules(rs))
     n2 = b.r.cells
     for code in path:
         apply_code(b, code, n2)
     return b
 
 
-def _keyer(rs: Ruleset, kind: str) -> Callable[[_Board], Key]:
+def _keyer(rs: Ruleset, kind: str) -> Callable[[Board], Key]:
     if kind == "partition":
         return partition_key
     if kind == "owner":

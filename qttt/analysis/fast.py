@@ -1,6 +1,6 @@
 """The compiled solver core: `_solve.c`, built on demand with the system C compiler, via ctypes.
 
-Same values as `solve.Solver` (x − o under perfect play, scaled to integers by `solve.score_scale`)
+Same values as `solve.Solver` (x − o under perfect play, scaled to integers by `scoring.score_scale`)
 for boards of at most 9 cells; `available()` says whether it can be used here (it needs `cc`, or
 the compiler named by $CC). The shared library is cached under $QTTT_CACHE (default
 ~/.cache/qttt) by a hash of the source, so a changed source is rebuilt.
@@ -25,14 +25,13 @@ from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
-from ..engine import Measure, Place, State
+from ..engine import Action, State
 from ..errors import QtttError
 from ..geometry import lines, patterns
+from ..scoring import score_bound, score_scale
 from ..variant import Ruleset
 from .count import board_after, encode
-from .keys import _relevant_masks, ruleset_symmetries, uses_move_numbers
-
-Action = Place | Measure
+from .keys import relevant_masks, ruleset_symmetries, uses_move_numbers
 
 SOURCE = Path(__file__).with_name("_solve.c")
 CFLAGS = ("-O2", "-shared", "-fPIC", "-std=c11")
@@ -134,7 +133,7 @@ def config(rs: Ruleset, scale: int, symmetries: bool = True, numbered: bool | No
     out = [n2, int(rs["measurer"] == "creator"), int(rs["two_cycles"]),
            int(rs["last_square"] == "forced"), int(rs["untouched"] == "vanish"), int(keep_numbers)]
     ends = [p.mask for p in lines(rs.board, rs["end_line"])] if rs["end"] == "first-line" else []
-    rel = list(_relevant_masks(rs))
+    rel = list(relevant_masks(rs))
     syms = ruleset_symmetries(rs) if symmetries else ruleset_symmetries(rs)[:1]  # identity first
     out += [len(ends), *ends, len(rel), *rel, len(syms)]
     for p in syms:
@@ -165,7 +164,6 @@ class FastSolver:
 
     def __init__(self, rs: Ruleset, log2size: int = 22, symmetries: bool = True,
                  numbered: bool | None = None) -> None:
-        from .solve import score_bound, score_scale
         reason = supports(rs)
         if reason is not None:
             raise FastUnavailable("solve-fast", reason)
@@ -255,7 +253,6 @@ def principal_variation(fs: FastSolver, start: tuple[int, ...], value: Fraction)
     """Actions of a perfect game from the position after `start`, replayed with the engine: at each
     step the first legal action (in the engine's order) whose position keeps `value`. Raises
     QtttError if no action keeps it (the table and the engine disagree)."""
-    from .solve import _final
     rs = fs.rs
     n2 = rs.board ** 2
     codes = list(start)
@@ -276,7 +273,7 @@ def principal_variation(fs: FastSolver, start: tuple[int, ...], value: Fraction)
                 break
         else:
             raise QtttError("solve-fast", f"no action keeps the value {value} after {codes}")
-    end = _final(board_after(rs, codes))
+    end = board_after(rs, codes).score_difference()
     if end != value:
         raise QtttError("solve-fast", f"the principal variation ends at {end}, not {value}")
     return pv

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from ..engine import MEASURE, _Board
+from ..engine import MEASURE, Board
 from ..geometry import cells_of, lines, patterns
 from ..variant import Ruleset
 
@@ -55,7 +55,7 @@ def _per_ruleset(tag: str, rs: Ruleset, make: Any) -> Any:
     return hit[1]
 
 
-def _relevant_masks(rs: Ruleset) -> tuple[int, ...]:
+def relevant_masks(rs: Ruleset) -> tuple[int, ...]:
     """Every cell set whose ownership the ruleset looks at: scoring patterns and end lines."""
     return _per_ruleset("masks", rs, _make_masks)  # type: ignore[no-any-return]
 
@@ -70,7 +70,7 @@ def _make_masks(rs: Ruleset) -> tuple[int, ...]:
 
 def ruleset_symmetries(rs: Ruleset) -> tuple[tuple[int, ...], ...]:
     """The board symmetries that map the ruleset's scoring patterns and end lines onto themselves."""
-    masks = set(_relevant_masks(rs))
+    masks = set(relevant_masks(rs))
     found = []
     for p in board_symmetries(rs.board):
         if all(sum(1 << p[c] for c in cells_of(m)) in masks for m in masks):
@@ -101,13 +101,13 @@ def uses_move_numbers(rs: Ruleset) -> bool:
 def dead_cells(rs: Ruleset, xmask: int, omask: int) -> int:
     """Classical cells that lie in no pattern either player can still own."""
     live = 0
-    for m in _relevant_masks(rs):
+    for m in relevant_masks(rs):
         if not (m & xmask and m & omask):
             live |= m
     return (xmask | omask) & ~live
 
 
-def partition_key(b: _Board) -> Key:
+def partition_key(b: Board) -> Key:
     """Phase, sorted sizes of the other components, and the size of the pending cycle's component."""
     comps = {b.comp[c] for c in cells_of(b.open)}
     pend = 0
@@ -118,7 +118,7 @@ def partition_key(b: _Board) -> Key:
     return (b.phase, pend, tuple(sorted(m.bit_count() for m in comps)))
 
 
-def owner_key(rs: Ruleset, b: _Board) -> Key:
+def owner_key(rs: Ruleset, b: Board) -> Key:
     """Owners of cells, owner-labelled edges and pending edge, minimised over the symmetries."""
     n2 = b.r.cells
     dead = dead_cells(rs, b.xmask, b.omask)
@@ -162,7 +162,7 @@ def relabel(numbers: Sequence[int]) -> dict[int, int]:
     return out
 
 
-def numbered_key(rs: Ruleset, b: _Board) -> Key:
+def numbered_key(rs: Ruleset, b: Board) -> Key:
     """Classical move numbers (dead cells dropped), numbered edges and the next move number, relabelled
     by `relabel`, minimised over the symmetries."""
     n2 = b.r.cells

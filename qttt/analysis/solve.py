@@ -7,7 +7,7 @@ position where no action is legal although the game is not over (a deadlock, pos
 (`keys.numbered_key`, or `keys.owner_key` when the scoring ignores move numbers), with a
 transposition table of bounds; the principal variation is rebuilt by replaying the solved values.
 `solve` uses the compiled core (`fast`, the same definition and keys in C) when it can, this
-search otherwise; each checks the other in tests/test_solve_fast.py.
+search otherwise; each checks the other in tests/analysis/test_solve_fast.py.
 """
 
 from __future__ import annotations
@@ -19,64 +19,19 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ..engine import OVER, Measure, Place, _Board
+from ..engine import OVER, Action, Board, Measure
 from ..errors import QtttError
 from ..io import write_atomic
 from ..notation import action_to_json
+from ..scoring import score_bound, score_scale
 from ..variant import Ruleset
 from .count import board_after, encode
 from .keys import Key, numbered_key, owner_key, uses_move_numbers
 
 Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
-Action = Place | Measure
 
 
-def score_bound(rs: Ruleset) -> Fraction:
-    """An upper bound on |x − o| at the end of any game of `rs`."""
-    from ..geometry import patterns
-    total = Fraction(0)
-    for c in rs.scoring:
-        count = len(patterns(rs.board, c.pattern, c.length))
-        if c.award == "per-pattern":
-            total += abs(c.get("points")) * count
-        elif c.award == "first-line":
-            vals = [c.get(k) for k in ("sole", "first", "second", "neither", "tie", "double")]
-            vals = [v for v in vals if v is not None] + [Fraction(0)]  # tie None: never needed
-            total += max(vals) - min(vals)
-        else:
-            ranks = c.get("ranks")
-            worths = ([Fraction(1, k) for k in range(1, count + 1)] if ranks == "harmonic"
-                      else [abs(v) for v in ranks])
-            total += sum(sorted(worths, reverse=True)[:count], Fraction(0))
-    return total
-
-
-def score_scale(rs: Ruleset) -> int:
-    """A common denominator of every score `rs` can award: values are searched as integers."""
-    from math import lcm
-
-    from ..geometry import patterns
-    d = 1
-    for c in rs.scoring:
-        for name, v in c.settings:
-            if isinstance(v, Fraction):
-                d = lcm(d, v.denominator)
-            elif name == "ranks" and v == "harmonic":
-                d = lcm(d, *range(1, len(patterns(rs.board, c.pattern, c.length)) + 1))
-            elif name == "ranks":
-                d = lcm(d, *(f.denominator for f in v))
-    return d
-
-
-def _final(b: _Board) -> Fraction:
-    if b.phase == OVER:
-        x, o = b.scores
-    else:
-        (x, o), _ = b.r.score(b.cls, b.xmask, b.omask)
-    return x - o
-
-
-def _child(b: _Board, act: Action) -> _Board:
+def _child(b: Board, act: Action) -> Board:
     c = b.copy()
     if isinstance(act, Measure):
         c.measure(act.cell)
@@ -98,12 +53,12 @@ class Solver:
         self.history: dict[Action, int] = {}
         self.nodes = 0
 
-    def key(self, b: _Board) -> Key:
+    def key(self, b: Board) -> Key:
         return numbered_key(self.rs, b) if self.numbered else owner_key(self.rs, b)
 
-    def children(self, b: _Board) -> list[tuple[Action, _Board, Key | None]]:
+    def children(self, b: Board) -> list[tuple[Action, Board, Key | None]]:
         """Legal actions with their positions, one per canonical position (symmetric ones dropped)."""
-        out: list[tuple[Action, _Board, Key | None]] = []
+        out: list[tuple[Action, Board, Key | None]] = []
         seen: set[Key] = set()
         for act in b.legal():
             c = _child(b, act)
@@ -116,13 +71,13 @@ class Solver:
                 out.append((act, c, k))
         return out
 
-    def final(self, b: _Board) -> int:
+    def final(self, b: Board) -> int:
         """The scaled score difference of a finished (or deadlocked) board."""
-        v = _final(b) * self.scale
+        v = b.score_difference() * self.scale
         assert v.denominator == 1
         return v.numerator
 
-    def value(self, b: _Board, alpha: int, beta: int, key: Key | None = None) -> int:
+    def value(self, b: Board, alpha: int, beta: int, key: Key | None = None) -> int:
         """Fail-soft alpha-beta on scaled values: the exact value if it lies strictly inside
         (alpha, beta), else a bound on the same side. Values lie in [-bound, bound]."""
         self.nodes += 1
@@ -175,13 +130,13 @@ class Solver:
             self.tt[key] = (lo, hi)
         return best
 
-    def ordered(self, kids: list[tuple[Action, _Board, Key | None]], maximising: bool
-                ) -> list[tuple[Action, _Board, Key | None]]:
+    def ordered(self, kids: list[tuple[Action, Board, Key | None]], maximising: bool
+                ) -> list[tuple[Action, Board, Key | None]]:
         """Children in search order: finished games and table entries best for the mover first."""
         tt, scale, history = self.tt, self.scale, self.history
         sign = 1 if maximising else -1
 
-        def guess(kid: tuple[Action, _Board, Key | None]) -> tuple[int, int]:
+        def guess(kid: tuple[Action, Board, Key | None]) -> tuple[int, int]:
             c, ck = kid[1], kid[2]
             if c.phase == OVER:
                 x, o = c.scores
@@ -192,15 +147,15 @@ class Solver:
             return -sign * (hit[0] + hit[1]) // 2, -history.get(kid[0], 0)
         return sorted(kids, key=guess)
 
-    def exact(self, b: _Board) -> int:
+    def exact(self, b: Board) -> int:
         """The exact scaled value of a position."""
         return self.value(b, -self.bound, self.bound)
 
-    def exact_value(self, b: _Board) -> Fraction:
+    def exact_value(self, b: Board) -> Fraction:
         """The exact value of a position, as a fraction."""
         return Fraction(self.exact(b), self.scale)
 
-    def principal_variation(self, b: _Board, value: Fraction) -> list[Action]:
+    def principal_variation(self, b: Board, value: Fraction) -> list[Action]:
         """Actions of a perfect game from `b`, whose value is `value`: at each step the first action
         (in the engine's order) whose position keeps the value."""
         pv: list[Action] = []
@@ -274,7 +229,7 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
     solver = Solver(rs)
     root = board_after(rs, start)
     if root.phase == OVER:
-        return SolveResult(rs.canonical, _final(root), [])
+        return SolveResult(rs.canonical, root.score_difference(), [])
     n2 = rs.board ** 2
     kids = solver.children(root)
     codes = [encode(a, n2) for a, _, _ in kids]
@@ -330,12 +285,12 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
     return SolveResult(rs.canonical, value, pv, first, nodes + solver.nodes, len(solver.tt))
 
 
-def minimax(b: _Board) -> Fraction:
+def minimax(b: Board) -> Fraction:
     """Plain minimax over every action, no table and no pruning: the check on `Solver`."""
     if b.phase == OVER:
-        return _final(b)
+        return b.score_difference()
     legal = b.legal()
     if not legal:
-        return _final(b)
+        return b.score_difference()
     vals = [minimax(_child(b, a)) for a in legal]
     return max(vals) if b.to_move() == "x" else min(vals)

@@ -13,10 +13,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..competition.match import Json, Standing, Store, game_line, manifest, plan, run, standings
+from ..competition.match import Standing, Store, game_line, manifest, plan, run, standings
 from ..competition.referee import KINDS_HELP, Forfeit, Seat, split_name
 from ..engine import Action, Measure, Place, State
 from ..errors import IllegalAction
+from ..notation import Json
 from ..text import drawing
 from .play import example, explain, parse, prompt
 

@@ -11,20 +11,31 @@ from __future__ import annotations
 import json
 import multiprocessing
 import random
+import shlex
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
 
 from ..errors import MatchError
 from ..io import write_atomic
-from ..variant import load_ruleset
-from .referee import ACK_SECONDS, Clock, Seat, check_spec, make_seat, play_game, split_name
+from ..notation import Json
+from ..players import PLAYERS, SearchPlayer
+from ..variant import Ruleset, load_ruleset
+from .codecup import CodeCupSeat
+from .referee import (
+    ACK_SECONDS,
+    BuiltinSeat,
+    Clock,
+    EngineSeat,
+    Seat,
+    check_spec,
+    play_game,
+    split_name,
+)
 
 RULE = "match-forfeit"
-Json = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -69,6 +80,24 @@ def plan(variant: str, players: list[str], games: int, seed: int, move: float | 
                 x, o = (a, b) if k % 2 == 0 else (b, a)
                 jobs.append(Job(index, variant, x, o, seed, move, game, ack))
     return jobs
+
+
+def make_seat(spec: str, rs: Ruleset, rng: random.Random, ack_seconds: float = ACK_SECONDS,
+              human: Callable[[str], Seat] | None = None) -> Seat:
+    """The seat a player specification names (checked by check_spec)."""
+    name, bare = split_name(check_spec(spec))
+    kind, _, arg = bare.partition(":")
+    if kind == "engine":
+        return EngineSeat(shlex.split(arg), name, ack_seconds)
+    if kind == "codecup":
+        return CodeCupSeat(shlex.split(arg), name, rs, ack_seconds)
+    if kind == "human":
+        if human is None:
+            raise MatchError("match-forfeit", "a person plays only at the terminal, with --workers 1")
+        return human(name)
+    if kind == "search":
+        return BuiltinSeat(SearchPlayer(rng=rng, seconds=float(arg) if arg else 0.5), name)
+    return BuiltinSeat(PLAYERS[kind](rng=rng), name)
 
 
 def play_job(job: Job, human: Callable[[str], Seat] | None = None) -> Json:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import queue
-import random
 import re
 import shlex
 import subprocess
@@ -318,6 +317,9 @@ class EngineSeat:
         hello = self.request({"cmd": "hello", "protocol": 1}, self.ack)
         if hello.get("protocol") != 1:
             raise Forfeit("protocol", f"speaks protocol {hello.get('protocol')!r}, not 1", "engine-protocol")
+        commands = hello.get("commands")
+        if isinstance(commands, list) and "go" not in commands:
+            raise Forfeit("protocol", "does not play: its hello lists no go command", "engine-protocol")
         self.request({"cmd": "new", "variant": variant}, self.ack)
 
     def choose(self, state: State, limit: float | None, remaining: dict[str, float | None]) -> Action:
@@ -377,22 +379,3 @@ def check_spec(spec: str) -> str:
             raise MatchError("match-forfeit", f"player {spec!r}: {kind} takes no argument")
         return spec
     raise MatchError("match-forfeit", f"unknown player {spec!r}; a player is one of: {KINDS_HELP}")
-
-
-def make_seat(spec: str, rs: Ruleset, rng: random.Random, ack_seconds: float = ACK_SECONDS,
-              human: Callable[[str], Seat] | None = None) -> Seat:
-    """The seat a player specification names (checked by check_spec)."""
-    name, bare = split_name(check_spec(spec))
-    kind, _, arg = bare.partition(":")
-    if kind == "engine":
-        return EngineSeat(shlex.split(arg), name, ack_seconds)
-    if kind == "codecup":
-        from .codecup import CodeCupSeat
-        return CodeCupSeat(shlex.split(arg), name, rs, ack_seconds)
-    if kind == "human":
-        if human is None:
-            raise MatchError("match-forfeit", "a person plays only at the terminal, with --workers 1")
-        return human(name)
-    if kind == "search":
-        return BuiltinSeat(SearchPlayer(rng=rng, seconds=float(arg) if arg else 0.5), name)
-    return BuiltinSeat(PLAYERS[kind](rng=rng), name)

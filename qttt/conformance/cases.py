@@ -16,10 +16,9 @@ from typing import Any
 from ..engine import Action, Measure, Place, State
 from ..errors import QtttError
 from ..geometry import lines, patterns
-from ..notation import action_from_json, action_to_json
+from ..notation import Json, action_from_json, action_to_json
 from ..variant import Ruleset
 
-Json = Any
 SEARCH_GAMES = 3000  # random games tried before a searched-for case is given up
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from ..errors import QtttError
+from ..notation import Json
 from ..spec import rules
 from ..variant import load_ruleset
 from .schema import Validator, load_schema
@@ -20,7 +20,6 @@ from .scope import rule_ids
 from .suite import coverage, read_retired
 
 MAX_DESCRIPTION = 100
-Json = Any
 
 
 def check_suite(suite: Json, retired: set[str], seen: dict[str, str], where: str) -> list[str]:

@@ -9,20 +9,19 @@ module:factory` takes a factory returning one, so an in-process engine speaks th
 from __future__ import annotations
 
 import json
-from typing import IO, Any, Protocol
+from typing import IO, Protocol
 
 from .. import __version__
 from ..engine import State
 from ..errors import QtttError
-from ..notation import action_from_json, action_to_json, state_to_json
+from ..notation import Json, action_from_json, action_to_json, state_to_json
 from ..players import Player, RandomPlayer
 from ..variant import load_ruleset
 from .perft import divide, perft
 
 PROTOCOL = 1
 NAME = "qttt-engine"
-OPTIONAL_COMMANDS = ("perft",)  # listed in hello; no `rulesets` list: every ruleset is played
-Json = Any
+OPTIONAL_COMMANDS = ("perft", "go")  # listed in hello; no `rulesets` list: every ruleset is played
 
 
 class Handler(Protocol):

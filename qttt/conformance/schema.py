@@ -14,9 +14,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..notation import Json
 from ..spec import spec_dir
 
-Json = Any
 _ANNOTATIONS = {"$schema", "$id", "$defs", "title", "description", "default"}
 _TYPES: dict[str, Any] = {
     "object": lambda v: isinstance(v, dict),

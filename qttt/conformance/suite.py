@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from ..engine import Measure, Place, State
 from ..errors import QtttError, RecordError
 from ..geometry import patterns
-from ..notation import action_from_json, action_to_json, state_to_json
+from ..notation import Json, action_from_json, action_to_json, state_to_json
 from ..spec import spec_dir
 from ..variant import Ruleset, load_ruleset
 from . import cases as casemod
@@ -34,7 +33,6 @@ NOTES = (
     "`qttt vectors generate` from the engine; an independent reference model agrees with every "
     "expectation."
 )
-Json = Any
 
 
 def vectors_dir() -> Path:

@@ -2,7 +2,7 @@
 
 The state machine drives the engine and a reference model (any object with `state()`,
 `legal()` and `apply(action_json)` raising an exception with a `.rule` attribute, such as
-tests/reference.py's RefGame) through the same actions, and checks after every step that
+tests/support/reference.py's RefGame) through the same actions, and checks after every step that
 they agree on the v1 state JSON and on the legal actions, and that the engine keeps the
 invariants of the common rules.
 """

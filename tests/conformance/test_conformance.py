@@ -21,7 +21,7 @@ from qttt.conformance.schema import Validator, load_schema
 from qttt.conformance.scope import rule_ids
 from qttt.conformance.suite import build_suite, render, suite_path, vectors_dir
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SUITES = {name: json.loads(suite_path(name).read_text(encoding="utf-8")) for name in builtin_names()}
 
 
@@ -29,7 +29,11 @@ def test_every_builtin_has_a_committed_suite() -> None:
     assert sorted(p.stem for p in vectors_dir().glob("*.json")) == sorted(builtin_names())
 
 
-@pytest.mark.parametrize("name", builtin_names())
+QUICK_SUITES = ("wikipedia", "kumar")
+
+
+@pytest.mark.parametrize("name", [n if n in QUICK_SUITES else pytest.param(n, marks=pytest.mark.slow)
+                                  for n in builtin_names()])
 def test_suite_validates_against_schema_both_validators(name: str) -> None:
     schema = load_schema("vectors.schema.json")
     assert Validator(schema).errors(SUITES[name]) == []
@@ -204,6 +208,7 @@ def test_engine_command_serves_the_protocol() -> None:
     assert answers[4]["nodes"] == 36  # O to move: C(9, 2) pairs, (0, 1) again as a 2-cycle
 
 
+@pytest.mark.slow
 def test_cli_conform_vectors_check_and_perft() -> None:
     result = _qttt("conform", "--engine", f"{sys.executable} -m qttt engine", "--ruleset", "kumar")
     count = len(SUITES["kumar"]["cases"]) + len(SUITES["kumar"]["perft"])
@@ -223,7 +228,7 @@ def test_cli_conform_vectors_check_and_perft() -> None:
 
 def test_cli_conform_exit_statuses_and_report_files(tmp_path: Path) -> None:
     """Exit 0 passed, 1 failed, 2 could not run (one line); --json and --junit written."""
-    engines = ROOT / "tests" / "conformance_engines.py"
+    engines = ROOT / "tests" / "support" / "conformance_engines.py"
     run = ["conform", "--engine", f"{sys.executable} {engines} no-rule-ids", "--ruleset", "wikipedia",
            "--no-perft", "--json", str(tmp_path / "r.json"), "--junit", str(tmp_path / "r.xml")]
     strict = _qttt(*run)

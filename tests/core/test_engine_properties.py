@@ -1,5 +1,5 @@
 """Property tests of the engine: Hypothesis over random rulesets and states, and a state machine
-that plays the engine against the reference model (tests/reference.py) in lockstep."""
+that plays the engine against the reference model (tests/support/reference.py) in lockstep."""
 
 from __future__ import annotations
 
@@ -36,13 +36,13 @@ EngineVersusBuiltins = make_state_machine(ref_game, builtin_rulesets())
 EngineVersusBuiltins.TestCase.settings = settings(
     max_examples=60, stateful_step_count=60, deadline=None,
     suppress_health_check=[HealthCheck.too_slow])
-TestEngineVersusBuiltins = EngineVersusBuiltins.TestCase
+TestEngineVersusBuiltins = pytest.mark.slow(EngineVersusBuiltins.TestCase)
 
 EngineVersusRandom = make_state_machine(ref_game, random_rulesets(max_board=4))
 EngineVersusRandom.TestCase.settings = settings(
     max_examples=60, stateful_step_count=60, deadline=None,
     suppress_health_check=[HealthCheck.too_slow])
-TestEngineVersusRandom = EngineVersusRandom.TestCase
+TestEngineVersusRandom = pytest.mark.slow(EngineVersusRandom.TestCase)
 
 
 CHECK_ORDER = ("over-no-action", "measure-pending", "board-cells", "place-open", "place-distinct",

@@ -16,7 +16,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-SPEC_VARIANTS = Path(__file__).resolve().parent.parent / "spec" / "variants"
+SPEC_VARIANTS = Path(__file__).resolve().parents[2] / "spec" / "variants"
 
 Params = dict[str, Any]
 Action = dict[str, Any]

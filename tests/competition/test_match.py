@@ -1,14 +1,16 @@
 """`qttt match` and `qttt tournament`: the referee, forfeits, records, resumption, the engine
 protocol's go command and the CodeCup 2012 dialogue.
 
-Misbehaving engines are tests/match_engines.py; the CodeCup bot is tests/codecup_bot.py, which
-keeps its own board with the reference model. Expected forfeit scores are the [match] tables of
-the variant files (20-0 for bonus4x4 from the CodeCup rule that the other program wins, 1-0
-elsewhere); every saved record is replayed by the engine and checked against its result.
+Misbehaving engines are tests/support/match_engines.py; the CodeCup bot is
+tests/support/codecup_bot.py, which keeps its own board with the reference model. Expected forfeit
+scores are the [match] tables of the variant files (20-0 for bonus4x4 from the CodeCup rule that
+the other program wins, 1-0 elsewhere); every saved record is replayed by the engine and checked
+against its result.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shlex
@@ -29,7 +31,7 @@ from qttt.players import GreedyPlayer, SearchPlayer, margin
 from qttt.spec import spec_dir
 from qttt.variant import builtin_names
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1] / "support"
 ENGINES = f"{shlex.quote(sys.executable)} {shlex.quote(str(TESTS / 'match_engines.py'))}"
 BOT = f"{shlex.quote(sys.executable)} {shlex.quote(str(TESTS / 'codecup_bot.py'))}"
 
@@ -79,7 +81,7 @@ def test_builtin_players_complete_a_match_on_every_ruleset(ruleset: str, tmp_pat
 def test_search_player_completes_every_ruleset() -> None:
     for name in builtin_names():
         rs = load_ruleset(name)
-        seats = {"x": BuiltinSeat(SearchPlayer(seed=1, seconds=None, playouts=20), "search"),
+        seats = {"x": BuiltinSeat(SearchPlayer(seed=1, seconds=None, playouts=5), "search"),
                  "o": BuiltinSeat(GreedyPlayer(seed=2), "greedy")}
         result = play_game(rs, name, seats, Clock())  # type: ignore[arg-type]
         assert result.end in ("over", "deadlock") and result.forfeit is None
@@ -110,17 +112,18 @@ def test_search_player_beats_greedy() -> None:
     pytest.param("silent", "timeout", "no answer to go within 0.50 s", marks=pytest.mark.slow),
     pytest.param("mute", "timeout", "no answer to hello within 0.50 s", marks=pytest.mark.slow),
     ("refuse", "protocol", "refused apply"),
+    ("nogo", "protocol", "lists no go command"),
 ])
 def test_misbehaving_engine_loses_by_forfeit(mode: str, kind: str, words: str, tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     engine = f"engine:{ENGINES} {mode}"
     # generous clocks unless the clock is under test: the machine may be busy
     move, ack = ("0.5" if mode in ("sleep", "silent") else "5"), ("0.5" if mode == "mute" else "10")
-    code, out, err = run_match(capsys, ["wikipedia", engine, "random", "--games", "2", "--move-time",
+    code, out, err = run_match(capsys, ["wikipedia", engine, "random", "--games", "1", "--move-time",
                                         move, "--ack-time", ack, "--out", str(tmp_path)])
     assert (code, err) == (0, "")
     recs = records(tmp_path)
-    assert len(recs) == 2
+    assert len(recs) == 1  # the engine plays X; test_forfeit_score_is_the_rulesets has it as O
     for rec in recs:
         side = "x" if rec["players"]["x"] == engine else "o"
         forfeit = rec["result"]["forfeit"]
@@ -245,6 +248,7 @@ def test_plan_alternates_colours() -> None:
 
 # -- the CodeCup 2012 dialogue ------------------------------------------------------------
 
+@pytest.mark.slow
 def test_codecup_bot_plays_full_matches_as_x_and_as_o(tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """Eight games against the random player: the dialogue carries collapses both ways and the
@@ -276,6 +280,15 @@ def test_codecup_bot_plays_full_matches_as_x_and_as_o(tmp_path: Path,
     assert any(len(r) >= 2 and r[-1] == r[-2] for r in reads)  # the forced last move, square twice
 
 
+def test_codecup_bot_plays_both_colours(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_match(capsys, ["bonus4x4", f"bot=codecup:{BOT} 2", "random", "--games", "2",
+                                      "--out", str(tmp_path)])
+    assert (code, err) == (0, "")
+    for rec in records(tmp_path):
+        assert rec["result"]["end"] == "over"
+        check_record(rec)
+
+
 def test_codecup_garbage_and_silence_forfeit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, _ = run_match(capsys, ["bonus4x4", "codecup:echo hello", "random", "--games", "1",
                                     "--out", str(tmp_path)])
@@ -302,3 +315,37 @@ def test_codecup_answer_parsing() -> None:
         parse_answer("A", s)
     assert letters(Measure(15)) == "P" and letters(Place(15, 15)) == "PP"
     assert margin(s, "x") == 0
+
+
+def test_person_at_the_terminal_resigns_by_quit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1 9\n1 1\nquit\n"))
+    code, out, _ = run_match(capsys, ["wikipedia", "human", "random", "--games", "1", "--out", str(tmp_path)])
+    assert code == 0
+    assert "not allowed" in out and "place-distinct" in out  # 1 1 explained, asked again
+    (rec,) = records(tmp_path)
+    assert rec["actions"][0] == {"place": [0, 8]} and len(rec["actions"]) == 2
+    assert rec["result"]["forfeit"] == {"side": "x", "kind": "resigned", "rule": None,
+                                        "message": "quit at the prompt"}
+    assert rec["result"]["scores"] == {"x": "0", "o": "1"}
+    check_record(rec)
+
+
+@pytest.mark.slow
+def test_game_clock_runs_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    engine = f"engine:{ENGINES} sleep"
+    code, _, _ = run_match(capsys, ["wikipedia", engine, "random", "--games", "1", "--move-time", "0",
+                                    "--game-time", "0.6", "--ack-time", "10", "--out", str(tmp_path)])
+    assert code == 0
+    (rec,) = records(tmp_path)
+    assert rec["result"]["forfeit"]["kind"] == "timeout"
+    assert "within 0.60 s" in rec["result"]["forfeit"]["message"]
+
+
+def test_clock_limit() -> None:
+    assert Clock(move=10, game=None).limit(100) == 10
+    assert Clock(move=10, game=25).limit(20) == 5
+    assert Clock(move=None, game=25).limit(30) == 0
+    assert Clock().limit(5) is None
+    assert Clock.of(load_ruleset("russian")) == Clock(move=40, game=None)
+    assert Clock.of(load_ruleset("russian"), move=0) == Clock()

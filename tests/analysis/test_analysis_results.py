@@ -16,7 +16,7 @@ from qttt.analysis.count import count_games, local_mapper
 from qttt.analysis.sample import sample_games
 from qttt.notation import action_from_json
 
-RESULTS = sorted((Path(__file__).resolve().parent.parent / "spec" / "analysis").glob("*.json"))
+RESULTS = sorted((Path(__file__).resolve().parents[2] / "spec" / "analysis").glob("*.json"))
 
 
 def _section(path: Path, name: str) -> dict[str, Any] | None:

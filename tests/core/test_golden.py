@@ -1,9 +1,9 @@
 """Golden transcripts: a few fixed records per built-in ruleset with every state they pass through
-(v1 JSON) and its position string, in tests/golden/<ruleset>.json.
+(v1 JSON) and its position string, in tests/support/golden/<ruleset>.json.
 
 The test replays each stored record, regenerates the transcript and diffs it with the file; the
 stored states are also checked against the reference model on every run. To regenerate after an
-intended change: `QTTT_REGEN_GOLDEN=1 python -m pytest tests/test_golden.py` (new files get four
+intended change: `QTTT_REGEN_GOLDEN=1 python -m pytest tests/core/test_golden.py` (new files get four
 random games per ruleset, seeds 1-4; existing files keep their records), then review the diff.
 """
 
@@ -31,10 +31,10 @@ from qttt import (
     to_notation,
 )
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[1] / "support" / "golden"
 REGENERATE = os.environ.get("QTTT_REGEN_GOLDEN") == "1"
 SEEDS = (1, 2, 3, 4)
-# Worked examples of tests/test_engine_examples.py, in human notation (squares from 1).
+# Worked examples of tests/core/test_engine_examples.py, in human notation (squares from 1).
 LINES = "X1:1-7 O2:6-9 X3:1-4 O4:3-9 X5:5-8 O6:7-9 X7:5-7 O8:3-5 O8@5"
 DOUBLE = "X1:2-5 O2:2-5 O2@5 X3:3-6 O4:3-6 O4@6 X5:4-8 O6:4-8 O6@8 X7:7-9 O8:7-9 O8@9"
 HAND = {

@@ -1,7 +1,7 @@
 """`qttt play` driven with scripted standard input, and the computer players of qttt/players.py.
 
 Squares are 1-based (square s is cell s-1). Expected games and scores are worked out by hand
-from the German Wikipedia text (seed 001), as in tests/test_reference.py.
+from the German Wikipedia text (seed 001), as in tests/core/test_reference.py.
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def test_placement_while_measuring_names_the_rule(monkeypatch: pytest.MonkeyPatc
 
 
 def test_rule_ids_cited_exist() -> None:
-    source = (Path(__file__).parent.parent / "qttt" / "cli" / "play.py").read_text()
+    source = (Path(__file__).resolve().parents[2] / "qttt" / "cli" / "play.py").read_text()
     cited = {r for r in rules() if f'"{r}"' in source}
     assert {"board-cells", "place-open", "place-distinct", "place-two-cycle", "measure-pending",
             "measure-cell"} <= cited
@@ -180,7 +180,8 @@ def test_forced_last_square(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
 
 
 @pytest.mark.parametrize(("ruleset", "seed"), [("wikipedia", 1), ("russian", 2), ("kumar", 3),
-                                               ("wikipedia(two_cycles=false)", 5), ("bonus4x4", 6)])
+                                               ("wikipedia(two_cycles=false)", 5),
+                                               pytest.param("bonus4x4", 6, marks=pytest.mark.slow)])
 def test_random_against_greedy(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
                                tmp_path: Path, ruleset: str, seed: int) -> None:
     rec = tmp_path / "g.json"

@@ -2,7 +2,7 @@
 and the public bot Mangara/CodeCup2012 (src/framework/QTTTGame.java), not from qttt: it keeps
 its own board with the naive reference model of tests/reference.py.
 
-Run as `python tests/codecup_bot.py SEED [LOG]`: it plays uniformly random legal moves and
+Run as `python tests/support/codecup_bot.py SEED [LOG]`: it plays uniformly random legal moves and
 collapses; with LOG it appends each line it reads (`< `) and writes (`> `) to that file.
 """
 

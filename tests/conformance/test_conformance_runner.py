@@ -60,11 +60,12 @@ def test_our_engine_passes_everything_over_the_protocol() -> None:
     names = list(builtin_names())
     report, lines = _run(_process("qttt"), names, perft=True)
     total = _total(names)
-    assert lines == ['engine: "qttt 0.1.0"; rulesets: any; optional commands: perft']
+    assert lines == ['engine: "qttt 0.1.0"; rulesets: any; optional commands: perft, go']
     assert report.summary() == f"{_line('core', total)}; {_line('strict', total)}"
     assert report.status("strict") == 0 and report.could_not_run is None
 
 
+@pytest.mark.slow
 def _walk_cost(counts: list[int], depth: int) -> int:
     """Positions the runner expands to count depth `depth` itself: every node above it."""
     return 1 + sum(counts[:depth - 1])
@@ -303,8 +304,8 @@ def test_engine_that_cannot_start_is_one_line_not_a_failure_per_case() -> None:
 # Misbehaving processes, on the first cases of the wikipedia suite (12 cases, all with a measurement).
 @pytest.mark.parametrize(("name", "symptom"), [
     ("dies-mid-game", "engine exited (status 3)"),
-    ("hangs-on-measure", "no response within 0.5 s"),
-    ("chatty", "printed garbage: 'info thinking...'"),
+    pytest.param("hangs-on-measure", "no response within 0.5 s", marks=pytest.mark.slow),
+    pytest.param("chatty", "printed garbage: 'info thinking...'", marks=pytest.mark.slow),
     ("wrong-ids", "answered id"),
 ])
 def test_misbehaving_process_is_survived_and_reported(name: str, symptom: str) -> None:

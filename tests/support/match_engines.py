@@ -1,6 +1,6 @@
 """Engines for the referee tests: qttt-engine/1 programs that misbehave on `go` in one way each.
 
-Run as `python tests/match_engines.py MODE`: hello, new and apply are answered as the protocol
+Run as `python tests/support/match_engines.py MODE`: hello, new and apply are answered as the protocol
 says (by this package's engine); `go` is answered by a random legal action, except that
   illegal   answers a placement in one cell on the first move (rule place-distinct);
   sleep     sleeps 3 s before answering;
@@ -9,6 +9,7 @@ says (by this package's engine); `go` is answered by a random legal action, exce
   silent    never answers go;
   mute      never answers anything, not even hello;
   refuse    refuses every apply after the first;
+  nogo      lists only perft among its commands in hello;
   fine      plays by the rules.
 """
 
@@ -47,6 +48,8 @@ def main(mode: str) -> int:
                     "kind": "illegal", "rule": None, "message": "no"}}), flush=True)
                 continue
         response = engine.handle(request)
+        if mode == "nogo" and cmd == "hello":
+            response["commands"] = ["perft"]
         print(json.dumps({"id": request["id"], **response}), flush=True)
         if cmd == "quit":
             break

@@ -137,6 +137,7 @@ def test_enumerations_hold_on_small_graphs() -> None:
 # The encodings on pinned graphs ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_shapes_agree_with_union_find_on_every_graph_of_four_cells() -> None:
     for edges in simple_graphs(4):
         g = Z.sym_graph(4)
@@ -211,6 +212,7 @@ def test_forcing_model_on_a_pinned_component_is_the_hand_forcing() -> None:
     assert landed == G.propagate(Multigraph(5, (*tree, k)), 4, 0) == (1, 2, 3, 4, 0)
 
 
+@pytest.mark.slow
 def test_collapse_encodings_agree_with_enumeration_on_every_small_component() -> None:
     """Any labels, any cycle edge as k, either cell: the outcome models are the enumerated
     assignments, and the only forcing-closed set with every mark forced is hand forcing."""
@@ -252,7 +254,7 @@ def test_prove_reports_unknown_on_timeout() -> None:
     assert isinstance(Z.prove(Z.single_cycle_query(16), timeout=0.001), Z.Unknown)
 
 
-@pytest.mark.parametrize("cells", [4, 9])
+@pytest.mark.parametrize("cells", [4, pytest.param(9, marks=pytest.mark.slow)])
 def test_every_obligation_is_proved(cells: int) -> None:
     for done in Z.discharge(Z.obligations(cells, quantified_up_to=min(cells, 8))):
         assert isinstance(done.result, Z.Proved), (done.obligation, done.result)
@@ -264,6 +266,7 @@ def test_every_obligation_is_proved_on_four_by_four() -> None:
         assert isinstance(done.result, Z.Proved), (done.obligation, done.result)
 
 
+@pytest.mark.slow
 def test_unreduced_encodings_prove_the_same() -> None:
     for done in Z.discharge(Z.unreduced_obligations(5)):
         assert isinstance(done.result, Z.Proved), (done.obligation, done.result)

@@ -32,7 +32,7 @@ from qttt import (
 )
 from qttt.spec import rules
 
-QTTT = Path(__file__).resolve().parent.parent / "qttt"
+QTTT = Path(__file__).resolve().parents[2] / "qttt"
 COVERED: set[str] = set()
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -10,15 +10,15 @@ from math import comb
 from pathlib import Path
 
 import pytest
+from positions import THREE, midgame
 
 from qttt import Measure, Place, State, load_ruleset, playout
 from qttt.analysis.count import board_after, brute_force_nodes, count_games, encode, local_mapper
 from qttt.analysis.keys import board_symmetries, numbered_key, owner_key, relabel, ruleset_symmetries
 from qttt.analysis.sample import sample_games
-from qttt.analysis.solve import Solver, minimax, score_bound, solve
+from qttt.analysis.solve import Solver, minimax, solve
 from qttt.cli import main
-
-THREE = ("wikipedia", "russian", "russian-unstable", "kumar", "ishizeki-complete")
+from qttt.scoring import score_bound
 
 
 @cache
@@ -67,25 +67,11 @@ def test_count_matches_engine_enumeration_at_small_depth(name: str) -> None:
                 == count_games(rs, kind="partition", max_ply=3).nodes_by_ply)
 
 
-def _midgame(name: str, seed: int, games: int) -> tuple[int, ...]:
-    """Encoded actions of the shortest prefix of a random game with at most `games` games left."""
-    rs = load_ruleset(name)
-    rng = random.Random(seed)
-    while True:
-        actions, _ = playout(rs, rng)
-        codes = tuple(encode(a, 9) for a in actions)
-        for cut in range(len(codes) - 1, 3, -1):
-            if count_games(rs, start=codes[:cut - 1]).games > games:
-                if cut < len(codes) - 1:
-                    return codes[:cut]
-                break
-
-
 @pytest.mark.parametrize("name", THREE)
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_complete_count_from_midgame_matches_engine(name: str, seed: int) -> None:
     rs = load_ruleset(name)
-    start = _midgame(name, seed, 300)
+    start = midgame(name, seed, 300)
     res = count_games(rs, start=start)
     nodes, ended = brute_force_nodes(rs, 40, start)
     assert res.games == ended
@@ -96,7 +82,7 @@ def test_complete_count_from_midgame_matches_engine(name: str, seed: int) -> Non
 @pytest.mark.parametrize("seed", [4, 5])
 def test_solver_matches_plain_minimax(name: str, seed: int) -> None:
     rs = load_ruleset(name)
-    b = board_after(rs, _midgame(name, seed, 2000))
+    b = board_after(rs, midgame(name, seed, 2000))
     expected = minimax(b)
     assert Solver(rs).exact_value(b) == expected
     assert Solver(rs, memo=False).exact_value(b) == expected
@@ -105,7 +91,7 @@ def test_solver_matches_plain_minimax(name: str, seed: int) -> None:
 
 def test_principal_variation_reaches_the_value() -> None:
     rs = load_ruleset("kumar")
-    start = _midgame("kumar", 6, 2000)
+    start = midgame("kumar", 6, 2000)
     res = solve(rs, start=start)
     state = State.initial(rs)
     for code in start + tuple(encode(a, 9) for a in res.pv):

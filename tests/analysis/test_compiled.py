@@ -20,12 +20,13 @@ from qttt.analysis import compiled, fast
 from qttt.analysis.compiled import CoreUnavailable, core_for, use_compiled
 from qttt.analysis.count import board_after, encode
 from qttt.analysis.sample import sample_games
-from qttt.analysis.solve import minimax, score_scale
+from qttt.analysis.solve import minimax
 from qttt.cli import main
 from qttt.conformance.core import CompiledEngine
 from qttt.conformance.perft import perft_counts
 from qttt.conformance.runner import InProcessEngine, Runner, load_suites
 from qttt.conformance.suite import vectors_dir
+from qttt.scoring import score_scale
 from qttt.variant import Component, Ruleset, with_params
 
 REASON = compiled.available()
@@ -217,11 +218,21 @@ def test_exact_values_near_the_end_equal_minimax(name: str) -> None:
 
 
 @needs_core
-def test_sampling_gives_the_same_histogram_with_either_core() -> None:
-    rs = load_ruleset("bonus4x4")
+@pytest.mark.parametrize("rs", [load_ruleset("bonus4x4"),
+                                with_params(load_ruleset("bonus4x4"), two_cycles=False)],
+                         ids=["bonus4x4", "deadlocks"])
+def test_sampling_gives_the_same_table_with_either_core(rs: Ruleset) -> None:
     a = sample_games(rs, 3000, seed=4, chunk=700, core="compiled")
     b = sample_games(rs, 3000, seed=4, chunk=700, core="python")
-    assert a.histogram == b.histogram and a.games == 3000
+    assert a.to_json() == b.to_json() and a.games == 3000
+    assert sum(a.lines.values()) == 3000 and a.lines["x"] and a.lines["neither"]
+
+
+@needs_core
+def test_line_results_are_the_score_outcomes_where_the_line_award_is_the_score() -> None:
+    res = sample_games(load_ruleset("wikipedia"), 5000, seed=8, chunk=1000)  # 1 / 1 and 1/2 / 0
+    out = res.outcomes()
+    assert (res.lines["x"], res.lines["o"], res.lines["neither"]) == (out["x"], out["o"], out["draw"])
 
 
 @needs_core

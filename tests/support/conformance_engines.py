@@ -1,7 +1,7 @@
 """Engines for the conformance tests, speaking qttt-engine/1 in-process (`handle`) or over
-standard input/output (`python tests/conformance_engines.py NAME`).
+standard input/output (`python tests/support/conformance_engines.py NAME`).
 
-`RefEngine` serves the naive reference model (tests/reference.py): an independent engine that
+`RefEngine` serves the naive reference model (tests/support/reference.py): an independent engine that
 must pass the whole suite. The others are deliberately broken, each in one way; the runner must
 report failures for every one of them and never a pass.
 """
@@ -15,14 +15,13 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from reference import Params, RefGame, RefIllegal, load_variant, owner, score
 
 from qttt import builtin_names
 from qttt.conformance.protocol import QtttEngine, error, serve
-
-Json = Any
+from qttt.notation import Json
 
 
 class RefEngine:

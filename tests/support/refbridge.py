@@ -1,4 +1,4 @@
-"""The reference model (tests/reference.py) for an engine Ruleset.
+"""The reference model (tests/support/reference.py) for an engine Ruleset.
 
 Only the choice of ruleset crosses over: the reference reads the variant file itself and takes
 the engine's eight rule parameters, so a with_params ruleset gets the same rules.

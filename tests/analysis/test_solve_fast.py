@@ -11,15 +11,16 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from test_analysis import THREE, _midgame
+from positions import THREE, midgame
 
 from qttt import State, load_ruleset, playout
 from qttt.analysis import fast
 from qttt.analysis.count import board_after, encode
 from qttt.analysis.fairness import scoring_variants
 from qttt.analysis.results import load_results, result_path
-from qttt.analysis.solve import Solver, _final, choose_engine, minimax, score_scale, solve
+from qttt.analysis.solve import Solver, choose_engine, minimax, solve
 from qttt.cli import main
+from qttt.scoring import score_scale
 from qttt.variant import Component, Ruleset, with_params
 
 REASON = fast.available()
@@ -62,14 +63,14 @@ def test_scores_equal_the_engine_on_random_games(rs: Ruleset) -> None:
         b = board_after(rs, codes)
         phase, v = fs.score(codes)
         assert phase == ("place", "measure", "over")[b.phase]
-        assert Fraction(v, scale) == _final(b)
+        assert Fraction(v, scale) == b.score_difference()
 
 
 @pytest.mark.parametrize("name", THREE)
-@pytest.mark.parametrize("seed", [4, 5, 6])
+@pytest.mark.parametrize("seed", [4, 5, pytest.param(6, marks=pytest.mark.slow)])
 def test_values_equal_python_solver_and_minimax(name: str, seed: int) -> None:
     rs = load_ruleset(name)
-    start = _midgame(name, seed, 2000)
+    start = midgame(name, seed, 2000)
     fs = fast.FastSolver(rs, 16)
     expected = minimax(board_after(rs, start))
     assert fs.exact_value(start) == expected
@@ -81,6 +82,7 @@ def test_values_equal_python_solver_and_minimax(name: str, seed: int) -> None:
         assert got == v if lo < v < hi else (got >= hi if v >= hi else got <= lo)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rs", _other_rules(), ids=lambda r: r.name)
 def test_other_rules_equal_minimax_near_the_end(rs: Ruleset) -> None:
     rng = random.Random(3)
@@ -96,6 +98,7 @@ def test_other_rules_equal_minimax_near_the_end(rs: Ruleset) -> None:
     assert checked >= 10
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "back"), [
     ("kumar", 6), ("russian", 6), ("russian-unstable", 6), ("wikipedia", 4), ("ishizeki-complete", 4),
     pytest.param("wikipedia", 6, marks=pytest.mark.slow),  # 2 minutes
@@ -112,6 +115,7 @@ def test_deeper_positions_equal_python_solver(name: str, back: int) -> None:
         assert fs.exact_value(start) == Solver(rs).exact_value(board_after(rs, start))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", THREE)
 def test_finer_keys_give_the_same_values(name: str) -> None:
     """No board symmetries and move numbers kept: keys that merge fewer positions."""
@@ -126,7 +130,7 @@ def test_finer_keys_give_the_same_values(name: str) -> None:
 
 def test_solve_with_either_engine_agrees_and_the_pv_replays() -> None:
     rs = load_ruleset("kumar")
-    start = _midgame("kumar", 6, 20000)
+    start = midgame("kumar", 6, 20000)
     by_c = solve(rs, start=start, engine="c")
     by_py = solve(rs, start=start, engine="python")
     assert by_c.value == by_py.value
@@ -138,6 +142,7 @@ def test_solve_with_either_engine_agrees_and_the_pv_replays() -> None:
     assert state.scores["x"] - state.scores["o"] == by_c.value
 
 
+@pytest.mark.slow
 def test_cli_solve_reproduces_the_saved_russian_result(tmp_path: Path,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "russian.json"

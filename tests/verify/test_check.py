@@ -25,7 +25,7 @@ from verify.sampled import check_measurements, check_shape
 from verify.scores import declared_range, range_witnesses, tie_verdicts
 from verify.witness import Witness, deadlock_witness, plan_actions, replay
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BUILTINS = ("wikipedia", "russian", "russian-unstable", "bonus4x4", "kumar", "ishizeki-complete")
 
 
@@ -68,7 +68,7 @@ def engine_counts(state: State, depth: int) -> list[int]:
     return counts
 
 
-@pytest.mark.parametrize("name", ["kumar", "russian-unstable"])
+@pytest.mark.parametrize("name", ["kumar", pytest.param("russian-unstable", marks=pytest.mark.slow)])
 def test_abstract_counts_equal_engine_brute_force(name: str) -> None:
     rs = load_ruleset(name)
     assert A.nodes_by_depth(A.Params.of(rs), 3) == engine_counts(State.initial(rs), 3)
@@ -211,7 +211,8 @@ def test_bonus_tie_witness_in_engine_and_reference() -> None:
     assert game.phase == "over" and game.scores == final.scores
 
 
-@pytest.mark.parametrize("name", BUILTINS)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "bonus4x4" else n
+                                  for n in BUILTINS])
 def test_range_witnesses_score_what_they_claim_and_sampled_games_stay_inside(name: str) -> None:
     rs = load_ruleset(name)
     found = range_witnesses(rs, name)
@@ -291,6 +292,7 @@ EXPECTED["bonus4x4"]["scores-well-defined"] = "violated"
 EXPECTED["russian-unstable"]["scores-well-defined"] = "unknown"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["wikipedia", "bonus4x4"])
 def test_check_builtin(name: str) -> None:
     report = check(name, games=60)
@@ -301,6 +303,7 @@ def test_check_builtin(name: str) -> None:
             replay_record(f.witness.record)
 
 
+@pytest.mark.slow
 def test_check_finds_the_deadlock_of_a_variant_file(tmp_path: Path) -> None:
     path = tmp_path / "strict.toml"
     path.write_text('[variant]\nname = "strict"\nextends = "wikipedia"\n\n[rules]\ntwo_cycles = false\n')
@@ -313,6 +316,7 @@ def test_check_finds_the_deadlock_of_a_variant_file(tmp_path: Path) -> None:
     assert not final.over and final.legal_actions() == ()
 
 
+@pytest.mark.slow
 def test_cli_exit_status_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["wikipedia", "--games", "30", "--quiet"]) == 0
     out = capsys.readouterr().out

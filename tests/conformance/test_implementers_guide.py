@@ -19,7 +19,7 @@ from qttt import builtin_names
 from qttt.conformance.runner import Engine, ProcessEngine, Runner, load_suites
 from qttt.conformance.suite import suite_path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "implementers.md"
 ENGINE_JS = ROOT / "docs" / "implementers" / "qttt-wikipedia.js"
 NODE = shutil.which("node")
