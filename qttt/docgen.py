@@ -21,6 +21,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from .analysis.claims import compute, load_claims
 from .engine import Measure, Place, State, mark_name, player_of
 from .io import write_atomic
 from .notation import Record, from_notation, record_to_json, to_notation
@@ -475,7 +476,7 @@ def scale_section(folder: Path) -> list[str]:
             for r in data["run"]]
 
     def pct(part: int, n: int) -> str:
-        return f"{part / n:.1%}"
+        return f"{part / n:.2%}"
 
     rows = [["games", pub["games"], *(f"{res['games']:,}" for _, res in runs)]]
     for key, label in (("x", "X wins (the better line of four)"), ("o", "O wins"),
@@ -601,12 +602,32 @@ def sources_page() -> list[str]:
             facts.append(f"- DOI: [{src['doi']}](https://doi.org/{src['doi']})")
         if "url" in src:
             facts.append(f"- Address: <{src['url']}>")
+        if "translates" in src:
+            facts.append(f"- A rendering of: <{src['translates']}>")
         if "seed" in src:
             facts.append(f"- The project's copy: seed `{src['seed']}`")
         if sid in users:
             facts.append("- Cited by: " + ", ".join(users[sid]))
         out += [*facts, "", src["note"], ""]
     return out
+
+
+def claims_page() -> list[str]:
+    """Each figure a source states beside what this project computes (spec/claims.toml)."""
+    out = ["# Claims checked", "",
+           "Every number the sources state that the engine can check, beside what this project "
+           "computes. Data in `spec/claims.toml`; the computations are `qttt.analysis.claims`, and "
+           "the tests recompute every claim that plays games. Results of long runs come from "
+           "`spec/analysis/` and the [verification report](verification.md); the 4×4 random-play "
+           "statistics of a CodeCup competitor are compared on the [comparison page](comparison.md).", ""]
+    rows = []
+    for c in load_claims():
+        found = compute(c)
+        if c.how == "table":
+            found = f"[{found}]({c.args['page']})"
+        note = f" ({c.check})" if c.check else ""
+        rows.append([c.says, _source_link(c.source, "claims.md"), c.published, found + note])
+    return [*out, *_table(["claim", "source", "published", "computed here"], rows)]
 
 
 def ambiguities_page() -> list[str]:
@@ -741,6 +762,7 @@ def generate(root: Path | None = None) -> dict[str, str]:
     site.page("comparison.md", comparison_page(root))
     site.page("ambiguities.md", ambiguities_page())
     site.page("sources.md", sources_page())
+    site.page("claims.md", claims_page())
     site.page("verification.md", verification_page(root))
     site.page("conformance.md", conformance_page(root))
     site.page("reference/parameters.md", parameters_page())

@@ -68,10 +68,8 @@ def play_missing(tour: Tour, seed: int) -> None:
         names = tour.seat_names(slot)
         seats = {}
         for side, name in names.items():
-            team = slot.x if side == "x" else slot.o
-            fallback = tour.players.get(team, "human") if slot.stage == "team" else "human"
-            spec = tour.players.get(name, fallback)
-            seat = make_seat(spec, tour.ruleset, random.Random(f"{seed}:{slot.key()}:{side}"),
+            rng = random.Random(f"{seed}:{slot.key()}:{side}")
+            seat = make_seat(tour.spec(slot, side), tour.ruleset, rng,
                              human=lambda who: HumanSeat(who, console))
             seat.name = name
             seats[side] = seat

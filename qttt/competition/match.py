@@ -9,6 +9,7 @@ same match again plays only the games that have no record yet.
 from __future__ import annotations
 
 import json
+import math
 import multiprocessing
 import random
 import shlex
@@ -70,8 +71,10 @@ def plan(variant: str, players: list[str], games: int, seed: int, move: float | 
     if games < 1:
         raise MatchError(RULE, f"--games {games}: at least one game")
     for name, value in (("--move-time", move), ("--game-time", game)):
-        if value is not None and value < 0:
+        if value is not None and not 0 <= value < math.inf:
             raise MatchError("match-clock", f"{name} {value}: seconds >= 0 (0: no limit)")
+    if not 0 < ack < math.inf:
+        raise MatchError("match-clock", f"--ack-time {ack}: seconds > 0")
     jobs, index = [], 0
     for i, a in enumerate(players):
         for b in players[i + 1:]:

@@ -23,6 +23,8 @@ LABELS: dict[str, dict[str, str]] = {
         "judges": "Судьи", "standings": "Положение команд", "won": "побед", "drawn": "ничьих",
         "lost": "поражений", "meetings": "встреч", "incomplete": "результаты известны не для всех партий",
         "x_is": "в партии 1 крестиками играет «{home}», в партии 2 — «{away}»",
+        "short": "п. 1|п. 2|д. 1|д. 2|Σ",
+        "legend": "п. — партия, д. — дополнительная партия (по согласию игроков и судей), Σ — сумма",
     },
     "en": {
         "title": "Tour protocol", "ruleset": "rules", "captain": "captain", "team": "Team",
@@ -36,8 +38,15 @@ LABELS: dict[str, dict[str, str]] = {
         "judges": "Judges", "standings": "Standings", "won": "won", "drawn": "drawn",
         "lost": "lost", "meetings": "meetings", "incomplete": "some games have no result yet",
         "x_is": "game 1: \u201c{home}\u201d plays X; game 2: \u201c{away}\u201d plays X",
+        "short": "g. 1|g. 2|e. 1|e. 2|Σ",
+        "legend": "g.: game, e.: extra game (if the players and the judges agree), Σ: sum",
     },
 }
+
+
+def _q(lang: str, name: str) -> str:
+    """A team's name in the language's quotation marks."""
+    return f"«{name}»" if lang == "ru" else f"\u201c{name}\u201d"
 
 
 def _num(v: Fraction) -> str:
@@ -60,13 +69,16 @@ def _games(games: list[Slot], m: Meeting) -> list[Slot | None]:
     return [find(h, False), find(a, False), find(h, True), find(a, True)]
 
 
-def meeting_rows(m: Meeting, lang: str, blank: bool) -> tuple[list[str], list[list[str]]]:
+def meeting_rows(m: Meeting, lang: str, blank: bool,
+                 short: bool = False) -> tuple[list[str], list[list[str]]]:
     """The individual stage as a header and rows: board, then for each team its player, four
-    games and the sum."""
+    games and the sum (`short`: abbreviated column names, explained by the legend)."""
     t = LABELS[lang]
-    games = [f"{t['game']} 1", f"{t['game']} 2", f"{t['extra']} 1", f"{t['extra']} 2"]
-    header = [t["board"], f"{t['player']} «{m.home.name}»", *games, t["sum"],
-              f"{t['player']} «{m.away.name}»", *games, t["sum"]]
+    games = [f"{t['game']} 1", f"{t['game']} 2", f"{t['extra']} 1", f"{t['extra']} 2", t["sum"]]
+    if short:
+        games = t["short"].split("|")
+    header = [t["board"], f"{t['player']} {_q(lang, m.home.name)}", *games,
+              f"{t['player']} {_q(lang, m.away.name)}", *games]
     rows = []
     for board, hp, ap, slots in m.boards:
         cols = _games(slots, m)
@@ -116,14 +128,14 @@ def text_protocol(tour: Tour, lang: str = "ru", blank: bool = False) -> str:
     out = [f"{t['title']}: {tour.title} ({t['ruleset']}: {tour.variant})"]
     for home, away in tour.meetings():
         m = tour.meeting(home, away)
-        out += ["", f"{t['team']} «{home.name}» ({t['captain']}: {home.captain or '—'}) — "
-                f"{t['team']} «{away.name}» ({t['captain']}: {away.captain or '—'})",
+        out += ["", f"{t['team']} {_q(lang, home.name)} ({t['captain']}: {home.captain or '—'}) — "
+                f"{t['team']} {_q(lang, away.name)} ({t['captain']}: {away.captain or '—'})",
                 "", t["individual"] + " (" + t["x_is"].format(home=home.name, away=away.name) + ")"]
         header, rows = meeting_rows(m, lang, blank)
         out.append(_table(header, rows))
         out += ["", t["team_stage"].format(s=_seconds(tour), f=tour.factor)]
         summary = [list(r) for r in _summary(m, tour, lang, blank)]
-        out.append(_table(["", f"«{home.name}»", f"«{away.name}»"], summary))
+        out.append(_table(["", _q(lang, home.name), _q(lang, away.name)], summary))
         if not blank and _forfeits(m):
             out.append(t["forfeit"])
         if not blank and not m.complete:
@@ -151,7 +163,9 @@ CSS = """@page { size: A4; margin: 12mm; }
 body { font-family: "DejaVu Sans", Arial, sans-serif; font-size: 10.5pt; color: #000; }
 h1 { font-size: 15pt; margin: 0 0 4mm; } h2 { font-size: 12pt; margin: 5mm 0 2mm; }
 table { border-collapse: collapse; width: 100%; margin-bottom: 3mm; }
-th, td { border: 0.6pt solid #000; padding: 1.6mm 1.4mm; text-align: center; }
+table.boards { table-layout: fixed; font-size: 9pt; }
+table.boards col.name { width: 17%; } table.boards col.board { width: 10%; }
+th, td { border: 0.6pt solid #000; padding: 1.4mm 1mm; text-align: center; }
 td.name { text-align: left; } th { background: #eee; }
 td { height: 6mm; } .meeting { page-break-inside: avoid; } .meeting + .meeting { page-break-before: always; }
 .note { font-size: 9pt; } .judges { margin-top: 8mm; }
@@ -166,20 +180,23 @@ def html_protocol(tour: Tour, lang: str = "ru", blank: bool = False) -> str:
             f"<p class=\"note\">{e(t['ruleset'])}: {e(tour.variant)}</p>"]
     for home, away in tour.meetings():
         m = tour.meeting(home, away)
-        header, rows = meeting_rows(m, lang, blank)
+        header, rows = meeting_rows(m, lang, blank, short=True)
         body.append("<section class=\"meeting\">")
-        body.append(f"<h2>{e(t['team'])} «{e(home.name)}» ({e(t['captain'])}: {e(home.captain or '—')}) — "
-                    f"«{e(away.name)}» ({e(t['captain'])}: {e(away.captain or '—')})</h2>")
+        hq, aq = e(_q(lang, home.name)), e(_q(lang, away.name))
+        body.append(f"<h2>{e(t['team'])} {hq} ({e(t['captain'])}: {e(home.captain or '—')}) — "
+                    f"{aq} ({e(t['captain'])}: {e(away.captain or '—')})</h2>")
         body.append(f"<h2>{e(t['individual'])}</h2><p class=\"note\">"
                     f"{e(t['x_is'].format(home=home.name, away=away.name))}</p>")
-        body.append("<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in header) + "</tr>")
+        cols = "<col class=\"board\">" + ("<col class=\"name\">" + "<col>" * 5) * 2
+        body.append(f"<table class=\"boards\">{cols}<tr>" + "".join(f"<th>{e(h)}</th>" for h in header)
+                    + "</tr>")
         for r in rows:
             cells = [f"<td class=\"name\">{e(c)}</td>" if i in (1, 7) else f"<td>{e(c)}</td>"
                      for i, c in enumerate(r)]
             body.append("<tr>" + "".join(cells) + "</tr>")
-        body.append("</table>")
+        body.append(f"</table><p class=\"note\">{e(t['legend'])}</p>")
         body.append(f"<h2>{e(t['team_stage'].format(s=_seconds(tour), f=tour.factor))}</h2>")
-        body.append(f"<table><tr><th></th><th>«{e(home.name)}»</th><th>«{e(away.name)}»</th></tr>")
+        body.append(f"<table><tr><th></th><th>{hq}</th><th>{aq}</th></tr>")
         for label, hv, av in _summary(m, tour, lang, blank):
             body.append(f"<tr><td class=\"name\">{e(label)}</td><td>{e(hv)}</td><td>{e(av)}</td></tr>")
         body.append("</table>")

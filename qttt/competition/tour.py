@@ -15,6 +15,7 @@ naming a game record) or from the record saved when the game was played (`qttt t
 from __future__ import annotations
 
 import json
+import math
 import tomllib
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -126,6 +127,18 @@ class Tour:
         """Every pair of teams, in file order."""
         return [(a, b) for i, a in enumerate(self.teams) for b in self.teams[i + 1:]]
 
+    def spec(self, slot: Slot, side: str) -> str:
+        """Who plays `side` under --play: the [players] entry of the player (of any free player
+        on board 5; of the team in the team stage), else a person at the terminal."""
+        team = self.team(slot.x if side == "x" else slot.o)
+        if slot.stage == "team":
+            names = [team.name]
+        elif slot.board == FREE_BOARD:
+            names = list(team.free)
+        else:
+            names = [team.main[slot.board - 1]]
+        return next((self.players[n] for n in names if n in self.players), "human")
+
     def seat_names(self, slot: Slot) -> dict[str, str]:
         """Who plays X and O in a game: players, the free players, or teams."""
         def who(team: Team) -> str:
@@ -208,7 +221,7 @@ def load_tour(path: str | Path) -> Tour:
     if not isinstance(factor, int) or isinstance(factor, bool) or factor < 1:
         raise _fail(where, f"tour.team_factor = {factor!r}; allowed: a whole number >= 1 (3 in seed 004)")
     seconds = head.get("team_move_seconds", 40)
-    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not 0 <= seconds < math.inf:
         raise _fail(where, f"tour.team_move_seconds = {seconds!r}; allowed: seconds >= 0 (40 in seed 004)")
     teams = [_team(t, f"{where}: team[{i}]") for i, t in enumerate(_list(data.get("team"), where, "team"))]
     if len(teams) < 2:
@@ -219,6 +232,10 @@ def load_tour(path: str | Path) -> Tour:
     players = data.get("players", {})
     if not isinstance(players, dict) or not all(isinstance(v, str) for v in players.values()):
         raise _fail(where, "players is a table of name = player (random, human, engine:COMMAND, ...)")
+    known = {n for t in teams for n in (t.name, *t.main, *t.free)}
+    for name in players:
+        if name not in known:
+            raise _fail(where, f"players.{name}: not a player or a team of this tour")
     records = path.parent / _str(head.get("records", path.stem + "-records"), where, "tour.records")
     tour = Tour(_str(head.get("title", path.stem), where, "tour.title"), variant, rs, factor, float(seconds),
                 teams, [], {}, dict(players), records)

@@ -285,3 +285,14 @@ def test_without_a_compiler_everything_falls_back(monkeypatch: pytest.MonkeyPatc
     finally:
         compiled.library.cache_clear()
         compiled._cores.cache_clear()
+
+
+@needs_core
+@pytest.mark.slow
+def test_compiled_core_on_dask_gives_the_python_engines_table() -> None:
+    pytest.importorskip("distributed")
+    from qttt.analysis.distributed import dask_mapper
+    rs = load_ruleset("bonus4x4")
+    with dask_mapper(None, 2) as m:
+        on_dask = sample_games(rs, 2000, seed=5, chunk=500, mapper=m, core="compiled")
+    assert on_dask.to_json() == sample_games(rs, 2000, seed=5, chunk=500, core="python").to_json()

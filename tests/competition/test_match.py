@@ -212,6 +212,8 @@ def test_tournament_cross_table(tmp_path: Path, capsys: pytest.CaptureFixture[st
     (["wikipedia", "random", "engine:"], "needs a command"),
     (["wikipedia", "random", "codecup:bot"], "4×4 games"),
     (["wikipedia", "random", "greedy", "--move-time", "-1"], "seconds >= 0"),
+    (["wikipedia", "random", "greedy", "--game-time", "nan"], "seconds >= 0"),
+    (["wikipedia", "random", "greedy", "--ack-time", "0"], "seconds > 0"),
 ])
 def test_bad_arguments_one_line(args: list[str], message: str, tmp_path: Path,
                                 capsys: pytest.CaptureFixture[str]) -> None:

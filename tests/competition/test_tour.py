@@ -8,8 +8,10 @@ score 1-0 (its [match] table) and rule 13 (one point per classical line of three
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -217,6 +219,8 @@ def test_play_missing_games_with_builtin_players(tmp_path: Path, capsys: pytest.
     ('[[team]]\nname = "A"\nmain = ["a"]\n', "four main players"),
     ('[tour]\nlength = 3\n', "unknown key tour.length"),
     ('[[team]]\nname = "A"\nmain = ["a", "b", "c", "d"]\n', "at least two"),
+    ('[[team]]\nname = "A"\nmain = ["a", "b", "c", "d"]\n[[team]]\nname = "B"\nmain = ["e", "f", "g", "h"]\n'
+     '[players]\nz = "random"\n', "players.z: not a player"),
 ])
 def test_bad_tour_file_one_line(text: str, words: str, tmp_path: Path,
                                 capsys: pytest.CaptureFixture[str]) -> None:
@@ -235,3 +239,23 @@ def test_bad_game_entries(tour_file: Path, capsys: pytest.CaptureFixture[str]) -
         tour_file.write_text(TOUR + "[[game]]\n" + extra + "\n", encoding="utf-8")
         assert main(["tour", str(tour_file)]) == 2
         assert words in capsys.readouterr().err
+
+
+def test_people_play_the_missing_game_at_the_terminal(tour_file: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """The last team game has no result: `--play` seats the two captains at the terminal; Бета's
+    captain (X) types one move, Альфа's answers one, then Бета's resigns: a forfeit, 1-0 to
+    Альфа, so the team stage is 2+1 = 3 (tripled 9) against 1+0 = 1 (tripled 3)."""
+    text = TOUR[:TOUR.rindex("[[game]]")]
+    tour_file.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1 9\n2 3\nquit\n"))
+    assert main(["tour", str(tour_file), "--play"]) == 0
+    out = capsys.readouterr().out
+    assert "x 0, o 1: forfeit" in out
+    tour = load_tour(tour_file)
+    m = tour.meeting(*tour.meetings()[0])
+    assert m.team_raw == {"Альфа": 3, "Бета": 1} and m.team == {"Альфа": 9, "Бета": 3}
+    assert m.total == {"Альфа": 20, "Бета": 8}
+    (saved,) = (tour_file.parent / "tour-records").glob("*.json")
+    rec = json.loads(saved.read_text())
+    assert rec["players"] == {"x": "Бета", "o": "Альфа"} and len(rec["actions"]) == 2

@@ -255,3 +255,9 @@ def test_measurement_svg_shows_both_outcomes() -> None:
     with pytest.raises(IllegalAction) as e:
         measurement_svg(from_notation("[wikipedia] X1:1-2").replay())
     assert e.value.rule == "measure-pending"
+
+
+def test_a_source_in_another_language_points_at_no_english_address() -> None:
+    for sid, src in sources().items():
+        if src["language"] != "en":
+            assert "en.wikipedia.org" not in src.get("url", ""), sid
