@@ -23,12 +23,12 @@ from .engine import (
     Measure,
     Place,
     State,
-    compile_rules,
     mark_name,
     player_of,
     replay_actions,
 )
 from .errors import QtttError, RecordError
+from .game import compile_game
 from .variant import Ruleset, load_ruleset
 
 FORMAT = "record-format"
@@ -246,7 +246,7 @@ def from_position(text: str) -> State:
     cells = [c for row in rows for c in row.split(",")]
     if len(rows) != n or len(cells) != n * n:
         raise RecordError(FORMAT, f"a position of {rs.canonical} has {n} rows of {n} cells")
-    b = Board(compile_rules(rs))
+    b = Board(compile_game(rs))
     b.move = move
     seen: dict[int, list[int]] = {}
     for c, tok in enumerate(cells):

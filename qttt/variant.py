@@ -9,47 +9,84 @@ from __future__ import annotations
 import contextlib
 import json
 import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args, get_type_hints
 
 from .errors import VariantError
-from .spec import spec_dir
+from .spec import rules, spec_dir
 
 RULE = "variant-file"
 
 
 @dataclass(frozen=True)
 class Parameter:
-    """One rule parameter: its type, allowed values, default and a one-line description."""
+    """One rule parameter: its type, allowed values, default, a one-line description and the rule of
+    spec/rules.toml it selects."""
 
     name: str
     type: type
     allowed: tuple[Any, ...]
     default: Any
     description: str
+    rule: str
 
 
-PARAMETERS: tuple[Parameter, ...] = (
-    Parameter("game", str, ("quantum",), "quantum",
-              "Game family: quantum is Goff's quantum tic-tac-toe."),
-    Parameter("board", int, tuple(range(2, 9)), 3,
-              "Board side n: the board has n×n cells."),
-    Parameter("measurer", str, ("opponent", "creator"), "opponent",
-              "Who measures a cycle: the opponent of the player who closed it, or that player."),
-    Parameter("two_cycles", bool, (True, False), True,
-              "Whether a placement may repeat the two cells of a live spooky move (a 2-cycle)."),
-    Parameter("last_square", str, ("forced", "end"), "forced",
-              "With one open cell left: the player to move fills it (forced), or the game ends."),
-    Parameter("untouched", str, ("keep", "vanish"), "keep",
-              "Spooky marks outside a collapsed component stay (keep) or vanish."),
-    Parameter("end", str, ("first-line", "full"), "first-line",
-              "The game ends at the first collapse that completes a line, or only on a full board."),
-    Parameter("end_line", int, tuple(range(0, 9)), 0,
-              "Length of the line that ends the game under end = first-line; 0 means the board size."),
-)
+def _about(description: str, allowed: range | None = None, rule: str | None = None) -> dict[str, Any]:
+    """Field metadata; `rule` only for a parameter that no rule of rules.toml is scoped to."""
+    return {"description": description, "allowed": allowed, "rule": rule}
+
+
+Family = Literal["quantum"]
+Measurer = Literal["opponent", "creator"]
+LastSquare = Literal["forced", "end"]
+Untouched = Literal["keep", "vanish"]
+End = Literal["first-line", "full"]
+
+
+@dataclass(frozen=True)
+class Parameters:
+    """The rule parameters of a ruleset, typed: the one declaration of the parameter vocabulary
+    (names, allowed values, defaults, descriptions); `PARAMETERS` is derived from it."""
+
+    game: Family = field(default="quantum", metadata=_about(
+        "Game family: quantum is Goff's quantum tic-tac-toe.", rule="turn-order"))
+    board: int = field(default=3, metadata=_about("Board side n: the board has n×n cells.", range(2, 9),
+                                                          "board-cells"))
+    measurer: Measurer = field(default="opponent", metadata=_about(
+        "Who measures a cycle: the opponent of the player who closed it, or that player."))
+    two_cycles: bool = field(default=True, metadata=_about(
+        "Whether a placement may repeat the two cells of a live spooky move (a 2-cycle)."))
+    last_square: LastSquare = field(default="forced", metadata=_about(
+        "With one open cell left: the player to move fills it (forced), or the game ends."))
+    untouched: Untouched = field(default="keep", metadata=_about(
+        "Spooky marks outside a collapsed component stay (keep) or vanish."))
+    end: End = field(default="first-line", metadata=_about(
+        "The game ends at the first collapse that completes a line, or only on a full board."))
+    end_line: int = field(default=0, metadata=_about(
+        "Length of the line that ends the game under end = first-line; 0 means the board size.",
+        range(0, 9), "end-line"))
+
+
+def _parameters() -> tuple[Parameter, ...]:
+    hints = get_type_hints(Parameters)
+    scoped = {}
+    for r in reversed(rules().values()):
+        scoped[r.scope] = r.id
+    out = []
+    for f in fields(Parameters):
+        kind = hints[f.name]
+        typ: type = kind if kind in (bool, int) else str
+        allowed = ((True, False) if kind is bool else tuple(f.metadata["allowed"]) if kind is int
+                   else get_args(kind))
+        rule = f.metadata["rule"] or scoped[f.name]
+        out.append(Parameter(f.name, typ, allowed, f.default, f.metadata["description"], rule))
+    return tuple(out)
+
+
+PARAMETERS: tuple[Parameter, ...] = _parameters()
 PARAMETER_BY_NAME = {p.name: p for p in PARAMETERS}
 # Canonical-name keys that set a scoring field of every component of one award: key -> (award, field).
 SCORING_KEYS: dict[str, tuple[str, str]] = {"double_line": ("first-line", "double")}
@@ -156,13 +193,20 @@ class Ruleset:
     path: str | None = field(default=None, compare=False)
     match: MatchRules = field(default=MatchRules(), compare=False)
 
-    def __getitem__(self, name: str) -> Any:
-        return dict(self.params)[name]
+    @cached_property
+    def rules(self) -> Parameters:
+        """The rule parameters, typed."""
+        return Parameters(**dict(self.params))
 
     @property
     def board(self) -> int:
         """Board side n."""
-        return int(self["board"])
+        return self.rules.board
+
+    def value(self, name: str) -> bool | int | str:
+        """The value of rule parameter `name`, for listings (code reads the typed `rules`)."""
+        value: bool | int | str = getattr(self.rules, name)
+        return value
 
     def to_dict(self) -> dict[str, Any]:
         """The resolved parameters as plain data: rule parameters plus `scoring`."""

@@ -1,11 +1,16 @@
 /* Compiled rules core for quantum rulesets of at most 16 cells (qttt.analysis.compiled).
 
-   A second implementation of the rules of qttt/engine.py (_Board) and the scoring of
+   A second implementation of the rules of qttt/engine.py (Board) and the scoring of
    qttt/scoring.py, named by the same rule ids: random playouts that draw from Python's own
    Mersenne Twister state (so a seed gives the same games as `qttt.playout`), perft, positions for
    the engine protocol, and an exact solver for positions near the end. The ruleset arrives as the
    int64 array `fast.config` serialises (layout in qttt/analysis/fast.py); scores are integers
-   scaled by a common denominator chosen in Python. */
+   scaled by a common denominator chosen in Python.
+
+   Vocabulary (the rules this copy implements; tests/project/test_vocabulary.py compares it with
+   qttt.variant.Parameters and qttt.scoring.AWARD_TYPES): game quantum; measurer opponent creator;
+   two_cycles true false; last_square forced end; untouched keep vanish; end first-line full;
+   award 0 per-pattern 1 first-line 2 rank; criteria 0 min-max 1 min-sum. */
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine import MEASURE, OVER, Board, Measure, Place, compile_rules
+from ..engine import MEASURE, OVER, Board, Measure, Place
 from ..errors import QtttError
+from ..game import compile_game
 from ..io import write_atomic
 from ..variant import Ruleset, load_ruleset
 from .keys import Key, owner_key, partition_key
@@ -57,7 +58,7 @@ class CountResult:
 
 def key_kind(rs: Ruleset) -> str:
     """The coarsest valid counting key: `partition` under end = full, else `owner`."""
-    return "partition" if rs["end"] == "full" else "owner"
+    return "partition" if rs.rules.end == "full" else "owner"
 
 
 def encode(action: Place | Measure, n2: int) -> int:
@@ -77,7 +78,7 @@ def apply_code(b: Board, code: int, n2: int) -> None:
 
 def board_after(rs: Ruleset, path: Sequence[int]) -> Board:
     """The board reached from the start by encoded actions."""
-    b = Board(compile_rules(rs))
+    b = Board(compile_game(rs))
     n2 = b.r.cells
     for code in path:
         apply_code(b, code, n2)

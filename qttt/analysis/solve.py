@@ -21,12 +21,12 @@ from typing import Any
 
 from ..engine import OVER, Action, Board, Measure
 from ..errors import QtttError
+from ..game import compile_game
 from ..io import write_atomic
 from ..notation import action_to_json
-from ..scoring import score_bound, score_scale
 from ..variant import Ruleset
 from .count import board_after, encode
-from .keys import Key, numbered_key, owner_key, uses_move_numbers
+from .keys import Key, numbered_key, owner_key
 
 Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
 
@@ -46,9 +46,10 @@ class Solver:
     def __init__(self, rs: Ruleset, memo: bool = True) -> None:
         self.rs = rs
         self.memo = memo
-        self.numbered = uses_move_numbers(rs)
-        self.scale = score_scale(rs)
-        self.bound = int(score_bound(rs) * self.scale)
+        game = compile_game(rs)
+        self.numbered = game.uses_move_numbers
+        self.scale = game.scale
+        self.bound = int(game.bound * self.scale)
         self.tt: dict[Key, tuple[int, int]] = {}
         self.history: dict[Action, int] = {}
         self.nodes = 0

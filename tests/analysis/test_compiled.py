@@ -26,7 +26,7 @@ from qttt.conformance.core import CompiledEngine
 from qttt.conformance.perft import perft_counts
 from qttt.conformance.runner import InProcessEngine, Runner, load_suites
 from qttt.conformance.suite import vectors_dir
-from qttt.scoring import score_scale
+from qttt.game import compile_game
 from qttt.variant import Component, Ruleset, with_params
 
 REASON = compiled.available()
@@ -97,7 +97,7 @@ def test_same_seed_same_games_as_the_python_engine(rs: Ruleset) -> None:
 def test_100000_games_agree_with_the_python_engine(name: str) -> None:
     rs = load_ruleset(name)
     core = core_for(rs)
-    scale = score_scale(rs)
+    scale = compile_game(rs).scale
     r1, r2 = random.Random(f"differential:{name}"), random.Random(f"differential:{name}")
     mine = [g[4] for g in core.games(r1, 100_000)]
     n2 = rs.board ** 2

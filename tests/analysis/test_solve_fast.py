@@ -20,7 +20,7 @@ from qttt.analysis.fairness import scoring_variants
 from qttt.analysis.results import load_results, result_path
 from qttt.analysis.solve import Solver, choose_engine, minimax, solve
 from qttt.cli import main
-from qttt.scoring import score_scale
+from qttt.game import compile_game
 from qttt.variant import Component, Ruleset, with_params
 
 REASON = fast.available()
@@ -56,7 +56,7 @@ def _random_codes(rs: Ruleset, rng: random.Random) -> list[int]:
 @pytest.mark.parametrize("rs", [load_ruleset(n) for n in THREE] + _other_rules(), ids=lambda r: r.name)
 def test_scores_equal_the_engine_on_random_games(rs: Ruleset) -> None:
     fs = fast.FastSolver(rs, 4)
-    scale = score_scale(rs)
+    scale = compile_game(rs).scale
     rng = random.Random(11)
     for _ in range(150):
         codes = _random_codes(rs, rng)
