@@ -214,8 +214,9 @@ class FirstLine(Award):
         return tuple(self._stated())
 
     def range_for(self, owned: int, other: int) -> tuple[Fraction, Fraction]:
+        alone = self.double if owned > 1 and self.double is not None else self.sole
         cases: dict[tuple[bool, int], list[Fraction | None]] = {
-            (True, NONE): [self.double if owned > 1 and self.double is not None else self.sole], (True, SOME): [self.first, self.second, self.tie],
+            (True, NONE): [alone], (True, SOME): [self.first, self.second, self.tie],
                  (False, NONE): [self.neither], (False, SOME): []}
         mine = owned > 0
         picked = cases[(mine, other)] if other != UNKNOWN else cases[(mine, NONE)] + cases[(mine, SOME)]
@@ -248,7 +249,8 @@ class FirstLine(Award):
             both += " (largest move numbers of an x line and an o line never tie: one is odd, the other even)"
         elif tb:
             both += f"; equal keys give each {tie}" if tie is not None else f"; equal keys: {unstated}"
-        double = "" if self.double is None else f", or {self.double} when they own two or more (a double line)"
+        double = ("" if self.double is None
+                  else f", or {self.double} when they own two or more (a double line)")
         return (f"For the {what} ({plural}): only one player owns one: that player gets {self.sole}"
                 f"{double}. {both}. Neither: each gets {self.neither}.")
 
