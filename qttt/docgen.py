@@ -24,7 +24,7 @@ from typing import Any
 from .analysis.claims import compute, load_claims
 from .engine import Measure, Place, State, mark_name, player_of
 from .game import compile_game
-from .io import write_atomic
+from .io import write_or_check
 from .notation import Record, from_notation, record_to_json, to_notation
 from .scoring import AWARD_TYPES
 from .spec import Rule, rules, spec_dir
@@ -37,6 +37,7 @@ from .variant import (
     SCORING_KEYS,
     Ruleset,
     builtin_names,
+    format_value,
     load_ruleset,
 )
 
@@ -112,14 +113,6 @@ def repo_root() -> Path:
 
 def _frac(v: Fraction) -> str:
     return {Fraction(1, 2): "½"}.get(v, str(v))
-
-
-def _value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_value(x) for x in v) + "]"
-    return str(v)
 
 
 def _cell(text: str) -> str:
@@ -198,7 +191,7 @@ def parameter_statement(rs: Ruleset, name: str) -> str:
         return (f"The game ends after the first collapse or forced placement that completes a classical "
                 f"{_line_words(n, rs.rules.end_line)} for either player; otherwise on a full board."
                 if v == "first-line" else "Lines do not end the game: it ends only on a full board.")
-    return f"{name} = {_value(v)}."
+    return f"{name} = {format_value(v)}."
 
 
 # -- records as text ----------------------------------------------------------------------------
@@ -332,7 +325,7 @@ def _choices(rule: Rule) -> list[str]:
     for name in builtin_names():
         rs = load_ruleset(name)
         if rule.scope in PARAMETER_BY_NAME:
-            out.append(f"[{name}]({name}.md) {rule.scope} = {_value(rs.value(rule.scope))}")
+            out.append(f"[{name}]({name}.md) {rule.scope} = {format_value(rs.value(rule.scope))}")
         elif rule.scope in AWARD_TYPES and any(c.award == rule.scope for c in rs.scoring):
             out.append(f"[{name}]({name}.md)")
     return out
@@ -375,14 +368,14 @@ def ruleset_page(site: Site, name: str, docs: bool) -> list[str]:
     out += ["## Parameters", "", "Values that differ from the default are in bold.", ""]
     rows = []
     for p in PARAMETERS:
-        v = _value(rs.value(p.name))
-        rows.append([f"`{p.name}`", f"**{v}**" if rs.value(p.name) != p.default else v, _value(p.default),
-                     p.description])
+        v = format_value(rs.value(p.name))
+        shown = f"**{v}**" if rs.value(p.name) != p.default else v
+        rows.append([f"`{p.name}`", shown, format_value(p.default), p.description])
     out += _table(["parameter", "value", "default", "description"], rows)
     out += ["### Scoring components", ""]
     srows = []
     for c in rs.scoring:
-        settings = ", ".join(f"{k} = {_value(v)}" for k, v in c.to_dict().items()
+        settings = ", ".join(f"{k} = {format_value(v)}" for k, v in c.to_dict().items()
                              if k not in ("award", "pattern", "length"))
         srows.append([c.award, c.pattern, str(c.length or rs.board), settings])
     out += _table(["award", "pattern", "length", "settings"], srows)
@@ -404,7 +397,8 @@ def comparison_page(root: Path) -> list[str]:
            "is in bold. Each row is one parameter of a [variant file](variant-files.md).", ""]
     rows = []
     for p in PARAMETERS:
-        vals = [f"**{_value(v)}**" if v != p.default else _value(v) for v in (r.value(p.name) for r in rsets)]
+        values = [r.value(p.name) for r in rsets]
+        vals = [f"**{format_value(v)}**" if v != p.default else format_value(v) for v in values]
         rows.append([f"`{p.name}`", *vals])
     out += _table(["parameter", *[f"[{n}](rules/{n}.md)" for n in names]], rows)
     out += ["## Scoring", ""]
@@ -611,19 +605,19 @@ def parameters_page() -> list[str]:
     rows = []
     for p in PARAMETERS:
         allowed = (f"{p.allowed[0]} to {p.allowed[-1]}" if p.type is int
-                   else ", ".join(_value(a) for a in p.allowed))
-        rows.append([f"`{p.name}`", allowed, _value(p.default), p.description,
+                   else ", ".join(format_value(a) for a in p.allowed))
+        rows.append([f"`{p.name}`", allowed, format_value(p.default), p.description,
                      rule_link(p.rule, "reference/parameters.md")])
     out += _table(["key", "allowed", "default", "description", "rule"], rows)
     out += ["## `[[scoring]]`", "", "Keys every component takes:", ""]
     out += _table(["key", "default", "description"],
-                  [[f"`{k}`", _value(d) if d is not None else "required" if k == "award" else "see text", t]
-                   for k, (_, d, t) in COMMON_FIELDS.items()])
+                  [[f"`{k}`", format_value(d) if d is not None else "required" if k == "award"
+                    else "see text", t] for k, (_, d, t) in COMMON_FIELDS.items()])
     for award, fields in AWARD_FIELDS.items():
         link = rule_link(AWARD_TYPES[award].rule, "reference/parameters.md")
         out += [f"### award = \"{award}\"", "", f"Rule: {link}.", ""]
         out += _table(["key", "default", "description"],
-                      [[f"`{k}`", _value(d), t] for k, (_, d, t) in fields.items()])
+                      [[f"`{k}`", format_value(d), t] for k, (_, d, t) in fields.items()])
     out += ["## Canonical names", "", "A canonical name is a base ruleset and the keys that differ from "
             "it, `base(key=value,...)`: any `[rules]` key, `scoring` as JSON, and these keys, each of "
             "which sets one field of every scoring component of one award:", ""]
@@ -741,23 +735,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     root = repo_root()
     files = generate(root)
-    if args.check:
-        stale = [str(p.relative_to(root)) for p in generated_paths(root)
-                 if str(p.relative_to(root)) not in files]
-        differ = [p for p, text in files.items()
-                  if not (root / p).is_file() or (root / p).read_text(encoding="utf-8") != text]
-        for p in differ + stale:
-            print(f"docgen: {p} is out of date; run python -m qttt.docgen", file=sys.stderr)
-        return 1 if differ or stale else 0
-    base = Path(args.out) if args.out else root
-    for old in generated_paths(base):
-        if str(old.relative_to(base)) not in files:
-            old.unlink()
-    for p, text in files.items():
-        target = base / p
-        if not target.is_file() or target.read_text(encoding="utf-8") != text:
-            write_atomic(target, text)
-    return 0
+    base = Path(args.out) if args.out and not args.check else root
+    stale = [old for old in generated_paths(base) if str(old.relative_to(base)) not in files]
+    return write_or_check({base / p: text for p, text in files.items()}, args.check,
+                          "python -m qttt.docgen", stale)
 
 
 if __name__ == "__main__":

@@ -219,7 +219,7 @@ class Ruleset:
         """Canonical name: the base ruleset and the parameters that differ from it."""
         base_rs = load_ruleset(self.base) if self.base != "qttt" else default_ruleset()
         pairs = zip(self.params, base_rs.params, strict=True)
-        diffs = [f"{k}={_format_value(v)}" for (k, v), (_, bv) in pairs if v != bv]
+        diffs = [f"{k}={format_value(v)}" for (k, v), (_, bv) in pairs if v != bv]
         if self.scoring != base_rs.scoring:
             diffs.append(_scoring_diff(self.scoring, base_rs.scoring))
         if not diffs and self.base != "qttt":
@@ -256,9 +256,13 @@ def _normalise(c: Component) -> Component:
     return c
 
 
-def _format_value(value: Any) -> str:
+def format_value(value: Any) -> str:
+    """A parameter or setting value as variant files and canonical names write it: true/false,
+    [a, b] for lists, else the value's text."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(format_value(x) for x in value) + "]"
     return str(value)
 
 

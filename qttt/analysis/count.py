@@ -19,7 +19,7 @@ from ..engine import MEASURE, OVER, Board, Measure, Place
 from ..errors import QtttError
 from ..game import compile_game
 from ..io import write_atomic
-from ..variant import Ruleset, load_ruleset
+from ..variant import Ruleset
 from .keys import Key, owner_key, partition_key
 
 Path_ = tuple[int, ...]
@@ -243,8 +243,3 @@ def brute_force_nodes(rs: Ruleset, depth: int, start: Sequence[int] = ()) -> tup
         if d < depth:
             stack.extend((s.apply(a), d + 1) for a in acts)
     return nodes, ended
-
-
-def count_by_name(spec: str, **kwargs: Any) -> CountResult:
-    """`count_games` for a ruleset name or file."""
-    return count_games(load_ruleset(spec), **kwargs)
