@@ -547,3 +547,30 @@ int64_t qs_score(void *h, const int32_t *codes, int n, int *phase) {
     *phase = p.phase;
     return score(s, &p);
 }
+
+/* ---- perft ------------------------------------------------------------------------------------- */
+
+static void perft_walk(const Solver *s, const Pos *p, int level, int depth, uint64_t *counts) {
+    if (p->phase == OVER) return;
+    uint8_t acts[NPAIR + 2];
+    int n = gen(s, p, acts);
+    counts[level] += (uint64_t)n;
+    if (level + 1 >= depth) return;
+    for (int i = 0; i < n; i++) {
+        Pos q = *p;
+        apply_act(s, &q, acts[i]);
+        perft_walk(s, &q, level + 1, depth, counts);
+    }
+}
+
+/* Perft from the position after `codes`: counts[d-1] = action sequences of length d, d = 1..depth
+   (a finished game has no continuation). 0 on success, else 1 + the index of an illegal action. */
+int qs_perft(void *h, const int32_t *codes, int n, int depth, uint64_t *counts) {
+    Solver *s = h;
+    Pos p;
+    int status = replay(s, &p, codes, n);
+    if (status) return status;
+    for (int d = 0; d < depth; d++) counts[d] = 0;
+    if (depth > 0) perft_walk(s, &p, 0, depth, counts);
+    return 0;
+}
