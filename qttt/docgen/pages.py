@@ -20,6 +20,7 @@ from ..variant import (
     COMMON_FIELDS,
     PARAMETER_BY_NAME,
     PARAMETERS,
+    SCORING_KEYS,
     builtin_names,
     format_value,
     load_ruleset,
@@ -383,6 +384,12 @@ def parameters_page() -> list[str]:
         out += [f"### award = \"{award}\"", "", f"Rule: {link}.", ""]
         out += table(["key", "default", "description"],
                       [[f"`{k}`", format_value(d), t] for k, (_, d, t) in fields.items()])
+    out += ["## Canonical names", "", "A canonical name is a base ruleset and the keys that differ from "
+            "it, `base(key=value,...)`: any `[rules]` key, `scoring` as JSON, and these keys, each of "
+            "which sets one field of every scoring component of one award:", ""]
+    out += table(["key", "sets", "example"],
+                  [[f"`{k}`", f"`{field}` of every `{award}` component", f"`wikipedia({k}=2)`"]
+                   for k, (award, field) in SCORING_KEYS.items()])
     return out
 
 

@@ -51,6 +51,7 @@ def _others() -> list[Ruleset]:
         with_params(kumar, measurer="creator", two_cycles=False),
         with_params(wiki, untouched="vanish"),
         with_params(wiki, board=2),
+        load_ruleset("wikipedia(double_line=2)"), load_ruleset("wikipedia(double_line=3/2)"),
     ]
 
 
