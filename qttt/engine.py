@@ -8,15 +8,15 @@ drive in place.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, NamedTuple
 
 from .errors import IllegalAction, RecordError
-from .geometry import cells_of, lines
-from .scoring import Scores, compile_scoring
+from .game import Game, compile_game
+from .geometry import cells_of
+from .scoring import Scores
 from .variant import Ruleset
 
 PLACE, MEASURE, OVER = 0, 1, 2
@@ -50,51 +50,6 @@ def mark_name(move: int) -> str:
     return f"{player_of(move)}{move}"
 
 
-@dataclass(frozen=True)
-class Rules:
-    """A ruleset compiled for the engine: its parameters as fast fields."""
-
-    ruleset: Ruleset
-    n: int
-    cells: int
-    creator_measures: bool
-    two_cycles: bool
-    forced_last: bool
-    vanish: bool
-    end_masks: tuple[int, ...]
-    score: Callable[[Sequence[int], int, int], tuple[Scores, tuple[str, ...]]]
-
-
-_COMPILED: dict[Any, Rules] = {}
-
-
-_BY_ID: dict[int, tuple[Ruleset, Rules]] = {}
-
-
-def compile_rules(rs: Ruleset) -> Rules:
-    """The engine's view of a ruleset (memoised by identity, then by the ruleset's rules)."""
-    hit = _BY_ID.get(id(rs))
-    if hit is not None and hit[0] is rs:
-        return hit[1]
-    key = rs.key()
-    rules = _COMPILED.get(key)
-    if rules is None:
-        n = rs.board
-        end_masks = tuple(p.mask for p in lines(n, rs["end_line"])) if rs["end"] == "first-line" else ()
-        rules = Rules(
-            ruleset=rs, n=n, cells=n * n,
-            creator_measures=rs["measurer"] == "creator",
-            two_cycles=rs["two_cycles"],
-            forced_last=rs["last_square"] == "forced",
-            vanish=rs["untouched"] == "vanish",
-            end_masks=end_masks,
-            score=compile_scoring(rs),
-        )
-        _COMPILED[key] = rules
-    _BY_ID[id(rs)] = (rs, rules)
-    return rules
-
-
 @lru_cache(maxsize=1 << 16)
 def placements(open_mask: int) -> tuple[Place, ...]:
     """Every placement on the open cells, sorted (rules place-open, place-distinct, last-square)."""
@@ -125,7 +80,7 @@ class Board:
         "xmask",
     )
 
-    def __init__(self, r: Rules) -> None:
+    def __init__(self, r: Game) -> None:
         self.r = r
         self.cls = [0] * r.cells
         self.spk = [0] * r.cells
@@ -347,7 +302,7 @@ class State:
     @classmethod
     def initial(cls, ruleset: Ruleset) -> State:
         """The empty board, X to place move 1."""
-        return cls(Board(compile_rules(ruleset)))
+        return cls(Board(compile_game(ruleset)))
 
     # -- rules -------------------------------------------------------------------------------
 
@@ -474,7 +429,7 @@ def playout(ruleset: Ruleset, rng: random.Random) -> tuple[list[Action], State]:
 
     Stops at the end of the game, or where no action is legal (a deadlock some rulesets allow).
     """
-    r = compile_rules(ruleset)
+    r = compile_game(ruleset)
     b = Board(r)
     actions: list[Action] = []
     record = actions.append

@@ -23,12 +23,12 @@ from .engine import (
     Measure,
     Place,
     State,
-    compile_rules,
     mark_name,
     player_of,
     replay_actions,
 )
 from .errors import QtttError, RecordError
+from .game import compile_game
 from .variant import Ruleset, load_ruleset
 
 FORMAT = "record-format"
@@ -246,9 +246,29 @@ def from_position(text: str) -> State:
     cells = [c for row in rows for c in row.split(",")]
     if len(rows) != n or len(cells) != n * n:
         raise RecordError(FORMAT, f"a position of {rs.canonical} has {n} rows of {n} cells")
-    b = Board(compile_rules(rs))
+    b = Board(compile_game(rs))
     b.move = move
-    seen: dict[int, list[int]] = {}
+    spooky = _set_cells(b, cells, move)
+    for k in sorted(spooky):
+        where = spooky[k]
+        if len(where) != 2:
+            raise RecordError(FORMAT, f"spooky mark {mark_name(k)} stands in {len(where)} cells; it needs 2")
+        if b.phase == MEASURE:
+            raise RecordError(FORMAT, f"the graph has a cycle closed before {mark_name(k)}")
+        b.place_numbered(where[0], where[1], k)
+    if b.phase == MEASURE and b.pending != move - 1:
+        raise RecordError(FORMAT, f"the pending cycle must be closed by move {move - 1}")
+    if b.phase != MEASURE:
+        b.settle()
+    used = sorted([*spooky, *[k for k in b.cls if k]])
+    if len(set(used)) != len(used):
+        raise RecordError(FORMAT, "a move number is used twice")
+    return State(b)
+
+
+def _set_cells(b: Board, cells: list[str], move: int) -> dict[int, list[int]]:
+    """Put the classical marks on the board; return the cells of each spooky move number."""
+    spooky: dict[int, list[int]] = {}
     for c, tok in enumerate(cells):
         if tok == "-":
             continue
@@ -262,22 +282,8 @@ def from_position(text: str) -> State:
             raise RecordError(FORMAT, f"cell {c}: {tok!r} is not X1, x3o4 or -")
         for p, ks in marks:
             _check_mark(p, int(ks), move, tok)
-            seen.setdefault(int(ks), []).append(c)
-    for k in sorted(seen):
-        where = seen[k]
-        if len(where) != 2:
-            raise RecordError(FORMAT, f"spooky mark {mark_name(k)} stands in {len(where)} cells; it needs 2")
-        if b.phase == MEASURE:
-            raise RecordError(FORMAT, f"the graph has a cycle closed before {mark_name(k)}")
-        b.place_numbered(where[0], where[1], k)
-    if b.phase == MEASURE and b.pending != move - 1:
-        raise RecordError(FORMAT, f"the pending cycle must be closed by move {move - 1}")
-    if b.phase != MEASURE:
-        b.settle()
-    used = sorted([*seen, *[k for k in b.cls if k]])
-    if len(set(used)) != len(used):
-        raise RecordError(FORMAT, "a move number is used twice")
-    return State(b)
+            spooky.setdefault(int(ks), []).append(c)
+    return spooky
 
 
 def _check_mark(player: str, k: int, move: int, tok: str) -> None:

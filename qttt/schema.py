@@ -13,7 +13,7 @@ import sys
 from fractions import Fraction
 from typing import Any
 
-from .io import write_atomic
+from .io import write_or_check
 from .spec import spec_dir
 from .variant import (
     AWARD_FIELDS,
@@ -149,15 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if the committed file differs")
     args = parser.parse_args(argv)
     target = spec_dir() / "schema" / "variant.schema.json"
-    text = render()
-    if args.check:
-        current = target.read_text(encoding="utf-8") if target.is_file() else ""
-        if current != text:
-            print(f"{target} is out of date; run python -m qttt.schema", file=sys.stderr)
-            return 1
-        return 0
-    write_atomic(target, text)
-    return 0
+    return write_or_check({target: render()}, args.check, "python -m qttt.schema")
 
 
 if __name__ == "__main__":

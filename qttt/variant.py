@@ -9,48 +9,87 @@ from __future__ import annotations
 import contextlib
 import json
 import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args, get_type_hints
 
 from .errors import VariantError
-from .spec import spec_dir
+from .spec import rules, spec_dir
 
 RULE = "variant-file"
 
 
 @dataclass(frozen=True)
 class Parameter:
-    """One rule parameter: its type, allowed values, default and a one-line description."""
+    """One rule parameter: its type, allowed values, default, a one-line description and the rule of
+    spec/rules.toml it selects."""
 
     name: str
     type: type
     allowed: tuple[Any, ...]
     default: Any
     description: str
+    rule: str
 
 
-PARAMETERS: tuple[Parameter, ...] = (
-    Parameter("game", str, ("quantum",), "quantum",
-              "Game family: quantum is Goff's quantum tic-tac-toe."),
-    Parameter("board", int, tuple(range(2, 9)), 3,
-              "Board side n: the board has n×n cells."),
-    Parameter("measurer", str, ("opponent", "creator"), "opponent",
-              "Who measures a cycle: the opponent of the player who closed it, or that player."),
-    Parameter("two_cycles", bool, (True, False), True,
-              "Whether a placement may repeat the two cells of a live spooky move (a 2-cycle)."),
-    Parameter("last_square", str, ("forced", "end"), "forced",
-              "With one open cell left: the player to move fills it (forced), or the game ends."),
-    Parameter("untouched", str, ("keep", "vanish"), "keep",
-              "Spooky marks outside a collapsed component stay (keep) or vanish."),
-    Parameter("end", str, ("first-line", "full"), "first-line",
-              "The game ends at the first collapse that completes a line, or only on a full board."),
-    Parameter("end_line", int, tuple(range(0, 9)), 0,
-              "Length of the line that ends the game under end = first-line; 0 means the board size."),
-)
+def _about(description: str, allowed: range | None = None, rule: str | None = None) -> dict[str, Any]:
+    """Field metadata; `rule` only for a parameter that no rule of rules.toml is scoped to."""
+    return {"description": description, "allowed": allowed, "rule": rule}
+
+
+Family = Literal["quantum"]
+Measurer = Literal["opponent", "creator"]
+LastSquare = Literal["forced", "end"]
+Untouched = Literal["keep", "vanish"]
+End = Literal["first-line", "full"]
+
+
+@dataclass(frozen=True)
+class Parameters:
+    """The rule parameters of a ruleset, typed: the one declaration of the parameter vocabulary
+    (names, allowed values, defaults, descriptions); `PARAMETERS` is derived from it."""
+
+    game: Family = field(default="quantum", metadata=_about(
+        "Game family: quantum is Goff's quantum tic-tac-toe.", rule="turn-order"))
+    board: int = field(default=3, metadata=_about("Board side n: the board has n×n cells.", range(2, 9),
+                                                          "board-cells"))
+    measurer: Measurer = field(default="opponent", metadata=_about(
+        "Who measures a cycle: the opponent of the player who closed it, or that player."))
+    two_cycles: bool = field(default=True, metadata=_about(
+        "Whether a placement may repeat the two cells of a live spooky move (a 2-cycle)."))
+    last_square: LastSquare = field(default="forced", metadata=_about(
+        "With one open cell left: the player to move fills it (forced), or the game ends."))
+    untouched: Untouched = field(default="keep", metadata=_about(
+        "Spooky marks outside a collapsed component stay (keep) or vanish."))
+    end: End = field(default="first-line", metadata=_about(
+        "The game ends at the first collapse that completes a line, or only on a full board."))
+    end_line: int = field(default=0, metadata=_about(
+        "Length of the line that ends the game under end = first-line; 0 means the board size.",
+        range(0, 9), "end-line"))
+
+
+def _parameters() -> tuple[Parameter, ...]:
+    hints = get_type_hints(Parameters)
+    scoped = {}
+    for r in reversed(rules().values()):
+        scoped[r.scope] = r.id
+    out = []
+    for f in fields(Parameters):
+        kind = hints[f.name]
+        typ: type = kind if kind in (bool, int) else str
+        allowed = ((True, False) if kind is bool else tuple(f.metadata["allowed"]) if kind is int
+                   else get_args(kind))
+        rule = f.metadata["rule"] or scoped[f.name]
+        out.append(Parameter(f.name, typ, allowed, f.default, f.metadata["description"], rule))
+    return tuple(out)
+
+
+PARAMETERS: tuple[Parameter, ...] = _parameters()
 PARAMETER_BY_NAME = {p.name: p for p in PARAMETERS}
+# Canonical-name keys that set a scoring field of every component of one award: key -> (award, field).
+SCORING_KEYS: dict[str, tuple[str, str]] = {"double_line": ("first-line", "double")}
 
 AWARDS = ("per-pattern", "first-line", "rank")
 PATTERNS = ("line", "square")
@@ -74,6 +113,8 @@ AWARD_FIELDS: dict[str, dict[str, tuple[str, Any, str]]] = {
         "neither": ("fraction", Fraction(0), "Points to each player when neither owns a pattern."),
         "tie": ("fraction", None, "Points to each when both best lines have equal keys; unstated: a gap "
                 "the checker reports (0 each)."),
+        "double": ("fraction", None, "Points when only this player owns patterns and owns two or more (a "
+                   "double line); unstated: sole. Canonical names set it as double_line."),
         "tiebreak": ("criteria", (), "Criteria from the sources ordering best lines: min-max, min-sum."),
         "fallback": ("criteria", (), "Criteria no source states, applied after tiebreak (reported)."),
     },
@@ -93,8 +134,9 @@ class Component:
     settings: tuple[tuple[str, Any], ...]
 
     def get(self, name: str) -> Any:
-        """The value of setting `name`."""
-        return dict(self.settings)[name]
+        """The value of setting `name` (its default when the settings leave it out)."""
+        settings = dict(self.settings)
+        return settings[name] if name in settings else AWARD_FIELDS[self.award][name][1]
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-data form: fractions as strings, lists for tuples."""
@@ -151,13 +193,20 @@ class Ruleset:
     path: str | None = field(default=None, compare=False)
     match: MatchRules = field(default=MatchRules(), compare=False)
 
-    def __getitem__(self, name: str) -> Any:
-        return dict(self.params)[name]
+    @cached_property
+    def rules(self) -> Parameters:
+        """The rule parameters, typed."""
+        return Parameters(**dict(self.params))
 
     @property
     def board(self) -> int:
         """Board side n."""
-        return int(self["board"])
+        return self.rules.board
+
+    def value(self, name: str) -> bool | int | str:
+        """The value of rule parameter `name`, for listings (code reads the typed `rules`)."""
+        value: bool | int | str = getattr(self.rules, name)
+        return value
 
     def to_dict(self) -> dict[str, Any]:
         """The resolved parameters as plain data: rule parameters plus `scoring`."""
@@ -170,10 +219,9 @@ class Ruleset:
         """Canonical name: the base ruleset and the parameters that differ from it."""
         base_rs = load_ruleset(self.base) if self.base != "qttt" else default_ruleset()
         pairs = zip(self.params, base_rs.params, strict=True)
-        diffs = [f"{k}={_format_value(v)}" for (k, v), (_, bv) in pairs if v != bv]
+        diffs = [f"{k}={format_value(v)}" for (k, v), (_, bv) in pairs if v != bv]
         if self.scoring != base_rs.scoring:
-            scoring = [c.to_dict() for c in self.scoring]
-            diffs.append("scoring=" + json.dumps(scoring, separators=(",", ":")))
+            diffs.append(_scoring_diff(self.scoring, base_rs.scoring))
         if not diffs and self.base != "qttt":
             return self.base
         return f"{self.base}({','.join(diffs)})"
@@ -183,9 +231,38 @@ class Ruleset:
         return (self.params, self.scoring)
 
 
-def _format_value(value: Any) -> str:
+def _scoring_diff(scoring: tuple[Component, ...], base: tuple[Component, ...]) -> str:
+    """`double_line=2` when only a SCORING_KEYS field differs (one value for all), else `scoring=JSON`."""
+    for key, (award, name) in SCORING_KEYS.items():
+        values = {c.get(name) for c in scoring if c.award == award}
+        if len(values) == 1 and scoring == _set_field(base, award, name, next(iter(values)), key):
+            return f"{key}={next(iter(values))}"
+    return "scoring=" + json.dumps([c.to_dict() for c in scoring], separators=(",", ":"))
+
+
+def _set_field(scoring: tuple[Component, ...], award: str, name: str, value: Any,
+               where: str) -> tuple[Component, ...]:
+    """The components with field `name` of every `award` component set (validated, normalised)."""
+    if not any(c.award == award for c in scoring):
+        raise VariantError(RULE, f"{where}: needs a {award} scoring component; the ruleset has none")
+    return tuple(_normalise(replace(c, settings=tuple((k, value if k == name else v) for k, v in c.settings)))
+                 if c.award == award else c for c in scoring)
+
+
+def _normalise(c: Component) -> Component:
+    """A first-line component whose double-line award equals its sole award leaves it unstated."""
+    if c.award == "first-line" and c.get("double") is not None and c.get("double") == c.get("sole"):
+        return replace(c, settings=tuple((k, None if k == "double" else v) for k, v in c.settings))
+    return c
+
+
+def format_value(value: Any) -> str:
+    """A parameter or setting value as variant files and canonical names write it: true/false,
+    [a, b] for lists, else the value's text."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(format_value(x) for x in value) + "]"
     return str(value)
 
 
@@ -236,6 +313,7 @@ def parse_canonical(text: str) -> Ruleset:
                            + ", ".join(builtin_names()))
     values: dict[str, Any] = {}
     scoring_raw: Any = None
+    fields: dict[str, Any] = {}
     for item in _split_top(rest[:-1]):
         key, eq, raw = item.partition("=")
         if not eq:
@@ -247,12 +325,17 @@ def parse_canonical(text: str) -> Ruleset:
                 raise VariantError(RULE, f"{where}: scoring is not JSON: {e.msg}") from None
         elif key in PARAMETER_BY_NAME:
             values[key] = _parse_scalar(PARAMETER_BY_NAME[key], raw, where)
+        elif key in SCORING_KEYS:
+            fields[key] = _fraction(raw, f"{where}: {key}")
         else:
             raise VariantError(RULE, f"{where}: unknown key {key!r}; allowed: "
-                               + ", ".join([*PARAMETER_BY_NAME, "scoring"]))
+                               + ", ".join([*PARAMETER_BY_NAME, "scoring", *SCORING_KEYS]))
     params = _merge_params(dict(rs.params), values, where)
     scoring = rs.scoring if scoring_raw is None else _components(scoring_raw, where, params)
-    name = base if not values and scoring_raw is None else text
+    for key, value in fields.items():
+        award, field_name = SCORING_KEYS[key]
+        scoring = _set_field(scoring, award, field_name, value, f"{where}: {key}")
+    name = base if not values and scoring_raw is None and not fields else text
     return Ruleset(params=params, scoring=scoring, name=name, base=base, title=rs.title,
                    summary=rs.summary, sources=rs.sources, match=rs.match)
 
@@ -435,7 +518,7 @@ def _component(raw: Any, where: str, board: int) -> Component:
     settings = []
     for name, (kind, default, _) in AWARD_FIELDS[award].items():
         settings.append((name, _setting(kind, raw.get(name, default), f"{where}: {name}")))
-    return Component(award, pattern, length, tuple(settings))
+    return _normalise(Component(award, pattern, length, tuple(settings)))
 
 
 def _setting(kind: str, value: Any, where: str) -> Any:

@@ -1,11 +1,16 @@
 /* Compiled rules core for quantum rulesets of at most 16 cells (qttt.analysis.compiled).
 
-   A second implementation of the rules of qttt/engine.py (_Board) and the scoring of
+   A second implementation of the rules of qttt/engine.py (Board) and the scoring of
    qttt/scoring.py, named by the same rule ids: random playouts that draw from Python's own
    Mersenne Twister state (so a seed gives the same games as `qttt.playout`), perft, positions for
    the engine protocol, and an exact solver for positions near the end. The ruleset arrives as the
    int64 array `fast.config` serialises (layout in qttt/analysis/fast.py); scores are integers
-   scaled by a common denominator chosen in Python. */
+   scaled by a common denominator chosen in Python.
+
+   Vocabulary (the rules this copy implements; tests/project/test_vocabulary.py compares it with
+   qttt.variant.Parameters and qttt.scoring.AWARD_TYPES): game quantum; measurer opponent creator;
+   two_cycles true false; last_square forced end; untouched keep vanish; end first-line full;
+   award 0 per-pattern 1 first-line 2 rank; criteria 0 min-max 1 min-sum. */
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -36,7 +41,7 @@ typedef struct {
     uint8_t cells[MAXPAT][MAXC];
     uint8_t ncells[MAXPAT];
     int64_t points;                            /* per-pattern */
-    int64_t sole, first, second, neither, tie; /* first-line */
+    int64_t sole, first, second, neither, tie, dbl; /* first-line; dbl: one player owns 2+ */
     int ncrit;
     int crit[4]; /* 0 min-max, 1 min-sum */
     int nworth;
@@ -210,14 +215,15 @@ static void score(const Rules *r, const Pos *p, int64_t *xs, int64_t *os) {
             so += c->points * no;
         } else if (c->type == 1) { /* score-first-line */
             int64_t kx = -1, ko = -1;
+            int nx = 0, no = 0;
             for (int i = 0; i < c->npat; i++) {
                 uint16_t m = c->mask[i];
-                if ((m & p->x) == m) { int64_t k = line_key(c, i, p); if (kx < 0 || k < kx) kx = k; }
-                else if ((m & p->o) == m) { int64_t k = line_key(c, i, p); if (ko < 0 || k < ko) ko = k; }
+                if ((m & p->x) == m) { int64_t k = line_key(c, i, p); nx++; if (kx < 0 || k < kx) kx = k; }
+                else if ((m & p->o) == m) { int64_t k = line_key(c, i, p); no++; if (ko < 0 || k < ko) ko = k; }
             }
             if (kx < 0 && ko < 0) { sx += c->neither; so += c->neither; }
-            else if (ko < 0) sx += c->sole;
-            else if (kx < 0) so += c->sole;
+            else if (ko < 0) sx += nx > 1 ? c->dbl : c->sole;
+            else if (kx < 0) so += no > 1 ? c->dbl : c->sole;
             else if (kx == ko) { sx += c->tie; so += c->tie; }
             else if (kx < ko) { sx += c->first; so += c->second; }
             else { sx += c->second; so += c->first; }
@@ -507,6 +513,7 @@ void *qc_new(const int64_t *cfg, int64_t ncfg) {
         if (c->type == 0) c->points = NEXT();
         else if (c->type == 1) {
             c->sole = NEXT(); c->first = NEXT(); c->second = NEXT(); c->neither = NEXT(); c->tie = NEXT();
+            c->dbl = NEXT();
             c->ncrit = (int)NEXT();
             if (c->ncrit < 0 || c->ncrit > 4) { bad = 1; break; }
             for (int k = 0; k < c->ncrit; k++) c->crit[k] = (int)NEXT();

@@ -6,7 +6,7 @@ It plays random games drawing from a `random.Random`'s own Mersenne Twister stat
 gives the same games as `qttt.playout` (the generator is left where the Python engine would leave
 it); it counts perft, serves positions to the engine protocol (`CorePosition`) and solves positions
 near the end. `supports` says which rulesets it takes; callers fall back to the Python engine
-where there is no compiler (`available`). Scores are integers scaled by `scoring.score_scale`.
+where there is no compiler (`available`). Scores are integers scaled by `Game.scale`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from ..engine import Action, Measure, Place
 from ..errors import IllegalAction, QtttError
-from ..scoring import score_bound, score_scale
+from ..game import compile_game
 from ..variant import Ruleset
 from . import fast
 
@@ -81,7 +81,7 @@ def available() -> str | None:
 
 def supports(rs: Ruleset) -> str | None:
     """None when the core handles `rs`, else the reason it does not."""
-    if rs["game"] != "quantum":
+    if rs.rules.game != "quantum":
         return f"the compiled core plays quantum rulesets, not {rs['game']}"
     if rs.board ** 2 > MAX_CELLS:
         return f"the compiled core handles boards of at most {MAX_CELLS} cells, not {rs.board}×{rs.board}"
@@ -112,9 +112,9 @@ class Core:
             raise CoreUnavailable("core-compiled", reason)
         self.rs = rs
         self.cells = rs.board ** 2
-        self.scale = score_scale(rs)
+        self.scale = compile_game(rs).scale
         self.lib = library()
-        cfg = fast.config(rs, self.scale, symmetries=False)
+        cfg = fast.config(rs, symmetries=False)
         handle = self.lib.qc_new((ctypes.c_int64 * len(cfg))(*cfg), len(cfg))
         if not handle:
             raise CoreUnavailable("core-compiled", f"the core refused the configuration of {rs.canonical}")
@@ -188,7 +188,7 @@ class Core:
         if not table:
             raise CoreUnavailable("core-compiled", f"cannot allocate a table of 2**{log2size} entries")
         try:
-            bound = int(score_bound(self.rs) * self.scale)
+            bound = int(compile_game(self.rs).bound * self.scale)
             v = self.lib.qc_search(self.handle, table, pos.buf, -bound - 1, bound + 1)
             return self.points(v), int(self.lib.qc_table_nodes(table))
         finally:

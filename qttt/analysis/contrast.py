@@ -191,7 +191,7 @@ def parameter_variants(rs: Ruleset) -> Iterator[tuple[str, Ruleset]]:
         if p.name in {"board", "game", "end_line"}:
             continue
         for value in p.allowed:
-            if value != rs[p.name]:
+            if value != rs.value(p.name):
                 try:
                     yield f"{p.name}={value}", with_params(rs, **{p.name: value})
                 except QtttError:
@@ -205,7 +205,7 @@ def pair_contrasts() -> list[dict[str, Any]]:
     out = []
     for i, x in enumerate(names):
         for y in names[i + 1:]:
-            if sets[x].board == sets[y].board and sets[x]["game"] == sets[y]["game"] == "quantum":
+            if sets[x].board == sets[y].board and sets[x].value("game") == sets[y].value("game") == "quantum":
                 out.append(contrast(sets[x], sets[y], x, y, f"{x}/{y}"))
     return out
 
@@ -224,21 +224,14 @@ def parameter_contrasts() -> list[dict[str, Any]]:
 
 # -- worked examples ---------------------------------------------------------------------------
 
-def examples(path: Path | None = None) -> dict[str, list[dict[str, Any]]]:
-    """spec/examples.toml: the worked examples by ruleset."""
+def example_branches(path: Path | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Branch values of every measurement of every worked example (spec/examples.toml), by
+    `ruleset/slug`."""
     data = tomllib.loads((path or spec_dir() / "examples.toml").read_text(encoding="utf-8"))
-    out: dict[str, list[dict[str, Any]]] = {}
-    for ex in data["example"]:
-        out.setdefault(ex["ruleset"], []).append(ex)
-    return out
-
-
-def example_branches() -> dict[str, list[dict[str, Any]]]:
-    """Branch values of every measurement of every worked example, by `ruleset/slug`."""
     out = {}
-    for name, exs in examples().items():
+    for name, exs in data["example"].items():
         for ex in exs:
-            rec = from_notation(ex["record"])
+            rec = from_notation(ex["notation"])
             out[f"{name}/{ex['slug']}"] = branch_values(load_ruleset(rec.variant), rec.actions)
     return out
 

@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine import MEASURE, OVER, Board, Measure, Place, compile_rules
+from ..engine import MEASURE, OVER, Board, Measure, Place
 from ..errors import QtttError
+from ..game import compile_game
 from ..io import write_atomic
-from ..variant import Ruleset, load_ruleset
+from ..variant import Ruleset
 from .keys import Key, owner_key, partition_key
 
 Path_ = tuple[int, ...]
@@ -57,7 +58,7 @@ class CountResult:
 
 def key_kind(rs: Ruleset) -> str:
     """The coarsest valid counting key: `partition` under end = full, else `owner`."""
-    return "partition" if rs["end"] == "full" else "owner"
+    return "partition" if rs.rules.end == "full" else "owner"
 
 
 def encode(action: Place | Measure, n2: int) -> int:
@@ -77,7 +78,7 @@ def apply_code(b: Board, code: int, n2: int) -> None:
 
 def board_after(rs: Ruleset, path: Sequence[int]) -> Board:
     """The board reached from the start by encoded actions."""
-    b = Board(compile_rules(rs))
+    b = Board(compile_game(rs))
     n2 = b.r.cells
     for code in path:
         apply_code(b, code, n2)
@@ -242,8 +243,3 @@ def brute_force_nodes(rs: Ruleset, depth: int, start: Sequence[int] = ()) -> tup
         if d < depth:
             stack.extend((s.apply(a), d + 1) for a in acts)
     return nodes, ended
-
-
-def count_by_name(spec: str, **kwargs: Any) -> CountResult:
-    """`count_games` for a ruleset name or file."""
-    return count_games(load_ruleset(spec), **kwargs)

@@ -1,16 +1,18 @@
 """The compiled solver core: `_solve.c`, built on demand with the system C compiler, via ctypes.
 
-Same values as `solve.Solver` (x − o under perfect play, scaled to integers by `scoring.score_scale`)
+Same values as `solve.Solver` (x − o under perfect play, scaled to integers by `Game.scale`)
 for boards of at most 9 cells; `available()` says whether it can be used here (it needs `cc`, or
 the compiler named by $CC). The shared library is cached under $QTTT_CACHE (default
-~/.cache/qttt) by a hash of the source, so a changed source is rebuilt.
+~/.cache/qttt) by a hash of the source, so a changed source is rebuilt. `FastSolver.perft` counts
+action sequences with the core's own move generator, so the committed perft tables check it at
+every position of their trees.
 
 Ruleset layout passed to C (int64 array): cells, creator measures, two-cycles, forced last,
 vanish, numbered key; end-line masks (count, masks); relevant masks for dead cells (count, masks);
 symmetries (count, then cells entries each); components (count, then each: type 0 per-pattern,
 1 first-line, 2 rank; pattern count and masks; per-pattern: points; first-line: sole, first,
-second, neither, tie, criteria count and codes (0 min-max, 1 min-sum); rank: worth count and
-worths), every point value scaled.
+second, neither, tie, double (sole when unstated), criteria count and codes (0 min-max,
+1 min-sum); rank: worth count and worths), every point value scaled.
 """
 
 from __future__ import annotations
@@ -27,16 +29,13 @@ from pathlib import Path
 
 from ..engine import Action, State
 from ..errors import QtttError
-from ..geometry import lines, patterns
-from ..scoring import score_bound, score_scale
+from ..game import compile_game
+from ..scoring import scaled
 from ..variant import Ruleset
 from .count import board_after, encode
-from .keys import relevant_masks, ruleset_symmetries, uses_move_numbers
 
 SOURCE = Path(__file__).with_name("_solve.c")
 CFLAGS = ("-O2", "-shared", "-fPIC", "-std=c11")
-AWARD_CODES = {"per-pattern": 0, "first-line": 1, "rank": 2}
-CRITERIA_CODES = {"min-max": 0, "min-sum": 1}
 
 
 class FastUnavailable(QtttError):
@@ -94,6 +93,9 @@ def library() -> ctypes.CDLL:
     lib.qs_search.restype = ctypes.c_int64
     lib.qs_search.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int32), ctypes.c_int,
                               ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int)]
+    lib.qs_perft.restype = ctypes.c_int
+    lib.qs_perft.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int32), ctypes.c_int, ctypes.c_int,
+                             ctypes.POINTER(ctypes.c_uint64)]
     lib.qs_score.restype = ctypes.c_int64
     lib.qs_score.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int32), ctypes.c_int,
                              ctypes.POINTER(ctypes.c_int)]
@@ -118,42 +120,21 @@ def supports(rs: Ruleset) -> str | None:
     return None
 
 
-def _scaled(v: Fraction, scale: int) -> int:
-    x = v * scale
-    assert x.denominator == 1, (v, scale)
-    return x.numerator
-
-
-def config(rs: Ruleset, scale: int, symmetries: bool = True, numbered: bool | None = None) -> list[int]:
-    """The ruleset as the C core reads it (layout in the module docstring). symmetries=False keys
-    positions without board symmetries, numbered=True keeps move numbers in keys even when the
-    scoring ignores them: finer keys, for cross-checks."""
-    n2 = rs.board ** 2
-    keep_numbers = uses_move_numbers(rs) if numbered is None else numbered
-    out = [n2, int(rs["measurer"] == "creator"), int(rs["two_cycles"]),
-           int(rs["last_square"] == "forced"), int(rs["untouched"] == "vanish"), int(keep_numbers)]
-    ends = [p.mask for p in lines(rs.board, rs["end_line"])] if rs["end"] == "first-line" else []
-    rel = list(relevant_masks(rs))
-    syms = ruleset_symmetries(rs) if symmetries else ruleset_symmetries(rs)[:1]  # identity first
-    out += [len(ends), *ends, len(rel), *rel, len(syms)]
+def config(rs: Ruleset, symmetries: bool = True, numbered: bool | None = None) -> list[int]:
+    """The ruleset's game as the C cores read it (layout in the module docstring), point values in
+    units of 1/`Game.scale`. symmetries=False keys positions without board symmetries, numbered=True
+    keeps move numbers in keys even when the scoring ignores them: finer keys, for cross-checks."""
+    g = compile_game(rs)
+    keep_numbers = g.uses_move_numbers if numbered is None else numbered
+    out = [g.cells, int(g.creator_measures), int(g.two_cycles), int(g.forced_last), int(g.vanish),
+           int(keep_numbers)]
+    syms = g.symmetries if symmetries else g.symmetries[:1]  # identity first
+    out += [len(g.end_masks), *g.end_masks, len(g.relevant_masks), *g.relevant_masks, len(syms)]
     for p in syms:
         out += list(p)
-    out.append(len(rs.scoring))
-    for c in rs.scoring:
-        pats = patterns(rs.board, c.pattern, c.length)
-        out += [AWARD_CODES[c.award], len(pats), *(p.mask for p in pats)]
-        if c.award == "per-pattern":
-            out.append(_scaled(c.get("points"), scale))
-        elif c.award == "first-line":
-            out += [_scaled(c.get(k) or Fraction(0), scale)  # tie None: keys never tie
-                    for k in ("sole", "first", "second", "neither", "tie")]
-            crit = [*c.get("tiebreak"), *c.get("fallback")]
-            out += [len(crit), *(CRITERIA_CODES[k] for k in crit)]
-        else:
-            ranks = c.get("ranks")
-            worths = ([Fraction(1, k) for k in range(1, len(pats) + 1)] if ranks == "harmonic"
-                      else list(ranks))
-            out += [len(worths), *(_scaled(w, scale) for w in worths)]
+    out.append(len(g.awards))
+    for award in g.awards:
+        out += award.encode(g.scale)
     return out
 
 
@@ -167,10 +148,11 @@ class FastSolver:
         if reason is not None:
             raise FastUnavailable("solve-fast", reason)
         self.rs = rs
-        self.scale = score_scale(rs)
-        self.bound = int(score_bound(rs) * self.scale)
+        game = compile_game(rs)
+        self.scale = game.scale
+        self.bound = int(game.bound * self.scale)
         self.lib = library()
-        cfg = config(rs, self.scale, symmetries, numbered)
+        cfg = config(rs, symmetries, numbered)
         arr = (ctypes.c_int64 * len(cfg))(*cfg)
         handle = self.lib.qs_new(arr, len(cfg), log2size)
         if not handle:
@@ -216,6 +198,16 @@ class FastSolver:
             raise QtttError("solve-fast", f"{list(codes)} is not a legal sequence of actions")
         return ("place", "measure", "over")[phase.value], int(v)
 
+    def perft(self, codes: tuple[int, ...] | list[int], depth: int) -> list[int]:
+        """Action sequences of each length 1..depth from the position after `codes`, counted by the
+        core's own move generator (as `conformance.perft.perft_counts` counts them)."""
+        arr = (ctypes.c_int32 * max(1, len(codes)))(*codes)
+        counts = (ctypes.c_uint64 * max(1, depth))()
+        status = self.lib.qs_perft(self.handle, arr, len(codes), depth, counts)
+        if status:
+            raise QtttError("solve-fast", f"action {status - 1} of {list(codes)} is not legal")
+        return [int(c) for c in counts[:depth]]
+
     def exact(self, codes: tuple[int, ...] | list[int], guess: int = 0) -> int:
         """The exact scaled value: MTD(f) null-window searches from `guess`, sharing the table."""
         lo, hi = -self.bound - 1, self.bound + 1
@@ -256,7 +248,7 @@ def principal_variation(fs: FastSolver, start: tuple[int, ...], value: Fraction)
     n2 = rs.board ** 2
     codes = list(start)
     b = board_after(rs, codes)
-    target = _scaled(value, fs.scale)
+    target = scaled(value, fs.scale)
     pv: list[Action] = []
     state = State(b)
     while not state.over:

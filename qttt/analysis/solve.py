@@ -21,12 +21,12 @@ from typing import Any
 
 from ..engine import OVER, Action, Board, Measure
 from ..errors import QtttError
+from ..game import compile_game
 from ..io import write_atomic
 from ..notation import action_to_json
-from ..scoring import score_bound, score_scale
 from ..variant import Ruleset
 from .count import board_after, encode
-from .keys import Key, numbered_key, owner_key, uses_move_numbers
+from .keys import Key, numbered_key, owner_key
 
 Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
 
@@ -46,9 +46,10 @@ class Solver:
     def __init__(self, rs: Ruleset, memo: bool = True) -> None:
         self.rs = rs
         self.memo = memo
-        self.numbered = uses_move_numbers(rs)
-        self.scale = score_scale(rs)
-        self.bound = int(score_bound(rs) * self.scale)
+        game = compile_game(rs)
+        self.numbered = game.uses_move_numbers
+        self.scale = game.scale
+        self.bound = int(game.bound * self.scale)
         self.tt: dict[Key, tuple[int, int]] = {}
         self.history: dict[Action, int] = {}
         self.nodes = 0
@@ -94,41 +95,44 @@ class Solver:
                     return lo
                 if hi <= alpha:
                     return hi
-        a, bt = max(alpha, lo), min(beta, hi)
         kids = self.children(b)
         if not kids:
-            v = self.final(b)
-            if self.memo and key is not None:
-                self.tt[key] = (v, v)
-            return v
-        maximising = b.to_move() == "x"
+            best = self.final(b)
+        else:
+            best = self.best_child(kids, b.to_move() == "x", max(alpha, lo), min(beta, hi))
+        if self.memo and key is not None:
+            self.tt[key] = (best, best) if not kids else self.stored_bounds(best, lo, hi, alpha, beta)
+        return best
+
+    def best_child(self, kids: list[tuple[Action, Board, Key | None]], maximising: bool, a: int,
+                   bt: int) -> int:
+        """The best child value for the mover within the window (a, bt), cutting off at a >= bt."""
         if self.memo:
             kids = self.ordered(kids, maximising)
         best = -self.bound - 1 if maximising else self.bound + 1
-        for _, c, ck in kids:  # _: the action
+        for act, c, ck in kids:
             v = self.value(c, a, bt, ck)
             if maximising:
-                if v > best:
-                    best = v
-                    if v > a:
-                        a = v
-            elif v < best:
-                best = v
-                if v < bt:
-                    bt = v
+                best = max(best, v)
+                a = max(a, v)
+            else:
+                best = min(best, v)
+                bt = min(bt, v)
             if a >= bt:
                 if self.memo:
-                    self.history[_] = self.history.get(_, 0) + 1
+                    self.history[act] = self.history.get(act, 0) + 1
                 break
-        if self.memo and key is not None:
-            if best <= max(alpha, lo):
-                hi = min(hi, best)
-            elif best >= min(beta, hi):
-                lo = max(lo, best)
-            else:
-                lo = hi = best
-            self.tt[key] = (lo, hi)
         return best
+
+    @staticmethod
+    def stored_bounds(best: int, lo: int, hi: int, alpha: int, beta: int) -> tuple[int, int]:
+        """The table entry after a search of window (alpha, beta) that found `best`: an upper bound
+        when it failed low, a lower bound when it failed high, else the exact value."""
+        if best <= max(alpha, lo):
+            return lo, min(hi, best)
+        if best >= min(beta, hi):
+            return max(lo, best), hi
+        return best, best
 
     def ordered(self, kids: list[tuple[Action, Board, Key | None]], maximising: bool
                 ) -> list[tuple[Action, Board, Key | None]]:

@@ -57,10 +57,10 @@ def parse_answer(line: str, state: State) -> list[Action]:
 
 def check_ruleset(rs: Ruleset) -> None:
     """The dialogue fits 4×4 games where the opponent measures and fills the last square."""
-    if rs.board != 4 or rs["measurer"] != "opponent" or rs["last_square"] != "forced":
+    if rs.board != 4 or rs.rules.measurer != "opponent" or rs.rules.last_square != "forced":
         raise MatchError(RULE, f"a CodeCup 2012 bot plays 4×4 games with measurer = opponent and "
                          f"last_square = forced; {rs.canonical} has board {rs.board}, measurer "
-                         f"{rs['measurer']}, last_square {rs['last_square']}")
+                         f"{rs.rules.measurer}, last_square {rs.rules.last_square}")
 
 
 class CodeCupSeat:

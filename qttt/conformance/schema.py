@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from ..notation import Json
@@ -164,8 +163,3 @@ _KEYWORDS: dict[str, Any] = {
     "minLength": _size(str, True, "length"), "maxLength": _size(str, False, "length"),
     "minimum": _size((int, float), True, ""),
 }
-
-
-def validate_file(path: Path, schema_name: str) -> list[str]:
-    """Problems of a JSON file against a schema of spec/schema/ (empty: valid)."""
-    return Validator(load_schema(schema_name)).errors(json.loads(path.read_text(encoding="utf-8")))

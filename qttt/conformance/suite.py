@@ -80,8 +80,8 @@ def _transition_refs(rs: Ruleset, before: State, action: Json, after: State) -> 
 
 def _end_refs(rs: Ruleset, state: State) -> set[str]:
     refs = {"score-at-end"}
-    xs, os_ = casemod.owned_lines(state, int(rs["end_line"]))
-    if rs["end"] == "first-line" and (xs or os_):
+    xs, os_ = casemod.owned_lines(state, rs.rules.end_line)
+    if rs.rules.end == "first-line" and (xs or os_):
         refs.add("end-line")
     else:
         refs.add("end-full")

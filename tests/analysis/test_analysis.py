@@ -14,11 +14,12 @@ from positions import THREE, midgame
 
 from qttt import Measure, Place, State, load_ruleset, playout
 from qttt.analysis.count import board_after, brute_force_nodes, count_games, encode, local_mapper
-from qttt.analysis.keys import board_symmetries, numbered_key, owner_key, relabel, ruleset_symmetries
+from qttt.analysis.keys import numbered_key, owner_key, relabel
 from qttt.analysis.sample import sample_games
 from qttt.analysis.solve import Solver, minimax, solve
 from qttt.cli import main
-from qttt.scoring import score_bound
+from qttt.game import compile_game
+from qttt.geometry import board_symmetries
 
 
 @cache
@@ -53,7 +54,7 @@ def test_kumar_count_matches_combinatorics_and_paper() -> None:
 @pytest.mark.parametrize("name", ["russian", "russian-unstable"])
 def test_full_board_counts_match_combinatorics(name: str) -> None:
     rs = load_ruleset(name)
-    expected = partitions_count((1,) * 9, rs["last_square"] == "forced", rs["untouched"] == "vanish")
+    expected = partitions_count((1,) * 9, rs.rules.last_square == "forced", rs.rules.untouched == "vanish")
     assert count_games(rs).games == expected
 
 
@@ -62,7 +63,7 @@ def test_count_matches_engine_enumeration_at_small_depth(name: str) -> None:
     rs = load_ruleset(name)
     nodes, _ = brute_force_nodes(rs, 2)
     assert count_games(rs, max_ply=2).nodes_by_ply == nodes
-    if rs["end"] == "full":  # the owner key must agree with the partition key
+    if rs.rules.end == "full":  # the owner key must agree with the partition key
         assert (count_games(rs, kind="owner", max_ply=3).nodes_by_ply
                 == count_games(rs, kind="partition", max_ply=3).nodes_by_ply)
 
@@ -86,7 +87,7 @@ def test_solver_matches_plain_minimax(name: str, seed: int) -> None:
     expected = minimax(b)
     assert Solver(rs).exact_value(b) == expected
     assert Solver(rs, memo=False).exact_value(b) == expected
-    assert abs(expected) <= score_bound(rs)
+    assert abs(expected) <= compile_game(rs).bound
 
 
 def test_principal_variation_reaches_the_value() -> None:
@@ -104,7 +105,7 @@ def test_principal_variation_reaches_the_value() -> None:
 @pytest.mark.parametrize("name", THREE)
 def test_keys_are_invariant_under_board_symmetries(name: str) -> None:
     rs = load_ruleset(name)
-    assert len(ruleset_symmetries(rs)) == 8
+    assert len(compile_game(rs).symmetries) == 8
     actions, _ = playout(rs, random.Random(7))
     for p in board_symmetries(3):
         moved = [Measure(p[a.cell]) if isinstance(a, Measure) else Place(p[a.a], p[a.b]) for a in actions]

@@ -21,10 +21,10 @@ from qttt import (
     playout,
     with_params,
 )
+from qttt.game import compile_game
 from qttt.testing import (
     actions,
     builtin_rulesets,
-    game_bound,
     make_state_machine,
     random_rulesets,
     rulesets,
@@ -87,17 +87,17 @@ def test_playouts_keep_invariants(name: str) -> None:
             assert cycle_count(state) == (1 if state.phase == "measure" else 0), i
         assert state == final
         assert final.over
-        assert placements <= game_bound(rs)
+        assert placements <= compile_game(rs).length_bound
         check_round_trips(rs, name, tuple(acts), final)
 
 
 def test_vanish_games_can_exceed_n_squared() -> None:
     """Vanishing marks let a game run past n² placements (hence the larger bound), never past it."""
     rs = load_ruleset("russian-unstable")
-    assert game_bound(rs) == 9 + 7 + 5 + 3 + 1
+    assert compile_game(rs).length_bound == 9 + 7 + 5 + 3 + 1
     rng = random.Random(5)
     longest = max(sum(isinstance(a, Place) for a in playout(rs, rng)[0]) for _ in range(500))
-    assert 9 < longest <= game_bound(rs)
+    assert 9 < longest <= compile_game(rs).length_bound
 
 
 # X1 {7,8} stays spooky; a 3-cycle on 0,1,2 and a 4-cycle on 3,4,5,6 collapse the rest.

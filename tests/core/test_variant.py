@@ -133,7 +133,7 @@ def test_canonical_names_round_trip(rs: Ruleset) -> None:
     again = load_ruleset(rs.canonical)
     assert again.key() == rs.key()
     assert again.canonical == rs.canonical
-    changed = {k for k, v in rs.params if v != load_ruleset(rs.base)[k]}
+    changed = {k for k, v in rs.params if v != load_ruleset(rs.base).value(k)}
     assert all(f"{k}=" in rs.canonical for k in changed)
 
 

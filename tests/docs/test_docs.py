@@ -53,7 +53,7 @@ def test_generator_writes_the_same_tree_twice(tmp_path: Path) -> None:
 
 
 def test_check_mode_reports_a_changed_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import qttt.docgen as docgen
+    import qttt.docgen.build as docgen
     monkeypatch.setattr(docgen, "repo_root", lambda: tmp_path)
     for rel in ("spec/rules.toml",):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -85,26 +85,28 @@ def _rule_ids_cited() -> dict[str, set[str]]:
                 for m in re.finditer(pat, text):
                     found.setdefault(m[1], set()).add(str(path.relative_to(ROOT)))
 
-    def walk(obj: Any, where: str) -> None:
-        if isinstance(obj, dict):
-            for k, v in obj.items():
-                if k in ("rule", "spec_ref", "rules") and isinstance(v, (str, list)):
-                    for rid in [v] if isinstance(v, str) else v:
-                        if isinstance(rid, str):
-                            found.setdefault(rid.split("#")[-1], set()).add(where)
-                else:
-                    walk(v, where)
-        elif isinstance(obj, list):
-            for v in obj:
-                walk(v, where)
-
     for path in sorted((ROOT / "spec" / "vectors").rglob("*.json*")):
         text = path.read_text(encoding="utf-8")
         docs = [json.loads(line) for line in text.splitlines() if line.strip()] \
             if path.suffix == ".jsonl" else [json.loads(text)]
         for doc in docs:
-            walk(doc, str(path.relative_to(ROOT)))
+            _cited_in_json(doc, str(path.relative_to(ROOT)), found)
     return found
+
+
+def _cited_in_json(obj: Any, where: str, found: dict[str, set[str]]) -> None:
+    """Add the rule ids of `rule`, `spec_ref` and `rules` keys anywhere in a JSON document."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k in ("rule", "spec_ref", "rules") and isinstance(v, (str, list)):
+                for rid in [v] if isinstance(v, str) else v:
+                    if isinstance(rid, str):
+                        found.setdefault(rid.split("#")[-1], set()).add(where)
+            else:
+                _cited_in_json(v, where, found)
+    elif isinstance(obj, list):
+        for v in obj:
+            _cited_in_json(v, where, found)
 
 
 def test_every_cited_rule_id_exists_and_has_an_anchor_in_the_site(site: Path) -> None:

@@ -86,7 +86,7 @@ def test_longest_game_is_the_bound_and_the_engine_plays_it(name: str) -> None:
     rs = load_ruleset(name)
     summary = A.explore(A.Params.of(rs))
     cells = rs.board * rs.board
-    if rs["untouched"] == "keep":
+    if rs.rules.untouched == "keep":
         # Independent count: every move's mark ends classical in its own cell or as a live edge of a
         # forest on the open cells, so at most n² placements; each measurement fixes >= 2 cells.
         assert summary.longest == cells + cells // 2
@@ -121,7 +121,7 @@ def test_engine_matches_the_abstraction(name: str) -> None:
     rs = load_ruleset(name)
     p = A.Params.of(rs)
     for s in sampled_states(name, 8):
-        assert A.simulates(p, s, rs["end"] == "first-line") is None
+        assert A.simulates(p, s, rs.rules.end == "first-line") is None
 
 
 def test_a_wrong_abstraction_is_caught() -> None:
@@ -165,7 +165,7 @@ def test_plan_with_parked_moves_leaves_them_spooky() -> None:
 @pytest.mark.parametrize("name", ["wikipedia", "russian", "russian-unstable", "bonus4x4"])
 def test_deadlock_witness_is_stuck_in_engine_and_reference(name: str) -> None:
     rs = with_params(load_ruleset(name), two_cycles=False)
-    masks = [p.mask for p in lines(rs.board, rs["end_line"])] if rs["end"] == "first-line" else []
+    masks = [p.mask for p in lines(rs.board, rs.rules.end_line)] if rs.rules.end == "first-line" else []
     w = deadlock_witness(rs, rs.canonical, masks)
     assert isinstance(w, Witness)
     final = replay_record(w.record)
