@@ -198,7 +198,7 @@ class FirstLine(Award):
                 else "no stated award (0 each)"
             keys = f"equal {'/'.join(source)} {list(kx[:len(source)])}" if source else "no source criteria"
             notes = (f"score-tie-gap: both players own lines with {keys}; decided by {decided}",)
-        if result == "tie":
+        if kx == ko:
             return (tie or ZERO), (tie or ZERO), notes
         return (self.first, self.second, notes) if result == "x" else (self.second, self.first, notes)
 
