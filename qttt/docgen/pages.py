@@ -430,8 +430,8 @@ def parameters_page() -> list[str]:
             "it, `base(key=value,...)`: any `[rules]` key, `scoring` as JSON, and these keys, each of "
             "which sets one field of every scoring component of one award:", ""]
     out += table(["key", "sets", "example"],
-                  [[f"`{k}`", f"`{field}` of every `{award}` component", f"`wikipedia({k}=2)`"]
-                   for k, (award, field) in SCORING_KEYS.items()])
+                  [[f"`{k}`", f"`{field}` of every `{award}` component", f"`{example}`"]
+                   for k, (award, field, example) in SCORING_KEYS.items()])
     return out
 
 
