@@ -9,6 +9,7 @@ counted at greater depths.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from ..engine import State
 from ..games import GameState, start
@@ -47,13 +48,14 @@ def divide(state: GameState, depth: int) -> list[tuple[Json, int]]:
     return [(action_to_json(a), perft(state.apply(a), depth - 1)) for a in state.legal_actions()]
 
 
-def table_depth(state: GameState) -> list[int]:
-    """Counts for depths 1..d, d the largest (up to MAX_DEPTH) with perft(d-1) <= EXPAND_LIMIT."""
+def table_depth(state: GameState, count: Callable[[int], list[int]] | None = None) -> list[int]:
+    """Counts for depths 1..d, d the largest (up to MAX_DEPTH) with perft(d-1) <= EXPAND_LIMIT;
+    `count(depth)` counts 1..depth from the position (default: `perft_counts` of `state`)."""
     counts: list[int] = []
     depth = 0
     while depth < MAX_DEPTH and (not counts or counts[-1] <= EXPAND_LIMIT):
         depth += 1
-        counts = perft_counts(state, depth)
+        counts = count(depth) if count is not None else perft_counts(state, depth)
         if counts[-1] == 0:
             break
     return counts
