@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import VariantError
+from .io import read_text
 from .spec import spec_dir
 
 RULE = "variant-file"
@@ -288,13 +289,13 @@ def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
     if path in chain:
         raise VariantError(RULE, f"{where}: extends itself through "
                            + " -> ".join(p.name for p in (*chain, path)))
+    text = read_text(path, RULE)
     try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise VariantError(RULE, f"{where}: not valid TOML: {e}") from None
-    except OSError as e:
-        raise VariantError(RULE, f"{where}: cannot be read: {e.strerror}") from None
+    except RecursionError:
+        raise VariantError(RULE, f"{where}: not valid TOML: arrays or tables nested too deeply") from None
     _only_keys(data, ("variant", "rules", "scoring"), where, "top level")
     meta = data.get("variant")
     if not isinstance(meta, dict):

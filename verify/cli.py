@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from qttt import QtttError, builtin_names
+from qttt.cli import integer, seconds
 from qttt.notation import Record, record_from_json, to_notation
 
 from .catalogue import LABELS, PROPERTIES
@@ -44,10 +45,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="built-in name, canonical name or variant file")
     p.add_argument("--all", action="store_true", help="check every built-in ruleset too")
     p.add_argument("--json", action="store_true", help="one JSON report on standard output")
-    p.add_argument("--games", type=int,
+    p.add_argument("--games", type=integer(1),
                    help="random games to sample per ruleset (default 1000 on 3×3, 200 above)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled games (default 0)")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per Z3 query (default 60)")
+    p.add_argument("--timeout", type=seconds, default=60.0, help="seconds per Z3 query (default 60)")
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p.add_argument("--no-timing", action="store_true",
                    help="leave times out of the JSON report, so that it is the same on every run")

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..variant import Ruleset, load_ruleset
+from . import integer
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,7 +24,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     def common(q: argparse.ArgumentParser, workers: bool = True) -> None:
         q.add_argument("ruleset", help="built-in name, canonical name or variant file")
         if workers:
-            q.add_argument("--workers", type=int, default=1,
+            q.add_argument("--workers", type=integer(0), default=1,
                            help="local processes (default 1; 0: one per core)")
             q.add_argument("--dask", metavar="ADDRESS",
                            help="run on a Dask cluster: a scheduler address, or 'local' for a local one")
@@ -35,7 +36,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     c = tasks.add_parser("count", help="exact number of complete games and positions by ply")
     common(c)
-    c.add_argument("--max-ply", type=int, help="stop after this many actions")
+    c.add_argument("--max-ply", type=integer(0), help="stop after this many actions")
     c.set_defaults(run=run_count)
 
     s = tasks.add_parser("solve", help="value under perfect play, principal variation, first moves")
@@ -47,9 +48,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     r = tasks.add_parser("random", help="score statistics of uniformly random games")
     common(r)
-    r.add_argument("-n", "--games", type=int, default=10000, help="number of games (default 10000)")
+    r.add_argument("-n", "--games", type=integer(1), default=10000, help="number of games (default 10000)")
     r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    r.add_argument("--chunk", type=int, default=2000, help="games per unit of work (default 2000)")
+    r.add_argument("--chunk", type=integer(1), default=2000, help="games per unit of work (default 2000)")
     r.set_defaults(run=run_random)
 
     f = tasks.add_parser("fairness", help="first-player advantage; scoring variants that are draws")

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from ..conformance.runner import (
     Engine,
-    EngineSetupError,
     InProcessEngine,
     ProcessEngine,
     Runner,
@@ -16,6 +15,7 @@ from ..conformance.runner import (
 )
 from ..conformance.suite import suite_path, vectors_dir
 from ..variant import builtin_names
+from . import seconds
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -30,8 +30,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--suite", type=Path, action="append", help="suite file (repeatable; default: all)")
     p.add_argument("--ruleset", action="append", choices=builtin_names(),
                    help="only this built-in ruleset's suite (repeatable)")
-    p.add_argument("--timeout", type=float, default=5.0, help="seconds per request (default 5)")
-    p.add_argument("--perft-timeout", type=float, default=60.0, help="seconds per perft request (default 60)")
+    p.add_argument("--timeout", type=seconds, default=5.0, help="seconds per request (default 5)")
+    p.add_argument("--perft-timeout", type=seconds, default=60.0,
+                   help="seconds per perft request (default 60)")
     p.add_argument("--no-perft", action="store_true", help="skip the perft tables")
     p.set_defaults(run=run)
 
@@ -41,8 +42,6 @@ def run(args: argparse.Namespace) -> int:
     paths += [suite_path(n) for n in args.ruleset or []]
     if not paths:
         paths = sorted(vectors_dir().glob("*.json"))
-    if args.timeout <= 0 or args.perft_timeout <= 0:
-        raise EngineSetupError("engine-protocol", "--timeout and --perft-timeout must be positive")
     if args.python:
         factory = python_factory(args.python)
 

@@ -17,4 +17,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]  # bytes that are not UTF-8: not JSON
     return serve(QtttEngine(), sys.stdin, sys.stdout)

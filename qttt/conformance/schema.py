@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..io import read_json
 from ..spec import spec_dir
 
 Json = Any
@@ -48,7 +49,10 @@ class Validator:
     def errors(self, instance: Json, limit: int = 10) -> list[str]:
         """Up to `limit` messages `path: problem`; empty when the instance is valid."""
         out: list[str] = []
-        self._check(self.root, instance, "$", out, limit)
+        try:
+            self._check(self.root, instance, "$", out, limit)
+        except RecursionError:
+            return ["$: arrays and objects nested too deeply to check"]
         return out
 
     def _resolve(self, ref: str) -> Json:
@@ -168,4 +172,4 @@ _KEYWORDS: dict[str, Any] = {
 
 def validate_file(path: Path, schema_name: str) -> list[str]:
     """Problems of a JSON file against a schema of spec/schema/ (empty: valid)."""
-    return Validator(load_schema(schema_name)).errors(json.loads(path.read_text(encoding="utf-8")))
+    return Validator(load_schema(schema_name)).errors(read_json(path))

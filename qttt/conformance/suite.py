@@ -15,6 +15,7 @@ from typing import Any
 from ..engine import Measure, Place, State
 from ..errors import QtttError, RecordError
 from ..geometry import patterns
+from ..io import read_text
 from ..notation import action_from_json, action_to_json, state_to_json
 from ..spec import spec_dir
 from ..variant import Ruleset, load_ruleset
@@ -187,7 +188,7 @@ def read_retired(path: Path | None = None) -> list[str]:
     if not path.is_file():
         return []
     out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in read_text(path).splitlines():
         line = line.split("#", 1)[0].strip()
         if line:
             out.append(line)
