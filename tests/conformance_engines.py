@@ -139,6 +139,85 @@ class UnsortedLegal(RefEngine):
         return out
 
 
+# -- engines that differ where the spec allows it, or that do less ------------------------------
+
+class ExtraFields(RefEngine):
+    """Adds fields of its own to every response and to the state (the spec allows both)."""
+
+    def handle(self, request: dict[str, Json]) -> dict[str, Json]:
+        out = {**super().handle(request), "nodes_searched": 0, "info": "extra"}
+        if "state" in out:
+            out["state"] = {**out["state"], "hash": "0x1f", "history": [], "x-clock": None}
+        return out
+
+
+class NoPerftListed(QtttEngine):
+    """Our engine, whose hello lists no optional command: the runner must not send perft."""
+
+    perft_requests = 0
+
+    def handle(self, request: dict[str, Json]) -> dict[str, Json]:
+        if request.get("cmd") == "perft":
+            NoPerftListed.perft_requests += 1
+        out = super().handle(request)
+        return {**out, "commands": []} if request.get("cmd") == "hello" else out
+
+
+class WikipediaOnly(RefEngine):
+    """Implements the wikipedia ruleset only, and says so in hello; other valid rulesets are
+    refused as unsupported."""
+
+    listed = True
+
+    def handle(self, request: dict[str, Json]) -> dict[str, Json]:
+        out = super().handle(request)
+        if request.get("cmd") == "hello" and self.listed:
+            out["rulesets"] = ["wikipedia"]
+        if request.get("cmd") == "new" and out["ok"] and request["variant"] != "wikipedia":
+            self.game = None
+            return error("unsupported", f"this engine plays wikipedia only, not {request['variant']}")
+        return out
+
+
+class WikipediaOnlyUnlisted(WikipediaOnly):
+    """As WikipediaOnly, but its hello lists nothing: it only refuses new as unsupported."""
+
+    listed = False
+
+
+class NoRuleIds(RefEngine):
+    """Refuses with the right kind but no rule id (rule null)."""
+
+    def handle(self, request: dict[str, Json]) -> dict[str, Json]:
+        out = super().handle(request)
+        if not out["ok"]:
+            out["error"]["rule"] = None
+        return out
+
+
+class AcceptsOnClassical(RefEngine):
+    """Accepts a placement on a classical cell (marking only the open cell of the two)."""
+
+    def handle(self, request: dict[str, Json]) -> dict[str, Json]:
+        out = super().handle(request)
+        action = request.get("action")
+        if (not out["ok"] and out["error"]["rule"] == "place-open" and self.game is not None
+                and isinstance(action, dict)):
+            self.game.move += 1  # wrong: the move is counted although nothing was placed
+            return {"ok": True}
+        return out
+
+
+class RefusesMeasurements(RefEngine):
+    """Refuses every measurement: the cases that need one cannot go on."""
+
+    def handle(self, request: dict[str, Json]) -> dict[str, Json]:
+        action = request.get("action")
+        if request.get("cmd") == "apply" and isinstance(action, dict) and "measure" in action:
+            return error("illegal", "no measurements here", "measure-pending")
+        return super().handle(request)
+
+
 class DiesMidGame(QtttEngine):
     """Our engine, which exits without a word on its fifth apply of every game."""
 
@@ -213,11 +292,19 @@ BROKEN_RULES: dict[str, type[RefEngine]] = {
     "wrong-rule-named": _broken(_PlacesOnClassical),
     "unsorted-legal": UnsortedLegal,
 }
+TOLERATED: dict[str, type[Any]] = {
+    "extra-fields": ExtraFields, "no-perft-listed": NoPerftListed, "wikipedia-only": WikipediaOnly,
+    "wikipedia-only-unlisted": WikipediaOnlyUnlisted, "no-rule-ids": NoRuleIds,
+}
+DIVERGING: dict[str, type[Any]] = {
+    "accepts-on-classical": AcceptsOnClassical, "refuses-measurements": RefusesMeasurements,
+}
 MISBEHAVING: dict[str, type[Any]] = {
     "dies-mid-game": DiesMidGame, "hangs-on-measure": HangsOnMeasure, "chatty": Chatty,
     "wrong-ids": WrongIds, "silent": Silent,
 }
-ENGINES: dict[str, type[Any]] = {"reference": RefEngine, "qttt": QtttEngine, **BROKEN_RULES, **MISBEHAVING}
+ENGINES: dict[str, type[Any]] = {"reference": RefEngine, "qttt": QtttEngine, **BROKEN_RULES,
+                                 **TOLERATED, **DIVERGING, **MISBEHAVING}
 
 if __name__ == "__main__":
     sys.exit(serve(ENGINES[sys.argv[1]](), sys.stdin, sys.stdout))

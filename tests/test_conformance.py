@@ -208,7 +208,8 @@ def test_cli_conform_vectors_check_and_perft() -> None:
     result = _qttt("conform", "--engine", f"{sys.executable} -m qttt engine", "--ruleset", "kumar")
     count = len(SUITES["kumar"]["cases"]) + len(SUITES["kumar"]["perft"])
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.splitlines()[-1] == f"{count} passed, 0 failed"
+    assert result.stdout.splitlines()[-1] == (f"core: {count} passed, 0 failed, 0 skipped; "
+                                              f"strict: {count} passed, 0 failed, 0 skipped")
     check = _qttt("vectors", "check")
     assert check.returncode == 0 and " 0 problems" in check.stdout
     perft = _qttt("perft", "wikipedia", "--depth", "2")
@@ -218,6 +219,26 @@ def test_cli_conform_vectors_check_and_perft() -> None:
     assert divide.stdout.splitlines()[-1] == "total at depth 2: 1296"
     bad = _qttt("conform", "--python", "no_such_module:make")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+
+
+def test_cli_conform_exit_statuses_and_report_files(tmp_path: Path) -> None:
+    """Exit 0 passed, 1 failed, 2 could not run (one line); --json and --junit written."""
+    engines = ROOT / "tests" / "conformance_engines.py"
+    run = ["conform", "--engine", f"{sys.executable} {engines} no-rule-ids", "--ruleset", "wikipedia",
+           "--no-perft", "--json", str(tmp_path / "r.json"), "--junit", str(tmp_path / "r.xml")]
+    strict = _qttt(*run)
+    assert strict.returncode == 1 and strict.stderr == ""
+    core = _qttt(*run, "--level", "core")
+    assert core.returncode == 0 and core.stdout == strict.stdout
+    data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert data["level"] == "core" and data["status"] == "passed" and data["could_not_run"] is None
+    assert data["summary"] == core.stdout.splitlines()[-1]
+    assert (tmp_path / "r.xml").read_text(encoding="utf-8").startswith('<?xml version="1.0"')
+    missing = _qttt("conform", "--engine", "/nonexistent/engine", "--json", str(tmp_path / "m.json"))
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert missing.stderr == ("qttt: could not run: the engine cannot start: cannot start "
+                              "'/nonexistent/engine': No such file or directory\n")
+    assert json.loads((tmp_path / "m.json").read_text(encoding="utf-8"))["status"] == "could not run"
 
 
 def test_suite_of_a_changed_ruleset_is_complete_and_passes(tmp_path: Path) -> None:
@@ -230,7 +251,6 @@ def test_suite_of_a_changed_ruleset_is_complete_and_passes(tmp_path: Path) -> No
     suite = json.loads(render(build_suite(rs, "creator-no-2-cycles")))
     suite["ruleset"]["name"] = "creator-no-2-cycles"
     assert check_suite(suite, set(), {}, "changed") == []
-    runner = Runner(lambda: InProcessEngine(QtttEngine()))
-    runner.run_suite(suite)
-    assert runner.report.failures == []
-    assert runner.report.passed == len(suite["cases"]) + len(suite["perft"])
+    report = Runner(lambda: InProcessEngine(QtttEngine())).run([suite])
+    assert report.count("strict", "passed") == len(report.results)
+    assert len(report.results) == len(suite["cases"]) + len(suite["perft"])

@@ -57,28 +57,34 @@ def compiler() -> str | None:
     return None
 
 
-@cache
-def library() -> ctypes.CDLL:
-    """The built core, compiling it first if no cached build matches the source."""
+def build(source: Path, prefix: str) -> ctypes.CDLL:
+    """The shared library built from `source` with the system compiler, cached by a hash of the
+    source and flags; FastUnavailable when there is no compiler or the build fails."""
     cc = compiler()
     if cc is None:
         raise FastUnavailable("solve-fast", "no C compiler found (set CC, or install cc)")
-    src = SOURCE.read_bytes()
+    src = source.read_bytes()
     tag = hashlib.sha256(src + " ".join(CFLAGS).encode()).hexdigest()[:16]
-    target = cache_dir() / f"qttt_solve_{tag}.so"
+    target = cache_dir() / f"{prefix}_{tag}.so"
     if not target.is_file():
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".build.", suffix=".so")
         os.close(fd)
         try:
-            run = subprocess.run([cc, *CFLAGS, "-o", tmp, str(SOURCE)], capture_output=True, text=True)
+            run = subprocess.run([cc, *CFLAGS, "-o", tmp, str(source)], capture_output=True, text=True)
             if run.returncode != 0:
                 first = (run.stderr.strip().splitlines() or ["no message"])[0]
-                raise FastUnavailable("solve-fast", f"building {SOURCE.name} with {cc} failed: {first}")
+                raise FastUnavailable("solve-fast", f"building {source.name} with {cc} failed: {first}")
             os.replace(tmp, target)
         finally:
             Path(tmp).unlink(missing_ok=True)
-    lib = ctypes.CDLL(str(target))
+    return ctypes.CDLL(str(target))
+
+
+@cache
+def library() -> ctypes.CDLL:
+    """The built solver core, compiling it first if no cached build matches the source."""
+    lib = build(SOURCE, "qttt_solve")
     lib.qs_new.restype = ctypes.c_void_p
     lib.qs_new.argtypes = [ctypes.POINTER(ctypes.c_int64), ctypes.c_int64, ctypes.c_int]
     lib.qs_free.restype = None

@@ -27,14 +27,20 @@ Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
 Z95 = 1.959963984540054
 
 
-def play_chunk(rs: Ruleset, seed: int, index: int, games: int) -> list[tuple[str, str, int]]:
-    """Histogram of (x score, o score) over `games` random games of chunk `index`, as plain data."""
+def play_chunk(rs: Ruleset, seed: int, index: int, games: int,
+               core: str = "auto") -> list[tuple[str, str, int]]:
+    """Histogram of (x score, o score) over `games` random games of chunk `index`, as plain data;
+    the compiled core plays the same games as the Python engine (`compiled.use_compiled`)."""
+    from .compiled import core_for, use_compiled
     rng = random.Random(f"{seed}:{index}")
     hist: Histogram = Counter()
-    for _ in range(games):
-        _, state = playout(rs, rng)
-        s = state.scores
-        hist[(s["x"], s["o"])] += 1
+    if use_compiled(rs, core):
+        hist = core_for(rs).sample(rng, games)
+    else:
+        for _ in range(games):
+            _, state = playout(rs, rng)
+            s = state.scores
+            hist[(s["x"], s["o"])] += 1
     return [(str(x), str(o), k) for (x, o), k in sorted(hist.items())]
 
 
@@ -90,9 +96,13 @@ class SampleResult:
 
 def sample_games(rs: Ruleset, games: int, *, seed: int = 0, chunk: int = 2000,
                  mapper: Mapper | None = None, checkpoint: str | Path | None = None,
-                 progress: Callable[[int, int], None] | None = None) -> SampleResult:
+                 progress: Callable[[int, int], None] | None = None,
+                 core: str = "auto") -> SampleResult:
     """Play `games` uniformly random games of `rs` in chunks; `mapper` runs chunks on processes or a
-    cluster; `checkpoint` is saved (atomically) as chunks finish and resumed from."""
+    cluster; `checkpoint` is saved (atomically) as chunks finish and resumed from; `core` chooses
+    the compiled core or the Python engine (auto: compiled where it can; same games either way)."""
+    from .compiled import use_compiled
+    use_compiled(rs, core)  # refuses compiled here, before any work, when it cannot be used
     if games < 1 or chunk < 1:
         raise UsageError(None, f"need at least one game and a positive chunk size "
                         f"(got {games} games, chunk {chunk})")
@@ -102,7 +112,7 @@ def sample_games(rs: Ruleset, games: int, *, seed: int = 0, chunk: int = 2000,
     cp = Path(checkpoint) if checkpoint is not None else None
     if cp is not None and cp.is_file():
         done = _resume(cp, res, len(sizes))
-    todo = [(rs, seed, i, sizes[i]) for i in range(len(sizes)) if i not in done]
+    todo = [(rs, seed, i, sizes[i], core) for i in range(len(sizes)) if i not in done]
     played = sum(sizes[i] for i in done)
     results = (mapper(play_chunk, todo) if mapper is not None
                else (play_chunk(*args) for args in todo))

@@ -51,6 +51,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r.add_argument("-n", "--games", type=integer(1), default=10000, help="number of games (default 10000)")
     r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     r.add_argument("--chunk", type=integer(1), default=2000, help="games per unit of work (default 2000)")
+    r.add_argument("--core", choices=("auto", "compiled", "python"), default="auto",
+                   help="rules engine: the compiled core (built with the system C compiler), the "
+                        "Python engine, or auto (compiled when it can; default); same games either way")
     r.set_defaults(run=run_random)
 
     f = tasks.add_parser("fairness", help="first-player advantage; scoring variants that are draws")
@@ -155,7 +158,7 @@ def run_random(args: argparse.Namespace) -> int:
     rs = load_ruleset(args.ruleset)
     with _mapper(args) as mapper, _bar(args, "random games") as bar:
         res = sample_games(rs, args.games, seed=args.seed, chunk=args.chunk, mapper=mapper,
-                           checkpoint=args.checkpoint,
+                           checkpoint=args.checkpoint, core=args.core,
                            progress=lambda done, total: bar(done, total, ""))
     lo, hi = res.interval("diff")
     out = res.outcomes()

@@ -13,9 +13,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        description="Read qttt-engine/1 requests, one JSON object per line, from "
                                    "standard input and answer each on standard output "
                                    "(spec/protocol.md).")
+    p.add_argument("--core", choices=("python", "compiled"), default="python",
+                   help="rules engine: the Python engine (default) or the compiled core (built with "
+                        "the system C compiler; rulesets it does not take are played in Python)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]  # bytes that are not UTF-8: not JSON
+    if args.core == "compiled":
+        from ..analysis.compiled import available
+        from ..conformance.core import CompiledEngine
+        from ..errors import QtttError
+        reason = available()
+        if reason is not None:
+            raise QtttError("core-compiled", reason)
+        return serve(CompiledEngine(), sys.stdin, sys.stdout)
     return serve(QtttEngine(), sys.stdin, sys.stdout)

@@ -21,6 +21,7 @@ from .perft import PERFT_LIMIT, divide, perft
 PROTOCOL = 1
 MAX_REQUEST = 1 << 20  # characters in one request line; longer ones are refused
 NAME = "qttt-engine"
+OPTIONAL_COMMANDS = ("perft",)  # listed in hello; no `rulesets` list: every ruleset is played
 Json = Any
 
 
@@ -49,7 +50,8 @@ class QtttEngine:
         cmd = request.get("cmd")
         try:
             if cmd == "hello":
-                return {"ok": True, "protocol": PROTOCOL, "engine": f"qttt {__version__}"}
+                return {"ok": True, "protocol": PROTOCOL, "engine": f"qttt {__version__}",
+                        "commands": list(OPTIONAL_COMMANDS)}
             if cmd == "new":
                 variant = request.get("variant")
                 if not isinstance(variant, str):
