@@ -725,7 +725,7 @@ def main(argv: list[str] | None = None) -> int:
     for p, text in files.items():
         target = base / p
         if not target.is_file() or target.read_text(encoding="utf-8") != text:
-            write_atomic(target, text)
+            write_atomic(target, text, make_dirs=True)
     return 0
 
 

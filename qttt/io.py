@@ -81,14 +81,17 @@ def read_json(source: str | Path, rule: str | None = None) -> Any:
     return parse_json(read_text(source, rule), _name(source), rule)
 
 
-def write_atomic(path: str | Path, text: str | Iterable[str]) -> None:
+def write_atomic(path: str | Path, text: str | Iterable[str], make_dirs: bool = False) -> None:
     """Write `text` (or its pieces, as they come) to `path` via a temporary file in the same
     directory and a rename.
 
-    The directory must exist; the file gets the permissions the umask allows, as `open` would.
+    The directory must exist unless `make_dirs` (for generators writing the project's own tree);
+    the file gets the permissions the umask allows, as `open` would.
     """
     target = Path(path)
     parent = target.parent
+    if make_dirs:
+        parent.mkdir(parents=True, exist_ok=True)
     if target.is_dir():
         raise FileError(None, f"cannot write {target}: it is a directory")
     if not parent.is_dir():

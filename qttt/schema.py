@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{target} is out of date; run python -m qttt.schema", file=sys.stderr)
             return 1
         return 0
-    write_atomic(target, text)
+    write_atomic(target, text, make_dirs=True)
     return 0
 
 

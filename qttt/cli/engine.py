@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 
 from ..conformance.protocol import QtttEngine, serve
@@ -20,7 +21,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]  # bytes that are not UTF-8: not JSON
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8 make a line that is not JSON
     if args.core == "compiled":
         from ..analysis.compiled import available
         from ..conformance.core import CompiledEngine
