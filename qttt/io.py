@@ -37,12 +37,13 @@ def text_chunks(source: str | Path, rule: str | None = None) -> Iterator[str]:
         stream: IO[bytes] = sys.stdin.buffer if str(source) == "-" else open(source, "rb")  # noqa: SIM115
     except OSError as e:
         raise _open_error(source, e) from None
+    read = getattr(stream, "read1", stream.read)  # what is there: a pipe is read as it is written
     decoder = codecs.getincrementaldecoder("utf-8")()
     offset = 0
     try:
         while True:
             try:
-                data = stream.read(CHUNK)
+                data = read(CHUNK)
             except OSError as e:
                 raise _open_error(source, e) from None
             try:

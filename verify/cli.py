@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from qttt import QtttError, builtin_names
+from qttt import QtttError, builtin_names, load_ruleset
 from qttt.cli import integer, seconds
 from qttt.notation import Record, record_from_json, to_notation
 
@@ -66,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
     if not names:
         print("qttt check: name a ruleset or give --all", file=sys.stderr)
         return 2
+    for name in names:  # every name resolves before any is checked
+        load_ruleset(name)
     try:
         from .check import check
     except ModuleNotFoundError as e:
@@ -94,7 +96,11 @@ def run(args: argparse.Namespace) -> int:
         out = Console(highlight=False, width=max(120, Console().width))
         for report in reports:
             print_report(out, report)
-    return 1 if any(r.violated for r in reports) else 0
+    violated = [r.spec for r in reports if r.violated]
+    if violated and not args.json:
+        print(f"{len(reports)} rulesets checked; exit status 1: a property is violated in "
+              + ", ".join(violated), file=sys.stderr)
+    return 1 if violated else 0
 
 
 def report_json(reports: list[Report], seconds: float | None) -> dict[str, Any]:

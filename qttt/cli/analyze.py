@@ -11,8 +11,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..errors import UsageError
 from ..variant import Ruleset, load_ruleset
 from . import integer
+
+SEARCH_CELLS = 9  # boards an exact count or solve is attempted on without --force (3×3)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,6 +36,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         q.add_argument("--save", action="store_true", help="write the result to spec/analysis/")
         q.add_argument("-o", "--output", metavar="FILE", help="write the result to this JSON file")
         q.add_argument("--quiet", action="store_true", help="no progress bar")
+        q.add_argument("--force", action="store_true",
+                       help="go on where the command would refuse: replace a result already saved "
+                            f"in spec/analysis/, or search a board of more than {SEARCH_CELLS} cells")
 
     c = tasks.add_parser("count", help="exact number of complete games and positions by ply")
     common(c)
@@ -111,6 +117,28 @@ def _bar(args: argparse.Namespace, what: str) -> Iterator[Callable[[int, int, st
         yield update
 
 
+def _guard(args: argparse.Namespace, rs: Ruleset, section: str, search: bool) -> None:
+    """Refuse, before any work and unless --force, to replace a saved result or to search a
+    board beyond SEARCH_CELLS cells exactly."""
+    if args.force:
+        return
+    if args.save:
+        from ..analysis.results import load_results, result_path
+        path = result_path(rs)
+        if section in load_results(path):
+            raise UsageError(None, f"{path} already holds a {section} result for {rs.name}; "
+                             "--force replaces it")
+    cells = rs.board ** 2
+    if search and cells > SEARCH_CELLS:
+        from ..conformance.perft import perft
+        from ..engine import State
+        early = perft(State.initial(rs), 2)
+        raise UsageError(None, f"{rs.canonical} has {cells} cells: its game tree has {early:,} "
+                         f"sequences of 2 plies alone and games of up to about {cells} plies, far "
+                         f"beyond the {SEARCH_CELLS} cells (3×3) an exact search finishes on; "
+                         "--force searches anyway")
+
+
 def _emit(args: argparse.Namespace, rs: Ruleset, section: str, payload: dict[str, Any], text: str) -> None:
     from ..analysis.results import save_section
     if args.save:
@@ -123,6 +151,7 @@ def _emit(args: argparse.Namespace, rs: Ruleset, section: str, payload: dict[str
 def run_count(args: argparse.Namespace) -> int:
     from ..analysis.count import count_games
     rs = load_ruleset(args.ruleset)
+    _guard(args, rs, "count", search=args.max_ply is None)
     with _mapper(args) as mapper, _bar(args, "count") as bar:
         res = count_games(rs, max_ply=args.max_ply, mapper=mapper, checkpoint=args.checkpoint,
                           progress=lambda ply, done, total: bar(done, total, f"ply {ply}"))
@@ -139,14 +168,15 @@ def run_count(args: argparse.Namespace) -> int:
 
 def run_solve(args: argparse.Namespace) -> int:
     from ..analysis.solve import solve
-    from ..notation import to_notation
+    from ..notation import action_to_json, to_notation
     rs = load_ruleset(args.ruleset)
+    _guard(args, rs, "solve", search=True)
     with _mapper(args) as mapper, _bar(args, "solve") as bar:
         res = solve(rs, mapper=mapper, checkpoint=args.checkpoint, engine=args.engine,
                     progress=lambda done, total: bar(done, total, "first moves"))
     from ..notation import Record
     pv = to_notation(Record(rs.canonical, tuple(res.pv)))
-    firsts = "\n".join(f"  {a!r}: {v}" for a, v in res.first)
+    firsts = "\n".join(f"  {json.dumps(action_to_json(a))}: {v}" for a, v in res.first)
     text = (f"{rs.canonical}: value x − o under perfect play = {res.value}\n"
             f"principal variation: {pv}\nfirst moves (one per symmetry class):\n{firsts}\n")
     _emit(args, rs, "solve", res.to_json(), text)
@@ -156,6 +186,7 @@ def run_solve(args: argparse.Namespace) -> int:
 def run_random(args: argparse.Namespace) -> int:
     from ..analysis.sample import sample_games
     rs = load_ruleset(args.ruleset)
+    _guard(args, rs, "random", search=False)
     with _mapper(args) as mapper, _bar(args, "random games") as bar:
         res = sample_games(rs, args.games, seed=args.seed, chunk=args.chunk, mapper=mapper,
                            checkpoint=args.checkpoint, core=args.core,
@@ -174,6 +205,7 @@ def run_random(args: argparse.Namespace) -> int:
 def run_fairness(args: argparse.Namespace) -> int:
     from ..analysis.fairness import fairness_report
     rs = load_ruleset(args.ruleset)
+    _guard(args, rs, "fairness", search=args.search)
     with _bar(args, "fairness") as bar:
         report = fairness_report(rs, search=args.search, engine=args.engine,
                                  progress=lambda done, total: bar(done, total, "variants"))
