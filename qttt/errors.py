@@ -46,3 +46,9 @@ class UsageError(QtttError):
     """A command-line value out of range, or work beyond a documented limit without --force."""
 
     kind = "usage"
+
+
+class MatchError(QtttError):
+    """A match, tournament or tour that cannot be set up: a bad player, clock or tour file."""
+
+    kind = "match"

@@ -1,5 +1,6 @@
 """Files in and out: UTF-8 text read with one-line errors, JSON parsed with bounded nesting,
-streams decoded piece by piece, and output that never leaves a half-written file behind.
+streams decoded piece by piece, output that never leaves a half-written file behind, and the
+generate-or-check loop of every generated file (schema, vectors, docs).
 
 Every problem is a `FileError` naming the user's path (and the rule, when a rule applies).
 """
@@ -11,7 +12,7 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
@@ -122,6 +123,23 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def write_or_check(files: Mapping[Path, str], check: bool, command: str, remove: Iterable[Path] = ()) -> int:
+    """Write each file whose text differs and delete the files in `remove`; with `check`, change
+    nothing and name each file that differs or should not exist, with the `command` that
+    regenerates it. Returns 1 when a check found a difference, else 0."""
+    differ = [p for p, text in files.items() if not p.is_file() or p.read_text(encoding="utf-8") != text]
+    stale = [p for p in remove if p.is_file()]
+    if check:
+        for p in differ + stale:
+            print(f"{p} is out of date; run {command}", file=sys.stderr)
+        return 1 if differ or stale else 0
+    for p in stale:
+        p.unlink()
+    for p in differ:
+        write_atomic(p, files[p], make_dirs=True)
+    return 0
 
 
 T = TypeVar("T")

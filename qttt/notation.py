@@ -19,20 +19,21 @@ from typing import Any
 from .engine import (
     MEASURE,
     Action,
+    Board,
     Measure,
     Place,
     State,
-    _Board,
-    compile_rules,
     mark_name,
     player_of,
     replay_actions,
 )
 from .errors import QtttError, RecordError
+from .game import compile_game
 from .jsonstream import ScanError, Scanner
 from .variant import Ruleset, load_ruleset
 
 FORMAT = "record-format"
+Json = Any  # a JSON value as json.loads returns it
 
 
 @dataclass(frozen=True)
@@ -157,26 +158,7 @@ def stream_records(chunks: Iterable[str]) -> Iterator[RecordReader]:
     """
     scan = Scanner(chunks)
     if scan.peek() == "[":
-        try:
-            scan.take("[", "[")
-            if scan.peek() == "]":
-                scan.take("]", "]")
-            else:
-                while True:
-                    reader = RecordReader(scan, in_list=True)
-                    yield reader
-                    if not reader.finish():
-                        return
-                    if scan.peek() == "]":
-                        scan.take("]", "]")
-                        break
-                    scan.take(",", "',' or ']' between records")
-            if scan.peek():
-                raise scan.error("extra data after the list of records")
-        except ScanError as e:
-            bad = RecordReader(scan, in_list=True)
-            bad.broken = e
-            yield bad
+        yield from _list_records(scan)
         return
     lines: bool | None = None  # undecided until the first record ends: JSON Lines if on one line
     while True:
@@ -201,6 +183,30 @@ def stream_records(chunks: Iterable[str]) -> Iterator[RecordReader]:
                 extra.broken = scan.error("extra data after the record")
                 yield extra
                 extra.finish()
+
+
+def _list_records(scan: Scanner) -> Iterator[RecordReader]:
+    """Readers of the records of a JSON list, the scanner at its `[`."""
+    try:
+        scan.take("[", "[")
+        if scan.peek() == "]":
+            scan.take("]", "]")
+        else:
+            while True:
+                reader = RecordReader(scan, in_list=True)
+                yield reader
+                if not reader.finish():
+                    return
+                if scan.peek() == "]":
+                    scan.take("]", "]")
+                    break
+                scan.take(",", "',' or ']' between records")
+        if scan.peek():
+            raise scan.error("extra data after the list of records")
+    except ScanError as e:
+        bad = RecordReader(scan, in_list=True)
+        bad.broken = e
+        yield bad
 
 
 class RecordReader:
@@ -427,25 +433,11 @@ def from_position(text: str) -> State:
     cells = [c for row in rows for c in row.split(",")]
     if len(rows) != n or len(cells) != n * n:
         raise RecordError(FORMAT, f"a position of {rs.canonical} has {n} rows of {n} cells")
-    b = _Board(compile_rules(rs))
+    b = Board(compile_game(rs))
     b.move = move
-    seen: dict[int, list[int]] = {}
-    for c, tok in enumerate(cells):
-        if tok == "-":
-            continue
-        if m := re.fullmatch(r"([XO])(\d+)", tok):
-            k = int(m[2])
-            _check_mark(m[1].lower(), k, move, tok)
-            b._classical(c, k)
-            continue
-        marks = _SPOOKY.findall(tok)
-        if "".join(p + k for p, k in marks) != tok:
-            raise RecordError(FORMAT, f"cell {c}: {tok!r} is not X1, x3o4 or -")
-        for p, ks in marks:
-            _check_mark(p, int(ks), move, tok)
-            seen.setdefault(int(ks), []).append(c)
-    for k in sorted(seen):
-        where = seen[k]
+    spooky = _set_cells(b, cells, move)
+    for k in sorted(spooky):
+        where = spooky[k]
         if len(where) != 2:
             raise RecordError(FORMAT, f"spooky mark {mark_name(k)} stands in {len(where)} cells; it needs 2")
         if b.phase == MEASURE:
@@ -454,11 +446,31 @@ def from_position(text: str) -> State:
     if b.phase == MEASURE and b.pending != move - 1:
         raise RecordError(FORMAT, f"the pending cycle must be closed by move {move - 1}")
     if b.phase != MEASURE:
-        b._settle()
-    used = sorted([*seen, *[k for k in b.cls if k]])
+        b.settle()
+    used = sorted([*spooky, *[k for k in b.cls if k]])
     if len(set(used)) != len(used):
         raise RecordError(FORMAT, "a move number is used twice")
     return State(b)
+
+
+def _set_cells(b: Board, cells: list[str], move: int) -> dict[int, list[int]]:
+    """Put the classical marks on the board; return the cells of each spooky move number."""
+    spooky: dict[int, list[int]] = {}
+    for c, tok in enumerate(cells):
+        if tok == "-":
+            continue
+        if m := re.fullmatch(r"([XO])(\d+)", tok):
+            k = int(m[2])
+            _check_mark(m[1].lower(), k, move, tok)
+            b.set_classical(c, k)
+            continue
+        marks = _SPOOKY.findall(tok)
+        if "".join(p + k for p, k in marks) != tok:
+            raise RecordError(FORMAT, f"cell {c}: {tok!r} is not X1, x3o4 or -")
+        for p, ks in marks:
+            _check_mark(p, int(ks), move, tok)
+            spooky.setdefault(int(ks), []).append(c)
+    return spooky
 
 
 def _check_mark(player: str, k: int, move: int, tok: str) -> None:

@@ -9,48 +9,85 @@ from __future__ import annotations
 import json
 import re
 import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args, get_type_hints
 
 from .errors import VariantError
 from .io import read_text
-from .spec import spec_dir
+from .spec import rules, spec_dir
 
 RULE = "variant-file"
 
 
 @dataclass(frozen=True)
 class Parameter:
-    """One rule parameter: its type, allowed values, default and a one-line description."""
+    """One rule parameter: its type, allowed values, default, a one-line description and the rule of
+    spec/rules.toml it selects."""
 
     name: str
     type: type
     allowed: tuple[Any, ...]
     default: Any
     description: str
+    rule: str
 
 
-PARAMETERS: tuple[Parameter, ...] = (
-    Parameter("game", str, ("quantum",), "quantum",
-              "Game family: quantum is Goff's quantum tic-tac-toe."),
-    Parameter("board", int, tuple(range(2, 9)), 3,
-              "Board side n: the board has n×n cells."),
-    Parameter("measurer", str, ("opponent", "creator"), "opponent",
-              "Who measures a cycle: the opponent of the player who closed it, or that player."),
-    Parameter("two_cycles", bool, (True, False), True,
-              "Whether a placement may repeat the two cells of a live spooky move (a 2-cycle)."),
-    Parameter("last_square", str, ("forced", "end"), "forced",
-              "With one open cell left: the player to move fills it (forced), or the game ends."),
-    Parameter("untouched", str, ("keep", "vanish"), "keep",
-              "Spooky marks outside a collapsed component stay (keep) or vanish."),
-    Parameter("end", str, ("first-line", "full"), "first-line",
-              "The game ends at the first collapse that completes a line, or only on a full board."),
-    Parameter("end_line", int, tuple(range(0, 9)), 0,
-              "Length of the line that ends the game under end = first-line; 0 means the board size."),
-)
+def _about(description: str, allowed: range | None = None, rule: str | None = None) -> dict[str, Any]:
+    """Field metadata; `rule` only for a parameter that no rule of rules.toml is scoped to."""
+    return {"description": description, "allowed": allowed, "rule": rule}
+
+
+Family = Literal["quantum"]
+Measurer = Literal["opponent", "creator"]
+LastSquare = Literal["forced", "end"]
+Untouched = Literal["keep", "vanish"]
+End = Literal["first-line", "full"]
+
+
+@dataclass(frozen=True)
+class Parameters:
+    """The rule parameters of a ruleset, typed: the one declaration of the parameter vocabulary
+    (names, allowed values, defaults, descriptions); `PARAMETERS` is derived from it."""
+
+    game: Family = field(default="quantum", metadata=_about(
+        "Game family: quantum is Goff's quantum tic-tac-toe.", rule="turn-order"))
+    board: int = field(default=3, metadata=_about("Board side n: the board has n×n cells.", range(2, 9),
+                                                          "board-cells"))
+    measurer: Measurer = field(default="opponent", metadata=_about(
+        "Who measures a cycle: the opponent of the player who closed it, or that player."))
+    two_cycles: bool = field(default=True, metadata=_about(
+        "Whether a placement may repeat the two cells of a live spooky move (a 2-cycle)."))
+    last_square: LastSquare = field(default="forced", metadata=_about(
+        "With one open cell left: the player to move fills it (forced), or the game ends."))
+    untouched: Untouched = field(default="keep", metadata=_about(
+        "Spooky marks outside a collapsed component stay (keep) or vanish."))
+    end: End = field(default="first-line", metadata=_about(
+        "The game ends at the first collapse that completes a line, or only on a full board."))
+    end_line: int = field(default=0, metadata=_about(
+        "Length of the line that ends the game under end = first-line; 0 means the board size.",
+        range(0, 9), "end-line"))
+
+
+def _parameters() -> tuple[Parameter, ...]:
+    hints = get_type_hints(Parameters)
+    scoped = {}
+    for r in reversed(rules().values()):
+        scoped[r.scope] = r.id
+    out = []
+    for f in fields(Parameters):
+        kind = hints[f.name]
+        typ: type = kind if kind in (bool, int) else str
+        allowed = ((True, False) if kind is bool else tuple(f.metadata["allowed"]) if kind is int
+                   else get_args(kind))
+        rule = f.metadata["rule"] or scoped[f.name]
+        out.append(Parameter(f.name, typ, allowed, f.default, f.metadata["description"], rule))
+    return tuple(out)
+
+
+PARAMETERS: tuple[Parameter, ...] = _parameters()
 PARAMETER_BY_NAME = {p.name: p for p in PARAMETERS}
 
 AWARDS = ("per-pattern", "first-line", "rank")
@@ -114,6 +151,30 @@ def _plain(value: Any) -> Any:
     return value
 
 
+# Keys of the [match] table: name -> (default, description). Referee settings, not rules: they
+# do not enter a ruleset's identity (`Ruleset.key`) or canonical name.
+MATCH_FIELDS: dict[str, tuple[Any, str]] = {
+    "move_seconds": (0, "Time limit per action in seconds for `qttt match` (0: none)."),
+    "game_seconds": (0, "Time each player has for all its actions in a game (0: none)."),
+    "forfeit": (["1", "0"], "Points to the opponent and to the player who forfeits (an illegal "
+                "action, a timeout, a crash, garbage or silence)."),
+}
+
+
+@dataclass(frozen=True)
+class MatchRules:
+    """How a referee runs games of a ruleset: the [match] table of a variant file."""
+
+    move_seconds: Fraction = Fraction(0)
+    game_seconds: Fraction = Fraction(0)
+    forfeit: tuple[Fraction, Fraction] = (Fraction(1), Fraction(0))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data: numbers as strings."""
+        return {"move_seconds": str(self.move_seconds), "game_seconds": str(self.game_seconds),
+                "forfeit": [str(f) for f in self.forfeit]}
+
+
 @dataclass(frozen=True)
 class Ruleset:
     """A resolved ruleset: parameter values, scoring components and descriptive metadata."""
@@ -126,14 +187,22 @@ class Ruleset:
     summary: str = ""
     sources: tuple[str, ...] = ()
     path: str | None = field(default=None, compare=False)
+    match: MatchRules = field(default=MatchRules(), compare=False)
 
-    def __getitem__(self, name: str) -> Any:
-        return dict(self.params)[name]
+    @cached_property
+    def rules(self) -> Parameters:
+        """The rule parameters, typed."""
+        return Parameters(**dict(self.params))
 
     @property
     def board(self) -> int:
         """Board side n."""
-        return int(self["board"])
+        return self.rules.board
+
+    def value(self, name: str) -> bool | int | str:
+        """The value of rule parameter `name`, for listings (code reads the typed `rules`)."""
+        value: bool | int | str = getattr(self.rules, name)
+        return value
 
     def to_dict(self) -> dict[str, Any]:
         """The resolved parameters as plain data: rule parameters plus `scoring`."""
@@ -146,7 +215,7 @@ class Ruleset:
         """Canonical name: the base ruleset and the parameters that differ from it."""
         base_rs = load_ruleset(self.base) if self.base != "qttt" else default_ruleset()
         pairs = zip(self.params, base_rs.params, strict=True)
-        diffs = [f"{k}={_format_value(v)}" for (k, v), (_, bv) in pairs if v != bv]
+        diffs = [f"{k}={format_value(v)}" for (k, v), (_, bv) in pairs if v != bv]
         if self.scoring != base_rs.scoring:
             scoring = [c.to_dict() for c in self.scoring]
             diffs.append("scoring=" + json.dumps(scoring, separators=(",", ":")))
@@ -159,9 +228,13 @@ class Ruleset:
         return (self.params, self.scoring)
 
 
-def _format_value(value: Any) -> str:
+def format_value(value: Any) -> str:
+    """A parameter or setting value as variant files and canonical names write it: true/false,
+    [a, b] for lists, else the value's text."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(format_value(x) for x in value) + "]"
     return str(value)
 
 
@@ -233,7 +306,7 @@ def parse_canonical(text: str) -> Ruleset:
     params = _merge_params(dict(rs.params), values, where)
     scoring = rs.scoring if scoring_raw is None else _components(scoring_raw, where, params)
     out = Ruleset(params=params, scoring=scoring, name=base, base=base, title=rs.title,
-                  summary=rs.summary, sources=rs.sources)
+                  summary=rs.summary, sources=rs.sources, match=rs.match)
     return _derived(out, rs)
 
 
@@ -249,7 +322,7 @@ def _derived(rs: Ruleset, parent: Ruleset) -> Ruleset:
 
 def _changes(rs: Ruleset, parent: Ruleset) -> list[str]:
     """The parameters of `rs` that differ from `parent`'s, as key=value (scoring as one item)."""
-    out = [f"{k}={_format_value(v)}" for (k, v), (_, pv) in zip(rs.params, parent.params, strict=True)
+    out = [f"{k}={format_value(v)}" for (k, v), (_, pv) in zip(rs.params, parent.params, strict=True)
            if v != pv]
     if rs.scoring != parent.scoring:
         out.append("scoring changed")
@@ -321,7 +394,7 @@ def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
         raise VariantError(RULE, f"{where}: not valid TOML: {e}") from None
     except RecursionError:
         raise VariantError(RULE, f"{where}: not valid TOML: arrays or tables nested too deeply") from None
-    _only_keys(data, ("variant", "rules", "scoring"), where, "top level")
+    _only_keys(data, ("variant", "rules", "scoring", "match"), where, "top level")
     meta = data.get("variant")
     if not isinstance(meta, dict):
         raise VariantError(RULE, f"{where}: missing [variant] table with a name")
@@ -350,11 +423,12 @@ def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
     scoring = parent.scoring
     if "scoring" in data:
         scoring = _components(data["scoring"], where, params)
+    match = _match(data.get("match", {}), parent.match, where)
     is_builtin = path.parent == (spec_dir() / "variants").resolve()
     base = name if is_builtin else parent.base
     changes = ", ".join(_changes(Ruleset(params, scoring), parent))
     inherited = parent.title if not changes else f"{parent.name} with {changes}"
-    return Ruleset(params=params, scoring=scoring, name=name, base=base,
+    return Ruleset(params=params, scoring=scoring, name=name, base=base, match=match,
                    title=meta.get("title", inherited if not is_builtin else ""),
                    summary=meta.get("summary", ""), sources=tuple(sources) or parent.sources,
                    path=str(path))
@@ -364,6 +438,31 @@ def _toml(value: Any) -> str:
     """A TOML value for a message, as JSON (dates as strings), cut to 80 characters."""
     text = json.dumps(value, default=str, ensure_ascii=False)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _match(raw: Any, parent: MatchRules, where: str) -> MatchRules:
+    """The [match] table over the parent's settings (rule variant-file)."""
+    if not isinstance(raw, dict):
+        raise VariantError(RULE, f"{where}: match must be a table")
+    _only_keys(raw, tuple(MATCH_FIELDS), where, "match")
+    out = parent
+    for key in ("move_seconds", "game_seconds"):
+        if key in raw:
+            given = raw[key]
+            value = _fraction(str(given) if isinstance(given, float) else given, f"{where}: match.{key}")
+            if value < 0:
+                raise VariantError(RULE, f"{where}: match.{key} = {_toml(raw[key])} is not allowed; "
+                                   "allowed: a number of seconds >= 0 (0: no limit)")
+            out = replace(out, move_seconds=value) if key == "move_seconds" else \
+                replace(out, game_seconds=value)
+    if "forfeit" in raw:
+        pair = raw["forfeit"]
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise VariantError(RULE, f"{where}: match.forfeit = {_toml(pair)} is not allowed; allowed: "
+                               "[points to the opponent, points to the player who forfeits]")
+        won, lost = (_fraction(v, f"{where}: match.forfeit") for v in pair)
+        out = replace(out, forfeit=(won, lost))
+    return out
 
 
 def _parent(extends: str | None, path: Path, chain: tuple[Path, ...]) -> Ruleset:

@@ -218,7 +218,7 @@ def termination_finding(rs: Ruleset, variant: str, s: Sample, started: float) ->
     longest = realize(rs, summary.longest_path)
     details: dict[str, Any] = {"bound": summary.longest, "longest_replayed": len(longest),
                                "longest_sampled": s.longest}
-    if rs["end"] == "full":
+    if rs.rules.end == "full":
         details["complete_games"] = str(summary.games)
     status = "proved"
     if ABSTRACT in s.failures:

@@ -119,8 +119,8 @@ def sample(rs: Ruleset, games: int, seed: int = 0, simulate: int = 200, bound: i
     rng = random.Random(seed)
     out = Sample()
     params = Params.of(rs)
-    first_line = rs["end"] == "first-line"
-    vanish = rs["untouched"] == "vanish"
+    first_line = rs.rules.end == "first-line"
+    vanish = rs.rules.untouched == "vanish"
     for _ in range(games):
         state, actions = State.initial(rs), list[Action]()
         out.games += 1

@@ -87,7 +87,7 @@ def deadlock_witness(rs: Ruleset, variant: str, end_masks: Sequence[int], attemp
     cells = rs.board * rs.board
     rng = random.Random(seed)
     size = cells - 2
-    if size < (2 if rs["two_cycles"] else 3):
+    if size < (2 if rs.rules.two_cycles else 3):
         return None
     for _ in range(attempts):
         order = list(range(cells))

@@ -1,11 +1,16 @@
 /* Compiled rules core for quantum rulesets of at most 16 cells (qttt.analysis.compiled).
 
-   A second implementation of the rules of qttt/engine.py (_Board) and the scoring of
+   A second implementation of the rules of qttt/engine.py (Board) and the scoring of
    qttt/scoring.py, named by the same rule ids: random playouts that draw from Python's own
    Mersenne Twister state (so a seed gives the same games as `qttt.playout`), perft, positions for
    the engine protocol, and an exact solver for positions near the end. The ruleset arrives as the
    int64 array `fast.config` serialises (layout in qttt/analysis/fast.py); scores are integers
-   scaled by a common denominator chosen in Python. */
+   scaled by a common denominator chosen in Python.
+
+   Vocabulary (the rules this copy implements; tests/project/test_vocabulary.py compares it with
+   qttt.variant.Parameters and qttt.scoring.AWARD_TYPES): game quantum; measurer opponent creator;
+   two_cycles true false; last_square forced end; untouched keep vanish; end first-line full;
+   award 0 per-pattern 1 first-line 2 rank; criteria 0 min-max 1 min-sum. */
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -246,6 +251,26 @@ static void score(const Rules *r, const Pos *p, int64_t *xs, int64_t *os) {
     *xs = sx; *os = so;
 }
 
+/* Who owns the better best line of the first first-line component (rule score-first-line):
+   0 no such component, 1 x, 2 o, 3 neither owns a line, 4 equal keys. */
+static int line_result(const Rules *r, const Pos *p) {
+    for (int ci = 0; ci < r->ncomp; ci++) {
+        const Comp *c = &r->comp[ci];
+        if (c->type != 1) continue;
+        int64_t kx = -1, ko = -1;
+        for (int i = 0; i < c->npat; i++) {
+            uint16_t m = c->mask[i];
+            if ((m & p->x) == m) { int64_t k = line_key(c, i, p); if (kx < 0 || k < kx) kx = k; }
+            else if ((m & p->o) == m) { int64_t k = line_key(c, i, p); if (ko < 0 || k < ko) ko = k; }
+        }
+        if (kx < 0 && ko < 0) return 3;
+        if (ko < 0) return 1;
+        if (kx < 0) return 2;
+        return kx == ko ? 4 : kx < ko ? 1 : 2;
+    }
+    return 0;
+}
+
 /* ---- Python's Mersenne Twister (Modules/_randommodule.c): state words and index ------------ */
 
 typedef struct { uint32_t mt[624]; int index; } MT;
@@ -299,7 +324,7 @@ static void mt_store(const MT *g, uint32_t *state) {
 static uint64_t digest_step(uint64_t h, int64_t v) { return (h ^ (uint64_t)v) * DIGESTP; }
 
 /* One random game from the start; codes (if not NULL) receive its actions. Returns the number of
-   actions; *over says whether it ended (else it stopped at a deadlock, scored 0-0). */
+   actions; p->phase says whether it ended (else it stopped at a deadlock, scored 0-0). */
 static int playout(const Rules *r, MT *g, Pos *p, int32_t *codes, uint64_t *digest) {
     init_pos(r, p);
     int n = 0;
@@ -612,8 +637,10 @@ int64_t qc_games(const void *h, uint32_t *state, int64_t games, int32_t *codes, 
 }
 
 /* `games` random games tallied as a histogram of final (x, o): rows of (x, o, count) in hist
-   (room for cap rows). Returns the number of rows, or -1 when cap is too small. */
-int64_t qc_sample(const void *h, uint32_t *state, int64_t games, int64_t *hist, int64_t cap) {
+   (room for cap rows), and by line result (`line_result`; 5: a deadlock, unfinished).
+   Returns the number of rows, or -1 when cap is too small. */
+int64_t qc_sample(const void *h, uint32_t *state, int64_t games, int64_t *hist, int64_t cap,
+                  int64_t *lines) {
     const Rules *r = h;
     MT g;
     mt_load(&g, state);
@@ -627,6 +654,7 @@ int64_t qc_sample(const void *h, uint32_t *state, int64_t games, int64_t *hist, 
         playout(r, &g, &p, NULL, NULL);
         int64_t xs, os;
         final_scores(r, &p, &xs, &os);
+        lines[p.phase == OVER ? line_result(r, &p) : 5]++;
         uint64_t k = mix((uint64_t)xs * 0x9e3779b97f4a7c15ull ^ (uint64_t)os) & (SLOTS - 1);
         for (;;) {
             int32_t s = slot[k];

@@ -2,12 +2,17 @@
 
    The value of a position is x score - o score under perfect play (X maximises, O minimises, the
    measurer decides measurements), as qttt/analysis/solve.py defines it, on integers: every point
-   value is scaled by a common denominator in Python. The rules mirror qttt/engine.py (_Board) and
+   value is scaled by a common denominator in Python. The rules mirror qttt/engine.py (Board) and
    the scoring qttt/scoring.py; the ruleset arrives as a flat int64 array built by fast.py (layout
    there). Search: fail-soft alpha-beta with a transposition table of bounds keyed on a canonical
    position (minimised over the ruleset's board symmetries; move numbers relabelled by order and
    parity, or dropped when the scoring ignores them; dead cells merged), move ordering by the table's
-   best move, then immediate results, then history counts. */
+   best move, then immediate results, then history counts.
+
+   Vocabulary (the rules this copy implements; tests/project/test_vocabulary.py compares it with
+   qttt.variant.Parameters and qttt.scoring.AWARD_TYPES): game quantum; measurer opponent creator;
+   two_cycles true false; last_square forced end; untouched keep vanish; end first-line full;
+   award 0 per-pattern 1 first-line 2 rank; criteria 0 min-max 1 min-sum. */
 
 #include <stdint.h>
 #include <stdlib.h>

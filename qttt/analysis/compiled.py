@@ -6,7 +6,7 @@ It plays random games drawing from a `random.Random`'s own Mersenne Twister stat
 gives the same games as `qttt.playout` (the generator is left where the Python engine would leave
 it); it counts perft, serves positions to the engine protocol (`CorePosition`) and solves positions
 near the end. `supports` says which rulesets it takes; callers fall back to the Python engine
-where there is no compiler (`available`). Scores are integers scaled by `solve.score_scale`.
+where there is no compiler (`available`). Scores are integers scaled by `Game.scale`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 from ..engine import Action, Measure, Place
 from ..errors import IllegalAction, QtttError
+from ..game import compile_game
 from ..variant import Ruleset
 from . import fast
 
@@ -56,7 +57,7 @@ def library() -> ctypes.CDLL:
         "qc_perft": (None, [_P, _P, ctypes.c_int, _U64]),
         "qc_games": (ctypes.c_int64, [_P, _U32, ctypes.c_int64, _I32, ctypes.c_int64, _I32, _I64,
                                       ctypes.POINTER(ctypes.c_int8), _U64]),
-        "qc_sample": (ctypes.c_int64, [_P, _U32, ctypes.c_int64, _I64, ctypes.c_int64]),
+        "qc_sample": (ctypes.c_int64, [_P, _U32, ctypes.c_int64, _I64, ctypes.c_int64, _I64]),
         "qc_table_new": (_P, [ctypes.c_int]),
         "qc_table_free": (None, [_P]),
         "qc_table_nodes": (ctypes.c_uint64, [_P]),
@@ -80,7 +81,7 @@ def available() -> str | None:
 
 def supports(rs: Ruleset) -> str | None:
     """None when the core handles `rs`, else the reason it does not."""
-    if rs["game"] != "quantum":
+    if rs.rules.game != "quantum":
         return f"the compiled core plays quantum rulesets, not {rs['game']}"
     if rs.board ** 2 > MAX_CELLS:
         return f"the compiled core handles boards of at most {MAX_CELLS} cells, not {rs.board}×{rs.board}"
@@ -106,20 +107,20 @@ class Core:
     """The compiled core configured for one ruleset (see `core_for`)."""
 
     def __init__(self, rs: Ruleset) -> None:
-        from .solve import score_scale
         reason = supports(rs) or available()
         if reason is not None:
             raise CoreUnavailable("core-compiled", reason)
         self.rs = rs
         self.cells = rs.board ** 2
-        self.scale = score_scale(rs)
+        self.scale = compile_game(rs).scale
         self.lib = library()
-        cfg = fast.config(rs, self.scale, symmetries=False)
+        cfg = fast.config(rs, symmetries=False)
         handle = self.lib.qc_new((ctypes.c_int64 * len(cfg))(*cfg), len(cfg))
         if not handle:
             raise CoreUnavailable("core-compiled", f"the core refused the configuration of {rs.canonical}")
         self.handle: int = handle
         self.pos_size = int(self.lib.qc_pos_size())
+        self.lined = any(c.award == "first-line" for c in rs.scoring)
 
     def __del__(self) -> None:
         if getattr(self, "handle", 0):
@@ -155,17 +156,22 @@ class Core:
             at += n
         return out
 
-    def sample(self, rng: random.Random, games: int) -> Counter[tuple[Fraction, Fraction]]:
-        """Histogram of final (x, o) points over `games` random games drawn from `rng`."""
+    def sample(self, rng: random.Random, games: int
+               ) -> tuple[Counter[tuple[Fraction, Fraction]], Counter[str]]:
+        """Histogram of final (x, o) points over `games` random games drawn from `rng`, and the
+        games by line result (as `sample.play_chunk`; empty without a first-line component)."""
         state, finish = _generator(rng)
         cap = 8192
         hist = (ctypes.c_int64 * (3 * cap))()
-        rows = self.lib.qc_sample(self.handle, state, games, hist, cap)
+        lines = (ctypes.c_int64 * 6)()
+        rows = self.lib.qc_sample(self.handle, state, games, hist, cap, lines)
         if rows < 0:
             raise QtttError("core-compiled", "more distinct scores than the compiled core can tally")
         finish()
-        return Counter({(self.points(hist[3 * i]), self.points(hist[3 * i + 1])): hist[3 * i + 2]
-                        for i in range(rows)})
+        names = ("none", "x", "o", "neither", "tie", "unfinished")
+        by_line = Counter({k: lines[i] for i, k in enumerate(names) if lines[i]}) if self.lined else Counter()
+        return (Counter({(self.points(hist[3 * i]), self.points(hist[3 * i + 1])): hist[3 * i + 2]
+                         for i in range(rows)}), by_line)
 
     def position(self, actions: Iterable[Action] = ()) -> CorePosition:
         """The position after `actions` from the empty board (IllegalAction if one is illegal)."""
@@ -178,12 +184,11 @@ class Core:
         """The value x − o of `pos` under perfect play (as `solve.Solver`; a deadlock is scored as
         the board stands) and the positions searched: plain alpha-beta with a table, for
         positions near the end of a game."""
-        from .solve import score_bound
         table = self.lib.qc_table_new(log2size)
         if not table:
             raise CoreUnavailable("core-compiled", f"cannot allocate a table of 2**{log2size} entries")
         try:
-            bound = int(score_bound(self.rs) * self.scale)
+            bound = int(compile_game(self.rs).bound * self.scale)
             v = self.lib.qc_search(self.handle, table, pos.buf, -bound - 1, bound + 1)
             return self.points(v), int(self.lib.qc_table_nodes(table))
         finally:

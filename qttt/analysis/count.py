@@ -15,16 +15,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine import MEASURE, OVER, Measure, Place, _Board, compile_rules
+from ..engine import MEASURE, OVER, Board, Measure, Place
 from ..errors import FileError, QtttError, UsageError
+from ..game import compile_game
 from ..io import read_checkpoint, write_atomic
-from ..variant import Ruleset, load_ruleset
+from ..variant import Ruleset
 from .keys import Key, owner_key, partition_key
 
 Path_ = tuple[int, ...]
 # A frontier entry: the actions reaching a representative position (encoded), the number of
 # sequences it stands for, and the representative itself when it is at hand.
-Entry = tuple[Path_, int, "_Board | None"]
+Entry = tuple[Path_, int, "Board | None"]
 Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
 Progress = Callable[[int, int, int], None]
 
@@ -57,7 +58,7 @@ class CountResult:
 
 def key_kind(rs: Ruleset) -> str:
     """The coarsest valid counting key: `partition` under end = full, else `owner`."""
-    return "partition" if rs["end"] == "full" else "owner"
+    return "partition" if rs.rules.end == "full" else "owner"
 
 
 def encode(action: Place | Measure, n2: int) -> int:
@@ -67,7 +68,7 @@ def encode(action: Place | Measure, n2: int) -> int:
     return action.a * n2 + action.b
 
 
-def apply_code(b: _Board, code: int, n2: int) -> None:
+def apply_code(b: Board, code: int, n2: int) -> None:
     """Apply an encoded action to a board in place."""
     if code < 0:
         b.measure(-code - 1)
@@ -75,16 +76,16 @@ def apply_code(b: _Board, code: int, n2: int) -> None:
         b.place(*divmod(code, n2))
 
 
-def board_after(rs: Ruleset, path: Sequence[int]) -> _Board:
+def board_after(rs: Ruleset, path: Sequence[int]) -> Board:
     """The board reached from the start by encoded actions."""
-    b = _Board(compile_rules(rs))
+    b = Board(compile_game(rs))
     n2 = b.r.cells
     for code in path:
         apply_code(b, code, n2)
     return b
 
 
-def _keyer(rs: Ruleset, kind: str) -> Callable[[_Board], Key]:
+def _keyer(rs: Ruleset, kind: str) -> Callable[[Board], Key]:
     if kind == "partition":
         return partition_key
     if kind == "owner":
@@ -256,8 +257,3 @@ def brute_force_nodes(rs: Ruleset, depth: int, start: Sequence[int] = ()) -> tup
         if d < depth:
             stack.extend((s.apply(a), d + 1) for a in acts)
     return nodes, ended
-
-
-def count_by_name(spec: str, **kwargs: Any) -> CountResult:
-    """`count_games` for a ruleset name or file."""
-    return count_games(load_ruleset(spec), **kwargs)

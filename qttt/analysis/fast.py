@@ -1,6 +1,6 @@
 """The compiled solver core: `_solve.c`, built on demand with the system C compiler, via ctypes.
 
-Same values as `solve.Solver` (x − o under perfect play, scaled to integers by `solve.score_scale`)
+Same values as `solve.Solver` (x − o under perfect play, scaled to integers by `Game.scale`)
 for boards of at most 9 cells; `available()` says whether it can be used here (it needs `cc`, or
 the compiler named by $CC). The shared library is cached under $QTTT_CACHE (default
 ~/.cache/qttt) by a hash of the source, so a changed source is rebuilt.
@@ -25,19 +25,15 @@ from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
-from ..engine import Measure, Place, State
+from ..engine import Action, State
 from ..errors import QtttError
-from ..geometry import lines, patterns
+from ..game import compile_game
+from ..scoring import scaled
 from ..variant import Ruleset
 from .count import board_after, encode
-from .keys import _relevant_masks, ruleset_symmetries, uses_move_numbers
-
-Action = Place | Measure
 
 SOURCE = Path(__file__).with_name("_solve.c")
 CFLAGS = ("-O2", "-shared", "-fPIC", "-std=c11")
-AWARD_CODES = {"per-pattern": 0, "first-line": 1, "rank": 2}
-CRITERIA_CODES = {"min-max": 0, "min-sum": 1}
 
 
 class FastUnavailable(QtttError):
@@ -119,42 +115,21 @@ def supports(rs: Ruleset) -> str | None:
     return None
 
 
-def _scaled(v: Fraction, scale: int) -> int:
-    x = v * scale
-    assert x.denominator == 1, (v, scale)
-    return x.numerator
-
-
-def config(rs: Ruleset, scale: int, symmetries: bool = True, numbered: bool | None = None) -> list[int]:
-    """The ruleset as the C core reads it (layout in the module docstring). symmetries=False keys
-    positions without board symmetries, numbered=True keeps move numbers in keys even when the
-    scoring ignores them: finer keys, for cross-checks."""
-    n2 = rs.board ** 2
-    keep_numbers = uses_move_numbers(rs) if numbered is None else numbered
-    out = [n2, int(rs["measurer"] == "creator"), int(rs["two_cycles"]),
-           int(rs["last_square"] == "forced"), int(rs["untouched"] == "vanish"), int(keep_numbers)]
-    ends = [p.mask for p in lines(rs.board, rs["end_line"])] if rs["end"] == "first-line" else []
-    rel = list(_relevant_masks(rs))
-    syms = ruleset_symmetries(rs) if symmetries else ruleset_symmetries(rs)[:1]  # identity first
-    out += [len(ends), *ends, len(rel), *rel, len(syms)]
+def config(rs: Ruleset, symmetries: bool = True, numbered: bool | None = None) -> list[int]:
+    """The ruleset's game as the C cores read it (layout in the module docstring), point values in
+    units of 1/`Game.scale`. symmetries=False keys positions without board symmetries, numbered=True
+    keeps move numbers in keys even when the scoring ignores them: finer keys, for cross-checks."""
+    g = compile_game(rs)
+    keep_numbers = g.uses_move_numbers if numbered is None else numbered
+    out = [g.cells, int(g.creator_measures), int(g.two_cycles), int(g.forced_last), int(g.vanish),
+           int(keep_numbers)]
+    syms = g.symmetries if symmetries else g.symmetries[:1]  # identity first
+    out += [len(g.end_masks), *g.end_masks, len(g.relevant_masks), *g.relevant_masks, len(syms)]
     for p in syms:
         out += list(p)
-    out.append(len(rs.scoring))
-    for c in rs.scoring:
-        pats = patterns(rs.board, c.pattern, c.length)
-        out += [AWARD_CODES[c.award], len(pats), *(p.mask for p in pats)]
-        if c.award == "per-pattern":
-            out.append(_scaled(c.get("points"), scale))
-        elif c.award == "first-line":
-            out += [_scaled(c.get(k) or Fraction(0), scale)  # tie None: keys never tie
-                    for k in ("sole", "first", "second", "neither", "tie")]
-            crit = [*c.get("tiebreak"), *c.get("fallback")]
-            out += [len(crit), *(CRITERIA_CODES[k] for k in crit)]
-        else:
-            ranks = c.get("ranks")
-            worths = ([Fraction(1, k) for k in range(1, len(pats) + 1)] if ranks == "harmonic"
-                      else list(ranks))
-            out += [len(worths), *(_scaled(w, scale) for w in worths)]
+    out.append(len(g.awards))
+    for award in g.awards:
+        out += award.encode(g.scale)
     return out
 
 
@@ -164,15 +139,15 @@ class FastSolver:
 
     def __init__(self, rs: Ruleset, log2size: int = 22, symmetries: bool = True,
                  numbered: bool | None = None) -> None:
-        from .solve import score_bound, score_scale
         reason = supports(rs)
         if reason is not None:
             raise FastUnavailable("solve-fast", reason)
         self.rs = rs
-        self.scale = score_scale(rs)
-        self.bound = int(score_bound(rs) * self.scale)
+        game = compile_game(rs)
+        self.scale = game.scale
+        self.bound = int(game.bound * self.scale)
         self.lib = library()
-        cfg = config(rs, self.scale, symmetries, numbered)
+        cfg = config(rs, symmetries, numbered)
         arr = (ctypes.c_int64 * len(cfg))(*cfg)
         handle = self.lib.qs_new(arr, len(cfg), log2size)
         if not handle:
@@ -254,12 +229,11 @@ def principal_variation(fs: FastSolver, start: tuple[int, ...], value: Fraction)
     """Actions of a perfect game from the position after `start`, replayed with the engine: at each
     step the first legal action (in the engine's order) whose position keeps `value`. Raises
     QtttError if no action keeps it (the table and the engine disagree)."""
-    from .solve import _final
     rs = fs.rs
     n2 = rs.board ** 2
     codes = list(start)
     b = board_after(rs, codes)
-    target = _scaled(value, fs.scale)
+    target = scaled(value, fs.scale)
     pv: list[Action] = []
     state = State(b)
     while not state.over:
@@ -275,7 +249,7 @@ def principal_variation(fs: FastSolver, start: tuple[int, ...], value: Fraction)
                 break
         else:
             raise QtttError("solve-fast", f"no action keeps the value {value} after {codes}")
-    end = _final(board_after(rs, codes))
+    end = board_after(rs, codes).score_difference()
     if end != value:
         raise QtttError("solve-fast", f"the principal variation ends at {end}, not {value}")
     return pv

@@ -17,31 +17,48 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ..engine import playout
+from ..engine import State, playout
 from ..errors import FileError, UsageError
 from ..io import read_checkpoint, write_atomic
+from ..scoring import first_line_result
 from ..variant import Ruleset
 
 Histogram = Counter[tuple[Fraction, Fraction]]
 Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
 Z95 = 1.959963984540054
+# Line results of random games: who owns the better best line of the first first-line component.
+LINE_RESULTS = ("x", "o", "neither", "tie", "unfinished")
 
 
-def play_chunk(rs: Ruleset, seed: int, index: int, games: int,
-               core: str = "auto") -> list[tuple[str, str, int]]:
-    """Histogram of (x score, o score) over `games` random games of chunk `index`, as plain data;
-    the compiled core plays the same games as the Python engine (`compiled.use_compiled`)."""
+def play_chunk(rs: Ruleset, seed: int, index: int, games: int, core: str = "auto"
+               ) -> tuple[list[tuple[str, str, int]], list[tuple[str, int]]]:
+    """Histogram of (x score, o score) over `games` random games of chunk `index`, and the games
+    by line result (`scoring.first_line_result`; unfinished: a deadlock), as plain data. The
+    compiled core plays the same games as the Python engine (`compiled.use_compiled`)."""
     from .compiled import core_for, use_compiled
     rng = random.Random(f"{seed}:{index}")
     hist: Histogram = Counter()
+    lines: Counter[str] = Counter()
     if use_compiled(rs, core):
-        hist = core_for(rs).sample(rng, games)
+        hist, lines = core_for(rs).sample(rng, games)
     else:
+        lined = any(c.award == "first-line" for c in rs.scoring)
         for _ in range(games):
             _, state = playout(rs, rng)
             s = state.scores
             hist[(s["x"], s["o"])] += 1
-    return [(str(x), str(o), k) for (x, o), k in sorted(hist.items())]
+            if lined:
+                lines[_line_result(rs, state)] += 1
+    return ([(str(x), str(o), k) for (x, o), k in sorted(hist.items())], sorted(lines.items()))
+
+
+def _line_result(rs: Ruleset, state: State) -> str:
+    if not state.over:
+        return "unfinished"
+    cls = state.classical
+    x = sum(1 << c for c, k in enumerate(cls) if k & 1)
+    o = sum(1 << c for c, k in enumerate(cls) if k and not k & 1)
+    return first_line_result(rs, cls, x, o) or "none"
 
 
 @dataclass
@@ -52,6 +69,7 @@ class SampleResult:
     seed: int
     chunk: int
     histogram: Histogram = field(default_factory=Counter)
+    lines: Counter[str] = field(default_factory=Counter)
 
     @property
     def games(self) -> int:
@@ -89,6 +107,7 @@ class SampleResult:
             "mean": {w: r(self.mean(w)) for w in ("x", "o", "diff")},
             "ci95": {w: [r(v) for v in self.interval(w)] for w in ("x", "o", "diff")},
             "outcomes": self.outcomes(),
+            **({"line_outcomes": {k: self.lines.get(k, 0) for k in LINE_RESULTS}} if self.lines else {}),
             "histogram": [{"x": str(x), "o": str(o), "games": c}
                           for (x, o), c in sorted(self.histogram.items())],
         }
@@ -116,9 +135,11 @@ def sample_games(rs: Ruleset, games: int, *, seed: int = 0, chunk: int = 2000,
     played = sum(sizes[i] for i in done)
     results = (mapper(play_chunk, todo) if mapper is not None
                else (play_chunk(*args) for args in todo))
-    for args, rows in zip(todo, results, strict=True):
+    for args, (rows, lines) in zip(todo, results, strict=True):
         for x, o, c in rows:
             res.histogram[(Fraction(x), Fraction(o))] += c
+        for k, c in lines:
+            res.lines[k] += c
         done.add(args[2])
         played += args[3]
         if cp is not None:
@@ -130,21 +151,25 @@ def sample_games(rs: Ruleset, games: int, *, seed: int = 0, chunk: int = 2000,
 
 def _save(path: Path, res: SampleResult, done: set[int], chunks: int) -> None:
     data = {"ruleset": res.ruleset, "seed": res.seed, "chunk": res.chunk, "chunks": chunks,
-            "done": sorted(done), "histogram": [[str(x), str(o), c] for (x, o), c in res.histogram.items()]}
+            "done": sorted(done), "histogram": [[str(x), str(o), c] for (x, o), c in res.histogram.items()],
+            "lines": dict(res.lines)}
     write_atomic(path, json.dumps(data))
 
 
 def _resume(path: Path, res: SampleResult, chunks: int) -> set[int]:
     mine = {"ruleset": res.ruleset, "seed": res.seed, "chunk": res.chunk, "chunks": chunks}
 
-    def parse(data: dict[str, Any]) -> tuple[dict[str, Any], Counter[tuple[Fraction, Fraction]], set[int]]:
+    def parse(data: dict[str, Any]) -> tuple[dict[str, Any], Counter[tuple[Fraction, Fraction]],
+                                             Counter[str], set[int]]:
         histogram: Counter[tuple[Fraction, Fraction]] = Counter()
         for x, o, c in data["histogram"]:
             histogram[(Fraction(x), Fraction(o))] += int(c)
-        return {k: data.get(k) for k in mine}, histogram, {int(i) for i in data["done"]}
+        lines = Counter({str(k): int(c) for k, c in data.get("lines", {}).items()})
+        return {k: data.get(k) for k in mine}, histogram, lines, {int(i) for i in data["done"]}
 
-    theirs, histogram, done = read_checkpoint(path, parse)
+    theirs, histogram, lines, done = read_checkpoint(path, parse)
     if theirs != mine:
         raise FileError(None, f"checkpoint {path} is for another run: {theirs}, not {mine}")
     res.histogram.update(histogram)
+    res.lines.update(lines)
     return done

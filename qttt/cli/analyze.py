@@ -184,7 +184,7 @@ def run_solve(args: argparse.Namespace) -> int:
 
 
 def run_random(args: argparse.Namespace) -> int:
-    from ..analysis.sample import sample_games
+    from ..analysis.sample import LINE_RESULTS, sample_games
     rs = load_ruleset(args.ruleset)
     _guard(args, rs, "random", search=False)
     with _mapper(args) as mapper, _bar(args, "random games") as bar:
@@ -197,7 +197,11 @@ def run_random(args: argparse.Namespace) -> int:
     text = (f"{rs.canonical}: {n:,} random games (seed {args.seed})\n"
             f"  mean x {res.mean('x'):.4f}  mean o {res.mean('o'):.4f}\n"
             f"  mean x − o {res.mean('diff'):.4f}  (95% CI {lo:.4f} .. {hi:.4f})\n"
-            f"  X wins {out['x'] / n:.4f}  O wins {out['o'] / n:.4f}  draws {out['draw'] / n:.4f}\n")
+            f"  X wins {out['x'] / n:.4f}  O wins {out['o'] / n:.4f}  draws {out['draw'] / n:.4f}"
+            " (by score)\n")
+    if res.lines:
+        text += ("  by the first-line award: " + "  ".join(
+            f"{k} {res.lines[k] / n:.4f}" for k in LINE_RESULTS if res.lines[k] or k in ("x", "o")) + "\n")
     _emit(args, rs, "random", res.to_json(), text)
     return 0
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import io
+import random
 import sys
 
 from ..conformance.protocol import QtttEngine, serve
+from ..players import PLAYERS, make_player
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -17,6 +19,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--core", choices=("python", "compiled"), default="python",
                    help="rules engine: the Python engine (default) or the compiled core (built with "
                         "the system C compiler; rulesets it does not take are played in Python)")
+    p.add_argument("--player", choices=tuple(PLAYERS), default="random",
+                   help="the built-in player that answers go (default random; Python core)")
+    p.add_argument("--seed", type=int, default=0, help="seed of that player (default 0)")
     p.set_defaults(run=run)
 
 
@@ -31,4 +36,5 @@ def run(args: argparse.Namespace) -> int:
         if reason is not None:
             raise QtttError("core-compiled", reason)
         return serve(CompiledEngine(), sys.stdin, sys.stdout)
-    return serve(QtttEngine(), sys.stdin, sys.stdout)
+    player = make_player(args.player, random.Random(args.seed))
+    return serve(QtttEngine(player), sys.stdin, sys.stdout)

@@ -295,9 +295,9 @@ class Game:
 
     def help(self) -> str:
         rs = self.state.ruleset
-        who = "the player who closed it" if rs["measurer"] == "creator" else "the other player"
+        who = "the player who closed it" if rs.rules.measurer == "creator" else "the other player"
         last = ("When one open square is left, the player to move fills it: type its number."
-                if rs["last_square"] == "forced" else "When one open square is left, the game ends.")
+                if rs.rules.last_square == "forced" else "When one open square is left, the game ends.")
         paragraphs = [p.format(cells=len(self.state.classical), who=who, last=last, name=rs.canonical)
                       for p in HELP]
         if rs.summary and rs.canonical == rs.base:  # a built-in ruleset, unchanged

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from ..conformance.check import check_files
@@ -18,7 +17,7 @@ from ..conformance.suite import (
     vectors_dir,
 )
 from ..errors import FileError
-from ..io import read_json, write_atomic
+from ..io import read_json, write_or_check
 from ..spec import rules
 from ..variant import builtin_names, load_ruleset
 
@@ -64,15 +63,10 @@ def run_generate(args: argparse.Namespace) -> int:
         texts[retired] = retired_text(old_ids, new_ids, read_retired(retired))
     _print_coverage(suites)
     missing = sum(1 for s in suites for cited in coverage(s).values() if not cited)
-    if args.check:
-        stale = [p for p, t in texts.items() if not p.is_file() or p.read_text(encoding="utf-8") != t]
-        for p in stale:
-            print(f"qttt: {p} differs from the generated suite; run qttt vectors generate", file=sys.stderr)
-        return 1 if stale or missing else 0
-    for path, text in texts.items():
-        write_atomic(path, text)
-    print(f"wrote {len(texts)} files to {out_dir}")
-    return 1 if missing else 0
+    differ = write_or_check(texts, args.check, "qttt vectors generate")
+    if not args.check:
+        print(f"wrote {len(texts)} files to {out_dir}")
+    return 1 if differ or missing else 0
 
 
 def _committed_ids(path: Path) -> list[str]:

@@ -8,15 +8,12 @@ does not implement are answered by the Python engine on the same actions.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..analysis.compiled import CorePosition, core_for, supports, use_compiled
 from ..engine import Action, mark_name, replay_actions
 from ..errors import QtttError
-from ..notation import action_from_json, action_to_json
+from ..notation import Json, action_from_json, action_to_json
 from .protocol import QtttEngine, error
 
-Json = Any
 OWN = ("apply", "state", "legal", "perft")
 
 

@@ -9,18 +9,16 @@ counted at greater depths.
 from __future__ import annotations
 
 import random
-from typing import Any
 
 from ..engine import State
 from ..errors import UsageError
-from ..notation import action_from_json, action_to_json
+from ..notation import Json, action_from_json, action_to_json
 from ..variant import Ruleset
 from .cases import collapsed_prefix, place, play
 
 EXPAND_LIMIT = 20_000  # a depth is tabled when the positions one level above it are at most this many
 MAX_DEPTH = 6
 PERFT_LIMIT = 1_000_000  # positions one perft request may expand (spec/protocol.md, qttt perft)
-Json = Any
 
 
 class _Walk:

@@ -9,20 +9,20 @@ module:factory` takes a factory returning one, so an in-process engine speaks th
 from __future__ import annotations
 
 import json
-from typing import IO, Any, Protocol
+from typing import IO, Protocol
 
 from .. import __version__
 from ..engine import State
 from ..errors import QtttError, UsageError
-from ..notation import action_from_json, action_to_json, state_to_json
+from ..notation import Json, action_from_json, action_to_json, state_to_json
+from ..players import Player, RandomPlayer
 from ..variant import load_ruleset
 from .perft import PERFT_LIMIT, divide, perft
 
 PROTOCOL = 1
 MAX_REQUEST = 1 << 20  # characters in one request line; longer ones are refused
 NAME = "qttt-engine"
-OPTIONAL_COMMANDS = ("perft",)  # listed in hello; no `rulesets` list: every ruleset is played
-Json = Any
+OPTIONAL_COMMANDS = ("perft", "go")  # listed in hello; no `rulesets` list: every ruleset is played
 
 
 class Handler(Protocol):
@@ -41,9 +41,10 @@ def error(kind: str, message: str, rule: str | None = None) -> dict[str, Json]:
 class QtttEngine:
     """This package's engine behind the protocol."""
 
-    def __init__(self) -> None:
+    def __init__(self, player: Player | None = None) -> None:
         self.state: State | None = None
         self.variant = ""
+        self.player: Player = player if player is not None else RandomPlayer(seed=0)
 
     def handle(self, request: dict[str, Json]) -> dict[str, Json]:
         """Answer one request."""
@@ -60,7 +61,7 @@ class QtttEngine:
                 return {"ok": True}
             if cmd == "quit":
                 return {"ok": True}
-            if cmd not in ("apply", "state", "legal", "perft"):
+            if cmd not in ("apply", "state", "legal", "perft", "go"):
                 return error("protocol", f"unknown command {json.dumps(cmd)[:40]}")
             if self.state is None:
                 return error("protocol", f"{cmd} before new: no game")
@@ -73,6 +74,8 @@ class QtttEngine:
                 return {"ok": True, "state": state_to_json(self.state, self.variant)}
             if cmd == "legal":
                 return {"ok": True, "legal": [action_to_json(a) for a in self.state.legal_actions()]}
+            if cmd == "go":  # the clock fields are advisory here: the built-in players are quick
+                return {"ok": True, "action": action_to_json(self.player.choose(self.state))}
             return self._perft(request)
         except QtttError as e:
             return error(e.kind, e.message, e.rule or None)

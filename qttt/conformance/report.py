@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
-from typing import Any
 
-Json = Any
+from ..notation import Json
+
 LEVELS = ("core", "strict")
 FORMAT = 1
 # Exit statuses of `qttt conform`.

@@ -25,15 +25,15 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from ..errors import FileError, QtttError
 from ..io import read_json
+from ..notation import Json
 from .protocol import PROTOCOL, Handler
 from .report import Report, Result, show
 from .schema import Validator, load_schema
 
-Json = Any
 TRAVERSE_BUDGET = 2_000  # most positions the runner expands itself for an engine without perft
 HELLO_TIMEOUT = 10.0  # seconds a starting engine has for its hello (at least the request timeout)
 

@@ -11,13 +11,11 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-from ..io import read_json
+from ..notation import Json
 from ..spec import spec_dir
 
-Json = Any
 _ANNOTATIONS = {"$schema", "$id", "$defs", "title", "description", "default"}
 _TYPES: dict[str, Any] = {
     "object": lambda v: isinstance(v, dict),
@@ -168,8 +166,3 @@ _KEYWORDS: dict[str, Any] = {
     "minLength": _size(str, True, "length"), "maxLength": _size(str, False, "length"),
     "minimum": _size((int, float), True, ""),
 }
-
-
-def validate_file(path: Path, schema_name: str) -> list[str]:
-    """Problems of a JSON file against a schema of spec/schema/ (empty: valid)."""
-    return Validator(load_schema(schema_name)).errors(read_json(path))
