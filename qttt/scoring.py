@@ -176,6 +176,7 @@ class FirstLine(Award):
         self.second: Fraction = comp.get("second")
         self.neither: Fraction = comp.get("neither")
         self.tie: Fraction | None = comp.get("tie")
+        self.double: Fraction | None = comp.get("double")  # a player alone owning 2+ lines; None: sole
         self.source: tuple[str, ...] = comp.get("tiebreak")
         self.fallback: tuple[str, ...] = comp.get("fallback")
         self.criteria = self.source + self.fallback
@@ -186,22 +187,23 @@ class FirstLine(Award):
         result = line_result(kx, ko)
         if result == "neither":
             return self.neither, self.neither, ()
-        if kx is None:
-            return ZERO, self.sole, ()
-        if ko is None:
-            return self.sole, ZERO, ()
+        if kx is None or ko is None:  # one player alone owns lines: one, or a double line
+            alone = self.sole
+            if self.double is not None and sum(map(len, owned(self.patterns, xmask, omask))) > 1:
+                alone = self.double
+            return (ZERO, alone, ()) if kx is None else (alone, ZERO, ())
         notes: tuple[str, ...] = ()
         if kx[:len(source)] == ko[:len(source)] and (kx != ko or tie is None):
             decided = "the fallback " + "/".join(criteria[len(source):]) if kx != ko \
                 else "no stated award (0 each)"
             keys = f"equal {'/'.join(source)} {list(kx[:len(source)])}" if source else "no source criteria"
             notes = (f"score-tie-gap: both players own lines with {keys}; decided by {decided}",)
-        if result == "tie":
+        if kx == ko:
             return (tie or ZERO), (tie or ZERO), notes
         return (self.first, self.second, notes) if result == "x" else (self.second, self.first, notes)
 
     def _stated(self) -> list[Fraction]:
-        vals = [self.sole, self.first, self.second, self.neither, self.tie]
+        vals = [self.sole, self.first, self.second, self.neither, self.tie, self.double]
         return [v for v in vals if v is not None]
 
     def bound(self) -> Fraction:
@@ -212,8 +214,9 @@ class FirstLine(Award):
         return tuple(self._stated())
 
     def range_for(self, owned: int, other: int) -> tuple[Fraction, Fraction]:
+        alone = self.double if owned > 1 and self.double is not None else self.sole
         cases: dict[tuple[bool, int], list[Fraction | None]] = {
-            (True, NONE): [self.sole], (True, SOME): [self.first, self.second, self.tie],
+            (True, NONE): [alone], (True, SOME): [self.first, self.second, self.tie],
                  (False, NONE): [self.neither], (False, SOME): []}
         mine = owned > 0
         picked = cases[(mine, other)] if other != UNKNOWN else cases[(mine, NONE)] + cases[(mine, SOME)]
@@ -224,6 +227,7 @@ class FirstLine(Award):
     def settings_code(self, scale: int) -> list[int]:
         points = [scaled(v or ZERO, scale)  # tie None: keys never tie
                   for v in (self.sole, self.first, self.second, self.neither, self.tie)]
+        points.append(scaled(self.sole if self.double is None else self.double, scale))
         return [*points, len(self.criteria), *(CRITERIA_CODES[k] for k in self.criteria)]
 
     @property
@@ -245,8 +249,10 @@ class FirstLine(Award):
             both += " (largest move numbers of an x line and an o line never tie: one is odd, the other even)"
         elif tb:
             both += f"; equal keys give each {tie}" if tie is not None else f"; equal keys: {unstated}"
-        return (f"For the {what} ({plural}): only one player owns one: that player gets {self.sole}. "
-                f"{both}. Neither: each gets {self.neither}.")
+        double = ("" if self.double is None
+                  else f", or {self.double} when they own two or more (a double line)")
+        return (f"For the {what} ({plural}): only one player owns one: that player gets {self.sole}"
+                f"{double}. {both}. Neither: each gets {self.neither}.")
 
 
 class Rank(Award):

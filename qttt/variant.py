@@ -89,6 +89,8 @@ def _parameters() -> tuple[Parameter, ...]:
 
 PARAMETERS: tuple[Parameter, ...] = _parameters()
 PARAMETER_BY_NAME = {p.name: p for p in PARAMETERS}
+# Canonical-name keys that set a scoring field of every component of one award: key -> (award, field).
+SCORING_KEYS: dict[str, tuple[str, str]] = {"double_line": ("first-line", "double")}
 
 AWARDS = ("per-pattern", "first-line", "rank")
 PATTERNS = ("line", "square")
@@ -112,6 +114,8 @@ AWARD_FIELDS: dict[str, dict[str, tuple[str, Any, str]]] = {
         "neither": ("fraction", Fraction(0), "Points to each player when neither owns a pattern."),
         "tie": ("fraction", None, "Points to each when both best lines have equal keys; unstated: a gap "
                 "the checker reports (0 each)."),
+        "double": ("fraction", None, "Points when only this player owns patterns and owns two or more (a "
+                   "double line); unstated: sole. Canonical names set it as double_line."),
         "tiebreak": ("criteria", (), "Criteria from the sources ordering best lines: min-max, min-sum."),
         "fallback": ("criteria", (), "Criteria no source states, applied after tiebreak (reported)."),
     },
@@ -131,8 +135,9 @@ class Component:
     settings: tuple[tuple[str, Any], ...]
 
     def get(self, name: str) -> Any:
-        """The value of setting `name`."""
-        return dict(self.settings)[name]
+        """The value of setting `name` (its default when the settings leave it out)."""
+        settings = dict(self.settings)
+        return settings[name] if name in settings else AWARD_FIELDS[self.award][name][1]
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-data form: fractions as strings, lists for tuples."""
@@ -217,8 +222,7 @@ class Ruleset:
         pairs = zip(self.params, base_rs.params, strict=True)
         diffs = [f"{k}={format_value(v)}" for (k, v), (_, bv) in pairs if v != bv]
         if self.scoring != base_rs.scoring:
-            scoring = [c.to_dict() for c in self.scoring]
-            diffs.append("scoring=" + json.dumps(scoring, separators=(",", ":")))
+            diffs.append(_scoring_diff(self.scoring, base_rs.scoring))
         if not diffs and self.base != "qttt":
             return self.base
         return f"{self.base}({','.join(diffs)})"
@@ -226,6 +230,31 @@ class Ruleset:
     def key(self) -> tuple[tuple[tuple[str, Any], ...], tuple[Component, ...]]:
         """What makes two rulesets the same rules, whatever their names."""
         return (self.params, self.scoring)
+
+
+def _scoring_diff(scoring: tuple[Component, ...], base: tuple[Component, ...]) -> str:
+    """`double_line=2` when only a SCORING_KEYS field differs (one value for all), else `scoring=JSON`."""
+    for key, (award, name) in SCORING_KEYS.items():
+        values = {c.get(name) for c in scoring if c.award == award}
+        if len(values) == 1 and scoring == _set_field(base, award, name, next(iter(values)), key):
+            return f"{key}={next(iter(values))}"
+    return "scoring=" + json.dumps([c.to_dict() for c in scoring], separators=(",", ":"))
+
+
+def _set_field(scoring: tuple[Component, ...], award: str, name: str, value: Any,
+               where: str) -> tuple[Component, ...]:
+    """The components with field `name` of every `award` component set (validated, normalised)."""
+    if not any(c.award == award for c in scoring):
+        raise VariantError(RULE, f"{where}: needs a {award} scoring component; the ruleset has none")
+    return tuple(_normalise(replace(c, settings=tuple((k, value if k == name else v) for k, v in c.settings)))
+                 if c.award == award else c for c in scoring)
+
+
+def _normalise(c: Component) -> Component:
+    """A first-line component whose double-line award equals its sole award leaves it unstated."""
+    if c.award == "first-line" and c.get("double") is not None and c.get("double") == c.get("sole"):
+        return replace(c, settings=tuple((k, None if k == "double" else v) for k, v in c.settings))
+    return c
 
 
 def format_value(value: Any) -> str:
@@ -286,6 +315,7 @@ def parse_canonical(text: str) -> Ruleset:
     values: dict[str, Any] = {}
     scoring_raw: Any = None
     seen: set[str] = set()
+    fields: dict[str, Any] = {}
     for item in _split_top(rest[:-1]):
         key, eq, raw = item.partition("=")
         if not eq:
@@ -300,11 +330,16 @@ def parse_canonical(text: str) -> Ruleset:
                 raise VariantError(RULE, f"{where}: scoring is not JSON: {e.msg}") from None
         elif key in PARAMETER_BY_NAME:
             values[key] = _parse_scalar(PARAMETER_BY_NAME[key], raw, where)
+        elif key in SCORING_KEYS:
+            fields[key] = _fraction(raw, f"{where}: {key}")
         else:
             raise VariantError(RULE, f"{where}: unknown key {key!r}; allowed: "
-                               + ", ".join([*PARAMETER_BY_NAME, "scoring"]))
+                               + ", ".join([*PARAMETER_BY_NAME, "scoring", *SCORING_KEYS]))
     params = _merge_params(dict(rs.params), values, where)
     scoring = rs.scoring if scoring_raw is None else _components(scoring_raw, where, params)
+    for key, value in fields.items():
+        award, field_name = SCORING_KEYS[key]
+        scoring = _set_field(scoring, award, field_name, value, f"{where}: {key}")
     out = Ruleset(params=params, scoring=scoring, name=base, base=base, title=rs.title,
                   summary=rs.summary, sources=rs.sources, match=rs.match)
     return _derived(out, rs)
@@ -521,7 +556,7 @@ def _component(raw: Any, where: str, board: int) -> Component:
     settings = []
     for name, (kind, default, _) in AWARD_FIELDS[award].items():
         settings.append((name, _setting(kind, raw.get(name, default), f"{where}: {name}")))
-    return Component(award, pattern, length, tuple(settings))
+    return _normalise(Component(award, pattern, length, tuple(settings)))
 
 
 def _setting(kind: str, value: Any, where: str) -> Any:

@@ -3,14 +3,16 @@
 Same values as `solve.Solver` (x − o under perfect play, scaled to integers by `Game.scale`)
 for boards of at most 9 cells; `available()` says whether it can be used here (it needs `cc`, or
 the compiler named by $CC). The shared library is cached under $QTTT_CACHE (default
-~/.cache/qttt) by a hash of the source, so a changed source is rebuilt.
+~/.cache/qttt) by a hash of the source, so a changed source is rebuilt. `FastSolver.perft` counts
+action sequences with the core's own move generator, so the committed perft tables check it at
+every position of their trees.
 
 Ruleset layout passed to C (int64 array): cells, creator measures, two-cycles, forced last,
 vanish, numbered key; end-line masks (count, masks); relevant masks for dead cells (count, masks);
 symmetries (count, then cells entries each); components (count, then each: type 0 per-pattern,
 1 first-line, 2 rank; pattern count and masks; per-pattern: points; first-line: sole, first,
-second, neither, tie, criteria count and codes (0 min-max, 1 min-sum); rank: worth count and
-worths), every point value scaled.
+second, neither, tie, double (sole when unstated), criteria count and codes (0 min-max,
+1 min-sum); rank: worth count and worths), every point value scaled.
 """
 
 from __future__ import annotations
@@ -91,6 +93,9 @@ def library() -> ctypes.CDLL:
     lib.qs_search.restype = ctypes.c_int64
     lib.qs_search.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int32), ctypes.c_int,
                               ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int)]
+    lib.qs_perft.restype = ctypes.c_int
+    lib.qs_perft.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int32), ctypes.c_int, ctypes.c_int,
+                             ctypes.POINTER(ctypes.c_uint64)]
     lib.qs_score.restype = ctypes.c_int64
     lib.qs_score.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int32), ctypes.c_int,
                              ctypes.POINTER(ctypes.c_int)]
@@ -192,6 +197,16 @@ class FastSolver:
         if phase.value < 0:
             raise QtttError("solve-fast", f"{list(codes)} is not a legal sequence of actions")
         return ("place", "measure", "over")[phase.value], int(v)
+
+    def perft(self, codes: tuple[int, ...] | list[int], depth: int) -> list[int]:
+        """Action sequences of each length 1..depth from the position after `codes`, counted by the
+        core's own move generator (as `conformance.perft.perft_counts` counts them)."""
+        arr = (ctypes.c_int32 * max(1, len(codes)))(*codes)
+        counts = (ctypes.c_uint64 * max(1, depth))()
+        status = self.lib.qs_perft(self.handle, arr, len(codes), depth, counts)
+        if status:
+            raise QtttError("solve-fast", f"action {status - 1} of {list(codes)} is not legal")
+        return [int(c) for c in counts[:depth]]
 
     def exact(self, codes: tuple[int, ...] | list[int], guess: int = 0) -> int:
         """The exact scaled value: MTD(f) null-window searches from `guess`, sharing the table."""

@@ -17,6 +17,7 @@ from ..engine import Action, Measure, Place, State, mark_name
 from ..errors import IllegalAction, QtttError
 from ..geometry import lines
 from ..io import write_atomic
+from ..narration import collapsed, describe, squares
 from ..notation import Record, record_to_json
 from ..players import PLAYERS, Player, make_player
 from ..text import drawing
@@ -78,39 +79,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--record", metavar="FILE",
                    help="save the game record (JSON) here at the end, for `qttt replay FILE`")
     p.set_defaults(run=run)
-
-
-def squares(cells: tuple[int, ...]) -> str:
-    """Cells as human squares: `1, 5 and 9`."""
-    names = [str(c + 1) for c in cells]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def describe(state: State, action: Action) -> str:
-    """What `action` does in `state`, in squares: `places x3 in squares 1 and 9`."""
-    if isinstance(action, Measure):
-        assert state.pending is not None and state.cycle is not None
-        return (f"measures the cycle on squares {squares(state.cycle)}: {mark_name(state.pending)} "
-                f"goes to square {action.cell + 1}")
-    if action.a == action.b:
-        return f"fills the last square {action.a + 1} with {mark_name(state.move)}"
-    return f"places {mark_name(state.move)} in squares {action.a + 1} and {action.b + 1}"
-
-
-def collapsed(before: State, after: State) -> str:
-    """The marks a measurement made classical: `collapsed: X3 in square 1, O2 in square 3`."""
-    new = [c for c, (k0, k1) in enumerate(zip(before.classical, after.classical, strict=True)) if k1 != k0]
-    parts = [f"{mark_name(after.classical[c]).upper()} in {'square ' * (i == 0)}{c + 1}"
-             for i, c in enumerate(new)]
-    out = ["collapsed:"]
-    for part in parts:
-        if len(out[-1]) + len(part) + 2 > 79:
-            out[-1] += ","
-            out.append(" ")
-        elif out[-1] != "collapsed:":
-            out[-1] += ","
-        out[-1] += " " + part
-    return "\n".join(out)
 
 
 def prompt(state: State) -> str:

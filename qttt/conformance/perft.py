@@ -9,6 +9,7 @@ counted at greater depths.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from ..engine import State
 from ..errors import UsageError
@@ -71,13 +72,14 @@ def divide(state: State, depth: int, limit: int | None = None) -> list[tuple[Jso
     return out
 
 
-def table_depth(state: State) -> list[int]:
-    """Counts for depths 1..d, d the largest (up to MAX_DEPTH) with perft(d-1) <= EXPAND_LIMIT."""
+def table_depth(state: State, count: Callable[[int], list[int]] | None = None) -> list[int]:
+    """Counts for depths 1..d, d the largest (up to MAX_DEPTH) with perft(d-1) <= EXPAND_LIMIT;
+    `count(depth)` counts 1..depth from the position (default: `perft_counts` of `state`)."""
     counts: list[int] = []
     depth = 0
     while depth < MAX_DEPTH and (not counts or counts[-1] <= EXPAND_LIMIT):
         depth += 1
-        counts = perft_counts(state, depth)
+        counts = count(depth) if count is not None else perft_counts(state, depth)
         if counts[-1] == 0:
             break
     return counts

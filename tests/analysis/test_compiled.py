@@ -51,6 +51,7 @@ def _others() -> list[Ruleset]:
         with_params(kumar, measurer="creator", two_cycles=False),
         with_params(wiki, untouched="vanish"),
         with_params(wiki, board=2),
+        load_ruleset("wikipedia(double_line=2)"), load_ruleset("wikipedia(double_line=3/2)"),
     ]
 
 
@@ -243,6 +244,17 @@ def test_cli_random_is_the_same_with_either_core(capsys: pytest.CaptureFixture[s
     assert out[0] == out[1] and out[0].count("\n") == 40
 
 
+@needs_core
+@pytest.mark.parametrize("argv", [["bonus4x4"], ["wikipedia", "--depth", "3", "--divide", "--actions",
+                                                  '[{"place": [0, 1]}, {"place": [1, 0]}]']])
+def test_cli_perft_is_the_same_with_either_core(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    out = []
+    for core in ("compiled", "python"):
+        assert main(["perft", *argv, "--core", core]) == 0
+        out.append(capsys.readouterr().out)
+    assert out[0] == out[1] and "depth" in out[0]
+
+
 def test_rulesets_beyond_the_core_fall_back_to_python() -> None:
     big = with_params(load_ruleset("wikipedia"), board=5)
     assert compiled.supports(big) is not None
@@ -272,12 +284,15 @@ def test_without_a_compiler_everything_falls_back(monkeypatch: pytest.MonkeyPatc
         assert res.histogram == expected
         assert main(["random", "wikipedia", "-n", "3"]) == 0
         assert len(capsys.readouterr().out.splitlines()) == 3
+        assert main(["perft", "wikipedia", "--depth", "2"]) == 0
+        assert capsys.readouterr().out == "depth 1: 36\ndepth 2: 1296\n"
         out = tmp_path / "r.json"
         assert main(["analyze", "random", "wikipedia", "-n", "100", "--quiet", "-o", str(out)]) == 0
         assert json.loads(out.read_text())["random"]["games"] == 100
         capsys.readouterr()
         for argv in (["random", "wikipedia", "--core", "compiled"], ["engine", "--core", "compiled"],
-                     ["analyze", "random", "wikipedia", "--core", "compiled"]):
+                     ["analyze", "random", "wikipedia", "--core", "compiled"],
+                     ["perft", "wikipedia", "--core", "compiled"]):
             assert main(argv) == 2
             err = capsys.readouterr().err
             assert err.count("\n") == 1 and "no C compiler" in err

@@ -20,7 +20,10 @@ from qttt.analysis.fairness import scoring_variants
 from qttt.analysis.results import load_results, result_path
 from qttt.analysis.solve import Solver, choose_engine, minimax, solve
 from qttt.cli import main
+from qttt.conformance.suite import suite_path
+from qttt.errors import QtttError
 from qttt.game import compile_game
+from qttt.notation import action_from_json
 from qttt.variant import Component, Ruleset, with_params
 
 REASON = fast.available()
@@ -44,6 +47,7 @@ def _other_rules() -> list[Ruleset]:
         replace(russian, scoring=(*russian.scoring, squares, pairs, ranks), name="mixed", path=None),
         *list(scoring_variants(kumar))[:3],
         *list(scoring_variants(wiki))[:3],
+        load_ruleset("wikipedia(double_line=2)"), load_ruleset("wikipedia(double_line=3/2)"),
     ]
 
 
@@ -165,3 +169,24 @@ def test_without_a_compiler_auto_falls_back_and_c_is_refused(monkeypatch: pytest
         assert err.count("\n") == 1 and "no C compiler" in err
     finally:
         fast.library.cache_clear()
+
+
+@pytest.mark.parametrize("name", THREE)
+def test_perft_equals_the_committed_tables(name: str) -> None:
+    """The core's own move generator counts every committed perft table, and its divide, so the
+    core is checked at every position of those trees, not only on whole games."""
+    suite = json.loads(suite_path(name).read_text(encoding="utf-8"))
+    rs = load_ruleset(name)
+    fs = fast.FastSolver(rs, 10)
+    for entry in suite["perft"]:
+        assert entry["start"]["variant"] == name
+        start = [encode(action_from_json(a), 9) for a in entry["start"]["actions"]]
+        counts = entry["counts"]
+        depth = len(counts)
+        assert fs.perft(start, depth) == counts, entry["id"]
+        for d in entry.get("divide", []):
+            after = [*start, encode(action_from_json(d["action"]), 9)]
+            nodes = fs.perft(after, depth - 1)[-1] if depth > 1 else 1
+            assert nodes == d["nodes"], (entry["id"], d["action"])
+    with pytest.raises(QtttError, match="not legal"):
+        fs.perft([0, 0], 1)  # a placement needs two different cells

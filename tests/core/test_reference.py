@@ -449,6 +449,7 @@ def test_load_built_in() -> None:
             "second": "1/2",
             "neither": "0",
             "tie": "0",
+            "double": None,
             "tiebreak": ["min-max"],
             "fallback": [],
         }
@@ -497,6 +498,7 @@ def test_load_file(tmp_path: Path) -> None:
                 "second": "0",
                 "neither": "0",
                 "tie": "0",
+                "double": None,
                 "tiebreak": [],
                 "fallback": [],
             },

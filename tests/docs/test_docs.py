@@ -53,7 +53,7 @@ def test_generator_writes_the_same_tree_twice(tmp_path: Path) -> None:
 
 
 def test_check_mode_reports_a_changed_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import qttt.docgen as docgen
+    import qttt.docgen.build as docgen
     monkeypatch.setattr(docgen, "repo_root", lambda: tmp_path)
     for rel in ("spec/rules.toml",):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -47,6 +47,7 @@ AWARD_DEFAULTS: dict[str, dict[str, Any]] = {
         "second": "0",
         "neither": "0",
         "tie": "0",
+        "double": None,  # unstated: a double line scores sole
         "tiebreak": [],
         "fallback": [],
     },
@@ -120,11 +121,22 @@ def _component(raw: dict[str, Any], board: int) -> dict[str, Any]:
 
 
 def load_variant(name_or_path: str | Path) -> Params:
-    """Resolved parameters of a built-in ruleset name or a variant file path.
+    """Resolved parameters of a built-in ruleset name, a variant file path, or a built-in name
+    with its double-line award changed, as in the canonical name `wikipedia(double_line=2)`.
 
     The child's [rules] keys override the parent's; a child's [[scoring]] list replaces the
     parent's. The result holds the eight rule keys and "scoring" (components with defaults).
     """
+    text = str(name_or_path)
+    if text.endswith(")") and "(double_line=" in text:  # a canonical name: base(double_line=V)
+        base, _, value = text[:-1].partition("(double_line=")
+        changed = load_variant(base)
+        if not any(comp["award"] == "first-line" for comp in changed["scoring"]):
+            raise ValueError(f"double_line needs a first-line component: {text}")
+        for comp in changed["scoring"]:
+            if comp["award"] == "first-line":
+                comp["double"] = str(Fraction(value))
+        return changed
     rules, scoring = _read_chain(_variant_file(name_or_path, None), ())
     unknown = set(rules) - set(RULE_DEFAULTS)
     if unknown:
@@ -446,7 +458,8 @@ def score(params: Params, n: int, classical: list[tuple[str, int] | None]) -> di
                 for player in PLAYERS:
                     total[player] += Fraction(str(comp["neither"]))
             elif len(holders) == 1:
-                total[holders.pop()] += Fraction(str(comp["sole"]))
+                award = comp["double"] if len(mine) >= 2 and comp["double"] is not None else comp["sole"]
+                total[holders.pop()] += Fraction(str(award))
             else:
                 criteria = list(comp["tiebreak"]) + list(comp["fallback"])
                 best = {
