@@ -90,7 +90,13 @@ def _parameters() -> tuple[Parameter, ...]:
 PARAMETERS: tuple[Parameter, ...] = _parameters()
 PARAMETER_BY_NAME = {p.name: p for p in PARAMETERS}
 # Canonical-name keys that set a scoring field of every component of one award: key -> (award, field).
-SCORING_KEYS: dict[str, tuple[str, str]] = {"double_line": ("first-line", "double")}
+# double_line: the double-line award (ambiguity double-line); tiebreak: the criteria ordering both
+# players' best lines (ambiguity bonus-simultaneous: a CodeCup bot compares [min-max]).
+# key -> (award, field, an example).
+SCORING_KEYS: dict[str, tuple[str, str, str]] = {
+    "double_line": ("first-line", "double", "wikipedia(double_line=2)"),
+    "tiebreak": ("first-line", "tiebreak", "bonus4x4(tiebreak=[min-max])"),
+}
 
 AWARDS = ("per-pattern", "first-line", "rank")
 PATTERNS = ("line", "square")
@@ -233,11 +239,18 @@ class Ruleset:
 
 
 def _scoring_diff(scoring: tuple[Component, ...], base: tuple[Component, ...]) -> str:
-    """`double_line=2` when only a SCORING_KEYS field differs (one value for all), else `scoring=JSON`."""
-    for key, (award, name) in SCORING_KEYS.items():
+    """`double_line=2` (and the other SCORING_KEYS) when only those fields differ, one value for
+    every component of their award; else `scoring=JSON`."""
+    candidate, diffs = base, []
+    for key, (award, name, _) in SCORING_KEYS.items():
         values = {c.get(name) for c in scoring if c.award == award}
-        if len(values) == 1 and scoring == _set_field(base, award, name, next(iter(values)), key):
-            return f"{key}={next(iter(values))}"
+        if len(values) == 1 and values != {c.get(name) for c in candidate if c.award == award}:
+            value = next(iter(values))
+            candidate = _set_field(candidate, award, name, value, key)
+            text = "[" + ",".join(value) + "]" if isinstance(value, tuple) else format_value(value)
+            diffs.append(f"{key}={text}")
+    if diffs and candidate == scoring:
+        return ",".join(diffs)
     return "scoring=" + json.dumps([c.to_dict() for c in scoring], separators=(",", ":"))
 
 
@@ -331,14 +344,20 @@ def parse_canonical(text: str) -> Ruleset:
         elif key in PARAMETER_BY_NAME:
             values[key] = _parse_scalar(PARAMETER_BY_NAME[key], raw, where)
         elif key in SCORING_KEYS:
-            fields[key] = _fraction(raw, f"{where}: {key}")
+            award, field_name, _ = SCORING_KEYS[key]
+            kind = AWARD_FIELDS[award][field_name][0]
+            if kind == "criteria" and raw.startswith("[") and raw.endswith("]"):
+                items: Any = [x.strip() for x in raw[1:-1].split(",") if x.strip()]
+            else:
+                items = raw
+            fields[key] = _setting(kind, items, f"{where}: {key}")
         else:
             raise VariantError(RULE, f"{where}: unknown key {key!r}; allowed: "
                                + ", ".join([*PARAMETER_BY_NAME, "scoring", *SCORING_KEYS]))
     params = _merge_params(dict(rs.params), values, where)
     scoring = rs.scoring if scoring_raw is None else _components(scoring_raw, where, params)
     for key, value in fields.items():
-        award, field_name = SCORING_KEYS[key]
+        award, field_name, _ = SCORING_KEYS[key]
         scoring = _set_field(scoring, award, field_name, value, f"{where}: {key}")
     out = Ruleset(params=params, scoring=scoring, name=base, base=base, title=rs.title,
                   summary=rs.summary, sources=rs.sources, match=rs.match)
