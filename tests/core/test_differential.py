@@ -19,8 +19,10 @@ GAMES = 2000
 QUICK = {"bonus4x4": 120}
 # The two other readings of a double line (ambiguity register: double-line), 300 games quick.
 READINGS = ("wikipedia(double_line=2)", "wikipedia(double_line=3/2)")
+# A CodeCup bot's reading of simultaneous lines of four (ambiguity bonus-simultaneous).
+BOT = "bonus4x4(tiebreak=[min-max])"
 CASES = [pytest.param(n, GAMES, marks=pytest.mark.slow) for n in (*builtin_names(), *READINGS)] + [
-    (n, QUICK.get(n, 200)) for n in builtin_names()] + [(n, 300) for n in READINGS]
+    (n, QUICK.get(n, 200)) for n in builtin_names()] + [(n, 300) for n in READINGS] + [(BOT, 120)]
 
 
 @pytest.mark.parametrize(("name", "count"), CASES)

@@ -4,6 +4,8 @@ canonical names, and a user's variant file replayed end to end (rule variant-fil
 from __future__ import annotations
 
 import json
+import re
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -55,7 +57,7 @@ def load_error(tmp_path: Path, text: str, name: str = "v.toml") -> tuple[Path, s
     ('[variant]\nname = "v"\n[[scoring]]\naward = "first-line"\ntiebreak = ["max"]\n',
      ["tiebreak", "max", '"min-max"', '"min-sum"']),
     ('[variant]\nname = "v"\nextends = "nowhere"\n',
-     ["extends", "nowhere", "allowed", "wikipedia", "variant file"]),
+     ["extends", "nowhere", "not found", "wikipedia", "variant file"]),
 ])
 def test_bad_file_message(tmp_path: Path, text: str, needles: list[str]) -> None:
     path, message = load_error(tmp_path, text)
@@ -125,6 +127,32 @@ def test_canonical_names_by_hand() -> None:
     unstable = load_ruleset("russian-unstable")  # a built-in that extends another is its own base
     assert with_params(unstable, untouched="keep").canonical == "russian-unstable(untouched=keep)"
     assert with_params(unstable, untouched="keep").key() == load_ruleset("russian").key()
+
+
+def test_canonical_names_of_scoring_readings() -> None:
+    """double_line and tiebreak set one field of every first-line component; a value equal to the
+    base's is no change; a ruleset without a first-line award refuses them (rule variant-file)."""
+    wiki, bonus = load_ruleset("wikipedia"), load_ruleset("bonus4x4")
+    for name, field, value in (("wikipedia(double_line=2)", "double", Fraction(2)),
+                               ("wikipedia(double_line=3/2)", "double", Fraction(3, 2)),
+                               ("bonus4x4(tiebreak=[min-max])", "tiebreak", ("min-max",))):
+        rs = load_ruleset(name)
+        assert rs.canonical == name and load_ruleset(rs.canonical).key() == rs.key()
+        [changed] = [c for c in rs.scoring if c.award == "first-line"]
+        assert changed.get(field) == value
+        others = [(c.award, c.settings) for c in rs.scoring if c.award != "first-line"]
+        base = wiki if name.startswith("wikipedia") else bonus
+        assert others == [(c.award, c.settings) for c in base.scoring if c.award != "first-line"]
+    assert load_ruleset("wikipedia(double_line=1)").key() == wiki.key()  # sole is 1: no change
+    assert load_ruleset("bonus4x4(tiebreak=[min-sum])").canonical == "bonus4x4"
+    both = load_ruleset("wikipedia(measurer=creator,double_line=3/2,tiebreak=[min-sum])")
+    assert both.canonical == "wikipedia(measurer=creator,double_line=3/2,tiebreak=[min-sum])"
+    for bad, words in (("russian(double_line=2)", "needs a first-line scoring component"),
+                       ("wikipedia(double_line=x)", "double_line = 'x' is not allowed"),
+                       ("bonus4x4(tiebreak=[min-avg])", "tiebreak = ['min-avg'] is not allowed")):
+        with pytest.raises(VariantError, match=re.escape(words)) as info:
+            load_ruleset(bad)
+        assert info.value.rule == "variant-file"
 
 
 @given(random_rulesets(max_board=8))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 import tomllib
 from fractions import Fraction
 from pathlib import Path
@@ -122,20 +123,30 @@ def _component(raw: dict[str, Any], board: int) -> dict[str, Any]:
 
 def load_variant(name_or_path: str | Path) -> Params:
     """Resolved parameters of a built-in ruleset name, a variant file path, or a built-in name
-    with its double-line award changed, as in the canonical name `wikipedia(double_line=2)`.
+    with first-line fields changed by a canonical name: `wikipedia(double_line=2)` (the
+    double-line award), `bonus4x4(tiebreak=[min-max])` (the criteria ordering best lines).
 
     The child's [rules] keys override the parent's; a child's [[scoring]] list replaces the
     parent's. The result holds the eight rule keys and "scoring" (components with defaults).
     """
     text = str(name_or_path)
-    if text.endswith(")") and "(double_line=" in text:  # a canonical name: base(double_line=V)
-        base, _, value = text[:-1].partition("(double_line=")
+    if text.endswith(")") and "(" in text and not text.endswith(".toml"):
+        base, _, inner = text[:-1].partition("(")
         changed = load_variant(base)
-        if not any(comp["award"] == "first-line" for comp in changed["scoring"]):
-            raise ValueError(f"double_line needs a first-line component: {text}")
-        for comp in changed["scoring"]:
-            if comp["award"] == "first-line":
-                comp["double"] = str(Fraction(value))
+        lines_awards = [comp for comp in changed["scoring"] if comp["award"] == "first-line"]
+        if not lines_awards:
+            raise ValueError(f"{text}: no first-line component to change")
+        for item in re.split(r",(?![^\[]*\])", inner):  # commas outside brackets
+            key, _, value = item.partition("=")
+            for comp in lines_awards:
+                if key == "double_line":
+                    comp["double"] = str(Fraction(value))
+                elif key == "tiebreak" and value.startswith("[") and value.endswith("]"):
+                    comp["tiebreak"] = [c.strip() for c in value[1:-1].split(",")]
+                    if any(c not in CRITERIA for c in comp["tiebreak"]):
+                        raise ValueError(f"{text}: unknown criterion")
+                else:
+                    raise ValueError(f"{text}: the reference reads double_line and tiebreak only")
         return changed
     rules, scoring = _read_chain(_variant_file(name_or_path, None), ())
     unknown = set(rules) - set(RULE_DEFAULTS)
