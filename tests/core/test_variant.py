@@ -60,7 +60,7 @@ def load_error(tmp_path: Path, text: str, name: str = "v.toml") -> tuple[Path, s
     ('[variant]\nname = "v"\n[[scoring]]\naward = "first-line"\ntiebreak = ["max"]\n',
      ["tiebreak", "max", '"min-max"', '"min-sum"']),
     ('[variant]\nname = "v"\nextends = "nowhere"\n',
-     ["extends", "nowhere", "allowed", "wikipedia", "variant file"]),
+     ["extends", "nowhere", "not found", "wikipedia", "variant file"]),
 ])
 def test_bad_file_message(tmp_path: Path, text: str, needles: list[str]) -> None:
     path, message = load_error(tmp_path, text)
@@ -151,8 +151,8 @@ def test_canonical_names_of_scoring_readings() -> None:
     both = load_ruleset("wikipedia(measurer=creator,double_line=3/2,tiebreak=[min-sum])")
     assert both.canonical == "wikipedia(measurer=creator,double_line=3/2,tiebreak=[min-sum])"
     for bad, words in (("russian(double_line=2)", "needs a first-line scoring component"),
-                       ("wikipedia(double_line=x)", "double_line = 'x' is not allowed"),
-                       ("bonus4x4(tiebreak=[min-avg])", "tiebreak = ['min-avg'] is not allowed")):
+                       ("wikipedia(double_line=x)", 'double_line = "x" is not allowed'),
+                       ("bonus4x4(tiebreak=[min-avg])", 'tiebreak = ["min-avg"] is not allowed')):
         with pytest.raises(VariantError, match=re.escape(words)) as info:
             load_ruleset(bad)
         assert info.value.rule == "variant-file"
