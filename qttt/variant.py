@@ -89,9 +89,12 @@ def _parameters() -> tuple[Parameter, ...]:
 PARAMETERS: tuple[Parameter, ...] = _parameters()
 PARAMETER_BY_NAME = {p.name: p for p in PARAMETERS}
 
-AWARDS = ("per-pattern", "first-line", "rank")
-PATTERNS = ("line", "square")
-CRITERIA = ("min-max", "min-sum")
+AwardName = Literal["per-pattern", "first-line", "rank"]
+PatternKind = Literal["line", "square"]
+Criterion = Literal["min-max", "min-sum"]
+AWARDS: tuple[AwardName, ...] = get_args(AwardName)
+PATTERNS: tuple[PatternKind, ...] = get_args(PatternKind)
+CRITERIA: tuple[Criterion, ...] = get_args(Criterion)
 
 # Fields of a scoring component: name -> (kind, default, description); kind is one of
 # "award", "pattern", "int", "fraction", "criteria", "ranks".
@@ -124,8 +127,8 @@ AWARD_FIELDS: dict[str, dict[str, tuple[str, Any, str]]] = {
 class Component:
     """One scoring component: an award over a pattern, with the award's settings."""
 
-    award: str
-    pattern: str
+    award: AwardName
+    pattern: PatternKind
     length: int
     settings: tuple[tuple[str, Any], ...]
 
