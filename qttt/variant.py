@@ -6,8 +6,8 @@ rulesets live in spec/variants/*.toml; a user's file usually `extends` one and c
 
 from __future__ import annotations
 
-import contextlib
 import json
+import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args, get_type_hints
 
 from .errors import VariantError
+from .io import read_text
 from .spec import rules, spec_dir
 
 RULE = "variant-file"
@@ -326,11 +327,15 @@ def parse_canonical(text: str) -> Ruleset:
                            + ", ".join(builtin_names()))
     values: dict[str, Any] = {}
     scoring_raw: Any = None
+    seen: set[str] = set()
     fields: dict[str, Any] = {}
     for item in _split_top(rest[:-1]):
         key, eq, raw = item.partition("=")
         if not eq:
             raise VariantError(RULE, f"{where}: {item!r} is not key=value")
+        if key in seen:
+            raise VariantError(RULE, f"{where}: {key} is given twice")
+        seen.add(key)
         if key == "scoring":
             try:
                 scoring_raw = json.loads(raw)
@@ -354,9 +359,28 @@ def parse_canonical(text: str) -> Ruleset:
     for key, value in fields.items():
         award, field_name, _ = SCORING_KEYS[key]
         scoring = _set_field(scoring, award, field_name, value, f"{where}: {key}")
-    name = base if not values and scoring_raw is None and not fields else text
-    return Ruleset(params=params, scoring=scoring, name=name, base=base, title=rs.title,
-                   summary=rs.summary, sources=rs.sources, match=rs.match)
+    out = Ruleset(params=params, scoring=scoring, name=base, base=base, title=rs.title,
+                  summary=rs.summary, sources=rs.sources, match=rs.match)
+    return _derived(out, rs)
+
+
+def _derived(rs: Ruleset, parent: Ruleset) -> Ruleset:
+    """`rs` named by its canonical name, with a title and summary saying what changed from
+    `parent` (whose own title and summary describe other rules), unless nothing did."""
+    changes = _changes(rs, parent)
+    if not changes:
+        return replace(rs, name=rs.canonical if rs.base == "qttt" else rs.name)
+    return replace(rs, name=rs.canonical, title=f"{parent.name} with {', '.join(changes)}",
+                   summary=f"The {parent.name} ruleset with {', '.join(changes)}.")
+
+
+def _changes(rs: Ruleset, parent: Ruleset) -> list[str]:
+    """The parameters of `rs` that differ from `parent`'s, as key=value (scoring as one item)."""
+    out = [f"{k}={format_value(v)}" for (k, v), (_, pv) in zip(rs.params, parent.params, strict=True)
+           if v != pv]
+    if rs.scoring != parent.scoring:
+        out.append("scoring changed")
+    return out
 
 
 def _split_top(text: str) -> list[str]:
@@ -378,26 +402,28 @@ def _split_top(text: str) -> list[str]:
 
 
 def _parse_scalar(p: Parameter, raw: str, where: str) -> Any:
+    """A value of a canonical name, in its one spelling: true/false, an integer in ASCII digits
+    without sign, leading zeros or spaces, a word as listed."""
     value: Any = raw
     if p.type is bool:
         value = {"true": True, "false": False}.get(raw, raw)
-    elif p.type is int:
-        with contextlib.suppress(ValueError):
-            value = int(raw)
+    elif p.type is int and re.fullmatch(r"0|[1-9][0-9]*", raw):
+        value = int(raw)
     return _check_param(p, value, where)
 
 
 def _check_param(p: Parameter, value: Any, where: str, section: str = "") -> Any:
     ok_type = isinstance(value, p.type) and not (p.type is int and isinstance(value, bool))
     if not ok_type or value not in p.allowed:
-        raise VariantError(RULE, f"{where}: {section}{p.name} = {json.dumps(value)} is not allowed; "
+        raise VariantError(RULE, f"{where}: {section}{p.name} = {_toml(value)} is not allowed; "
                            "allowed: " + _describe_allowed(p))
     return value
 
 
 def _describe_allowed(p: Parameter) -> str:
     if p.type is int:
-        return f"an integer from {p.allowed[0]} to {p.allowed[-1]}"
+        return f"an integer from {p.allowed[0]} to {p.allowed[-1]} (in a name: digits 0-9, no sign, " \
+            "leading zero or space)"
     return ", ".join(json.dumps(a) for a in p.allowed)
 
 
@@ -415,29 +441,31 @@ def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
     if path in chain:
         raise VariantError(RULE, f"{where}: extends itself through "
                            + " -> ".join(p.name for p in (*chain, path)))
+    text = read_text(path, RULE)
     try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise VariantError(RULE, f"{where}: not valid TOML: {e}") from None
-    except OSError as e:
-        raise VariantError(RULE, f"{where}: cannot be read: {e.strerror}") from None
+    except RecursionError:
+        raise VariantError(RULE, f"{where}: not valid TOML: arrays or tables nested too deeply") from None
     _only_keys(data, ("variant", "rules", "scoring", "match"), where, "top level")
     meta = data.get("variant")
     if not isinstance(meta, dict):
         raise VariantError(RULE, f"{where}: missing [variant] table with a name")
     _only_keys(meta, ("name", "extends", "title", "summary", "sources", "notes"), where, "variant")
     name = meta.get("name")
+    if name is None:
+        raise VariantError(RULE, f"{where}: variant.name is missing; it is a non-empty string")
     if not isinstance(name, str) or not name:
-        raise VariantError(RULE, f"{where}: variant.name = {name!r} is not allowed; "
+        raise VariantError(RULE, f"{where}: variant.name = {_toml(name)} is not allowed; "
                            "allowed: a non-empty string")
     for key in ("title", "summary", "notes", "extends"):
         if key in meta and not isinstance(meta[key], str):
-            raise VariantError(RULE, f"{where}: variant.{key} = {meta[key]!r} is not allowed; "
+            raise VariantError(RULE, f"{where}: variant.{key} = {_toml(meta[key])} is not allowed; "
                                "allowed: a string")
     sources = meta.get("sources", [])
     if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
-        raise VariantError(RULE, f"{where}: variant.sources = {sources!r} is not allowed; "
+        raise VariantError(RULE, f"{where}: variant.sources = {_toml(sources)} is not allowed; "
                            "allowed: a list of strings")
     parent = _parent(meta.get("extends"), path, chain)
     rules = data.get("rules", {})
@@ -452,10 +480,18 @@ def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
     match = _match(data.get("match", {}), parent.match, where)
     is_builtin = path.parent == (spec_dir() / "variants").resolve()
     base = name if is_builtin else parent.base
+    changes = ", ".join(_changes(Ruleset(params, scoring), parent))
+    inherited = parent.title if not changes else f"{parent.name} with {changes}"
     return Ruleset(params=params, scoring=scoring, name=name, base=base, match=match,
-                   title=meta.get("title", parent.title if not is_builtin else ""),
+                   title=meta.get("title", inherited if not is_builtin else ""),
                    summary=meta.get("summary", ""), sources=tuple(sources) or parent.sources,
                    path=str(path))
+
+
+def _toml(value: Any) -> str:
+    """A TOML value for a message, as JSON (dates as strings), cut to 80 characters."""
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _match(raw: Any, parent: MatchRules, where: str) -> MatchRules:
@@ -469,14 +505,14 @@ def _match(raw: Any, parent: MatchRules, where: str) -> MatchRules:
             given = raw[key]
             value = _fraction(str(given) if isinstance(given, float) else given, f"{where}: match.{key}")
             if value < 0:
-                raise VariantError(RULE, f"{where}: match.{key} = {raw[key]!r} is not allowed; "
+                raise VariantError(RULE, f"{where}: match.{key} = {_toml(raw[key])} is not allowed; "
                                    "allowed: a number of seconds >= 0 (0: no limit)")
             out = replace(out, move_seconds=value) if key == "move_seconds" else \
                 replace(out, game_seconds=value)
     if "forfeit" in raw:
         pair = raw["forfeit"]
         if not isinstance(pair, list) or len(pair) != 2:
-            raise VariantError(RULE, f"{where}: match.forfeit = {pair!r} is not allowed; allowed: "
+            raise VariantError(RULE, f"{where}: match.forfeit = {_toml(pair)} is not allowed; allowed: "
                                "[points to the opponent, points to the player who forfeits]")
         won, lost = (_fraction(v, f"{where}: match.forfeit") for v in pair)
         out = replace(out, forfeit=(won, lost))
@@ -493,8 +529,10 @@ def _parent(extends: str | None, path: Path, chain: tuple[Path, ...]) -> Ruleset
         return _load_builtin(extends)
     target = (path.parent / extends).resolve()
     if not target.is_file():
-        raise VariantError(RULE, f"{path}: variant.extends = {extends!r} is not allowed; allowed: "
-                           + ", ".join(builtin_names()) + ", or a path to a variant file")
+        what = "is a directory" if target.is_dir() else "not found"
+        raise VariantError(RULE, f"{path}: variant.extends = {extends!r}: file {target} {what}; "
+                           "extends names a built-in ruleset (" + ", ".join(builtin_names())
+                           + ") or a variant file, relative to this file")
     return _load_file(target, (*chain, path))
 
 
@@ -517,21 +555,21 @@ def _component(raw: Any, where: str, board: int) -> Component:
         raise VariantError(RULE, f"{where}: must be a table")
     award = raw.get("award")
     if award not in AWARDS:
-        raise VariantError(RULE, f"{where}: award = {json.dumps(award)} is not allowed; allowed: "
+        raise VariantError(RULE, f"{where}: award = {_toml(award)} is not allowed; allowed: "
                            + ", ".join(json.dumps(a) for a in AWARDS))
     fields = {**COMMON_FIELDS, **AWARD_FIELDS[award]}
     _only_keys(raw, tuple(fields), where, "scoring")
     pattern = raw.get("pattern", "line")
     if pattern not in PATTERNS:
-        raise VariantError(RULE, f"{where}: pattern = {json.dumps(pattern)} is not allowed; allowed: "
+        raise VariantError(RULE, f"{where}: pattern = {_toml(pattern)} is not allowed; allowed: "
                            + ", ".join(json.dumps(p) for p in PATTERNS))
     if award != "per-pattern" and pattern != "line":
-        raise VariantError(RULE, f"{where}: pattern = {json.dumps(pattern)} is not allowed with award "
+        raise VariantError(RULE, f"{where}: pattern = {_toml(pattern)} is not allowed with award "
                            f"{award!r}; allowed: \"line\"")
     length = raw.get("length", 0 if pattern == "line" else 2)
     low = 0 if pattern == "line" else 1
     if not isinstance(length, int) or isinstance(length, bool) or not low <= length <= board:
-        raise VariantError(RULE, f"{where}: length = {length!r} is not allowed; allowed: an "
+        raise VariantError(RULE, f"{where}: length = {_toml(length)} is not allowed; allowed: an "
                            f"integer from {low} to the board size {board}"
                            + (" (0: the board size)" if pattern == "line" else ""))
     settings = []
@@ -546,13 +584,13 @@ def _setting(kind: str, value: Any, where: str) -> Any:
     if kind == "criteria":
         if isinstance(value, (list, tuple)) and all(v in CRITERIA for v in value):
             return tuple(value)
-        raise VariantError(RULE, f"{where} = {value!r} is not allowed; allowed: a list of "
+        raise VariantError(RULE, f"{where} = {_toml(value)} is not allowed; allowed: a list of "
                            + ", ".join(json.dumps(c) for c in CRITERIA))
     if value == "harmonic":
         return "harmonic"
     if isinstance(value, (list, tuple)) and value:
         return tuple(_fraction(v, where) for v in value)
-    raise VariantError(RULE, f"{where} = {value!r} is not allowed; allowed: \"harmonic\" or a "
+    raise VariantError(RULE, f"{where} = {_toml(value)} is not allowed; allowed: \"harmonic\" or a "
                        "non-empty list of fractions")
 
 
@@ -564,7 +602,7 @@ def _fraction(value: Any, where: str) -> Fraction:
             return Fraction(value)
         except (ValueError, ZeroDivisionError):
             pass
-    raise VariantError(RULE, f"{where} = {value!r} is not allowed; allowed: an exact number "
+    raise VariantError(RULE, f"{where} = {_toml(value)} is not allowed; allowed: an exact number "
                        "as an integer or a string such as \"1/2\"")
 
 
@@ -573,8 +611,7 @@ def with_params(rs: Ruleset, **changes: Any) -> Ruleset:
     values = {k: _check_param(PARAMETER_BY_NAME[k], v, "parameters") if k in PARAMETER_BY_NAME
               else _unknown(k) for k, v in changes.items()}
     params = _merge_params(dict(rs.params), values, "parameters")
-    out = replace(rs, params=params)
-    return replace(out, name=out.canonical, path=None)
+    return _derived(replace(rs, params=params, path=None), rs)
 
 
 def _unknown(key: str) -> Any:

@@ -16,7 +16,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from qttt import QtttError, builtin_names
+from qttt import QtttError, builtin_names, load_ruleset
+from qttt.cli import integer, seconds
 from qttt.notation import Record, record_from_json, to_notation
 
 from .catalogue import LABELS, PROPERTIES
@@ -44,10 +45,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="built-in name, canonical name or variant file")
     p.add_argument("--all", action="store_true", help="check every built-in ruleset too")
     p.add_argument("--json", action="store_true", help="one JSON report on standard output")
-    p.add_argument("--games", type=int,
+    p.add_argument("--games", type=integer(1),
                    help="random games to sample per ruleset (default 1000 on 3×3, 200 above)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled games (default 0)")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per Z3 query (default 60)")
+    p.add_argument("--timeout", type=seconds, default=60.0, help="seconds per Z3 query (default 60)")
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p.add_argument("--no-timing", action="store_true",
                    help="leave times out of the JSON report, so that it is the same on every run")
@@ -65,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
     if not names:
         print("qttt check: name a ruleset or give --all", file=sys.stderr)
         return 2
+    for name in names:  # every name resolves before any is checked
+        load_ruleset(name)
     try:
         from .check import check
     except ModuleNotFoundError as e:
@@ -93,7 +96,11 @@ def run(args: argparse.Namespace) -> int:
         out = Console(highlight=False, width=max(120, Console().width))
         for report in reports:
             print_report(out, report)
-    return 1 if any(r.violated for r in reports) else 0
+    violated = [r.spec for r in reports if r.violated]
+    if violated and not args.json:
+        print(f"{len(reports)} rulesets checked; exit status 1: a property is violated in "
+              + ", ".join(violated), file=sys.stderr)
+    return 1 if violated else 0
 
 
 def report_json(reports: list[Report], seconds: float | None) -> dict[str, Any]:

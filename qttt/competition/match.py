@@ -133,7 +133,7 @@ class Store:
                     {k: v for k, v in manifest.items() if k != "games"}:
                 raise MatchError(RULE, f"{self.root} holds another match ({target}); choose another "
                                  "--out or remove it")
-        write_atomic(target, json.dumps(manifest, indent=1) + "\n")
+        write_atomic(target, json.dumps(manifest, indent=1) + "\n", make_dirs=True)  # the match directory
         done = {}
         for rec in self.records():
             if isinstance(rec.get("game"), int) and isinstance(rec.get("result"), dict):

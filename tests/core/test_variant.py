@@ -57,7 +57,7 @@ def load_error(tmp_path: Path, text: str, name: str = "v.toml") -> tuple[Path, s
     ('[variant]\nname = "v"\n[[scoring]]\naward = "first-line"\ntiebreak = ["max"]\n',
      ["tiebreak", "max", '"min-max"', '"min-sum"']),
     ('[variant]\nname = "v"\nextends = "nowhere"\n',
-     ["extends", "nowhere", "allowed", "wikipedia", "variant file"]),
+     ["extends", "nowhere", "not found", "wikipedia", "variant file"]),
 ])
 def test_bad_file_message(tmp_path: Path, text: str, needles: list[str]) -> None:
     path, message = load_error(tmp_path, text)
