@@ -63,7 +63,8 @@ def example_lines(site: Site, ruleset_name: str, ex: Example, page: str, level: 
                 b = branches[i]
                 out += ["    " + branch_text(b["values"], b["chosen"], b["by"]), ""]
         elif steps_drawn and i + 1 < len(record.actions) and after.phase != "measure":
-            path = site.board(f"{ruleset_name}-{ex.slug}-step-{i + 1}", board_svg(after, size=160))
+            small = board_svg(after, size=56.0 * after.ruleset.board)
+            path = site.board(f"{ruleset_name}-{ex.slug}-step-{i + 1}", small)
             out += ["    " + img(path, page, f"the board after action {i + 1}"), ""]
     final = states[-1]
     caption = result_text(final) if final.over else "the position after the last action"

@@ -4,6 +4,7 @@ canonical names, and a user's variant file replayed end to end (rule variant-fil
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -146,10 +147,10 @@ def test_canonical_names_of_scoring_readings() -> None:
     assert load_ruleset("bonus4x4(tiebreak=[min-sum])").canonical == "bonus4x4"
     both = load_ruleset("wikipedia(measurer=creator,double_line=3/2,tiebreak=[min-sum])")
     assert both.canonical == "wikipedia(measurer=creator,double_line=3/2,tiebreak=[min-sum])"
-    for bad, words in (("russian(double_line=2)", r"needs a first-line scoring component"),
-                       ("wikipedia(double_line=x)", r"double_line = .x. is not allowed"),
-                       ("bonus4x4(tiebreak=[min-avg])", r"tiebreak = \[.min-avg.\] is not allowed")):
-        with pytest.raises(VariantError, match=words) as info:
+    for bad, words in (("russian(double_line=2)", "needs a first-line scoring component"),
+                       ("wikipedia(double_line=x)", 'double_line = "x" is not allowed'),
+                       ("bonus4x4(tiebreak=[min-avg])", 'tiebreak = ["min-avg"] is not allowed')):
+        with pytest.raises(VariantError, match=re.escape(words)) as info:
             load_ruleset(bad)
         assert info.value.rule == "variant-file"
 
