@@ -55,6 +55,8 @@ def _first_line(comp: Component, pats: tuple[Pattern, ...]) -> Evaluator:
             return ZERO, sole, ()
         kx = min(line_key(cls, p, criteria) for p in xs)
         ko = min(line_key(cls, p, criteria) for p in os_)
+        if kx == ko and tie is None and first == second:  # the order does not matter
+            return first, first, ()
         notes: tuple[str, ...] = ()
         if kx[:len(source)] == ko[:len(source)] and (kx != ko or tie is None):
             decided = "the fallback " + "/".join(criteria[len(source):]) if kx != ko \

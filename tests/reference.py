@@ -46,7 +46,7 @@ AWARD_DEFAULTS: dict[str, dict[str, Any]] = {
         "first": "0",
         "second": "0",
         "neither": "0",
-        "tie": "0",
+        "tie": None,  # unstated: first when first = second, else 0 (rule score-first-line)
         "tiebreak": [],
         "fallback": [],
     },
@@ -458,8 +458,13 @@ def score(params: Params, n: int, classical: list[tuple[str, int] | None]) -> di
                     for p in PLAYERS
                 }
                 if best["x"] == best["o"]:
+                    # no stated tie award: first = second needs none, otherwise 0 each
+                    tie = comp["tie"]
+                    if tie is None:
+                        same = Fraction(str(comp["first"])) == Fraction(str(comp["second"]))
+                        tie = comp["first"] if same else "0"
                     for player in PLAYERS:
-                        total[player] += Fraction(str(comp["tie"]))
+                        total[player] += Fraction(str(tie))
                 else:
                     winner = "x" if best["x"] < best["o"] else "o"
                     total[winner] += Fraction(str(comp["first"]))

@@ -448,7 +448,7 @@ def test_load_built_in() -> None:
             "first": "1",
             "second": "1/2",
             "neither": "0",
-            "tie": "0",
+            "tie": None,
             "tiebreak": ["min-max"],
             "fallback": [],
         }
@@ -496,7 +496,7 @@ def test_load_file(tmp_path: Path) -> None:
                 "first": "0",
                 "second": "0",
                 "neither": "0",
-                "tie": "0",
+                "tie": None,
                 "tiebreak": [],
                 "fallback": [],
             },

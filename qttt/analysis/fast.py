@@ -140,8 +140,10 @@ def config(rs: Ruleset, scale: int, symmetries: bool = True, numbered: bool | No
         if c.award == "per-pattern":
             out.append(_scaled(c.get("points"), scale))
         elif c.award == "first-line":
-            out += [_scaled(c.get(k) or Fraction(0), scale)  # tie None: keys never tie
-                    for k in ("sole", "first", "second", "neither", "tie")]
+            same = c.get("first") == c.get("second")  # tie None: first if first = second, else 0
+            tie = c.get("tie") if c.get("tie") is not None else c.get("first") if same else Fraction(0)
+            out += [_scaled(c.get(k) or Fraction(0), scale) for k in ("sole", "first", "second", "neither")]
+            out.append(_scaled(tie, scale))
             crit = [*c.get("tiebreak"), *c.get("fallback")]
             out += [len(crit), *(CRITERIA_CODES[k] for k in crit)]
         else:
