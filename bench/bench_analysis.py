@@ -5,6 +5,8 @@
 - solve: alpha-beta with a transposition table from a kumar mid-game position, against the same
   search without the table; the compiled core (qttt/analysis/_solve.c) on the same position against
   the Python solver with its table, and the compiled core solving kumar from the empty board;
+- solve near the end of a 4×4 game: the compiled rules core (qttt/analysis/_core.c) on a bonus4x4
+  position 14 actions into a random game, against the Python solver;
 - sample: random kumar games per second on all cores (processes), against one process.
 
     python bench/bench_analysis.py [--games N]
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import time
 from collections.abc import Callable
 
@@ -27,6 +30,27 @@ def timed(fn: Callable[[], object]) -> tuple[float, object]:
     start = time.perf_counter()
     out = fn()
     return time.perf_counter() - start, out
+
+
+def bench_late_4x4() -> None:
+    """The compiled core's exact value of a late bonus4x4 position against the Python solver's."""
+    from qttt import playout
+    from qttt.analysis.compiled import core_for
+    from qttt.analysis.count import encode
+    rs = load_ruleset("bonus4x4")
+    rng = random.Random(1)
+    long_games = (g for g in iter(lambda: playout(rs, rng)[0], None) if len(g) >= 18)
+    next(long_games)
+    actions = next(long_games)[:14]  # 14 open cells, 11 spooky moves
+    core = core_for(rs)
+    start = time.perf_counter()
+    v1, nodes = core.exact_value(core.position(actions), 22)
+    t_c = time.perf_counter() - start
+    solver = Solver(rs)
+    t_py, v2 = timed(lambda: solver.exact_value(board_after(rs, [encode(a, 16) for a in actions])))
+    assert v1 == v2
+    print(f"solve bonus4x4 after 14 random actions: value {v1}; compiled core {t_c:.3f} s ({nodes:,} nodes), "
+          f"Python solver {t_py:.2f} s ({solver.nodes:,} nodes), ratio {t_py / t_c:.0f}x")
 
 
 def main() -> None:
@@ -70,6 +94,9 @@ def main() -> None:
         whole.close()
     else:
         print(f"compiled core skipped: {reason}")
+
+    if reason is None:
+        bench_late_4x4()
 
     cores = os.cpu_count() or 1
     t_one, _ = timed(lambda: sample_games(rs, args.games, seed=1))

@@ -44,10 +44,10 @@ def main() -> int:
         single = time.perf_counter() - start
         start = time.perf_counter()
         run_walks(rs, name, None, args.processes)
-        multi = time.perf_counter() - start
+        spread = time.perf_counter() - start
         positions = one.positions + (own.positions if own else 0)
         walk_rate = positions / single
-        print(f"{name:<18} {positions:>9} {one.partition_classes:>7} {single:>9.1f} {multi:>9.1f} "
+        print(f"{name:<18} {positions:>9} {one.partition_classes:>7} {single:>9.1f} {spread:>9.1f} "
               f"{walk_rate:>10.0f} {sample_rate:>12.0f} {walk_rate / sample_rate:>11.2f}")
     if not args.no_check:
         total = 0.0

@@ -1,21 +1,22 @@
 """The rules engine: states, legal actions and their effects, for any quantum ruleset.
 
 Each step names the rule of spec/rules.toml it implements. `State` is immutable; it wraps a
-`_Board`, the mutable kernel that `State.apply` copies and `playout` drives in place.
+`Board`, the mutable kernel that `State.apply` copies and `playout`, the analysis and the notation
+drive in place.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, NamedTuple
 
 from .errors import IllegalAction, RecordError
-from .geometry import cells_of, lines
-from .scoring import Scores, compile_scoring
+from .game import Game, compile_game
+from .geometry import cells_of
+from .scoring import Scores
 from .variant import Ruleset
 
 PLACE, MEASURE, OVER = 0, 1, 2
@@ -49,51 +50,6 @@ def mark_name(move: int) -> str:
     return f"{player_of(move)}{move}"
 
 
-@dataclass(frozen=True)
-class Rules:
-    """A ruleset compiled for the engine: its parameters as fast fields."""
-
-    ruleset: Ruleset
-    n: int
-    cells: int
-    creator_measures: bool
-    two_cycles: bool
-    forced_last: bool
-    vanish: bool
-    end_masks: tuple[int, ...]
-    score: Callable[[Sequence[int], int, int], tuple[Scores, tuple[str, ...]]]
-
-
-_COMPILED: dict[Any, Rules] = {}
-
-
-_BY_ID: dict[int, tuple[Ruleset, Rules]] = {}
-
-
-def compile_rules(rs: Ruleset) -> Rules:
-    """The engine's view of a ruleset (memoised by identity, then by the ruleset's rules)."""
-    hit = _BY_ID.get(id(rs))
-    if hit is not None and hit[0] is rs:
-        return hit[1]
-    key = rs.key()
-    rules = _COMPILED.get(key)
-    if rules is None:
-        n = rs.board
-        end_masks = tuple(p.mask for p in lines(n, rs["end_line"])) if rs["end"] == "first-line" else ()
-        rules = Rules(
-            ruleset=rs, n=n, cells=n * n,
-            creator_measures=rs["measurer"] == "creator",
-            two_cycles=rs["two_cycles"],
-            forced_last=rs["last_square"] == "forced",
-            vanish=rs["untouched"] == "vanish",
-            end_masks=end_masks,
-            score=compile_scoring(rs),
-        )
-        _COMPILED[key] = rules
-    _BY_ID[id(rs)] = (rs, rules)
-    return rules
-
-
 @lru_cache(maxsize=1 << 16)
 def placements(open_mask: int) -> tuple[Place, ...]:
     """Every placement on the open cells, sorted (rules place-open, place-distinct, last-square)."""
@@ -103,7 +59,7 @@ def placements(open_mask: int) -> tuple[Place, ...]:
     return tuple(Place(a, b) for i, a in enumerate(opens) for b in opens[i + 1:])
 
 
-class _Board:
+class Board:
     """Mutable game position. `cls[c]`: move number of c's classical mark or 0; `spk[c]`: bitmask
     of the move numbers with a spooky mark in c; `ends[k]`: the two cells of live spooky move k;
     `comp[c]`: bitmask of the cells in c's component of the entanglement graph."""
@@ -124,7 +80,7 @@ class _Board:
         "xmask",
     )
 
-    def __init__(self, r: Rules) -> None:
+    def __init__(self, r: Game) -> None:
         self.r = r
         self.cls = [0] * r.cells
         self.spk = [0] * r.cells
@@ -138,8 +94,8 @@ class _Board:
         self.scores = ZERO_SCORES
         self.notes: tuple[str, ...] = ()
 
-    def copy(self) -> _Board:
-        b = _Board.__new__(_Board)
+    def copy(self) -> Board:
+        b = Board.__new__(Board)
         b.r, b.cls, b.spk, b.ends, b.comp = self.r, self.cls[:], self.spk[:], dict(self.ends), self.comp[:]
         b.xmask, b.omask, b.open, b.move, b.phase = self.xmask, self.omask, self.open, self.move, self.phase
         b.pending, b.scores, b.notes = self.pending, self.scores, self.notes
@@ -152,8 +108,8 @@ class _Board:
         k = self.move
         self.move = k + 1
         if a == b:  # last-square: classical at once
-            self._classical(a, k)
-            self._settle()
+            self.set_classical(a, k)
+            self.settle()
             return
         self.place_numbered(a, b, k)
 
@@ -204,9 +160,10 @@ class _Board:
             for c in cells_of(self.open):
                 spk[c] = 0
                 self.comp[c] = 1 << c
-        self._settle()
+        self.settle()
 
-    def _classical(self, c: int, k: int) -> None:
+    def set_classical(self, c: int, k: int) -> None:
+        """Mark k becomes classical in cell c."""
         self.cls[c] = k
         if k & 1:
             self.xmask |= 1 << c
@@ -214,7 +171,7 @@ class _Board:
             self.omask |= 1 << c
         self.open &= ~(1 << c)
 
-    def _settle(self) -> None:
+    def settle(self) -> None:
         """Rules end-line, end-full, last-square, turn-after-measure."""
         x, o = self.xmask, self.omask
         for m in self.r.end_masks:
@@ -226,6 +183,14 @@ class _Board:
             self._finish()
         else:
             self.phase = PLACE
+
+    def score_difference(self) -> Fraction:
+        """x − o: the final scores, or the board scored as it stands where no action is legal."""
+        if self.phase == OVER:
+            x, o = self.scores
+        else:
+            (x, o), _ = self.r.score(self.cls, self.xmask, self.omask)
+        return x - o
 
     def _finish(self) -> None:
         self.phase = OVER
@@ -331,13 +296,13 @@ class State:
 
     __slots__ = ("_b",)
 
-    def __init__(self, board: _Board) -> None:
+    def __init__(self, board: Board) -> None:
         self._b = board
 
     @classmethod
     def initial(cls, ruleset: Ruleset) -> State:
         """The empty board, X to place move 1."""
-        return cls(_Board(compile_rules(ruleset)))
+        return cls(Board(compile_game(ruleset)))
 
     # -- rules -------------------------------------------------------------------------------
 
@@ -440,8 +405,7 @@ class State:
         return hash(self.key())
 
     def __repr__(self) -> str:
-        from .notation import position
-        return f"State({position(self)!r})"
+        return f"State({self.ruleset.canonical!r}, move={self.move}, phase={self.phase!r})"
 
 
 def new_game(ruleset: Ruleset) -> State:
@@ -465,8 +429,8 @@ def playout(ruleset: Ruleset, rng: random.Random) -> tuple[list[Action], State]:
 
     Stops at the end of the game, or where no action is legal (a deadlock some rulesets allow).
     """
-    r = compile_rules(ruleset)
-    b = _Board(r)
+    r = compile_game(ruleset)
+    b = Board(r)
     actions: list[Action] = []
     record = actions.append
     rand = rng.random

@@ -43,6 +43,18 @@ def patterns(n: int, kind: str, length: int) -> tuple[Pattern, ...]:
     return lines(n, length) if kind == "line" else squares(n, length)
 
 
+@cache
+def board_symmetries(n: int) -> tuple[tuple[int, ...], ...]:
+    """The 8 symmetries of the n×n square as cell permutations p (cell c goes to p[c]), identity first."""
+    def image(r: int, c: int, s: int) -> int:
+        for _ in range(s & 3):
+            r, c = c, n - 1 - r
+        if s & 4:
+            c = n - 1 - c
+        return r * n + c
+    return tuple(tuple(image(*divmod(cell, n), s) for cell in range(n * n)) for s in range(8))
+
+
 _CELLS: dict[int, tuple[int, ...]] = {}
 
 

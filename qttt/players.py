@@ -6,7 +6,9 @@ know no rule of their own. Given the same seed and the same states, they choose 
 
 from __future__ import annotations
 
+import math
 import random
+import time
 from fractions import Fraction
 from typing import Protocol
 
@@ -93,12 +95,104 @@ class GreedyPlayer:
         return best[0] if len(best) == 1 else self.rng.choice(best)
 
 
-PLAYERS: dict[str, type[RandomPlayer] | type[GreedyPlayer]] = {
+def outcome(margin_: Fraction) -> float:
+    """A final margin as a value in [0, 1]: win, draw or loss first, then the size of the margin."""
+    m = float(margin_)
+    return 0.5 + 0.4 * ((m > 0) - (m < 0)) + 0.1 * math.tanh(m / 5)
+
+
+class _Node:
+    """A search-tree node: the state, its untried actions, visits and the value summed for
+    `mover`, the player whose action led here."""
+
+    __slots__ = ("children", "mover", "state", "untried", "value", "visits")
+
+    def __init__(self, state: State, mover: str | None, rng: random.Random) -> None:
+        self.state = state
+        self.mover = mover
+        untried = list(state.legal_actions())
+        rng.shuffle(untried)
+        self.untried = untried
+        self.children: list[tuple[Action, _Node]] = []
+        self.visits = 0
+        self.value = 0.0
+
+
+class SearchPlayer:
+    """Monte Carlo tree search (UCT) over the engine's own states, within a time budget.
+
+    Each iteration descends the tree by UCB1 (exploration constant `c`), adds one untried
+    action, finishes the game with uniformly random actions and backs up `outcome(margin)` for
+    the player who chose each action on the path (a deadlock counts as a draw). It stops after
+    `playouts` iterations or `seconds` of wall time, whichever comes first, and plays the most
+    visited action; a game-ending action that wins is played at once. With a `playouts` budget
+    and no time budget it is repeatable for a given seed.
+    """
+
+    name = "search"
+
+    def __init__(self, seed: int | None = None, rng: random.Random | None = None,
+                 seconds: float | None = 0.5, playouts: int | None = None, c: float = 1.0) -> None:
+        self.rng = rng if rng is not None else random.Random(seed)
+        self.seconds, self.playouts, self.c = seconds, playouts, c
+
+    def choose(self, state: State) -> Action:
+        legal = _legal(state)
+        me = state.to_move
+        assert me is not None
+        if len(legal) == 1:
+            return legal[0]
+        for action in legal:  # a win now needs no search
+            after = state.apply(action)
+            if after.over and margin(after, me) > 0:
+                return action
+        root = _Node(state, None, self.rng)
+        deadline = time.monotonic() + self.seconds if self.seconds is not None else math.inf
+        budget = self.playouts if self.playouts is not None else 1 << 62
+        done = 0
+        while done < budget and (done == 0 or time.monotonic() < deadline):
+            self._iterate(root)
+            done += 1
+        return max(root.children, key=lambda pair: pair[1].visits)[0]
+
+    def _iterate(self, root: _Node) -> None:
+        node, path = root, [root]
+        while not node.untried and node.children:
+            node = self._select(node)
+            path.append(node)
+        if node.untried:
+            action = node.untried.pop()
+            child = _Node(node.state.apply(action), node.state.to_move, self.rng)
+            node.children.append((action, child))
+            node, path = child, [*path, child]
+        final = self._rollout(node.state)
+        for n in path:
+            n.visits += 1
+            if n.mover is not None:
+                n.value += outcome(margin(final, n.mover))
+
+    def _select(self, node: _Node) -> _Node:
+        log_n = math.log(node.visits)
+        return max((child for _, child in node.children),
+                   key=lambda ch: ch.value / ch.visits + self.c * math.sqrt(log_n / ch.visits))
+
+    def _rollout(self, state: State) -> State:
+        rng = self.rng
+        while not state.over:
+            legal = state.legal_actions()
+            if not legal:
+                break
+            state = state.apply(legal[int(rng.random() * len(legal))])
+        return state
+
+
+PLAYERS: dict[str, type[RandomPlayer] | type[GreedyPlayer] | type[SearchPlayer]] = {
     "random": RandomPlayer,
     "greedy": GreedyPlayer,
+    "search": SearchPlayer,
 }
 
 
 def make_player(kind: str, rng: random.Random) -> Player:
-    """A computer player by name (random, greedy), drawing from `rng`."""
+    """A computer player by name (random, greedy, search), drawing from `rng`."""
     return PLAYERS[kind](rng=rng)

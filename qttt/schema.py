@@ -13,9 +13,18 @@ import sys
 from fractions import Fraction
 from typing import Any
 
-from .io import write_atomic
+from .io import write_or_check
 from .spec import spec_dir
-from .variant import AWARD_FIELDS, AWARDS, COMMON_FIELDS, CRITERIA, PARAMETERS, PATTERNS, Parameter
+from .variant import (
+    AWARD_FIELDS,
+    AWARDS,
+    COMMON_FIELDS,
+    CRITERIA,
+    MATCH_FIELDS,
+    PARAMETERS,
+    PATTERNS,
+    Parameter,
+)
 
 SCHEMA_ID = "https://qttt.invalid/spec/schema/variant.schema.json"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -91,6 +100,20 @@ def _component(award: str) -> dict[str, Any]:
             "properties": props}
 
 
+def _match() -> dict[str, Any]:
+    """The [match] table: two clocks in seconds and the forfeit score."""
+    seconds = {"oneOf": [{"type": "number", "minimum": 0},
+                         {"type": "string", "pattern": FRACTION_PATTERN}]}
+    out: dict[str, Any] = {}
+    for name, (default, description) in MATCH_FIELDS.items():
+        if name == "forfeit":
+            out[name] = {"description": description, "default": default, "type": "array",
+                         "minItems": 2, "maxItems": 2, "items": _fraction("Points.", None)}
+        else:
+            out[name] = {**seconds, "description": description, "default": default}
+    return out
+
+
 def variant_schema() -> dict[str, Any]:
     """The JSON Schema of a variant file, from variant.PARAMETERS and variant.AWARD_FIELDS."""
     meta = {name: {**schema, "description": description}
@@ -110,6 +133,7 @@ def variant_schema() -> dict[str, Any]:
             "rules": {"type": "object", "additionalProperties": False,
                       "properties": {p.name: _parameter(p) for p in PARAMETERS}},
             "scoring": {"type": "array", "items": {"oneOf": [_component(a) for a in AWARDS]}},
+            "match": {"type": "object", "additionalProperties": False, "properties": _match()},
         },
     }
 
@@ -125,15 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if the committed file differs")
     args = parser.parse_args(argv)
     target = spec_dir() / "schema" / "variant.schema.json"
-    text = render()
-    if args.check:
-        current = target.read_text(encoding="utf-8") if target.is_file() else ""
-        if current != text:
-            print(f"{target} is out of date; run python -m qttt.schema", file=sys.stderr)
-            return 1
-        return 0
-    write_atomic(target, text)
-    return 0
+    return write_or_check({target: render()}, args.check, "python -m qttt.schema")
 
 
 if __name__ == "__main__":

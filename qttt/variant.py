@@ -6,51 +6,97 @@ rulesets live in spec/variants/*.toml; a user's file usually `extends` one and c
 
 from __future__ import annotations
 
-import contextlib
 import json
+import re
 import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args, get_type_hints
 
 from .errors import VariantError
-from .spec import spec_dir
+from .io import read_text
+from .spec import rules, spec_dir
 
 RULE = "variant-file"
 
 
 @dataclass(frozen=True)
 class Parameter:
-    """One rule parameter: its type, allowed values, default and a one-line description."""
+    """One rule parameter: its type, allowed values, default, a one-line description and the rule of
+    spec/rules.toml it selects."""
 
     name: str
     type: type
     allowed: tuple[Any, ...]
     default: Any
     description: str
+    rule: str
 
 
-PARAMETERS: tuple[Parameter, ...] = (
-    Parameter("game", str, ("quantum",), "quantum",
-              "Game family: quantum is Goff's quantum tic-tac-toe."),
-    Parameter("board", int, tuple(range(2, 9)), 3,
-              "Board side n: the board has n×n cells."),
-    Parameter("measurer", str, ("opponent", "creator"), "opponent",
-              "Who measures a cycle: the opponent of the player who closed it, or that player."),
-    Parameter("two_cycles", bool, (True, False), True,
-              "Whether a placement may repeat the two cells of a live spooky move (a 2-cycle)."),
-    Parameter("last_square", str, ("forced", "end"), "forced",
-              "With one open cell left: the player to move fills it (forced), or the game ends."),
-    Parameter("untouched", str, ("keep", "vanish"), "keep",
-              "Spooky marks outside a collapsed component stay (keep) or vanish."),
-    Parameter("end", str, ("first-line", "full"), "first-line",
-              "The game ends at the first collapse that completes a line, or only on a full board."),
-    Parameter("end_line", int, tuple(range(0, 9)), 0,
-              "Length of the line that ends the game under end = first-line; 0 means the board size."),
-)
+def _about(description: str, allowed: range | None = None, rule: str | None = None) -> dict[str, Any]:
+    """Field metadata; `rule` only for a parameter that no rule of rules.toml is scoped to."""
+    return {"description": description, "allowed": allowed, "rule": rule}
+
+
+Family = Literal["quantum"]
+Measurer = Literal["opponent", "creator"]
+LastSquare = Literal["forced", "end"]
+Untouched = Literal["keep", "vanish"]
+End = Literal["first-line", "full"]
+
+
+@dataclass(frozen=True)
+class Parameters:
+    """The rule parameters of a ruleset, typed: the one declaration of the parameter vocabulary
+    (names, allowed values, defaults, descriptions); `PARAMETERS` is derived from it."""
+
+    game: Family = field(default="quantum", metadata=_about(
+        "Game family: quantum is Goff's quantum tic-tac-toe.", rule="turn-order"))
+    board: int = field(default=3, metadata=_about("Board side n: the board has n×n cells.", range(2, 9),
+                                                          "board-cells"))
+    measurer: Measurer = field(default="opponent", metadata=_about(
+        "Who measures a cycle: the opponent of the player who closed it, or that player."))
+    two_cycles: bool = field(default=True, metadata=_about(
+        "Whether a placement may repeat the two cells of a live spooky move (a 2-cycle)."))
+    last_square: LastSquare = field(default="forced", metadata=_about(
+        "With one open cell left: the player to move fills it (forced), or the game ends."))
+    untouched: Untouched = field(default="keep", metadata=_about(
+        "Spooky marks outside a collapsed component stay (keep) or vanish."))
+    end: End = field(default="first-line", metadata=_about(
+        "The game ends at the first collapse that completes a line, or only on a full board."))
+    end_line: int = field(default=0, metadata=_about(
+        "Length of the line that ends the game under end = first-line; 0 means the board size.",
+        range(0, 9), "end-line"))
+
+
+def _parameters() -> tuple[Parameter, ...]:
+    hints = get_type_hints(Parameters)
+    scoped = {}
+    for r in reversed(rules().values()):
+        scoped[r.scope] = r.id
+    out = []
+    for f in fields(Parameters):
+        kind = hints[f.name]
+        typ: type = kind if kind in (bool, int) else str
+        allowed = ((True, False) if kind is bool else tuple(f.metadata["allowed"]) if kind is int
+                   else get_args(kind))
+        rule = f.metadata["rule"] or scoped[f.name]
+        out.append(Parameter(f.name, typ, allowed, f.default, f.metadata["description"], rule))
+    return tuple(out)
+
+
+PARAMETERS: tuple[Parameter, ...] = _parameters()
 PARAMETER_BY_NAME = {p.name: p for p in PARAMETERS}
+# Canonical-name keys that set a scoring field of every component of one award: key -> (award, field).
+# double_line: the double-line award (ambiguity double-line); tiebreak: the criteria ordering both
+# players' best lines (ambiguity bonus-simultaneous: a CodeCup bot compares [min-max]).
+# key -> (award, field, an example).
+SCORING_KEYS: dict[str, tuple[str, str, str]] = {
+    "double_line": ("first-line", "double", "wikipedia(double_line=2)"),
+    "tiebreak": ("first-line", "tiebreak", "bonus4x4(tiebreak=[min-max])"),
+}
 
 AWARDS = ("per-pattern", "first-line", "rank")
 PATTERNS = ("line", "square")
@@ -74,6 +120,8 @@ AWARD_FIELDS: dict[str, dict[str, tuple[str, Any, str]]] = {
         "neither": ("fraction", Fraction(0), "Points to each player when neither owns a pattern."),
         "tie": ("fraction", None, "Points to each when both best lines have equal keys; unstated: a gap "
                 "the checker reports (0 each)."),
+        "double": ("fraction", None, "Points when only this player owns patterns and owns two or more (a "
+                   "double line); unstated: sole. Canonical names set it as double_line."),
         "tiebreak": ("criteria", (), "Criteria from the sources ordering best lines: min-max, min-sum."),
         "fallback": ("criteria", (), "Criteria no source states, applied after tiebreak (reported)."),
     },
@@ -93,8 +141,9 @@ class Component:
     settings: tuple[tuple[str, Any], ...]
 
     def get(self, name: str) -> Any:
-        """The value of setting `name`."""
-        return dict(self.settings)[name]
+        """The value of setting `name` (its default when the settings leave it out)."""
+        settings = dict(self.settings)
+        return settings[name] if name in settings else AWARD_FIELDS[self.award][name][1]
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-data form: fractions as strings, lists for tuples."""
@@ -113,6 +162,30 @@ def _plain(value: Any) -> Any:
     return value
 
 
+# Keys of the [match] table: name -> (default, description). Referee settings, not rules: they
+# do not enter a ruleset's identity (`Ruleset.key`) or canonical name.
+MATCH_FIELDS: dict[str, tuple[Any, str]] = {
+    "move_seconds": (0, "Time limit per action in seconds for `qttt match` (0: none)."),
+    "game_seconds": (0, "Time each player has for all its actions in a game (0: none)."),
+    "forfeit": (["1", "0"], "Points to the opponent and to the player who forfeits (an illegal "
+                "action, a timeout, a crash, garbage or silence)."),
+}
+
+
+@dataclass(frozen=True)
+class MatchRules:
+    """How a referee runs games of a ruleset: the [match] table of a variant file."""
+
+    move_seconds: Fraction = Fraction(0)
+    game_seconds: Fraction = Fraction(0)
+    forfeit: tuple[Fraction, Fraction] = (Fraction(1), Fraction(0))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data: numbers as strings."""
+        return {"move_seconds": str(self.move_seconds), "game_seconds": str(self.game_seconds),
+                "forfeit": [str(f) for f in self.forfeit]}
+
+
 @dataclass(frozen=True)
 class Ruleset:
     """A resolved ruleset: parameter values, scoring components and descriptive metadata."""
@@ -125,14 +198,22 @@ class Ruleset:
     summary: str = ""
     sources: tuple[str, ...] = ()
     path: str | None = field(default=None, compare=False)
+    match: MatchRules = field(default=MatchRules(), compare=False)
 
-    def __getitem__(self, name: str) -> Any:
-        return dict(self.params)[name]
+    @cached_property
+    def rules(self) -> Parameters:
+        """The rule parameters, typed."""
+        return Parameters(**dict(self.params))
 
     @property
     def board(self) -> int:
         """Board side n."""
-        return int(self["board"])
+        return self.rules.board
+
+    def value(self, name: str) -> bool | int | str:
+        """The value of rule parameter `name`, for listings (code reads the typed `rules`)."""
+        value: bool | int | str = getattr(self.rules, name)
+        return value
 
     def to_dict(self) -> dict[str, Any]:
         """The resolved parameters as plain data: rule parameters plus `scoring`."""
@@ -145,10 +226,9 @@ class Ruleset:
         """Canonical name: the base ruleset and the parameters that differ from it."""
         base_rs = load_ruleset(self.base) if self.base != "qttt" else default_ruleset()
         pairs = zip(self.params, base_rs.params, strict=True)
-        diffs = [f"{k}={_format_value(v)}" for (k, v), (_, bv) in pairs if v != bv]
+        diffs = [f"{k}={format_value(v)}" for (k, v), (_, bv) in pairs if v != bv]
         if self.scoring != base_rs.scoring:
-            scoring = [c.to_dict() for c in self.scoring]
-            diffs.append("scoring=" + json.dumps(scoring, separators=(",", ":")))
+            diffs.append(_scoring_diff(self.scoring, base_rs.scoring))
         if not diffs and self.base != "qttt":
             return self.base
         return f"{self.base}({','.join(diffs)})"
@@ -158,9 +238,45 @@ class Ruleset:
         return (self.params, self.scoring)
 
 
-def _format_value(value: Any) -> str:
+def _scoring_diff(scoring: tuple[Component, ...], base: tuple[Component, ...]) -> str:
+    """`double_line=2` (and the other SCORING_KEYS) when only those fields differ, one value for
+    every component of their award; else `scoring=JSON`."""
+    candidate, diffs = base, []
+    for key, (award, name, _) in SCORING_KEYS.items():
+        values = {c.get(name) for c in scoring if c.award == award}
+        if len(values) == 1 and values != {c.get(name) for c in candidate if c.award == award}:
+            value = next(iter(values))
+            candidate = _set_field(candidate, award, name, value, key)
+            text = "[" + ",".join(value) + "]" if isinstance(value, tuple) else format_value(value)
+            diffs.append(f"{key}={text}")
+    if diffs and candidate == scoring:
+        return ",".join(diffs)
+    return "scoring=" + json.dumps([c.to_dict() for c in scoring], separators=(",", ":"))
+
+
+def _set_field(scoring: tuple[Component, ...], award: str, name: str, value: Any,
+               where: str) -> tuple[Component, ...]:
+    """The components with field `name` of every `award` component set (validated, normalised)."""
+    if not any(c.award == award for c in scoring):
+        raise VariantError(RULE, f"{where}: needs a {award} scoring component; the ruleset has none")
+    return tuple(_normalise(replace(c, settings=tuple((k, value if k == name else v) for k, v in c.settings)))
+                 if c.award == award else c for c in scoring)
+
+
+def _normalise(c: Component) -> Component:
+    """A first-line component whose double-line award equals its sole award leaves it unstated."""
+    if c.award == "first-line" and c.get("double") is not None and c.get("double") == c.get("sole"):
+        return replace(c, settings=tuple((k, None if k == "double" else v) for k, v in c.settings))
+    return c
+
+
+def format_value(value: Any) -> str:
+    """A parameter or setting value as variant files and canonical names write it: true/false,
+    [a, b] for lists, else the value's text."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(format_value(x) for x in value) + "]"
     return str(value)
 
 
@@ -211,10 +327,15 @@ def parse_canonical(text: str) -> Ruleset:
                            + ", ".join(builtin_names()))
     values: dict[str, Any] = {}
     scoring_raw: Any = None
+    seen: set[str] = set()
+    fields: dict[str, Any] = {}
     for item in _split_top(rest[:-1]):
         key, eq, raw = item.partition("=")
         if not eq:
             raise VariantError(RULE, f"{where}: {item!r} is not key=value")
+        if key in seen:
+            raise VariantError(RULE, f"{where}: {key} is given twice")
+        seen.add(key)
         if key == "scoring":
             try:
                 scoring_raw = json.loads(raw)
@@ -222,16 +343,46 @@ def parse_canonical(text: str) -> Ruleset:
                 raise VariantError(RULE, f"{where}: scoring is not JSON: {e.msg}") from None
         elif key in PARAMETER_BY_NAME:
             values[key] = _parse_scalar(PARAMETER_BY_NAME[key], raw, where)
+        elif key in SCORING_KEYS:
+            award, field_name, _ = SCORING_KEYS[key]
+            kind = AWARD_FIELDS[award][field_name][0]
+            if kind == "criteria" and raw.startswith("[") and raw.endswith("]"):
+                items: Any = [x.strip() for x in raw[1:-1].split(",") if x.strip()]
+            else:
+                items = raw
+            fields[key] = _setting(kind, items, f"{where}: {key}")
         else:
             raise VariantError(RULE, f"{where}: unknown key {key!r}; allowed: "
-                               + ", ".join([*PARAMETER_BY_NAME, "scoring"]))
+                               + ", ".join([*PARAMETER_BY_NAME, "scoring", *SCORING_KEYS]))
     params = _merge_params(dict(rs.params), values, where, f"ruleset {base!r}")
     scoring = rs.scoring if scoring_raw is None else _components(scoring_raw, where, params)
     if scoring_raw is None:
         _refit(scoring, params, where, f"ruleset {base!r}")
-    name = base if not values and scoring_raw is None else text
-    return Ruleset(params=params, scoring=scoring, name=name, base=base, title=rs.title,
-                   summary=rs.summary, sources=rs.sources)
+    for key, value in fields.items():
+        award, field_name, _ = SCORING_KEYS[key]
+        scoring = _set_field(scoring, award, field_name, value, f"{where}: {key}")
+    out = Ruleset(params=params, scoring=scoring, name=base, base=base, title=rs.title,
+                  summary=rs.summary, sources=rs.sources, match=rs.match)
+    return _derived(out, rs)
+
+
+def _derived(rs: Ruleset, parent: Ruleset) -> Ruleset:
+    """`rs` named by its canonical name, with a title and summary saying what changed from
+    `parent` (whose own title and summary describe other rules), unless nothing did."""
+    changes = _changes(rs, parent)
+    if not changes:
+        return replace(rs, name=rs.canonical if rs.base == "qttt" else rs.name)
+    return replace(rs, name=rs.canonical, title=f"{parent.name} with {', '.join(changes)}",
+                   summary=f"The {parent.name} ruleset with {', '.join(changes)}.")
+
+
+def _changes(rs: Ruleset, parent: Ruleset) -> list[str]:
+    """The parameters of `rs` that differ from `parent`'s, as key=value (scoring as one item)."""
+    out = [f"{k}={format_value(v)}" for (k, v), (_, pv) in zip(rs.params, parent.params, strict=True)
+           if v != pv]
+    if rs.scoring != parent.scoring:
+        out.append("scoring changed")
+    return out
 
 
 def _split_top(text: str) -> list[str]:
@@ -253,26 +404,28 @@ def _split_top(text: str) -> list[str]:
 
 
 def _parse_scalar(p: Parameter, raw: str, where: str) -> Any:
+    """A value of a canonical name, in its one spelling: true/false, an integer in ASCII digits
+    without sign, leading zeros or spaces, a word as listed."""
     value: Any = raw
     if p.type is bool:
         value = {"true": True, "false": False}.get(raw, raw)
-    elif p.type is int:
-        with contextlib.suppress(ValueError):
-            value = int(raw)
+    elif p.type is int and re.fullmatch(r"0|[1-9][0-9]*", raw):
+        value = int(raw)
     return _check_param(p, value, where)
 
 
 def _check_param(p: Parameter, value: Any, where: str, section: str = "") -> Any:
     ok_type = isinstance(value, p.type) and not (p.type is int and isinstance(value, bool))
     if not ok_type or value not in p.allowed:
-        raise VariantError(RULE, f"{where}: {section}{p.name} = {json.dumps(value)} is not allowed; "
+        raise VariantError(RULE, f"{where}: {section}{p.name} = {_toml(value)} is not allowed; "
                            "allowed: " + _describe_allowed(p))
     return value
 
 
 def _describe_allowed(p: Parameter) -> str:
     if p.type is int:
-        return f"an integer from {p.allowed[0]} to {p.allowed[-1]}"
+        return f"an integer from {p.allowed[0]} to {p.allowed[-1]} (in a name: digits 0-9, no sign, " \
+            "leading zero or space)"
     return ", ".join(json.dumps(a) for a in p.allowed)
 
 
@@ -305,29 +458,31 @@ def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
     if path in chain:
         raise VariantError(RULE, f"{where}: extends itself through "
                            + " -> ".join(p.name for p in (*chain, path)))
+    text = read_text(path, RULE)
     try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise VariantError(RULE, f"{where}: not valid TOML: {e}") from None
-    except OSError as e:
-        raise VariantError(RULE, f"{where}: cannot be read: {e.strerror}") from None
-    _only_keys(data, ("variant", "rules", "scoring"), where, "top level")
+    except RecursionError:
+        raise VariantError(RULE, f"{where}: not valid TOML: arrays or tables nested too deeply") from None
+    _only_keys(data, ("variant", "rules", "scoring", "match"), where, "top level")
     meta = data.get("variant")
     if not isinstance(meta, dict):
         raise VariantError(RULE, f"{where}: missing [variant] table with a name")
     _only_keys(meta, ("name", "extends", "title", "summary", "sources", "notes"), where, "variant")
     name = meta.get("name")
+    if name is None:
+        raise VariantError(RULE, f"{where}: variant.name is missing; it is a non-empty string")
     if not isinstance(name, str) or not name:
-        raise VariantError(RULE, f"{where}: variant.name = {name!r} is not allowed; "
+        raise VariantError(RULE, f"{where}: variant.name = {_toml(name)} is not allowed; "
                            "allowed: a non-empty string")
     for key in ("title", "summary", "notes", "extends"):
         if key in meta and not isinstance(meta[key], str):
-            raise VariantError(RULE, f"{where}: variant.{key} = {meta[key]!r} is not allowed; "
+            raise VariantError(RULE, f"{where}: variant.{key} = {_toml(meta[key])} is not allowed; "
                                "allowed: a string")
     sources = meta.get("sources", [])
     if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
-        raise VariantError(RULE, f"{where}: variant.sources = {sources!r} is not allowed; "
+        raise VariantError(RULE, f"{where}: variant.sources = {_toml(sources)} is not allowed; "
                            "allowed: a list of strings")
     parent = _parent(meta.get("extends"), path, chain)
     rules = data.get("rules", {})
@@ -342,12 +497,46 @@ def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
         scoring = _components(data["scoring"], where, params)
     else:
         _refit(scoring, params, where, origin)
+    match = _match(data.get("match", {}), parent.match, where)
     is_builtin = path.parent == (spec_dir() / "variants").resolve()
     base = name if is_builtin else parent.base
-    return Ruleset(params=params, scoring=scoring, name=name, base=base,
-                   title=meta.get("title", parent.title if not is_builtin else ""),
+    changes = ", ".join(_changes(Ruleset(params, scoring), parent))
+    inherited = parent.title if not changes else f"{parent.name} with {changes}"
+    return Ruleset(params=params, scoring=scoring, name=name, base=base, match=match,
+                   title=meta.get("title", inherited if not is_builtin else ""),
                    summary=meta.get("summary", ""), sources=tuple(sources) or parent.sources,
                    path=str(path))
+
+
+def _toml(value: Any) -> str:
+    """A TOML value for a message, as JSON (dates as strings), cut to 80 characters."""
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _match(raw: Any, parent: MatchRules, where: str) -> MatchRules:
+    """The [match] table over the parent's settings (rule variant-file)."""
+    if not isinstance(raw, dict):
+        raise VariantError(RULE, f"{where}: match must be a table")
+    _only_keys(raw, tuple(MATCH_FIELDS), where, "match")
+    out = parent
+    for key in ("move_seconds", "game_seconds"):
+        if key in raw:
+            given = raw[key]
+            value = _fraction(str(given) if isinstance(given, float) else given, f"{where}: match.{key}")
+            if value < 0:
+                raise VariantError(RULE, f"{where}: match.{key} = {_toml(raw[key])} is not allowed; "
+                                   "allowed: a number of seconds >= 0 (0: no limit)")
+            out = replace(out, move_seconds=value) if key == "move_seconds" else \
+                replace(out, game_seconds=value)
+    if "forfeit" in raw:
+        pair = raw["forfeit"]
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise VariantError(RULE, f"{where}: match.forfeit = {_toml(pair)} is not allowed; allowed: "
+                               "[points to the opponent, points to the player who forfeits]")
+        won, lost = (_fraction(v, f"{where}: match.forfeit") for v in pair)
+        out = replace(out, forfeit=(won, lost))
+    return out
 
 
 def _parent(extends: str | None, path: Path, chain: tuple[Path, ...]) -> Ruleset:
@@ -360,8 +549,10 @@ def _parent(extends: str | None, path: Path, chain: tuple[Path, ...]) -> Ruleset
         return _load_builtin(extends)
     target = (path.parent / extends).resolve()
     if not target.is_file():
-        raise VariantError(RULE, f"{path}: variant.extends = {extends!r} is not allowed; allowed: "
-                           + ", ".join(builtin_names()) + ", or a path to a variant file")
+        what = "is a directory" if target.is_dir() else "not found"
+        raise VariantError(RULE, f"{path}: variant.extends = {extends!r}: file {target} {what}; "
+                           "extends names a built-in ruleset (" + ", ".join(builtin_names())
+                           + ") or a variant file, relative to this file")
     return _load_file(target, (*chain, path))
 
 
@@ -384,27 +575,27 @@ def _component(raw: Any, where: str, board: int) -> Component:
         raise VariantError(RULE, f"{where}: must be a table")
     award = raw.get("award")
     if award not in AWARDS:
-        raise VariantError(RULE, f"{where}: award = {json.dumps(award)} is not allowed; allowed: "
+        raise VariantError(RULE, f"{where}: award = {_toml(award)} is not allowed; allowed: "
                            + ", ".join(json.dumps(a) for a in AWARDS))
     fields = {**COMMON_FIELDS, **AWARD_FIELDS[award]}
     _only_keys(raw, tuple(fields), where, "scoring")
     pattern = raw.get("pattern", "line")
     if pattern not in PATTERNS:
-        raise VariantError(RULE, f"{where}: pattern = {json.dumps(pattern)} is not allowed; allowed: "
+        raise VariantError(RULE, f"{where}: pattern = {_toml(pattern)} is not allowed; allowed: "
                            + ", ".join(json.dumps(p) for p in PATTERNS))
     if award != "per-pattern" and pattern != "line":
-        raise VariantError(RULE, f"{where}: pattern = {json.dumps(pattern)} is not allowed with award "
+        raise VariantError(RULE, f"{where}: pattern = {_toml(pattern)} is not allowed with award "
                            f"{award!r}; allowed: \"line\"")
     length = raw.get("length", 0 if pattern == "line" else 2)
     low = 0 if pattern == "line" else 1
     if not isinstance(length, int) or isinstance(length, bool) or not low <= length <= board:
-        raise VariantError(RULE, f"{where}: length = {length!r} is not allowed; allowed: an "
+        raise VariantError(RULE, f"{where}: length = {_toml(length)} is not allowed; allowed: an "
                            f"integer from {low} to the board size {board}"
                            + (" (0: the board size)" if pattern == "line" else ""))
     settings = []
     for name, (kind, default, _) in AWARD_FIELDS[award].items():
         settings.append((name, _setting(kind, raw.get(name, default), f"{where}: {name}")))
-    return Component(award, pattern, length, tuple(settings))
+    return _normalise(Component(award, pattern, length, tuple(settings)))
 
 
 def _setting(kind: str, value: Any, where: str) -> Any:
@@ -413,13 +604,13 @@ def _setting(kind: str, value: Any, where: str) -> Any:
     if kind == "criteria":
         if isinstance(value, (list, tuple)) and all(v in CRITERIA for v in value):
             return tuple(value)
-        raise VariantError(RULE, f"{where} = {value!r} is not allowed; allowed: a list of "
+        raise VariantError(RULE, f"{where} = {_toml(value)} is not allowed; allowed: a list of "
                            + ", ".join(json.dumps(c) for c in CRITERIA))
     if value == "harmonic":
         return "harmonic"
     if isinstance(value, (list, tuple)) and value:
         return tuple(_fraction(v, where) for v in value)
-    raise VariantError(RULE, f"{where} = {value!r} is not allowed; allowed: \"harmonic\" or a "
+    raise VariantError(RULE, f"{where} = {_toml(value)} is not allowed; allowed: \"harmonic\" or a "
                        "non-empty list of fractions")
 
 
@@ -431,7 +622,7 @@ def _fraction(value: Any, where: str) -> Fraction:
             return Fraction(value)
         except (ValueError, ZeroDivisionError):
             pass
-    raise VariantError(RULE, f"{where} = {value!r} is not allowed; allowed: an exact number "
+    raise VariantError(RULE, f"{where} = {_toml(value)} is not allowed; allowed: an exact number "
                        "as an integer or a string such as \"1/2\"")
 
 
@@ -442,8 +633,7 @@ def with_params(rs: Ruleset, **changes: Any) -> Ruleset:
     origin = rs.path or f"ruleset {rs.name!r}"
     params = _merge_params(dict(rs.params), values, "parameters", origin)
     _refit(rs.scoring, params, "parameters", origin)
-    out = replace(rs, params=params)
-    return replace(out, name=out.canonical, path=None)
+    return _derived(replace(rs, params=params, path=None), rs)
 
 
 def _unknown(key: str) -> Any:

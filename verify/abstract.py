@@ -56,8 +56,8 @@ class Params:
     @classmethod
     def of(cls, rs: Ruleset) -> Params:
         """The abstraction's view of a ruleset."""
-        return cls(rs.board * rs.board, bool(rs["two_cycles"]), rs["last_square"] == "forced",
-                   rs["untouched"] == "vanish")
+        return cls(rs.board * rs.board, rs.rules.two_cycles, rs.rules.last_square == "forced",
+                   rs.rules.untouched == "vanish")
 
 
 def initial(p: Params) -> Abstract:

@@ -322,7 +322,7 @@ def termination_finding(rs: Ruleset, variant: str, engine: Engine, started: floa
     longest = realize(rs, summary.longest_path)
     details: dict[str, Any] = {"bound": summary.longest, "longest_replayed": len(longest),
                                "longest_sampled": s.longest}
-    if rs["end"] == "full":
+    if rs.rules.end == "full":
         details["complete_games"] = str(summary.games)
     parts = [("proved", f"proved (longest path of the component-size abstraction: {summary.longest} "
                         "actions)"), engine.part()]

@@ -16,7 +16,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from qttt import QtttError, builtin_names
+from qttt import QtttError, builtin_names, load_ruleset
+from qttt.cli import integer, seconds
 from qttt.notation import Record, record_from_json, to_notation
 
 from .catalogue import LABELS, PROPERTIES
@@ -47,15 +48,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="built-in name, canonical name or variant file")
     p.add_argument("--all", action="store_true", help="check every built-in ruleset too")
     p.add_argument("--json", action="store_true", help="one JSON report on standard output")
-    p.add_argument("--games", type=int,
+    p.add_argument("--games", type=integer(1),
                    help="random games to sample per ruleset (default 1000 on 3×3, 200 above)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled games (default 0)")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per Z3 query (default 60)")
+    p.add_argument("--timeout", type=seconds, default=60.0, help="seconds per Z3 query (default 60)")
     p.add_argument("--exhaustive", action="store_true",
                    help="also walk every reachable position with the engine (3×3: all; larger: to --max-ply)")
-    p.add_argument("--max-ply", type=int, metavar="N",
+    p.add_argument("--max-ply", type=integer(0), metavar="N",
                    help="depth of the exhaustive walk (default: every position on 3×3, 8 plies above)")
-    p.add_argument("--processes", type=int, default=2, metavar="N",
+    p.add_argument("--processes", type=integer(1), default=2, metavar="N",
                    help="processes for the exhaustive walk (default 2)")
     p.add_argument("--checkpoint", metavar="FILE",
                    help="save the exhaustive walk after each ply to FILE and resume from it (one ruleset)")
@@ -79,11 +80,8 @@ def run(args: argparse.Namespace) -> int:
     if args.checkpoint and len(names) > 1:
         print("qttt check: --checkpoint needs exactly one ruleset", file=sys.stderr)
         return 2
-    if (args.max_ply is not None and args.max_ply < 0) or args.processes < 1 or \
-            (args.games is not None and args.games < 1):
-        print("qttt check: --max-ply must be at least 0, --processes and --games at least 1",
-              file=sys.stderr)
-        return 2
+    for name in names:  # every name resolves before any is checked
+        load_ruleset(name)
     try:
         from .check import check
     except ModuleNotFoundError as e:
@@ -111,7 +109,11 @@ def run(args: argparse.Namespace) -> int:
         out = Console(highlight=False, width=max(120, Console().width))
         for report in reports:
             print_report(out, report)
-    return 1 if any(r.violated for r in reports) else 0
+    violated = [r.spec for r in reports if r.violated]
+    if violated and not args.json:
+        print(f"{len(reports)} rulesets checked; exit status 1: a property is violated in "
+              + ", ".join(violated), file=sys.stderr)
+    return 1 if violated else 0
 
 
 def options(args: argparse.Namespace) -> dict[str, Any]:

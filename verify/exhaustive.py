@@ -351,4 +351,4 @@ def _tuples(value: Any) -> Any:
 def walk_ruleset(rs: Ruleset) -> Ruleset:
     """The ruleset the structural walk runs on: rs itself, or rs with end = full when a line ends
     its games (see the module docstring)."""
-    return with_params(rs, end="full") if rs["end"] == "first-line" else rs
+    return with_params(rs, end="full") if rs.rules.end == "first-line" else rs

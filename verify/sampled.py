@@ -133,10 +133,11 @@ class Context:
     @classmethod
     def of(cls, rs: Ruleset) -> Context:
         """The context of a ruleset."""
-        first_line = rs["end"] == "first-line"
+        first_line = rs.rules.end == "first-line"
         found = declared_range(rs)
-        return cls(rs, Params.of(rs), first_line, rs["untouched"] == "vanish", rs["measurer"] == "creator",
-                   tuple(p.mask for p in lines(rs.board, rs["end_line"])) if first_line else (),
+        vanish, creator = rs.rules.untouched == "vanish", rs.rules.measurer == "creator"
+        return cls(rs, Params.of(rs), first_line, vanish, creator,
+                   tuple(p.mask for p in lines(rs.board, rs.rules.end_line)) if first_line else (),
                    found[0] if found else None)
 
 

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from qttt import Action, Place, Ruleset
-from qttt.engine import compile_rules
+from qttt.game import compile_game
 from qttt.geometry import Pattern, lines, patterns
+from qttt.scoring import NONE, SOME, UNKNOWN
 from qttt.variant import Component
 
 from .witness import Witness, plan_actions, record, replay
@@ -39,38 +40,10 @@ def most_cells(rs: Ruleset, player: int, full: bool) -> int:
     n² moves were made, n² - 1 if a cell is open: x holds at most the odd ones, o the even ones.
     With vanish, only n² is known."""
     cells = rs.board * rs.board
-    if rs["untouched"] == "vanish":
+    if rs.rules.untouched == "vanish":
         return cells
     moves = cells if full else cells - 1
     return (moves + 1) // 2 if player == 0 else moves // 2
-
-
-def _worths(c: Component, count: int) -> list[Fraction]:
-    ranks = c.get("ranks")
-    if ranks == "harmonic":
-        return [Fraction(1, k) for k in range(1, count + 1)]
-    return [Fraction(v) for v in ranks][:count] + [Fraction(0)] * max(0, count - len(ranks))
-
-
-NONE, SOME, UNKNOWN = 0, 1, 2
-
-
-def _award_bounds(rs: Ruleset, c: Component, owned: int, other: int) -> tuple[Fraction, Fraction]:
-    """Least and most one component can give a player owning `owned` of its patterns while the
-    opponent owns none, some, or an unknown number of them."""
-    if c.award == "per-pattern":
-        v = Fraction(c.get("points")) * owned
-        return v, v
-    if c.award == "first-line":
-        cases = {(True, NONE): ["sole"], (True, SOME): ["first", "second", "tie"],
-                 (False, NONE): ["neither"], (False, SOME): []}
-        mine = owned > 0
-        keys = cases[(mine, other)] if other != UNKNOWN else cases[(mine, NONE)] + cases[(mine, SOME)]
-        values = [_tie(c) if k == "tie" else Fraction(c.get(k)) for k in keys]
-        values += [Fraction(0)] if not owned and other != NONE else []
-        return min(values), max(values)
-    worths = _worths(c, len(patterns(rs.board, c.pattern, c.length)))
-    return owned * min(worths), owned * max(worths)
 
 
 @dataclass(frozen=True)
@@ -98,9 +71,10 @@ def declared_range(rs: Ruleset) -> tuple[dict[str, Fraction], dict[str, int]] | 
     cells = rs.board * rs.board
     if cells > 16:
         return None
-    masks = [[p.mask for p in patterns(rs.board, c.pattern, c.length)] for c in rs.scoring]
-    tables = [[[_award_bounds(rs, c, k, other) for other in (NONE, SOME, UNKNOWN)]
-               for k in range(len(ms) + 1)] for c, ms in zip(rs.scoring, masks, strict=True)]
+    awards = compile_game(rs).awards
+    masks = [[p.mask for p in a.patterns] for a in awards]
+    tables = [[[a.range_for(k, other) for other in (NONE, SOME, UNKNOWN)]
+               for k in range(len(ms) + 1)] for a, ms in zip(awards, masks, strict=True)]
     scale = math.lcm(*(v.denominator for t in tables for row in t for pair in row for v in pair))
     ints = [[[(int(a * scale), int(b * scale)) for a, b in row] for row in t] for t in tables]
     value: dict[str, int] = {}
@@ -122,8 +96,8 @@ def declared_range(rs: Ruleset) -> tuple[dict[str, Fraction], dict[str, int]] | 
             low, high = low + a, high + b
         return low, high
 
-    vanish = rs["untouched"] == "vanish"
-    if rs["end"] == "first-line" or rs["last_square"] == "end" or vanish:
+    vanish = rs.rules.untouched == "vanish"
+    if rs.rules.end == "first-line" or rs.rules.last_square == "end" or vanish:
         for player in (0, 1):
             for k in range(most_cells(rs, player, full=vanish) + 1):
                 for chosen in itertools.combinations(range(cells), k):
@@ -142,7 +116,7 @@ def score_board(rs: Ruleset, board: Board) -> tuple[tuple[Fraction, Fraction], t
     """The engine's scores and notes for a final board."""
     x = sum(1 << c for c, m in enumerate(board) if m and m & 1)
     o = sum(1 << c for c, m in enumerate(board) if m and not m & 1)
-    return compile_rules(rs).score(list(board), x, o)
+    return compile_game(rs).score(list(board), x, o)
 
 
 @dataclass(frozen=True)
@@ -160,7 +134,7 @@ def parked_design(rs: Ruleset, player: int, mask: int) -> Design | None:
     mine = [c for c in range(cells) if mask >> c & 1]
     free = [c for c in range(cells) if not mask >> c & 1]
     k = len(mine)
-    if k < (2 if rs["two_cycles"] else 3):
+    if k < (2 if rs.rules.two_cycles else 3):
         return None
     numbers = [2 * i + 1 + player for i in range(k)]
     others = [m for m in range(1, numbers[-1]) if m not in numbers]
@@ -206,7 +180,7 @@ def designs(rs: Ruleset, where: dict[str, int]) -> Iterator[Design]:
     """Candidate one-collapse games. When a line ends the game: the sets reaching the declared
     ends and every end line, held by one player alone (the other's moves parked); then every full
     board; then every set one player can hold alone."""
-    first_line = rs["end"] == "first-line"
+    first_line = rs.rules.end == "first-line"
     if first_line:
         for mask in [*(where[k] for k in ENDS), *end_lines(rs)]:
             for player in (0, 1):
@@ -343,7 +317,7 @@ def tie_witness(rs: Ruleset, variant: str, comp: Component,
     then, when the game goes on to a full board, a second collapse fills the rest."""
     cells = rs.board * rs.board
     pats: Sequence[Pattern] = patterns(rs.board, comp.pattern, comp.length)
-    full = rs["end"] == "full"
+    full = rs.rules.end == "full"
     count = 0
     for xs, os_ in pairs:
         top = max(xs + os_)
@@ -363,7 +337,7 @@ def tie_witness(rs: Ruleset, variant: str, comp: Component,
                 tail: list[Action] = []
                 if full and len(rest) >= 2:
                     components.append({c: top + 1 + i for i, c in enumerate(rest)})
-                elif full and len(rest) == 1 and rs["last_square"] == "forced":
+                elif full and len(rest) == 1 and rs.rules.last_square == "forced":
                     tail = [Place(rest[0], rest[0])]
                 acts = plan_actions(components, tail=tail)
                 state = replay(rs, acts)
@@ -378,7 +352,7 @@ def tie_witness(rs: Ruleset, variant: str, comp: Component,
 
 def end_lines(rs: Ruleset) -> list[int]:
     """Masks of the lines that end the game (end = first-line), else none."""
-    return [p.mask for p in lines(rs.board, rs["end_line"])] if rs["end"] == "first-line" else []
+    return [p.mask for p in lines(rs.board, rs.rules.end_line)] if rs.rules.end == "first-line" else []
 
 
 def expected_scores(rs: Ruleset, board: Board) -> tuple[Fraction, Fraction]:
@@ -400,7 +374,9 @@ def expected_scores(rs: Ruleset, board: Board) -> tuple[Fraction, Fraction]:
                 total[who] += v
         else:
             times = sorted({max(m) for who in (0, 1) for m in held[who]})
-            worths = _worths(c, len(times))
+            ranks = c.get("ranks")
+            worths = [Fraction(1, k) for k in range(1, len(times) + 1)] if ranks == "harmonic" else \
+                [Fraction(v) for v in ranks][:len(times)] + [Fraction(0)] * max(0, len(times) - len(ranks))
             for who in (0, 1):
                 total[who] += sum((worths[times.index(max(m))] for m in held[who]), Fraction(0))
     return total[0], total[1]
@@ -416,13 +392,15 @@ def _tie(c: Component) -> Fraction:
 
 
 def _first_line_award(c: Component, held: list[list[tuple[int, ...]]]) -> tuple[Fraction, Fraction]:
-    """x's and o's points from one first-line component, given the lines each holds."""
+    """x's and o's points from one first-line component, given the lines each holds (a player alone
+    with two or more gets `double` when it is stated)."""
     if not held[0] and not held[1]:
         return c.get("neither"), c.get("neither")
-    if not held[1]:
-        return c.get("sole"), Fraction(0)
-    if not held[0]:
-        return Fraction(0), c.get("sole")
+    if not held[0] or not held[1]:
+        alone = 0 if held[0] else 1
+        double = c.get("double")
+        points = double if double is not None and len(held[alone]) > 1 else c.get("sole")
+        return (points, Fraction(0)) if alone == 0 else (Fraction(0), points)
     criteria = c.get("tiebreak") + c.get("fallback")
 
     def best(lines_held: list[tuple[int, ...]]) -> tuple[int, ...]:

@@ -88,7 +88,7 @@ def deadlock_witness(rs: Ruleset, variant: str, end_masks: Sequence[int], attemp
     cells = rs.board * rs.board
     rng = random.Random(seed)
     size = cells - 2
-    if size < (2 if rs["two_cycles"] else 3):
+    if size < (2 if rs.rules.two_cycles else 3):
         return None
     for _ in range(attempts):
         order = list(range(cells))
@@ -112,7 +112,7 @@ def stuck_without_line(rs: Ruleset) -> bool:
     only way a position with two open cells can fail to be over (rules end-line, end-full). When
     none does, a game whose last two open cells are joined by a live move is over, never stuck.
     Without end lines, always."""
-    masks = [p.mask for p in lines(rs.board, rs["end_line"])] if rs["end"] == "first-line" else []
+    masks = [p.mask for p in lines(rs.board, rs.rules.end_line)] if rs.rules.end == "first-line" else []
     if not masks:
         return True
     cells = rs.board * rs.board

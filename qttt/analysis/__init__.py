@@ -9,11 +9,11 @@ the difference), and a measurement is a decision of the measurer.
 """
 
 from .count import CountResult, count_games
-from .keys import board_symmetries, numbered_key, owner_key, partition_key, ruleset_symmetries
+from .keys import numbered_key, owner_key, partition_key
 from .sample import SampleResult, sample_games
 from .solve import SolveResult, solve
 
 __all__ = [
-    "CountResult", "SampleResult", "SolveResult", "board_symmetries", "count_games",
-    "numbered_key", "owner_key", "partition_key", "ruleset_symmetries", "sample_games", "solve",
+    "CountResult", "SampleResult", "SolveResult", "count_games", "numbered_key", "owner_key",
+    "partition_key", "sample_games", "solve",
 ]

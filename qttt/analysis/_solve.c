@@ -2,12 +2,17 @@
 
    The value of a position is x score - o score under perfect play (X maximises, O minimises, the
    measurer decides measurements), as qttt/analysis/solve.py defines it, on integers: every point
-   value is scaled by a common denominator in Python. The rules mirror qttt/engine.py (_Board) and
+   value is scaled by a common denominator in Python. The rules mirror qttt/engine.py (Board) and
    the scoring qttt/scoring.py; the ruleset arrives as a flat int64 array built by fast.py (layout
    there). Search: fail-soft alpha-beta with a transposition table of bounds keyed on a canonical
    position (minimised over the ruleset's board symmetries; move numbers relabelled by order and
    parity, or dropped when the scoring ignores them; dead cells merged), move ordering by the table's
-   best move, then immediate results, then history counts. */
+   best move, then immediate results, then history counts.
+
+   Vocabulary (the rules this copy implements; tests/project/test_vocabulary.py compares it with
+   qttt.variant.Parameters and qttt.scoring.AWARD_TYPES): game quantum; measurer opponent creator;
+   two_cycles true false; last_square forced end; untouched keep vanish; end first-line full;
+   award 0 per-pattern 1 first-line 2 rank; criteria 0 min-max 1 min-sum. */
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -41,7 +46,7 @@ typedef struct {
     uint8_t cells[MAXPAT][MAXC];
     uint8_t ncells[MAXPAT];
     int64_t points;                                    /* per-pattern */
-    int64_t sole, first, second, neither, tie;         /* first-line */
+    int64_t sole, first, second, neither, tie, dbl;    /* first-line; dbl: one player owns 2+ */
     int ncrit;
     int crit[4];                                       /* 0 min-max, 1 min-sum */
     int nworth;
@@ -190,14 +195,15 @@ static int64_t score(const Solver *s, const Pos *p) {
             d += c->points * n;
         } else if (c->type == 1) {
             int64_t kx = -1, ko = -1;
+            int nx = 0, no = 0;
             for (int i = 0; i < c->npat; i++) {
                 uint16_t m = c->mask[i];
-                if ((m & p->x) == m) { int64_t k = line_key(c, i, p); if (kx < 0 || k < kx) kx = k; }
-                else if ((m & p->o) == m) { int64_t k = line_key(c, i, p); if (ko < 0 || k < ko) ko = k; }
+                if ((m & p->x) == m) { int64_t k = line_key(c, i, p); nx++; if (kx < 0 || k < kx) kx = k; }
+                else if ((m & p->o) == m) { int64_t k = line_key(c, i, p); no++; if (ko < 0 || k < ko) ko = k; }
             }
             if (kx < 0 && ko < 0) continue;                 /* neither - neither */
-            if (ko < 0) { d += c->sole; continue; }
-            if (kx < 0) { d -= c->sole; continue; }
+            if (ko < 0) { d += nx > 1 ? c->dbl : c->sole; continue; }
+            if (kx < 0) { d -= no > 1 ? c->dbl : c->sole; continue; }
             if (kx == ko) continue;                          /* tie - tie */
             d += kx < ko ? c->first - c->second : c->second - c->first;
         } else {
@@ -464,6 +470,7 @@ void *qs_new(const int64_t *cfg, int64_t ncfg, int log2size) {
         if (c->type == 0) c->points = NEXT();
         else if (c->type == 1) {
             c->sole = NEXT(); c->first = NEXT(); c->second = NEXT(); c->neither = NEXT(); c->tie = NEXT();
+            c->dbl = NEXT();
             c->ncrit = (int)NEXT();
             for (int k = 0; k < c->ncrit; k++) c->crit[k] = (int)NEXT();
         } else {
@@ -539,4 +546,31 @@ int64_t qs_score(void *h, const int32_t *codes, int n, int *phase) {
     if (replay(s, &p, codes, n)) { *phase = -1; return 0; }
     *phase = p.phase;
     return score(s, &p);
+}
+
+/* ---- perft ------------------------------------------------------------------------------------- */
+
+static void perft_walk(const Solver *s, const Pos *p, int level, int depth, uint64_t *counts) {
+    if (p->phase == OVER) return;
+    uint8_t acts[NPAIR + 2];
+    int n = gen(s, p, acts);
+    counts[level] += (uint64_t)n;
+    if (level + 1 >= depth) return;
+    for (int i = 0; i < n; i++) {
+        Pos q = *p;
+        apply_act(s, &q, acts[i]);
+        perft_walk(s, &q, level + 1, depth, counts);
+    }
+}
+
+/* Perft from the position after `codes`: counts[d-1] = action sequences of length d, d = 1..depth
+   (a finished game has no continuation). 0 on success, else 1 + the index of an illegal action. */
+int qs_perft(void *h, const int32_t *codes, int n, int depth, uint64_t *counts) {
+    Solver *s = h;
+    Pos p;
+    int status = replay(s, &p, codes, n);
+    if (status) return status;
+    for (int d = 0; d < depth; d++) counts[d] = 0;
+    if (depth > 0) perft_walk(s, &p, 0, depth, counts);
+    return 0;
 }

@@ -15,16 +15,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine import MEASURE, OVER, Measure, Place, _Board, compile_rules
-from ..errors import QtttError
-from ..io import write_atomic
-from ..variant import Ruleset, load_ruleset
+from ..engine import MEASURE, OVER, Board, Measure, Place
+from ..errors import FileError, QtttError, UsageError
+from ..game import compile_game
+from ..io import read_checkpoint, write_atomic
+from ..variant import Ruleset
 from .keys import Key, owner_key, partition_key
 
 Path_ = tuple[int, ...]
 # A frontier entry: the actions reaching a representative position (encoded), the number of
 # sequences it stands for, and the representative itself when it is at hand.
-Entry = tuple[Path_, int, "_Board | None"]
+Entry = tuple[Path_, int, "Board | None"]
 Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
 Progress = Callable[[int, int, int], None]
 
@@ -57,7 +58,7 @@ class CountResult:
 
 def key_kind(rs: Ruleset) -> str:
     """The coarsest valid counting key: `partition` under end = full, else `owner`."""
-    return "partition" if rs["end"] == "full" else "owner"
+    return "partition" if rs.rules.end == "full" else "owner"
 
 
 def encode(action: Place | Measure, n2: int) -> int:
@@ -67,7 +68,7 @@ def encode(action: Place | Measure, n2: int) -> int:
     return action.a * n2 + action.b
 
 
-def apply_code(b: _Board, code: int, n2: int) -> None:
+def apply_code(b: Board, code: int, n2: int) -> None:
     """Apply an encoded action to a board in place."""
     if code < 0:
         b.measure(-code - 1)
@@ -75,21 +76,21 @@ def apply_code(b: _Board, code: int, n2: int) -> None:
         b.place(*divmod(code, n2))
 
 
-def board_after(rs: Ruleset, path: Sequence[int]) -> _Board:
+def board_after(rs: Ruleset, path: Sequence[int]) -> Board:
     """The board reached from the start by encoded actions."""
-    b = _Board(compile_rules(rs))
+    b = Board(compile_game(rs))
     n2 = b.r.cells
     for code in path:
         apply_code(b, code, n2)
     return b
 
 
-def _keyer(rs: Ruleset, kind: str) -> Callable[[_Board], Key]:
+def _keyer(rs: Ruleset, kind: str) -> Callable[[Board], Key]:
     if kind == "partition":
         return partition_key
     if kind == "owner":
         return lambda b: owner_key(rs, b)
-    raise QtttError("record-format", f"unknown counting key {kind!r}; allowed: partition, owner")
+    raise UsageError(None, f"unknown counting key {kind!r}; allowed: partition, owner")
 
 
 def expand(rs: Ruleset, kind: str, items: Sequence[Entry], keep_boards: bool = True
@@ -160,7 +161,7 @@ def count_games(rs: Ruleset, *, kind: str | None = None, max_ply: int | None = N
     frontier: list[Entry] = [(tuple(start), 1, board_after(rs, start))]
     ply = 0
     if checkpoint is not None and Path(checkpoint).is_file():
-        ply, frontier = _resume(rs, kind, res, Path(checkpoint))
+        ply, frontier = _resume(rs, kind, res, Path(checkpoint), max_ply)
     while frontier:
         res.nodes_by_ply.append(sum(m for _, m, _ in frontier))
         res.positions_by_ply.append(len(frontier))
@@ -210,15 +211,29 @@ def _save(path: Path, rs: Ruleset, kind: str, res: CountResult, ply: int, fronti
     write_atomic(path, json.dumps(data, separators=(",", ":")))
 
 
-def _resume(rs: Ruleset, kind: str, res: CountResult, path: Path) -> tuple[int, list[Entry]]:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if data.get("ruleset") != rs.canonical or data.get("key") != kind:
-        raise QtttError("record-variant", f"checkpoint {path} is for {data.get('ruleset')!r} "
-                        f"(key {data.get('key')}), not {rs.canonical!r} (key {kind})")
-    res.games_by_ply, res.nodes_by_ply = data["games_by_ply"], data["nodes_by_ply"]
-    res.positions_by_ply, res.deadlocks = data["positions_by_ply"], data["deadlocks"]
-    frontier: list[Entry] = [(tuple(p), m, board_after(rs, p)) for p, m in data["frontier"]]
-    return int(data["ply"]), frontier
+def _resume(rs: Ruleset, kind: str, res: CountResult, path: Path,
+            max_ply: int | None) -> tuple[int, list[Entry]]:
+    def parse(data: dict[str, Any]) -> tuple[Any, Any, int, CountResult, list[tuple[Path_, int]]]:
+        saved = CountResult(rs.canonical, kind, [int(g) for g in data["games_by_ply"]],
+                            [int(n) for n in data["nodes_by_ply"]],
+                            [int(p) for p in data["positions_by_ply"]], int(data["deadlocks"]))
+        frontier = [(tuple(int(c) for c in p), int(m)) for p, m in data["frontier"]]
+        return data.get("ruleset"), data.get("key"), int(data["ply"]), saved, frontier
+
+    ruleset, key, ply, saved, frontier = read_checkpoint(path, parse)
+    if ruleset != rs.canonical or key != kind:
+        raise FileError(None, f"checkpoint {path} is for {ruleset!r} (key {key}), not "
+                        f"{rs.canonical!r} (key {kind})")
+    if max_ply is not None and ply > max_ply:
+        raise FileError(None, f"checkpoint {path} has counted {ply} plies, more than --max-ply "
+                        f"{max_ply}; give --max-ply {ply} or more, or another checkpoint file")
+    res.games_by_ply, res.nodes_by_ply = saved.games_by_ply, saved.nodes_by_ply
+    res.positions_by_ply, res.deadlocks = saved.positions_by_ply, saved.deadlocks
+    try:
+        return ply, [(p, m, board_after(rs, p)) for p, m in frontier]
+    except (QtttError, LookupError, ValueError, AssertionError):
+        raise FileError(None, f"checkpoint {path} is damaged or not a checkpoint (a saved position "
+                        "is not reachable); delete it to start afresh") from None
 
 
 def brute_force_nodes(rs: Ruleset, depth: int, start: Sequence[int] = ()) -> tuple[list[int], int]:
@@ -242,8 +257,3 @@ def brute_force_nodes(rs: Ruleset, depth: int, start: Sequence[int] = ()) -> tup
         if d < depth:
             stack.extend((s.apply(a), d + 1) for a in acts)
     return nodes, ended
-
-
-def count_by_name(spec: str, **kwargs: Any) -> CountResult:
-    """`count_games` for a ruleset name or file."""
-    return count_games(load_ruleset(spec), **kwargs)

@@ -1,16 +1,18 @@
 """The compiled solver core: `_solve.c`, built on demand with the system C compiler, via ctypes.
 
-Same values as `solve.Solver` (x − o under perfect play, scaled to integers by `solve.score_scale`)
+Same values as `solve.Solver` (x − o under perfect play, scaled to integers by `Game.scale`)
 for boards of at most 9 cells; `available()` says whether it can be used here (it needs `cc`, or
 the compiler named by $CC). The shared library is cached under $QTTT_CACHE (default
-~/.cache/qttt) by a hash of the source, so a changed source is rebuilt.
+~/.cache/qttt) by a hash of the source, so a changed source is rebuilt. `FastSolver.perft` counts
+action sequences with the core's own move generator, so the committed perft tables check it at
+every position of their trees.
 
 Ruleset layout passed to C (int64 array): cells, creator measures, two-cycles, forced last,
 vanish, numbered key; end-line masks (count, masks); relevant masks for dead cells (count, masks);
 symmetries (count, then cells entries each); components (count, then each: type 0 per-pattern,
 1 first-line, 2 rank; pattern count and masks; per-pattern: points; first-line: sole, first,
-second, neither, tie, criteria count and codes (0 min-max, 1 min-sum); rank: worth count and
-worths), every point value scaled.
+second, neither, tie, double (sole when unstated), criteria count and codes (0 min-max,
+1 min-sum); rank: worth count and worths), every point value scaled.
 """
 
 from __future__ import annotations
@@ -25,19 +27,15 @@ from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
-from ..engine import Measure, Place, State
+from ..engine import Action, State
 from ..errors import QtttError
-from ..geometry import lines, patterns
+from ..game import compile_game
+from ..scoring import scaled
 from ..variant import Ruleset
 from .count import board_after, encode
-from .keys import _relevant_masks, ruleset_symmetries, uses_move_numbers
-
-Action = Place | Measure
 
 SOURCE = Path(__file__).with_name("_solve.c")
 CFLAGS = ("-O2", "-shared", "-fPIC", "-std=c11")
-AWARD_CODES = {"per-pattern": 0, "first-line": 1, "rank": 2}
-CRITERIA_CODES = {"min-max": 0, "min-sum": 1}
 
 
 class FastUnavailable(QtttError):
@@ -57,28 +55,34 @@ def compiler() -> str | None:
     return None
 
 
-@cache
-def library() -> ctypes.CDLL:
-    """The built core, compiling it first if no cached build matches the source."""
+def build(source: Path, prefix: str) -> ctypes.CDLL:
+    """The shared library built from `source` with the system compiler, cached by a hash of the
+    source and flags; FastUnavailable when there is no compiler or the build fails."""
     cc = compiler()
     if cc is None:
         raise FastUnavailable("solve-fast", "no C compiler found (set CC, or install cc)")
-    src = SOURCE.read_bytes()
+    src = source.read_bytes()
     tag = hashlib.sha256(src + " ".join(CFLAGS).encode()).hexdigest()[:16]
-    target = cache_dir() / f"qttt_solve_{tag}.so"
+    target = cache_dir() / f"{prefix}_{tag}.so"
     if not target.is_file():
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".build.", suffix=".so")
         os.close(fd)
         try:
-            run = subprocess.run([cc, *CFLAGS, "-o", tmp, str(SOURCE)], capture_output=True, text=True)
+            run = subprocess.run([cc, *CFLAGS, "-o", tmp, str(source)], capture_output=True, text=True)
             if run.returncode != 0:
                 first = (run.stderr.strip().splitlines() or ["no message"])[0]
-                raise FastUnavailable("solve-fast", f"building {SOURCE.name} with {cc} failed: {first}")
+                raise FastUnavailable("solve-fast", f"building {source.name} with {cc} failed: {first}")
             os.replace(tmp, target)
         finally:
             Path(tmp).unlink(missing_ok=True)
-    lib = ctypes.CDLL(str(target))
+    return ctypes.CDLL(str(target))
+
+
+@cache
+def library() -> ctypes.CDLL:
+    """The built solver core, compiling it first if no cached build matches the source."""
+    lib = build(SOURCE, "qttt_solve")
     lib.qs_new.restype = ctypes.c_void_p
     lib.qs_new.argtypes = [ctypes.POINTER(ctypes.c_int64), ctypes.c_int64, ctypes.c_int]
     lib.qs_free.restype = None
@@ -89,6 +93,9 @@ def library() -> ctypes.CDLL:
     lib.qs_search.restype = ctypes.c_int64
     lib.qs_search.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int32), ctypes.c_int,
                               ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int)]
+    lib.qs_perft.restype = ctypes.c_int
+    lib.qs_perft.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int32), ctypes.c_int, ctypes.c_int,
+                             ctypes.POINTER(ctypes.c_uint64)]
     lib.qs_score.restype = ctypes.c_int64
     lib.qs_score.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int32), ctypes.c_int,
                              ctypes.POINTER(ctypes.c_int)]
@@ -113,44 +120,21 @@ def supports(rs: Ruleset) -> str | None:
     return None
 
 
-def _scaled(v: Fraction, scale: int) -> int:
-    x = v * scale
-    assert x.denominator == 1, (v, scale)
-    return x.numerator
-
-
-def config(rs: Ruleset, scale: int, symmetries: bool = True, numbered: bool | None = None) -> list[int]:
-    """The ruleset as the C core reads it (layout in the module docstring). symmetries=False keys
-    positions without board symmetries, numbered=True keeps move numbers in keys even when the
-    scoring ignores them: finer keys, for cross-checks."""
-    n2 = rs.board ** 2
-    keep_numbers = uses_move_numbers(rs) if numbered is None else numbered
-    out = [n2, int(rs["measurer"] == "creator"), int(rs["two_cycles"]),
-           int(rs["last_square"] == "forced"), int(rs["untouched"] == "vanish"), int(keep_numbers)]
-    ends = [p.mask for p in lines(rs.board, rs["end_line"])] if rs["end"] == "first-line" else []
-    rel = list(_relevant_masks(rs))
-    syms = ruleset_symmetries(rs) if symmetries else ruleset_symmetries(rs)[:1]  # identity first
-    out += [len(ends), *ends, len(rel), *rel, len(syms)]
+def config(rs: Ruleset, symmetries: bool = True, numbered: bool | None = None) -> list[int]:
+    """The ruleset's game as the C cores read it (layout in the module docstring), point values in
+    units of 1/`Game.scale`. symmetries=False keys positions without board symmetries, numbered=True
+    keeps move numbers in keys even when the scoring ignores them: finer keys, for cross-checks."""
+    g = compile_game(rs)
+    keep_numbers = g.uses_move_numbers if numbered is None else numbered
+    out = [g.cells, int(g.creator_measures), int(g.two_cycles), int(g.forced_last), int(g.vanish),
+           int(keep_numbers)]
+    syms = g.symmetries if symmetries else g.symmetries[:1]  # identity first
+    out += [len(g.end_masks), *g.end_masks, len(g.relevant_masks), *g.relevant_masks, len(syms)]
     for p in syms:
         out += list(p)
-    out.append(len(rs.scoring))
-    for c in rs.scoring:
-        pats = patterns(rs.board, c.pattern, c.length)
-        out += [AWARD_CODES[c.award], len(pats), *(p.mask for p in pats)]
-        if c.award == "per-pattern":
-            out.append(_scaled(c.get("points"), scale))
-        elif c.award == "first-line":
-            same = c.get("first") == c.get("second")  # tie None: first if first = second, else 0
-            tie = c.get("tie") if c.get("tie") is not None else c.get("first") if same else Fraction(0)
-            out += [_scaled(c.get(k) or Fraction(0), scale) for k in ("sole", "first", "second", "neither")]
-            out.append(_scaled(tie, scale))
-            crit = [*c.get("tiebreak"), *c.get("fallback")]
-            out += [len(crit), *(CRITERIA_CODES[k] for k in crit)]
-        else:
-            ranks = c.get("ranks")
-            worths = ([Fraction(1, k) for k in range(1, len(pats) + 1)] if ranks == "harmonic"
-                      else list(ranks))
-            out += [len(worths), *(_scaled(w, scale) for w in worths)]
+    out.append(len(g.awards))
+    for award in g.awards:
+        out += award.encode(g.scale)
     return out
 
 
@@ -160,15 +144,15 @@ class FastSolver:
 
     def __init__(self, rs: Ruleset, log2size: int = 22, symmetries: bool = True,
                  numbered: bool | None = None) -> None:
-        from .solve import score_bound, score_scale
         reason = supports(rs)
         if reason is not None:
             raise FastUnavailable("solve-fast", reason)
         self.rs = rs
-        self.scale = score_scale(rs)
-        self.bound = int(score_bound(rs) * self.scale)
+        game = compile_game(rs)
+        self.scale = game.scale
+        self.bound = int(game.bound * self.scale)
         self.lib = library()
-        cfg = config(rs, self.scale, symmetries, numbered)
+        cfg = config(rs, symmetries, numbered)
         arr = (ctypes.c_int64 * len(cfg))(*cfg)
         handle = self.lib.qs_new(arr, len(cfg), log2size)
         if not handle:
@@ -214,6 +198,16 @@ class FastSolver:
             raise QtttError("solve-fast", f"{list(codes)} is not a legal sequence of actions")
         return ("place", "measure", "over")[phase.value], int(v)
 
+    def perft(self, codes: tuple[int, ...] | list[int], depth: int) -> list[int]:
+        """Action sequences of each length 1..depth from the position after `codes`, counted by the
+        core's own move generator (as `conformance.perft.perft_counts` counts them)."""
+        arr = (ctypes.c_int32 * max(1, len(codes)))(*codes)
+        counts = (ctypes.c_uint64 * max(1, depth))()
+        status = self.lib.qs_perft(self.handle, arr, len(codes), depth, counts)
+        if status:
+            raise QtttError("solve-fast", f"action {status - 1} of {list(codes)} is not legal")
+        return [int(c) for c in counts[:depth]]
+
     def exact(self, codes: tuple[int, ...] | list[int], guess: int = 0) -> int:
         """The exact scaled value: MTD(f) null-window searches from `guess`, sharing the table."""
         lo, hi = -self.bound - 1, self.bound + 1
@@ -250,12 +244,11 @@ def principal_variation(fs: FastSolver, start: tuple[int, ...], value: Fraction)
     """Actions of a perfect game from the position after `start`, replayed with the engine: at each
     step the first legal action (in the engine's order) whose position keeps `value`. Raises
     QtttError if no action keeps it (the table and the engine disagree)."""
-    from .solve import _final
     rs = fs.rs
     n2 = rs.board ** 2
     codes = list(start)
     b = board_after(rs, codes)
-    target = _scaled(value, fs.scale)
+    target = scaled(value, fs.scale)
     pv: list[Action] = []
     state = State(b)
     while not state.over:
@@ -271,7 +264,7 @@ def principal_variation(fs: FastSolver, start: tuple[int, ...], value: Fraction)
                 break
         else:
             raise QtttError("solve-fast", f"no action keeps the value {value} after {codes}")
-    end = _final(board_after(rs, codes))
+    end = board_after(rs, codes).score_difference()
     if end != value:
         raise QtttError("solve-fast", f"the principal variation ends at {end}, not {value}")
     return pv

@@ -24,67 +24,19 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from ..engine import MEASURE, _Board
-from ..geometry import cells_of, lines, patterns
+from ..engine import MEASURE, Board
+from ..game import Game, compile_game
+from ..geometry import cells_of
 from ..variant import Ruleset
 
 Key = tuple[Any, ...]
 
 
 @cache
-def board_symmetries(n: int) -> tuple[tuple[int, ...], ...]:
-    """The 8 symmetries of the n×n square as cell permutations p (cell c goes to p[c]), identity first."""
-    def image(r: int, c: int, s: int) -> int:
-        for _ in range(s & 3):
-            r, c = c, n - 1 - r
-        if s & 4:
-            c = n - 1 - c
-        return r * n + c
-    return tuple(tuple(image(*divmod(cell, n), s) for cell in range(n * n)) for s in range(8))
-
-
-_BY_ID: dict[tuple[str, int], tuple[Ruleset, Any]] = {}
-
-
-def _per_ruleset(tag: str, rs: Ruleset, make: Any) -> Any:
-    """Memoise make(rs) by the ruleset's identity (hashing a ruleset is slow)."""
-    hit = _BY_ID.get((tag, id(rs)))
-    if hit is None or hit[0] is not rs:
-        hit = (rs, make(rs))
-        _BY_ID[(tag, id(rs))] = hit
-    return hit[1]
-
-
-def _relevant_masks(rs: Ruleset) -> tuple[int, ...]:
-    """Every cell set whose ownership the ruleset looks at: scoring patterns and end lines."""
-    return _per_ruleset("masks", rs, _make_masks)  # type: ignore[no-any-return]
-
-
-def _make_masks(rs: Ruleset) -> tuple[int, ...]:
-    n = rs.board
-    masks = {p.mask for c in rs.scoring for p in patterns(n, c.pattern, c.length)}
-    if rs["end"] == "first-line":
-        masks |= {p.mask for p in lines(n, rs["end_line"])}
-    return tuple(sorted(masks))
-
-
-def ruleset_symmetries(rs: Ruleset) -> tuple[tuple[int, ...], ...]:
-    """The board symmetries that map the ruleset's scoring patterns and end lines onto themselves."""
-    masks = set(_relevant_masks(rs))
-    found = []
-    for p in board_symmetries(rs.board):
-        if all(sum(1 << p[c] for c in cells_of(m)) in masks for m in masks):
-            found.append(p)
-    return tuple(found)
-
-
-def _inverses(rs: Ruleset) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
-    return _per_ruleset("inverses", rs, _make_inverses)  # type: ignore[no-any-return]
-
-
-def _make_inverses(rs: Ruleset) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+def _inverses(game: Game) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+    """The game's symmetries, each with its inverse permutation."""
     out = []
-    for p in ruleset_symmetries(rs):
+    for p in game.symmetries:
         inv = [0] * len(p)
         for c, d in enumerate(p):
             inv[d] = c
@@ -92,22 +44,16 @@ def _make_inverses(rs: Ruleset) -> tuple[tuple[tuple[int, ...], tuple[int, ...]]
     return tuple(out)
 
 
-def uses_move_numbers(rs: Ruleset) -> bool:
-    """Whether some scoring component compares move numbers (rank, or first-line with criteria)."""
-    return any(c.award == "rank" or (c.award == "first-line" and (c.get("tiebreak") or c.get("fallback")))
-               for c in rs.scoring)
-
-
 def dead_cells(rs: Ruleset, xmask: int, omask: int) -> int:
     """Classical cells that lie in no pattern either player can still own."""
     live = 0
-    for m in _relevant_masks(rs):
+    for m in compile_game(rs).relevant_masks:
         if not (m & xmask and m & omask):
             live |= m
     return (xmask | omask) & ~live
 
 
-def partition_key(b: _Board) -> Key:
+def partition_key(b: Board) -> Key:
     """Phase, sorted sizes of the other components, and the size of the pending cycle's component."""
     comps = {b.comp[c] for c in cells_of(b.open)}
     pend = 0
@@ -118,7 +64,7 @@ def partition_key(b: _Board) -> Key:
     return (b.phase, pend, tuple(sorted(m.bit_count() for m in comps)))
 
 
-def owner_key(rs: Ruleset, b: _Board) -> Key:
+def owner_key(rs: Ruleset, b: Board) -> Key:
     """Owners of cells, owner-labelled edges and pending edge, minimised over the symmetries."""
     n2 = b.r.cells
     dead = dead_cells(rs, b.xmask, b.omask)
@@ -133,7 +79,7 @@ def owner_key(rs: Ruleset, b: _Board) -> Key:
     edges = [(a, e, k & 1) for k, (a, e) in b.ends.items()]
     pend = b.ends[b.pending] + (b.pending & 1,) if b.phase == MEASURE else None
     best: Key | None = None
-    for p, inv in _inverses(rs):
+    for p, inv in _inverses(compile_game(rs)):
         cells = tuple([code[i] for i in inv])
         es = tuple(sorted([(p[a] * n2 + p[e] if p[a] < p[e] else p[e] * n2 + p[a]) * 2 + o
                            for a, e, o in edges]))
@@ -162,7 +108,7 @@ def relabel(numbers: Sequence[int]) -> dict[int, int]:
     return out
 
 
-def numbered_key(rs: Ruleset, b: _Board) -> Key:
+def numbered_key(rs: Ruleset, b: Board) -> Key:
     """Classical move numbers (dead cells dropped), numbered edges and the next move number, relabelled
     by `relabel`, minimised over the symmetries."""
     n2 = b.r.cells
@@ -173,7 +119,7 @@ def numbered_key(rs: Ruleset, b: _Board) -> Key:
     code = [dead_code if dead >> c & 1 else ren.get(cls[c], 0) for c in range(n2)]
     edges = sorted(b.ends.items())
     best: Key | None = None
-    for p, inv in _inverses(rs):
+    for p, inv in _inverses(compile_game(rs)):
         cand = (tuple([code[i] for i in inv]),
                 tuple([p[a] * n2 + p[e] if p[a] < p[e] else p[e] * n2 + p[a] for _, (a, e) in edges]))
         if best is None or cand < best:

@@ -17,25 +17,48 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ..engine import playout
-from ..errors import QtttError
-from ..io import write_atomic
+from ..engine import State, playout
+from ..errors import FileError, UsageError
+from ..io import read_checkpoint, write_atomic
+from ..scoring import first_line_result
 from ..variant import Ruleset
 
 Histogram = Counter[tuple[Fraction, Fraction]]
 Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
 Z95 = 1.959963984540054
+# Line results of random games: who owns the better best line of the first first-line component.
+LINE_RESULTS = ("x", "o", "neither", "tie", "unfinished")
 
 
-def play_chunk(rs: Ruleset, seed: int, index: int, games: int) -> list[tuple[str, str, int]]:
-    """Histogram of (x score, o score) over `games` random games of chunk `index`, as plain data."""
+def play_chunk(rs: Ruleset, seed: int, index: int, games: int, core: str = "auto"
+               ) -> tuple[list[tuple[str, str, int]], list[tuple[str, int]]]:
+    """Histogram of (x score, o score) over `games` random games of chunk `index`, and the games
+    by line result (`scoring.first_line_result`; unfinished: a deadlock), as plain data. The
+    compiled core plays the same games as the Python engine (`compiled.use_compiled`)."""
+    from .compiled import core_for, use_compiled
     rng = random.Random(f"{seed}:{index}")
     hist: Histogram = Counter()
-    for _ in range(games):
-        _, state = playout(rs, rng)
-        s = state.scores
-        hist[(s["x"], s["o"])] += 1
-    return [(str(x), str(o), k) for (x, o), k in sorted(hist.items())]
+    lines: Counter[str] = Counter()
+    if use_compiled(rs, core):
+        hist, lines = core_for(rs).sample(rng, games)
+    else:
+        lined = any(c.award == "first-line" for c in rs.scoring)
+        for _ in range(games):
+            _, state = playout(rs, rng)
+            s = state.scores
+            hist[(s["x"], s["o"])] += 1
+            if lined:
+                lines[_line_result(rs, state)] += 1
+    return ([(str(x), str(o), k) for (x, o), k in sorted(hist.items())], sorted(lines.items()))
+
+
+def _line_result(rs: Ruleset, state: State) -> str:
+    if not state.over:
+        return "unfinished"
+    cls = state.classical
+    x = sum(1 << c for c, k in enumerate(cls) if k & 1)
+    o = sum(1 << c for c, k in enumerate(cls) if k and not k & 1)
+    return first_line_result(rs, cls, x, o) or "none"
 
 
 @dataclass
@@ -46,6 +69,7 @@ class SampleResult:
     seed: int
     chunk: int
     histogram: Histogram = field(default_factory=Counter)
+    lines: Counter[str] = field(default_factory=Counter)
 
     @property
     def games(self) -> int:
@@ -83,6 +107,7 @@ class SampleResult:
             "mean": {w: r(self.mean(w)) for w in ("x", "o", "diff")},
             "ci95": {w: [r(v) for v in self.interval(w)] for w in ("x", "o", "diff")},
             "outcomes": self.outcomes(),
+            **({"line_outcomes": {k: self.lines.get(k, 0) for k in LINE_RESULTS}} if self.lines else {}),
             "histogram": [{"x": str(x), "o": str(o), "games": c}
                           for (x, o), c in sorted(self.histogram.items())],
         }
@@ -90,11 +115,15 @@ class SampleResult:
 
 def sample_games(rs: Ruleset, games: int, *, seed: int = 0, chunk: int = 2000,
                  mapper: Mapper | None = None, checkpoint: str | Path | None = None,
-                 progress: Callable[[int, int], None] | None = None) -> SampleResult:
+                 progress: Callable[[int, int], None] | None = None,
+                 core: str = "auto") -> SampleResult:
     """Play `games` uniformly random games of `rs` in chunks; `mapper` runs chunks on processes or a
-    cluster; `checkpoint` is saved (atomically) as chunks finish and resumed from."""
+    cluster; `checkpoint` is saved (atomically) as chunks finish and resumed from; `core` chooses
+    the compiled core or the Python engine (auto: compiled where it can; same games either way)."""
+    from .compiled import use_compiled
+    use_compiled(rs, core)  # refuses compiled here, before any work, when it cannot be used
     if games < 1 or chunk < 1:
-        raise QtttError("record-format", f"need at least one game and a positive chunk size "
+        raise UsageError(None, f"need at least one game and a positive chunk size "
                         f"(got {games} games, chunk {chunk})")
     res = SampleResult(ruleset=rs.canonical, seed=seed, chunk=chunk)
     sizes = [min(chunk, games - i) for i in range(0, games, chunk)]
@@ -102,13 +131,15 @@ def sample_games(rs: Ruleset, games: int, *, seed: int = 0, chunk: int = 2000,
     cp = Path(checkpoint) if checkpoint is not None else None
     if cp is not None and cp.is_file():
         done = _resume(cp, res, len(sizes))
-    todo = [(rs, seed, i, sizes[i]) for i in range(len(sizes)) if i not in done]
+    todo = [(rs, seed, i, sizes[i], core) for i in range(len(sizes)) if i not in done]
     played = sum(sizes[i] for i in done)
     results = (mapper(play_chunk, todo) if mapper is not None
                else (play_chunk(*args) for args in todo))
-    for args, rows in zip(todo, results, strict=True):
+    for args, (rows, lines) in zip(todo, results, strict=True):
         for x, o, c in rows:
             res.histogram[(Fraction(x), Fraction(o))] += c
+        for k, c in lines:
+            res.lines[k] += c
         done.add(args[2])
         played += args[3]
         if cp is not None:
@@ -120,16 +151,25 @@ def sample_games(rs: Ruleset, games: int, *, seed: int = 0, chunk: int = 2000,
 
 def _save(path: Path, res: SampleResult, done: set[int], chunks: int) -> None:
     data = {"ruleset": res.ruleset, "seed": res.seed, "chunk": res.chunk, "chunks": chunks,
-            "done": sorted(done), "histogram": [[str(x), str(o), c] for (x, o), c in res.histogram.items()]}
+            "done": sorted(done), "histogram": [[str(x), str(o), c] for (x, o), c in res.histogram.items()],
+            "lines": dict(res.lines)}
     write_atomic(path, json.dumps(data))
 
 
 def _resume(path: Path, res: SampleResult, chunks: int) -> set[int]:
-    data = json.loads(path.read_text(encoding="utf-8"))
     mine = {"ruleset": res.ruleset, "seed": res.seed, "chunk": res.chunk, "chunks": chunks}
-    theirs = {k: data.get(k) for k in mine}
+
+    def parse(data: dict[str, Any]) -> tuple[dict[str, Any], Counter[tuple[Fraction, Fraction]],
+                                             Counter[str], set[int]]:
+        histogram: Counter[tuple[Fraction, Fraction]] = Counter()
+        for x, o, c in data["histogram"]:
+            histogram[(Fraction(x), Fraction(o))] += int(c)
+        lines = Counter({str(k): int(c) for k, c in data.get("lines", {}).items()})
+        return {k: data.get(k) for k in mine}, histogram, lines, {int(i) for i in data["done"]}
+
+    theirs, histogram, lines, done = read_checkpoint(path, parse)
     if theirs != mine:
-        raise QtttError("record-format", f"checkpoint {path} is for another run: {theirs}, not {mine}")
-    for x, o, c in data["histogram"]:
-        res.histogram[(Fraction(x), Fraction(o))] += c
-    return set(data["done"])
+        raise FileError(None, f"checkpoint {path} is for another run: {theirs}, not {mine}")
+    res.histogram.update(histogram)
+    res.lines.update(lines)
+    return done

@@ -7,7 +7,7 @@ position where no action is legal although the game is not over (a deadlock, pos
 (`keys.numbered_key`, or `keys.owner_key` when the scoring ignores move numbers), with a
 transposition table of bounds; the principal variation is rebuilt by replaying the solved values.
 `solve` uses the compiled core (`fast`, the same definition and keys in C) when it can, this
-search otherwise; each checks the other in tests/test_solve_fast.py.
+search otherwise; each checks the other in tests/analysis/test_solve_fast.py.
 """
 
 from __future__ import annotations
@@ -19,64 +19,19 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ..engine import OVER, Measure, Place, _Board
-from ..errors import QtttError
-from ..io import write_atomic
+from ..engine import OVER, Action, Board, Measure
+from ..errors import FileError, UsageError
+from ..game import compile_game
+from ..io import read_checkpoint, write_atomic
 from ..notation import action_to_json
 from ..variant import Ruleset
 from .count import board_after, encode
-from .keys import Key, numbered_key, owner_key, uses_move_numbers
+from .keys import Key, numbered_key, owner_key
 
 Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
-Action = Place | Measure
 
 
-def score_bound(rs: Ruleset) -> Fraction:
-    """An upper bound on |x − o| at the end of any game of `rs`."""
-    from ..geometry import patterns
-    total = Fraction(0)
-    for c in rs.scoring:
-        count = len(patterns(rs.board, c.pattern, c.length))
-        if c.award == "per-pattern":
-            total += abs(c.get("points")) * count
-        elif c.award == "first-line":
-            vals = [c.get(k) for k in ("sole", "first", "second", "neither", "tie")]
-            vals = [v for v in vals if v is not None] + [Fraction(0)]  # tie None: never needed
-            total += max(vals) - min(vals)
-        else:
-            ranks = c.get("ranks")
-            worths = ([Fraction(1, k) for k in range(1, count + 1)] if ranks == "harmonic"
-                      else [abs(v) for v in ranks])
-            total += sum(sorted(worths, reverse=True)[:count], Fraction(0))
-    return total
-
-
-def score_scale(rs: Ruleset) -> int:
-    """A common denominator of every score `rs` can award: values are searched as integers."""
-    from math import lcm
-
-    from ..geometry import patterns
-    d = 1
-    for c in rs.scoring:
-        for name, v in c.settings:
-            if isinstance(v, Fraction):
-                d = lcm(d, v.denominator)
-            elif name == "ranks" and v == "harmonic":
-                d = lcm(d, *range(1, len(patterns(rs.board, c.pattern, c.length)) + 1))
-            elif name == "ranks":
-                d = lcm(d, *(f.denominator for f in v))
-    return d
-
-
-def _final(b: _Board) -> Fraction:
-    if b.phase == OVER:
-        x, o = b.scores
-    else:
-        (x, o), _ = b.r.score(b.cls, b.xmask, b.omask)
-    return x - o
-
-
-def _child(b: _Board, act: Action) -> _Board:
+def _child(b: Board, act: Action) -> Board:
     c = b.copy()
     if isinstance(act, Measure):
         c.measure(act.cell)
@@ -91,19 +46,20 @@ class Solver:
     def __init__(self, rs: Ruleset, memo: bool = True) -> None:
         self.rs = rs
         self.memo = memo
-        self.numbered = uses_move_numbers(rs)
-        self.scale = score_scale(rs)
-        self.bound = int(score_bound(rs) * self.scale)
+        game = compile_game(rs)
+        self.numbered = game.uses_move_numbers
+        self.scale = game.scale
+        self.bound = int(game.bound * self.scale)
         self.tt: dict[Key, tuple[int, int]] = {}
         self.history: dict[Action, int] = {}
         self.nodes = 0
 
-    def key(self, b: _Board) -> Key:
+    def key(self, b: Board) -> Key:
         return numbered_key(self.rs, b) if self.numbered else owner_key(self.rs, b)
 
-    def children(self, b: _Board) -> list[tuple[Action, _Board, Key | None]]:
+    def children(self, b: Board) -> list[tuple[Action, Board, Key | None]]:
         """Legal actions with their positions, one per canonical position (symmetric ones dropped)."""
-        out: list[tuple[Action, _Board, Key | None]] = []
+        out: list[tuple[Action, Board, Key | None]] = []
         seen: set[Key] = set()
         for act in b.legal():
             c = _child(b, act)
@@ -116,13 +72,13 @@ class Solver:
                 out.append((act, c, k))
         return out
 
-    def final(self, b: _Board) -> int:
+    def final(self, b: Board) -> int:
         """The scaled score difference of a finished (or deadlocked) board."""
-        v = _final(b) * self.scale
+        v = b.score_difference() * self.scale
         assert v.denominator == 1
         return v.numerator
 
-    def value(self, b: _Board, alpha: int, beta: int, key: Key | None = None) -> int:
+    def value(self, b: Board, alpha: int, beta: int, key: Key | None = None) -> int:
         """Fail-soft alpha-beta on scaled values: the exact value if it lies strictly inside
         (alpha, beta), else a bound on the same side. Values lie in [-bound, bound]."""
         self.nodes += 1
@@ -139,49 +95,52 @@ class Solver:
                     return lo
                 if hi <= alpha:
                     return hi
-        a, bt = max(alpha, lo), min(beta, hi)
         kids = self.children(b)
         if not kids:
-            v = self.final(b)
-            if self.memo and key is not None:
-                self.tt[key] = (v, v)
-            return v
-        maximising = b.to_move() == "x"
+            best = self.final(b)
+        else:
+            best = self.best_child(kids, b.to_move() == "x", max(alpha, lo), min(beta, hi))
+        if self.memo and key is not None:
+            self.tt[key] = (best, best) if not kids else self.stored_bounds(best, lo, hi, alpha, beta)
+        return best
+
+    def best_child(self, kids: list[tuple[Action, Board, Key | None]], maximising: bool, a: int,
+                   bt: int) -> int:
+        """The best child value for the mover within the window (a, bt), cutting off at a >= bt."""
         if self.memo:
             kids = self.ordered(kids, maximising)
         best = -self.bound - 1 if maximising else self.bound + 1
-        for _, c, ck in kids:  # _: the action
+        for act, c, ck in kids:
             v = self.value(c, a, bt, ck)
             if maximising:
-                if v > best:
-                    best = v
-                    if v > a:
-                        a = v
-            elif v < best:
-                best = v
-                if v < bt:
-                    bt = v
+                best = max(best, v)
+                a = max(a, v)
+            else:
+                best = min(best, v)
+                bt = min(bt, v)
             if a >= bt:
                 if self.memo:
-                    self.history[_] = self.history.get(_, 0) + 1
+                    self.history[act] = self.history.get(act, 0) + 1
                 break
-        if self.memo and key is not None:
-            if best <= max(alpha, lo):
-                hi = min(hi, best)
-            elif best >= min(beta, hi):
-                lo = max(lo, best)
-            else:
-                lo = hi = best
-            self.tt[key] = (lo, hi)
         return best
 
-    def ordered(self, kids: list[tuple[Action, _Board, Key | None]], maximising: bool
-                ) -> list[tuple[Action, _Board, Key | None]]:
+    @staticmethod
+    def stored_bounds(best: int, lo: int, hi: int, alpha: int, beta: int) -> tuple[int, int]:
+        """The table entry after a search of window (alpha, beta) that found `best`: an upper bound
+        when it failed low, a lower bound when it failed high, else the exact value."""
+        if best <= max(alpha, lo):
+            return lo, min(hi, best)
+        if best >= min(beta, hi):
+            return max(lo, best), hi
+        return best, best
+
+    def ordered(self, kids: list[tuple[Action, Board, Key | None]], maximising: bool
+                ) -> list[tuple[Action, Board, Key | None]]:
         """Children in search order: finished games and table entries best for the mover first."""
         tt, scale, history = self.tt, self.scale, self.history
         sign = 1 if maximising else -1
 
-        def guess(kid: tuple[Action, _Board, Key | None]) -> tuple[int, int]:
+        def guess(kid: tuple[Action, Board, Key | None]) -> tuple[int, int]:
             c, ck = kid[1], kid[2]
             if c.phase == OVER:
                 x, o = c.scores
@@ -192,15 +151,15 @@ class Solver:
             return -sign * (hit[0] + hit[1]) // 2, -history.get(kid[0], 0)
         return sorted(kids, key=guess)
 
-    def exact(self, b: _Board) -> int:
+    def exact(self, b: Board) -> int:
         """The exact scaled value of a position."""
         return self.value(b, -self.bound, self.bound)
 
-    def exact_value(self, b: _Board) -> Fraction:
+    def exact_value(self, b: Board) -> Fraction:
         """The exact value of a position, as a fraction."""
         return Fraction(self.exact(b), self.scale)
 
-    def principal_variation(self, b: _Board, value: Fraction) -> list[Action]:
+    def principal_variation(self, b: Board, value: Fraction) -> list[Action]:
         """Actions of a perfect game from `b`, whose value is `value`: at each step the first action
         (in the engine's order) whose position keeps the value."""
         pv: list[Action] = []
@@ -250,7 +209,7 @@ def choose_engine(rs: Ruleset, engine: str = "auto") -> str:
     """The solver to use: `c` (the compiled core, `fast`) or `python` (`Solver`). `auto` takes the
     compiled core when it can be built here and handles the ruleset; `c` insists on it."""
     if engine not in ENGINES:
-        raise QtttError("record-format", f"unknown solver engine {engine!r}; allowed: " + ", ".join(ENGINES))
+        raise UsageError(None, f"unknown solver engine {engine!r}; allowed: " + ", ".join(ENGINES))
     if engine == "python":
         return engine
     from .fast import FastUnavailable, available, supports
@@ -274,18 +233,19 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
     solver = Solver(rs)
     root = board_after(rs, start)
     if root.phase == OVER:
-        return SolveResult(rs.canonical, _final(root), [])
+        return SolveResult(rs.canonical, root.score_difference(), [])
     n2 = rs.board ** 2
     kids = solver.children(root)
     codes = [encode(a, n2) for a, _, _ in kids]
     values: dict[int, Fraction] = {}
     cp = Path(checkpoint) if checkpoint is not None else None
     if cp is not None and cp.is_file():
-        data = json.loads(cp.read_text(encoding="utf-8"))
-        if data.get("ruleset") != rs.canonical or data.get("start") != list(start):
-            raise QtttError("record-variant", f"checkpoint {cp} is for {data.get('ruleset')!r} "
-                            f"from {data.get('start')}, not {rs.canonical!r} from {list(start)}")
-        values = {int(k): Fraction(v) for k, v in data["values"].items()}
+        ruleset, saved_start, values = read_checkpoint(cp, lambda data: (
+            data.get("ruleset"), data.get("start"),
+            {int(k): Fraction(v) for k, v in data["values"].items() if int(k) in codes}))
+        if ruleset != rs.canonical or saved_start != list(start):
+            raise FileError(None, f"checkpoint {cp} is for {ruleset!r} from {saved_start}, not "
+                            f"{rs.canonical!r} from {list(start)}")
     todo = [c for c in codes if c not in values]
     nodes = 0
     fast = None
@@ -330,12 +290,12 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
     return SolveResult(rs.canonical, value, pv, first, nodes + solver.nodes, len(solver.tt))
 
 
-def minimax(b: _Board) -> Fraction:
+def minimax(b: Board) -> Fraction:
     """Plain minimax over every action, no table and no pruning: the check on `Solver`."""
     if b.phase == OVER:
-        return _final(b)
+        return b.score_difference()
     legal = b.legal()
     if not legal:
-        return _final(b)
+        return b.score_difference()
     vals = [minimax(_child(b, a)) for a in legal]
     return max(vals) if b.to_move() == "x" else min(vals)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from pathlib import Path
 
+from ..conformance.report import LEVELS
 from ..conformance.runner import (
     Engine,
-    EngineSetupError,
     InProcessEngine,
     ProcessEngine,
     Runner,
@@ -15,14 +17,18 @@ from ..conformance.runner import (
     python_factory,
 )
 from ..conformance.suite import suite_path, vectors_dir
+from ..io import write_atomic
 from ..variant import builtin_names
+from . import seconds
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("conform", help="run the conformance suites against an engine",
                        description="Replay every case of the suites (and the perft tables) against "
-                                   "an engine speaking qttt-engine/1 (spec/protocol.md); print each "
-                                   "failure and end with `N passed, N failed`.")
+                                   "an engine speaking qttt-engine/1 (spec/protocol.md); print every "
+                                   "difference and end with the counts at the core and strict levels. "
+                                   "Exit 0: passed at --level; 1: failed; 2: could not run (the engine "
+                                   "cannot start, nothing it supports was run, or bad usage).")
     who = p.add_mutually_exclusive_group(required=True)
     who.add_argument("--engine", metavar="COMMAND", help='engine command line, e.g. "qttt engine"')
     who.add_argument("--python", metavar="MODULE:FACTORY",
@@ -30,8 +36,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--suite", type=Path, action="append", help="suite file (repeatable; default: all)")
     p.add_argument("--ruleset", action="append", choices=builtin_names(),
                    help="only this built-in ruleset's suite (repeatable)")
-    p.add_argument("--timeout", type=float, default=5.0, help="seconds per request (default 5)")
-    p.add_argument("--perft-timeout", type=float, default=60.0, help="seconds per perft request (default 60)")
+    p.add_argument("--level", choices=LEVELS, default="strict",
+                   help="the level the exit status reports (default strict; both are always printed)")
+    p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON")
+    p.add_argument("--junit", type=Path, metavar="FILE", help="also write the report as JUnit XML")
+    p.add_argument("--timeout", type=seconds, default=5.0, help="seconds per request (default 5)")
+    p.add_argument("--perft-timeout", type=seconds, default=60.0,
+                   help="seconds per perft request (default 60)")
     p.add_argument("--no-perft", action="store_true", help="skip the perft tables")
     p.set_defaults(run=run)
 
@@ -41,8 +52,7 @@ def run(args: argparse.Namespace) -> int:
     paths += [suite_path(n) for n in args.ruleset or []]
     if not paths:
         paths = sorted(vectors_dir().glob("*.json"))
-    if args.timeout <= 0 or args.perft_timeout <= 0:
-        raise EngineSetupError("engine-protocol", "--timeout and --perft-timeout must be positive")
+    suites = load_suites(paths)
     if args.python:
         factory = python_factory(args.python)
 
@@ -54,16 +64,17 @@ def run(args: argparse.Namespace) -> int:
         def make() -> Engine:
             return ProcessEngine(command)
 
-    runner = Runner(make, args.timeout, args.perft_timeout, out=lambda line: print(line, flush=True))
-    try:
-        for suite in load_suites(paths):
-            runner.run_suite(suite, perft=not args.no_perft)
-    finally:
-        runner.close()
-    report = runner.report
-    if report.skipped:
-        print(f"skipped {len(report.skipped)} perft depths the engine cannot count itself and "
-              f"that are too deep to walk: {', '.join(report.skipped[:5])}"
-              + (" ..." if len(report.skipped) > 5 else ""))
-    print(report.summary())
-    return 1 if report.failed else 0
+    report = Runner(make, args.timeout, args.perft_timeout,
+                    out=lambda line: print(line, flush=True)).run(suites, perft=not args.no_perft)
+    if args.json:
+        write_atomic(args.json, json.dumps(report.to_json(args.level), indent=1, ensure_ascii=False) + "\n")
+    if args.junit:
+        write_atomic(args.junit, report.to_junit())
+    if report.could_not_run is None or report.results:
+        print(report.summary())
+    if report.could_not_run is not None:
+        print(f"qttt: could not run: {report.could_not_run}", file=sys.stderr)
+    elif not report.count(args.level, "passed") and not report.count(args.level, "failed"):
+        print("qttt: could not run: no item was run (none is supported, or all were skipped)",
+              file=sys.stderr)
+    return report.status(args.level)

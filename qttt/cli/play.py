@@ -17,6 +17,7 @@ from ..engine import Action, Measure, Place, State, mark_name
 from ..errors import IllegalAction, QtttError
 from ..geometry import lines
 from ..io import write_atomic
+from ..narration import collapsed, describe, squares
 from ..notation import Record, record_to_json
 from ..players import PLAYERS, Player, make_player
 from ..text import drawing
@@ -25,6 +26,7 @@ from ..variant import load_ruleset
 KINDS = ("human", *PLAYERS)
 COMMANDS = ("help", "moves", "undo", "quit")
 ALIASES = {"h": "help", "?": "help", "m": "moves", "u": "undo", "q": "quit", "exit": "quit"}
+THINKING = 150  # legal actions beyond which the greedy player says it is thinking (4×4 has 120)
 SQUARES = re.compile(r"(\d+)(?:\s*[\s,-]\s*(\d+))?")
 
 EPILOG = """\
@@ -77,39 +79,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--record", metavar="FILE",
                    help="save the game record (JSON) here at the end, for `qttt replay FILE`")
     p.set_defaults(run=run)
-
-
-def squares(cells: tuple[int, ...]) -> str:
-    """Cells as human squares: `1, 5 and 9`."""
-    names = [str(c + 1) for c in cells]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def describe(state: State, action: Action) -> str:
-    """What `action` does in `state`, in squares: `places x3 in squares 1 and 9`."""
-    if isinstance(action, Measure):
-        assert state.pending is not None and state.cycle is not None
-        return (f"measures the cycle on squares {squares(state.cycle)}: {mark_name(state.pending)} "
-                f"goes to square {action.cell + 1}")
-    if action.a == action.b:
-        return f"fills the last square {action.a + 1} with {mark_name(state.move)}"
-    return f"places {mark_name(state.move)} in squares {action.a + 1} and {action.b + 1}"
-
-
-def collapsed(before: State, after: State) -> str:
-    """The marks a measurement made classical: `collapsed: X3 in square 1, O2 in square 3`."""
-    new = [c for c, (k0, k1) in enumerate(zip(before.classical, after.classical, strict=True)) if k1 != k0]
-    parts = [f"{mark_name(after.classical[c]).upper()} in {'square ' * (i == 0)}{c + 1}"
-             for i, c in enumerate(new)]
-    out = ["collapsed:"]
-    for part in parts:
-        if len(out[-1]) + len(part) + 2 > 79:
-            out[-1] += ","
-            out.append(" ")
-        elif out[-1] != "collapsed:":
-            out[-1] += ","
-        out[-1] += " " + part
-    return "\n".join(out)
 
 
 def prompt(state: State) -> str:
@@ -233,6 +202,10 @@ class Game:
                 if isinstance(action, str):
                     return action
             else:
+                legal = len(self.state.legal_actions())
+                if player.name == "greedy" and legal > THINKING:
+                    self.write(f"{self.state.to_move} ({player.name}) is thinking: {legal} actions, "
+                               "each weighed against every reply...\n")
                 action = player.choose(self.state)
                 self.write(f"{self.state.to_move} ({player.name}) {describe(self.state, action)}\n")
             self.history.append((self.state, action))
@@ -290,9 +263,9 @@ class Game:
 
     def help(self) -> str:
         rs = self.state.ruleset
-        who = "the player who closed it" if rs["measurer"] == "creator" else "the other player"
+        who = "the player who closed it" if rs.rules.measurer == "creator" else "the other player"
         last = ("When one open square is left, the player to move fills it: type its number."
-                if rs["last_square"] == "forced" else "When one open square is left, the game ends.")
+                if rs.rules.last_square == "forced" else "When one open square is left, the game ends.")
         paragraphs = [p.format(cells=len(self.state.classical), who=who, last=last, name=rs.canonical)
                       for p in HELP]
         if rs.summary and rs.canonical == rs.base:  # a built-in ruleset, unchanged

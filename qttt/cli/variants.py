@@ -41,7 +41,7 @@ def run_show(args: argparse.Namespace) -> int:
         console.print(rs.summary)
     table = Table("parameter", "value", "default", "description")
     for p in PARAMETERS:
-        value = rs[p.name]
+        value = rs.value(p.name)
         table.add_row(p.name, json.dumps(value), json.dumps(p.default), p.description)
     console.print(table)
     scoring = Table("award", "pattern", "length", "settings", title="scoring")

@@ -4,7 +4,8 @@
 - `suite.build_suite(ruleset)`: a ruleset's cases with expectations, and its perft table;
   committed under spec/vectors/, format spec/schema/vectors.schema.json.
 - `protocol.QtttEngine`: this engine behind the protocol qttt-engine/1 (spec/protocol.md).
-- `runner.Runner`: replays suites against any engine that speaks the protocol.
+- `runner.Runner`: replays suites against any engine that speaks the protocol;
+  `report.Report`: what it found, at the levels core and strict, as text, JSON or JUnit.
 - `check.check_files`: polices the suites themselves.
 """
 
@@ -12,7 +13,8 @@ from __future__ import annotations
 
 from .perft import divide, perft, perft_counts
 from .protocol import QtttEngine, serve
-from .runner import InProcessEngine, ProcessEngine, Report, Runner
+from .report import Report
+from .runner import InProcessEngine, ProcessEngine, Runner
 from .scope import rule_ids
 from .suite import build_suite
 

@@ -16,10 +16,9 @@ from typing import Any
 from ..engine import Action, Measure, Place, State
 from ..errors import QtttError
 from ..geometry import lines, patterns
-from ..notation import action_from_json, action_to_json
+from ..notation import Json, action_from_json, action_to_json
 from ..variant import Ruleset
 
-Json = Any
 SEARCH_GAMES = 3000  # random games tried before a searched-for case is given up
 
 
@@ -137,8 +136,8 @@ def owned_lines(state: State, length: int) -> tuple[list[int], list[int]]:
 
 def end_length(rs: Ruleset) -> int:
     """The length of the lines that end a first-line game, or that the scoring counts."""
-    if rs["end"] == "first-line":
-        return int(rs["end_line"])
+    if rs.rules.end == "first-line":
+        return rs.rules.end_line
     line_lengths = [c.length for c in rs.scoring if c.pattern == "line"]
     return line_lengths[-1] if line_lengths else 0
 
@@ -266,7 +265,7 @@ def tie_gap(rs: Ruleset) -> list[CaseSpec]:
 def collapsed_prefix(rs: Ruleset) -> tuple[tuple[Json, ...], int]:
     """Actions that leave classical marks in cells 0 and 1 (and 2 without 2-cycles), and the
     first cell left open."""
-    if rs["two_cycles"]:
+    if rs.rules.two_cycles:
         return (place(0, 1), place(0, 1), measure(0)), 2  # o2 in 0, x1 in 1
     return (place(0, 1), place(1, 2), place(2, 0), measure(0)), 3  # x3 in 0, o2 in 2, x1 in 1
 
@@ -332,7 +331,7 @@ def searched(rs: Ruleset) -> list[CaseSpec]:
         ax, ao = owned_lines(after, length)
         return len(ax) - len(bx), len(ao) - len(bo)
 
-    if rs["last_square"] == "forced":
+    if rs.rules.last_square == "forced":
         out.append(search(rs, "forced-last-square", "one open cell is left: the player to move "
                           "fills it, classical at once",
                           lambda b, a, s: isinstance(a, Place) and a.a == a.b))

@@ -8,11 +8,11 @@ file, and every rule id of the ruleset is cited by at least one case.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
-from ..errors import QtttError
+from ..errors import FileError, QtttError
+from ..io import read_json
+from ..notation import Json
 from ..spec import rules
 from ..variant import load_ruleset
 from .schema import Validator, load_schema
@@ -20,7 +20,6 @@ from .scope import rule_ids
 from .suite import coverage, read_retired
 
 MAX_DESCRIPTION = 100
-Json = Any
 
 
 def check_suite(suite: Json, retired: set[str], seen: dict[str, str], where: str) -> list[str]:
@@ -35,31 +34,40 @@ def check_suite(suite: Json, retired: set[str], seen: dict[str, str], where: str
         return [f"{where}: ruleset {suite['ruleset']['canonical']!r} cannot be loaded: {e}"]
     if suite["rules"] != expected_rules:
         problems.append(f"{where}: rules list differs from the ruleset's rule ids {expected_rules}")
-    known = rules()
     descriptions: dict[str, str] = {}
     for item in [*suite["cases"], *suite["perft"]]:
-        cid = item["id"]
-        if cid in seen:
-            problems.append(f"{where}: id {cid} is also used in {seen[cid]}")
-        seen[cid] = where
-        if cid in retired:
-            problems.append(f"{where}: id {cid} is retired (spec/vectors/RETIRED) and may not be reused")
-        if not cid.startswith(name + "."):
-            problems.append(f"{where}: id {cid} does not start with the ruleset name {name}.")
-        text = item["description"]
-        if len(text) > MAX_DESCRIPTION:
-            problems.append(f"{where}: {cid}: description longer than {MAX_DESCRIPTION} characters")
-        if text in descriptions:
-            problems.append(f"{where}: {cid}: same description as {descriptions[text]}")
-        descriptions[text] = cid
-        for ref in item.get("spec_ref", []):
-            if ref not in known:
-                problems.append(f"{where}: {cid}: spec_ref {ref} is not a rule of spec/rules.toml")
-            elif ref not in expected_rules:
-                problems.append(f"{where}: {cid}: spec_ref {ref} is not a rule of ruleset {name}")
+        problems += [f"{where}: {p}" for p in _item_problems(item, name, expected_rules, retired, seen,
+                                                             descriptions)]
+        seen[item["id"]] = where
     for rule, cited in coverage(suite).items():
         if not cited and rule in expected_rules:
             problems.append(f"{where}: rule {rule} is not exercised by any case")
+    return problems
+
+
+def _item_problems(item: Json, name: str, expected_rules: list[str], retired: set[str],
+                   seen: dict[str, str], descriptions: dict[str, str]) -> list[str]:
+    """Problems of one case or perft entry: its id (unique, not retired, prefixed by the ruleset
+    name), its description (short, unique) and the rule ids it cites."""
+    cid, text = item["id"], item["description"]
+    problems = []
+    if cid in seen:
+        problems.append(f"id {cid} is also used in {seen[cid]}")
+    if cid in retired:
+        problems.append(f"id {cid} is retired (spec/vectors/RETIRED) and may not be reused")
+    if not cid.startswith(name + "."):
+        problems.append(f"id {cid} does not start with the ruleset name {name}.")
+    if len(text) > MAX_DESCRIPTION:
+        problems.append(f"{cid}: description longer than {MAX_DESCRIPTION} characters")
+    if text in descriptions:
+        problems.append(f"{cid}: same description as {descriptions[text]}")
+    descriptions[text] = cid
+    known = rules()
+    for ref in item.get("spec_ref", []):
+        if ref not in known:
+            problems.append(f"{cid}: spec_ref {ref} is not a rule of spec/rules.toml")
+        elif ref not in expected_rules:
+            problems.append(f"{cid}: spec_ref {ref} is not a rule of ruleset {name}")
     return problems
 
 
@@ -72,9 +80,9 @@ def check_files(paths: list[Path], retired_path: Path) -> tuple[list[str], int]:
     seen: dict[str, str] = {}
     for path in paths:
         try:
-            suite = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as e:
-            problems.append(f"{path}: not JSON: {e.msg} at line {e.lineno}")
+            suite = read_json(path)
+        except FileError as e:
+            problems.append(e.message)
             continue
         problems += check_suite(suite, retired, seen, str(path))
     return problems, len(seen)

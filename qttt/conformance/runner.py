@@ -1,9 +1,14 @@
 """The conformance runner: replays suites and perft tables against an engine speaking the
-protocol (spec/protocol.md), as a subprocess or in-process, and reports every failure with the
-case id, the step, and the expected and actual values.
+protocol (spec/protocol.md), as a subprocess or in-process, and reports every difference of each
+case at two levels (`report`): the step, and the expected and actual values as JSON.
 
+After a difference a case goes on where the states allow: a wrong state is compared again after
+each later step; an action accepted that should be refused is undone by replaying the case's
+actions in a new game; an action refused that the case needs ends the case, saying so.
 The runner survives engines that crash, hang (a timeout per request), print garbage or go silent:
-the case fails and the next case gets a fresh engine.
+the item fails and the next one gets a fresh engine; an engine that cannot start at all is one
+line (`CouldNotRun`), not a failure per case. Rulesets and optional commands an engine's hello
+does not list are reported as not supported, never as failed.
 """
 
 from __future__ import annotations
@@ -18,15 +23,19 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
-from ..errors import QtttError
+from ..errors import FileError, QtttError
+from ..io import read_json
+from ..notation import Json
 from .protocol import PROTOCOL, Handler
+from .report import Report, Result, show
+from .schema import Validator, load_schema
 
-Json = Any
 TRAVERSE_BUDGET = 2_000  # most positions the runner expands itself for an engine without perft
+HELLO_TIMEOUT = 10.0  # seconds a starting engine has for its hello (at least the request timeout)
 
 
 class EngineSetupError(QtttError):
@@ -191,34 +200,28 @@ def python_factory(spec: str) -> Callable[[], Handler]:
 
 # -- comparisons ------------------------------------------------------------------------------
 
-def _show(value: Json) -> str:
-    text = json.dumps(value, separators=(",", ":"))
-    return text if len(text) <= 160 else text[:157] + "..."
-
-
-def diff(expected: Json, actual: Json, path: str) -> Iterator[str]:
-    """`path: expected X, got Y` for each differing leaf (lists of equal length item by item)."""
+def state_diff(expected: Json, actual: Json, path: str = "state") -> Iterator[str]:
+    """`path: expected X, got Y` for each differing field (the board cell by cell); fields the
+    engine adds are ignored (the interchange format allows them)."""
     if isinstance(expected, dict) and isinstance(actual, dict):
         for key in expected:
             if key not in actual:
-                yield f"{path}.{key}: expected {_show(expected[key])}, got nothing"
+                yield f"{path}.{key}: expected {show(expected[key])}, got nothing"
             else:
-                yield from diff(expected[key], actual[key], f"{path}.{key}")
-        for key in actual:
-            if key not in expected:
-                yield f"{path}.{key}: unexpected field, got {_show(actual[key])}"
+                yield from state_diff(expected[key], actual[key], f"{path}.{key}")
     elif (isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual)
           and path.endswith("board")):
         for i, (e, a) in enumerate(zip(expected, actual, strict=True)):
-            yield from diff(e, a, f"{path}[{i}]")
+            yield from state_diff(e, a, f"{path}[{i}]")
     elif type(expected) is not type(actual) or expected != actual:
-        yield f"{path}: expected {_show(expected)}, got {_show(actual)}"
+        yield f"{path}: expected {show(expected)}, got {show(actual)}"
 
 
-def legal_diff(expected: list[Json], actual: Json) -> list[str]:
-    """How an engine's legal list differs: missing, unexpected, or out of order."""
+def legal_diff(expected: list[Json], actual: Json) -> list[tuple[str, str]]:
+    """(level, text) for each way an engine's legal list differs: missing or unexpected actions
+    (core), or the same actions out of the protocol's order (strict)."""
     if not isinstance(actual, list):
-        return [f"legal: expected a list, got {_show(actual)}"]
+        return [("core", f"legal: expected a list, got {show(actual)}")]
     if actual == expected:
         return []
     key = [json.dumps(a, sort_keys=True) for a in expected]
@@ -227,66 +230,83 @@ def legal_diff(expected: list[Json], actual: Json) -> list[str]:
     extra = [a for a, k in zip(actual, got, strict=True) if k not in key]
     out = []
     if missing:
-        out.append(f"legal: missing {_show(missing)}")
+        out.append(("core", f"legal: missing {show(missing)}"))
     if extra:
-        out.append(f"legal: unexpected {_show(extra)}")
+        out.append(("core", f"legal: unexpected {show(extra)}"))
+    if not out and sorted(key) != sorted(got):
+        out.append(("core", f"legal: {len(got)} actions listed for {len(key)} (some twice)"))
     if not out:
-        out.append(f"legal: expected sorted {_show(expected)}, got {_show(actual)}")
+        out.append(("strict", f"legal: the same actions out of order; expected {show(expected)}, "
+                              f"got {show(actual)}"))
     return out
 
 
-def error_diff(expected: Json, response: dict[str, Json]) -> list[str]:
-    """Whether the refusal (or its absence) matches: kind and rule."""
+def refusal_diff(expected: Json, response: dict[str, Json]) -> list[tuple[str, str]]:
+    """(level, text) for each way the response to an action differs from the expected refusal
+    (or acceptance): acceptance and kind count at core, the rule id at strict."""
     if expected is None:
         if response["ok"]:
             return []
-        return [f"error: expected the action to be accepted, got {_show(response.get('error'))}"]
+        return [("core", f"expected the action to be accepted, got the refusal "
+                         f"{show(response.get('error'))}")]
     if response["ok"]:
-        return [f"error: expected {expected['kind']} (rule {expected['rule']}), got ok"]
+        return [("core", f"expected a refusal of kind {show(expected['kind'])}, got ok")]
     got = response.get("error")
     if not isinstance(got, dict):
-        return [f"error: expected {expected['kind']} (rule {expected['rule']}), got {_show(got)}"]
-    actual = {"kind": got.get("kind"), "rule": got.get("rule")}
-    if actual != expected:
-        return [f"error: expected {expected['kind']} (rule {expected['rule']}), "
-                f"got {actual['kind']} (rule {actual['rule']})"]
-    return []
+        return [("core", f"expected a refusal of kind {show(expected['kind'])}, got the error {show(got)}")]
+    out = []
+    if got.get("kind") != expected["kind"]:
+        out.append(("core", f"error.kind: expected {show(expected['kind'])}, got {show(got.get('kind'))}"))
+    if got.get("rule") != expected["rule"]:
+        out.append(("strict", f"error.rule: expected {show(expected['rule'])}, got {show(got.get('rule'))}"))
+    return out
 
 
 # -- the runner -------------------------------------------------------------------------------
 
-@dataclass
-class Failure:
-    """One failed case or perft entry."""
+@dataclass(frozen=True)
+class Capabilities:
+    """What an engine's hello says it supports; None where it does not say (then: everything)."""
 
-    item: str
-    where: str
-    problems: list[str]
+    rulesets: tuple[str, ...] | None = None
+    commands: tuple[str, ...] | None = None
 
-    def __str__(self) -> str:
-        return f"FAIL {self.item} {self.where}: " + "; ".join(self.problems[:4]) + (
-            f" (and {len(self.problems) - 4} more)" if len(self.problems) > 4 else "")
+    @staticmethod
+    def from_hello(hello: dict[str, Json]) -> Capabilities:
+        """The capabilities listed in a hello response; ValueError if a list is malformed."""
+        lists: list[tuple[str, ...] | None] = []
+        for name in ("rulesets", "commands"):
+            value = hello.get(name)
+            if value is not None and (not isinstance(value, list)
+                                      or not all(isinstance(v, str) for v in value)):
+                raise ValueError(f"hello: {name} must be a list of strings, got {show(value)}")
+            lists.append(None if value is None else tuple(value))
+        return Capabilities(*lists)
+
+    def supports_suite(self, suite: dict[str, Json]) -> bool:
+        """Whether the suite's ruleset (by name or canonical name) is among the listed ones."""
+        return self.rulesets is None or bool(
+            {suite["ruleset"]["name"], suite["ruleset"]["canonical"]} & set(self.rulesets))
+
+    def has(self, command: str) -> bool:
+        """Whether the engine may be sent this optional command."""
+        return self.commands is None or command in self.commands
 
 
-@dataclass
-class Report:
-    """What a run found."""
-
-    passed: int = 0
-    failed: int = 0
-    skipped: list[str] = field(default_factory=list)
-    failures: list[Failure] = field(default_factory=list)
-
-    def summary(self) -> str:
-        """The last line of a run."""
-        return f"{self.passed} passed, {self.failed} failed"
+class CouldNotRun(Exception):
+    """The run cannot go on: the engine cannot be started, or failed to restart three times."""
 
 
-class _CaseFailed(Exception):
-    def __init__(self, where: str, problems: list[str]) -> None:
-        super().__init__(where)
-        self.where = where
-        self.problems = problems
+class _Stop(Exception):
+    """The item cannot go on; the message says why."""
+
+
+class _NotSupported(Exception):
+    """The engine refused `new` with kind unsupported."""
+
+
+class _Budget(Exception):
+    pass
 
 
 class Runner:
@@ -301,29 +321,47 @@ class Runner:
         self.walk_budget = walk_budget
         self.out = out or (lambda _line: None)
         self.engine: Engine | None = None
+        self.capabilities = Capabilities()
         self.start_failures = 0
         self.report = Report()
 
     # -- engine lifecycle
 
+    def _cannot_start(self, message: str) -> Exception:
+        self.start_failures += 1
+        if self.report.hello is None:
+            return CouldNotRun(f"the engine cannot start: {message}")
+        if self.start_failures >= 3:
+            return CouldNotRun(f"the engine failed to restart three times: {message}")
+        return EngineFailure(f"restart: {message}")
+
     def _engine(self) -> Engine:
         if self.engine is not None:
             return self.engine
-        if self.start_failures >= 3:
-            raise EngineFailure("engine unavailable: it failed to start three times")
         try:
             engine = self.make_engine()
-            hello = engine.request({"cmd": "hello", "protocol": PROTOCOL}, self.timeout)
         except EngineFailure as e:
-            self.start_failures += 1
-            raise EngineFailure(f"hello: {e}") from None
+            raise self._cannot_start(str(e)) from None
         except Exception as e:  # a --python factory that raises
-            self.start_failures += 1
-            raise EngineFailure(f"engine could not be made: {type(e).__name__}: {e}") from None
-        if not hello["ok"] or hello.get("protocol") != PROTOCOL:
-            self.start_failures += 1
-            engine.close()
-            raise EngineFailure(f"hello: expected protocol {PROTOCOL}, got {_show(hello)}")
+            raise self._cannot_start(f"it could not be made: {type(e).__name__}: {e}") from None
+        try:
+            hello = engine.request({"cmd": "hello", "protocol": PROTOCOL},
+                                   max(self.timeout, HELLO_TIMEOUT))
+            if not hello["ok"] or hello.get("protocol") != PROTOCOL:
+                raise EngineFailure(f"expected protocol {PROTOCOL}, got {show(hello)}")
+            capabilities = Capabilities.from_hello(hello)
+        except (EngineFailure, ValueError) as e:
+            with contextlib.suppress(Exception):
+                engine.close(force=True)
+            raise self._cannot_start(f"hello: {e}") from None
+        if self.report.hello is None:
+            self.report.hello = {k: v for k, v in hello.items() if k not in ("id", "ok")}
+            self.capabilities = capabilities
+            rulesets, commands = capabilities.rulesets, capabilities.commands
+            self.out(f"engine: {show(hello.get('engine'))}; rulesets: "
+                     + ("any" if rulesets is None else ", ".join(rulesets) or "none")
+                     + "; optional commands: "
+                     + ("not listed" if commands is None else ", ".join(commands) or "none"))
         self.start_failures = 0
         self.engine = engine
         return engine
@@ -338,91 +376,119 @@ class Runner:
         """Stop the current engine politely."""
         self._drop(force=False)
 
-    def _ask(self, req: dict[str, Json], where: str, timeout: float | None = None) -> dict[str, Json]:
+    def _ask(self, req: dict[str, Json], where: str, result: Result,
+             timeout: float | None = None) -> dict[str, Json]:
+        """The engine's response; on a crash, hang or garbage a core difference, and the item stops."""
         try:
             return self._engine().request(req, timeout or self.timeout)
         except EngineFailure as e:
             self._drop()
-            raise _CaseFailed(where, [f"{req['cmd']}: {e}"]) from None
+            result.add("core", where, f"{req['cmd']}: {e}")
+            raise _Stop("stopped: the engine failed; the next item gets a fresh engine") from None
 
-    def _field(self, response: dict[str, Json], name: str, where: str) -> Json:
+    def _answer(self, req: dict[str, Json], name: str, where: str, result: Result) -> Json:
+        """The field `name` of the response to `req`, or None after recording a core difference."""
+        response = self._ask(req, where, result)
         if not response["ok"] or name not in response:
-            self._drop()  # an engine that cannot answer state or legal is out of step
-            raise _CaseFailed(where, [f"expected {name}, got {_show(response)}"])
+            result.add("core", where, f"{req['cmd']}: expected {name}, got {show(response)}")
+            return None
         return response[name]
 
-    def _start(self, record: dict[str, Json], where: str) -> None:
-        started = self._ask({"cmd": "new", "variant": record["variant"]}, where)
+    def _start(self, record: dict[str, Json], where: str, result: Result) -> None:
+        """A new game of the record's variant, with its actions applied."""
+        started = self._ask({"cmd": "new", "variant": record["variant"]}, where, result)
         if not started["ok"]:
-            raise _CaseFailed(where, [f"new {record['variant']}: refused: {_show(started.get('error'))}"])
+            error = started.get("error")
+            if isinstance(error, dict) and error.get("kind") == "unsupported":
+                raise _NotSupported(f"new {show(record['variant'])}: {show(error.get('message'))}")
+            result.add("core", where, f"new {show(record['variant'])}: refused: {show(error)}")
+            raise _Stop("stopped: the game cannot be started")
         for i, action in enumerate(record["actions"]):
-            applied = self._ask({"cmd": "apply", "action": action}, where)
+            applied = self._ask({"cmd": "apply", "action": action}, where, result)
             if not applied["ok"]:
-                raise _CaseFailed(where, [f"start action {i} {_show(action)} refused: "
-                                          f"{_show(applied.get('error'))}"])
+                result.add("core", where, f"start action {i} {show(action)}: refused: "
+                                          f"{show(applied.get('error'))}")
+                raise _Stop("stopped: the start position cannot be reached")
 
-    def _compare(self, expect: dict[str, Json], where: str, error: Json = None,
-                 response: dict[str, Json] | None = None) -> None:
-        problems = error_diff(error, response) if response is not None else []
-        state = self._field(self._ask({"cmd": "state"}, where), "state", where)
-        problems += list(diff(expect["state"], state, "state"))
-        legal = self._field(self._ask({"cmd": "legal"}, where), "legal", where)
-        problems += legal_diff(expect["legal"], legal)
-        if problems:
-            raise _CaseFailed(where, problems)
+    def _compare(self, expect: dict[str, Json], where: str, result: Result) -> None:
+        state = self._answer({"cmd": "state"}, "state", where, result)
+        if state is not None:
+            for text in state_diff(expect["state"], state):
+                result.add("core", where, text)
+        legal = self._answer({"cmd": "legal"}, "legal", where, result)
+        if legal is not None:
+            for level, text in legal_diff(expect["legal"], legal):
+                result.add(level, where, text)
 
     # -- cases
 
-    def run_case(self, case: dict[str, Json]) -> Failure | None:
-        """Replay one case; the failure at its first differing step, or None."""
+    def run_case(self, case: dict[str, Json], suite: str = "") -> Result:
+        """Replay one case, listing every difference; after one, go on where the states allow."""
+        result = Result(suite, case["id"], "case")
         try:
-            if "start_error" in case:
-                got = self._ask({"cmd": "new", "variant": case["start"]["variant"]}, "new")
-                problems = error_diff(case["start_error"], got)
-                if problems:
-                    raise _CaseFailed(f"new {_show(case['start']['variant'])}", problems)
-                return None
-            self._start(case["start"], "start")
-            self._compare(case["expect_start"], "start")
-            for i, step in enumerate(case["steps"], start=1):
-                where = f"step {i} {_show(step['action'])}"
-                response = self._ask({"cmd": "apply", "action": step["action"]}, where)
-                self._compare(step, where, step.get("error"), response)
-            if case["steps"] and case["steps"][-1]["state"]["scores"] != case["scores"]:
-                raise _CaseFailed("end", ["suite: scores differ from the last state"])
-        except _CaseFailed as f:
-            return Failure(case["id"], f.where, f.problems)
-        return None
+            self._case(case, result)
+        except _Stop as s:
+            result.note = str(s)
+        except _NotSupported as e:
+            result.status, result.note = "not supported", str(e)
+        return result
+
+    def _case(self, case: dict[str, Json], result: Result) -> None:
+        if "start_error" in case:
+            where = f"new {show(case['start']['variant'])}"
+            got = self._ask({"cmd": "new", "variant": case["start"]["variant"]}, where, result)
+            for level, text in refusal_diff(case["start_error"], got):
+                result.add(level, where, text)
+            return
+        self._start(case["start"], "start", result)
+        self._compare(case["expect_start"], "start", result)
+        played = list(case["start"]["actions"])
+        for i, step in enumerate(case["steps"], start=1):
+            where = f"step {i} {show(step['action'])}"
+            response = self._ask({"cmd": "apply", "action": step["action"]}, where, result)
+            for level, text in refusal_diff(step.get("error"), response):
+                result.add(level, where, text)
+            if "error" not in step:
+                played.append(step["action"])
+                if not response["ok"]:
+                    raise _Stop(f"stopped at step {i}: the engine refused an action the case "
+                                "needs, so the later steps cannot be played")
+            elif response["ok"]:  # accepted what it should refuse: back to the case's position
+                self._start({"variant": case["start"]["variant"], "actions": played}, where, result)
+            self._compare(step, where, result)
 
     # -- perft
 
-    def _perft(self, record: dict[str, Json], depth: int, want_divide: bool,
-               where: str) -> tuple[int, list[tuple[Json, int]]] | None:
+    def _perft(self, record: dict[str, Json], depth: int, want_divide: bool, where: str,
+               result: Result) -> tuple[int, list[tuple[Json, int]]] | None:
         """(nodes, divide) from the engine's perft command, or by walking it; None if too costly."""
-        self._start(record, where)
-        req: dict[str, Json] = {"cmd": "perft", "depth": depth, "divide": want_divide}
-        got = self._ask(req, where, self.perft_timeout)
-        if got["ok"]:
-            nodes = got.get("nodes")
-            split = got.get("divide", [])
-            if not isinstance(nodes, int) or not isinstance(split, list) or not all(
-                    isinstance(d, dict) and isinstance(d.get("nodes"), int) for d in split):
-                raise _CaseFailed(where, [f"perft: malformed answer {_show(got)}"])
-            return nodes, [(d.get("action"), int(d["nodes"])) for d in split]
-        return self._walk(record, depth, where)
+        if self.capabilities.has("perft"):
+            self._start(record, where, result)
+            req: dict[str, Json] = {"cmd": "perft", "depth": depth, "divide": want_divide}
+            got = self._ask(req, where, result, self.perft_timeout)
+            if got["ok"]:
+                nodes = got.get("nodes")
+                split = got.get("divide", [])
+                if not isinstance(nodes, int) or not isinstance(split, list) or not all(
+                        isinstance(d, dict) and isinstance(d.get("nodes"), int) for d in split):
+                    result.add("core", where, f"perft: malformed answer {show(got)}")
+                    raise _Stop("stopped: the perft answer cannot be read")
+                return nodes, [(d.get("action"), int(d["nodes"])) for d in split]
+        return self._walk(record, depth, where, result)
 
-    def _walk(self, record: dict[str, Json], depth: int,
-              where: str) -> tuple[int, list[tuple[Json, int]]] | None:
+    def _walk(self, record: dict[str, Json], depth: int, where: str,
+              result: Result) -> tuple[int, list[tuple[Json, int]]] | None:
         budget = [self.walk_budget]
 
         def legal_after(path: list[Json]) -> list[Json]:
             budget[0] -= 1
             if budget[0] < 0:
                 raise _Budget
-            self._start({"variant": record["variant"], "actions": record["actions"] + path}, where)
-            out = self._field(self._ask({"cmd": "legal"}, where), "legal", where)
+            self._start({"variant": record["variant"], "actions": record["actions"] + path}, where,
+                        result)
+            out = self._answer({"cmd": "legal"}, "legal", where, result)
             if not isinstance(out, list):
-                raise _CaseFailed(where, [f"legal: expected a list, got {_show(out)}"])
+                raise _Stop("stopped: the legal actions cannot be walked")
             return out
 
         def count(path: list[Json], left: int) -> int:
@@ -439,48 +505,71 @@ class Runner:
             return None
         return sum(n for _, n in split), split
 
-    def run_perft(self, entry: dict[str, Json]) -> Failure | None:
-        """Check one perft entry at every depth; on a difference, the first differing first action."""
+    def run_perft(self, entry: dict[str, Json], suite: str = "") -> Result:
+        """Check one perft entry at every depth; at the deepest, the first differing first action."""
+        result = Result(suite, entry["id"], "perft")
         counts: list[int] = entry["counts"]
         try:
             for depth, expected in enumerate(counts, start=1):
                 deepest = depth == len(counts)
                 where = f"depth {depth}"
-                got = self._perft(entry["start"], depth, deepest, where)
+                got = self._perft(entry["start"], depth, deepest, where, result)
                 if got is None:
-                    self.report.skipped.append(f"{entry['id']} depth {depth}")
-                    return None
+                    how = "the engine lists no perft command" if not self.capabilities.has("perft") \
+                        else "the engine refused perft"
+                    result.status = "skipped"
+                    result.note = (f"depth {depth} and deeper not checked: {how}, and walking it "
+                                   f"through the protocol takes more than {self.walk_budget:,} positions"
+                                   + (f" (depths 1-{depth - 1} checked)" if depth > 1 else ""))
+                    break
                 nodes, split = got
                 if nodes != expected:
-                    problems = [f"perft: expected {expected}, got {nodes}"]
+                    result.add("core", where, f"perft: expected {expected}, got {nodes}")
                     if deepest:
-                        problems += _first_disagreement(entry["divide"], split)
-                    raise _CaseFailed(where, problems)
-        except _CaseFailed as f:
-            return Failure(entry["id"], f.where, f.problems)
-        return None
+                        for text in _first_disagreement(entry["divide"], split):
+                            result.add("core", where, text)
+        except _Stop as s:
+            result.note = str(s)
+        except _NotSupported as e:
+            result.status, result.note = "not supported", str(e)
+        return result
 
     # -- suites
 
     def run_suite(self, suite: dict[str, Json], perft: bool = True) -> Report:
-        """Run every case (and perft entry) of one suite, adding to the report."""
-        items: list[tuple[dict[str, Json], Callable[[dict[str, Json]], Failure | None]]] = [
+        """Run every case (and perft entry) of one suite, adding to the report.
+
+        Raises CouldNotRun when the engine cannot be started (or restarted three times)."""
+        name = suite["ruleset"]["name"]
+        items: list[tuple[dict[str, Json], Callable[[dict[str, Json], str], Result]]] = [
             (c, self.run_case) for c in suite["cases"]]
         if perft:
             items += [(p, self.run_perft) for p in suite["perft"]]
+        self._engine()  # the capabilities come with the first hello
+        if not self.capabilities.supports_suite(suite):
+            note = f"ruleset {suite['ruleset']['canonical']} is not among the engine's rulesets"
+            self.report.unsupported_suites.append(name)
+            self.report.results += [Result(name, item["id"], "case" if run == self.run_case else "perft",
+                                           status="not supported", note=note) for item, run in items]
+            self.out(f"NOT SUPPORTED {name}: {note} ({len(items)} items)")
+            return self.report
         for item, run in items:
-            failure = run(item)
-            if failure is None:
-                self.report.passed += 1
-            else:
-                self.report.failed += 1
-                self.report.failures.append(failure)
-                self.out(str(failure))
+            result = run(item, name)
+            self.report.results.append(result)
+            for line in result.lines():
+                self.out(line)
         return self.report
 
-
-class _Budget(Exception):
-    pass
+    def run(self, suites: list[dict[str, Json]], perft: bool = True) -> Report:
+        """Run the suites in order; a run that cannot go on is recorded in `could_not_run`."""
+        try:
+            for suite in suites:
+                self.run_suite(suite, perft)
+        except CouldNotRun as e:
+            self.report.could_not_run = str(e)
+        finally:
+            self.close()
+        return self.report
 
 
 def _first_disagreement(expected: list[dict[str, Json]], actual: list[tuple[Json, int]]) -> list[str]:
@@ -489,10 +578,20 @@ def _first_disagreement(expected: list[dict[str, Json]], actual: list[tuple[Json
     for key in [*want, *got]:
         if want.get(key) != got.get(key):
             return [f"divide: first disagreement at first action {key}: expected "
-                    f"{want.get(key, 'no such action')}, got {got.get(key, 'no such action')}"]
+                    f"{show(want.get(key, 'no such action'))}, got {show(got.get(key, 'no such action'))}"]
     return []
 
 
 def load_suites(paths: list[Path]) -> list[dict[str, Json]]:
-    """Suite files, read."""
-    return [json.loads(p.read_text(encoding="utf-8")) for p in paths]
+    """Suite files, read and checked against spec/schema/vectors.schema.json (FileError naming
+    the file and its first problem otherwise)."""
+    validator = Validator(load_schema("vectors.schema.json"))
+    suites = []
+    for path in paths:
+        suite = read_json(path)
+        problems = validator.errors(suite, limit=1)
+        if problems:
+            raise FileError(None, f"{path}: not a conformance suite: {problems[0]} "
+                            "(qttt vectors check explains)")
+        suites.append(suite)
+    return suites

@@ -11,12 +11,11 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
-from pathlib import Path
 from typing import Any
 
+from ..notation import Json
 from ..spec import spec_dir
 
-Json = Any
 _ANNOTATIONS = {"$schema", "$id", "$defs", "title", "description", "default"}
 _TYPES: dict[str, Any] = {
     "object": lambda v: isinstance(v, dict),
@@ -48,7 +47,10 @@ class Validator:
     def errors(self, instance: Json, limit: int = 10) -> list[str]:
         """Up to `limit` messages `path: problem`; empty when the instance is valid."""
         out: list[str] = []
-        self._check(self.root, instance, "$", out, limit)
+        try:
+            self._check(self.root, instance, "$", out, limit)
+        except RecursionError:
+            return ["$: arrays and objects nested too deeply to check"]
         return out
 
     def _resolve(self, ref: str) -> Json:
@@ -164,8 +166,3 @@ _KEYWORDS: dict[str, Any] = {
     "minLength": _size(str, True, "length"), "maxLength": _size(str, False, "length"),
     "minimum": _size((int, float), True, ""),
 }
-
-
-def validate_file(path: Path, schema_name: str) -> list[str]:
-    """Problems of a JSON file against a schema of spec/schema/ (empty: valid)."""
-    return Validator(load_schema(schema_name)).errors(json.loads(path.read_text(encoding="utf-8")))

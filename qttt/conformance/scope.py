@@ -23,7 +23,7 @@ from ..variant import Ruleset
 
 # Parameter-scoped rules that apply only to some values: rule id -> predicate on the ruleset.
 _PARAMETER_RULES: dict[str, Callable[[Ruleset], bool]] = {
-    "end-line": lambda rs: rs["end"] == "first-line",
+    "end-line": lambda rs: rs.rules.end == "first-line",
 }
 # Rules of scope `scoring`: rule id -> the pattern kind that selects it.
 _PATTERN_RULES = {"pattern-line": "line", "pattern-square": "square"}

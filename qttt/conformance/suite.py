@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from ..engine import Measure, Place, State
 from ..errors import QtttError, RecordError
 from ..geometry import patterns
-from ..notation import action_from_json, action_to_json, state_to_json
+from ..io import read_text
+from ..notation import Json, action_from_json, action_to_json, state_to_json
 from ..spec import spec_dir
 from ..variant import Ruleset, load_ruleset
 from . import cases as casemod
@@ -34,7 +34,6 @@ NOTES = (
     "`qttt vectors generate` from the engine; an independent reference model agrees with every "
     "expectation."
 )
-Json = Any
 
 
 def vectors_dir() -> Path:
@@ -82,8 +81,8 @@ def _transition_refs(rs: Ruleset, before: State, action: Json, after: State) -> 
 
 def _end_refs(rs: Ruleset, state: State) -> set[str]:
     refs = {"score-at-end"}
-    xs, os_ = casemod.owned_lines(state, int(rs["end_line"]))
-    if rs["end"] == "first-line" and (xs or os_):
+    xs, os_ = casemod.owned_lines(state, rs.rules.end_line)
+    if rs.rules.end == "first-line" and (xs or os_):
         refs.add("end-line")
     else:
         refs.add("end-full")
@@ -187,7 +186,7 @@ def read_retired(path: Path | None = None) -> list[str]:
     if not path.is_file():
         return []
     out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in read_text(path).splitlines():
         line = line.split("#", 1)[0].strip()
         if line:
             out.append(line)

@@ -13,7 +13,6 @@ from .strategies import (
     any_actions,
     builtin_rulesets,
     component_of,
-    game_bound,
     legal_actions,
     make_state_machine,
     per_pattern_scores,
@@ -23,7 +22,7 @@ from .strategies import (
 )
 
 __all__ = [
-    "ReferenceGame", "actions", "any_actions", "builtin_rulesets", "component_of", "game_bound",
+    "ReferenceGame", "actions", "any_actions", "builtin_rulesets", "component_of",
     "legal_actions", "make_state_machine", "per_pattern_scores", "random_rulesets", "rulesets",
     "states",
 ]

@@ -2,7 +2,7 @@
 
 The state machine drives the engine and a reference model (any object with `state()`,
 `legal()` and `apply(action_json)` raising an exception with a `.rule` attribute, such as
-tests/reference.py's RefGame) through the same actions, and checks after every step that
+tests/support/reference.py's RefGame) through the same actions, and checks after every step that
 they agree on the v1 state JSON and on the legal actions, and that the engine keeps the
 invariants of the common rules.
 """
@@ -10,7 +10,6 @@ invariants of the common rules.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from fractions import Fraction
 from typing import Any, Protocol
 
@@ -18,6 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from ..engine import Action, Measure, Place, State
+from ..game import compile_game
 from ..notation import (
     Record,
     action_to_json,
@@ -29,7 +29,7 @@ from ..notation import (
     state_to_json,
     to_notation,
 )
-from ..scoring import compile_scoring
+from ..scoring import PerPattern, compile_scoring
 from ..variant import PARAMETER_BY_NAME, Ruleset, builtin_names, load_ruleset, with_params
 
 
@@ -106,23 +106,6 @@ def actions(state: State) -> st.SearchStrategy[Action]:
 
 # -- invariants as functions ----------------------------------------------------------------------
 
-def game_bound(rs: Ruleset) -> int:
-    """Most placements a game of `rs` can have.
-
-    untouched = keep: every placement's marks end classical (a collapse makes its component's
-    v moves classical in v cells, a forced placement one), or stay spooky at the end, where the
-    live moves form a forest on the open cells (fewer than their number); so at most n².
-    untouched = vanish: between two collapses the live moves form a forest on the o open cells
-    plus the closing move, so at most o placements; a collapse makes at least two cells classical
-    (a cycle has two cells at least) and the last open cell takes one forced placement, so at most
-    n² + (n² - 2) + (n² - 4) + … placements in all.
-    """
-    cells = rs.board ** 2
-    if rs["untouched"] == "keep":
-        return cells
-    return sum(range(cells, 0, -2))
-
-
 def component_of(state: State, cell: int) -> frozenset[int]:
     """The cells of `cell`'s entanglement component (rule entanglement)."""
     return frozenset(state.component[cell])
@@ -150,12 +133,11 @@ def cycle_count(state: State) -> int:
 
 def per_pattern_scores(state: State) -> tuple[Fraction, Fraction]:
     """Points the non-negative per-pattern components give on the current classical board."""
-    rs = state.ruleset
-    parts = tuple(c for c in rs.scoring if c.award == "per-pattern" and c.get("points") >= 0)
+    parts = [a for a in compile_game(state.ruleset).awards if isinstance(a, PerPattern) and a.points >= 0]
     cls = state.classical
     xmask = sum(1 << c for c, k in enumerate(cls) if k and k & 1)
     omask = sum(1 << c for c, k in enumerate(cls) if k and not k & 1)
-    (x, o), _ = compile_scoring(replace(rs, scoring=parts))(cls, xmask, omask)
+    (x, o), _ = compile_scoring(parts)(cls, xmask, omask)
     return x, o
 
 
@@ -178,7 +160,7 @@ def check_collapse(before: State, cell: int, after: State) -> None:
     placed = {after.classical[c] for c in comp}
     assert all(after.classical[c] for c in comp), "a cell of the component stayed open"
     assert placed == moves and len(placed) == len(comp), "not one mark of the component per cell"
-    vanish = before.ruleset["untouched"] == "vanish"
+    vanish = before.ruleset.rules.untouched == "vanish"
     for c in range(len(before.classical)):
         if c in comp:
             continue
@@ -226,7 +208,7 @@ def make_state_machine(reference: Callable[[Ruleset, str], ReferenceGame],
                 check_collapse(before, action.cell, after)
             else:
                 self.placements += 1
-                assert self.placements <= game_bound(after.ruleset)
+                assert self.placements <= compile_game(after.ruleset).length_bound
             now = per_pattern_scores(after)
             assert now[0] >= self.provisional[0] and now[1] >= self.provisional[1]
             self.provisional = now

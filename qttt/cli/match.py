@@ -1,0 +1,183 @@
+"""`qttt match RULESET A B`: games between two players under a referee, with clocks and
+forfeits; records saved as each game ends; resumable. `qttt tournament` (tournament.py) shares
+this module's options and output."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ..competition.match import Standing, Store, game_line, manifest, plan, run, standings
+from ..competition.referee import KINDS_HELP, Forfeit, Seat, split_name
+from ..engine import Action, Measure, Place, State
+from ..errors import IllegalAction
+from ..notation import Json
+from ..text import drawing
+from .play import example, explain, parse, prompt
+
+EPILOG = f"""\
+players: {KINDS_HELP}.
+  engine:COMMAND runs COMMAND (split like a shell line; quote the whole player) once per game
+  and drives it with qttt-engine/1 and its go command (spec/protocol.md); codecup:COMMAND
+  runs a bot of the CodeCup 2012 competition (4x4 rulesets, spec/codecup.md).
+
+clocks: the ruleset's [match] table sets the time per action and per game (qttt show RULESET);
+--move-time and --game-time override them (0: no limit). People at the terminal play without
+a clock. An illegal action, a late answer, a crash, garbage or silence loses the game by the
+ruleset's forfeit score; the record says why.
+
+records: DIR/game-NNNN.json, one per game, written as the game ends (replay one with qttt
+replay); DIR/match.json says what DIR holds. Run the same command again to play the games
+still missing after an interruption.
+
+exit status: 0 when every game was played, 2 on bad arguments, 130 when interrupted."""
+
+
+def add_options(p: argparse.ArgumentParser, games: int) -> None:
+    """The options `match` and `tournament` share."""
+    p.add_argument("--games", type=int, default=games,
+                   help=f"games per pair of players, colours alternating (default {games})")
+    p.add_argument("--workers", type=int, default=1, help="games played at once (default 1)")
+    p.add_argument("--out", metavar="DIR", help="directory of the records (default: "
+                                                "match-RULESET or tournament-RULESET)")
+    p.add_argument("--move-time", type=float, metavar="S", help="seconds per action (default: the ruleset's)")
+    p.add_argument("--game-time", type=float, metavar="S", help="seconds per player and game "
+                                                                "(default: the ruleset's)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the built-in players (default 1)")
+    p.add_argument("--ack-time", type=float, default=5.0, metavar="S",
+                   help="seconds an engine has to start and to acknowledge each action (default 5)")
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("match", help="play games between two players (programs, built-in, people)",
+                       description="Play games between two players under a referee: X and O "
+                                   "alternate, clocks and forfeits as the ruleset declares.",
+                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("ruleset", metavar="RULESET", help="built-in name, canonical name or variant file")
+    p.add_argument("a", metavar="A", help="first player (X in odd games)")
+    p.add_argument("b", metavar="B", help="second player")
+    add_options(p, games=2)
+    p.set_defaults(run=lambda args: run_command(args, "match", [args.a, args.b]))
+
+
+def run_command(args: argparse.Namespace, kind: str, players: list[str]) -> int:
+    """Plan, resume, play and report a match or round robin."""
+    console = Console(highlight=False)
+    jobs = plan(args.ruleset, players, args.games, args.seed, args.move_time, args.game_time, args.ack_time)
+    people = any(split_name(p)[1] == "human" for p in players)
+    workers = 1 if people else max(args.workers, 1)
+    store = Store(args.out or f"{kind}-{_slug(args.ruleset)}")
+    done = store.open(manifest(kind, jobs, players, args.games))
+    total = len(jobs)
+    if done:
+        console.print(f"resuming: {len(done)} of {total} games already in {store.root}")
+    live = console.is_terminal and not people
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), console=console, disable=not live)
+    task = progress.add_task(f"{kind} {args.ruleset}", total=total, completed=len(done))
+
+    def on_game(rec: Json) -> None:
+        progress.console.print(game_line(rec, total))
+        progress.advance(task)
+
+    human = _human_factory(console) if people else None
+    try:
+        with progress:
+            records = run(jobs, store, done, workers, on_game, human)
+    except KeyboardInterrupt:
+        saved = len(list(store.records()))
+        console.print(f"interrupted: {saved} of {total} games saved in {store.root}; run the same "
+                      "command again to play the rest")
+        return 130
+    names = [split_name(p)[0] for p in players]
+    rows = standings(names, records)
+    console.print(results_table(rows, f"{kind}: {args.ruleset}, {len(records)} games"))
+    if len(players) > 2:
+        console.print(cross_table(names, rows))
+    console.print(f"records: {store.root}/game-*.json")
+    return 0
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in text)[:40].strip("-") or "ruleset"
+
+
+def results_table(rows: list[Standing], title: str) -> Table:
+    """Points, wins, draws, losses and forfeits per player."""
+    table = Table(title=title)
+    for name in ("player", "games", "points", "won", "drawn", "lost", "forfeits"):
+        table.add_column(name, justify="left" if name == "player" else "right")
+    for r in rows:
+        table.add_row(r.player, str(r.games), str(r.points), str(r.wins), str(r.draws), str(r.losses),
+                      str(r.forfeits))
+    return table
+
+
+def cross_table(players: list[str], rows: list[Standing]) -> Table:
+    """Points each row player scored against each column player."""
+    by = {r.player: r for r in rows}
+    table = Table(title="cross-table: points of the row player against the column player")
+    table.add_column("player")
+    for i in range(len(players)):
+        table.add_column(str(i + 1), justify="right")
+    table.add_column("total", justify="right")
+    for i, p in enumerate(players):
+        cells = ["x" if q == p else str(by[p].against.get(q, "")) for q in players]
+        table.add_row(f"{i + 1} {p}", *cells, str(by[p].points))
+    return table
+
+
+def _human_factory(console: Console) -> Callable[[str], Seat]:
+    def make(name: str) -> Seat:
+        return HumanSeat(name, console)
+    return make
+
+
+class HumanSeat:
+    """A person at the terminal, typing squares as in `qttt play`; quit or end of input resigns."""
+
+    clocked = False
+
+    def __init__(self, name: str, console: Console) -> None:
+        self.name, self.console = name, console
+
+    def start(self, variant: str, side: str) -> None:
+        self.console.print(f"you play {side} ({variant}); type help at the prompt of qttt play for the input")
+
+    def choose(self, state: State, limit: float | None, remaining: dict[str, Any]) -> Action:
+        self.console.print(drawing(state), markup=False)
+        while True:
+            try:
+                line = input(prompt(state))
+            except EOFError:
+                raise Forfeit("resigned", "input ended") from None
+            if not sys.stdin.isatty():
+                self.console.print(line, markup=False)
+            try:
+                got = parse(line, state)
+            except ValueError:
+                self.console.print(f"not understood: {line.strip()!r}; type {example(state)} or quit",
+                                   markup=False)
+                continue
+            if got == "quit":
+                raise Forfeit("resigned", "quit at the prompt")
+            if isinstance(got, (Place, Measure)):
+                try:
+                    state.apply(got)
+                except IllegalAction as e:
+                    self.console.print(explain(state, got, e), markup=False)
+                    continue
+                return got
+            self.console.print("commands here: quit; or type " + example(state), markup=False)
+
+    def observe(self, action: Action, after: State) -> None:
+        pass
+
+    def close(self, final: State) -> None:
+        pass

@@ -1,0 +1,381 @@
+"""The referee of `qttt match`: one game between two seats under the ruleset's clocks and
+forfeit score (rules match-clock, match-forfeit).
+
+A seat is whoever plays a side: a built-in player, a program speaking the engine protocol
+(`go`, spec/protocol.md), a CodeCup 2012 bot (qttt.codecup) or a person at the terminal. The
+referee keeps the only authoritative state; a seat proposes actions and is told every action
+played. Whatever a seat does wrong ends the game at once as a forfeit with a reason.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import re
+import shlex
+import subprocess
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import IO, Any, Protocol
+
+from ..engine import Action, State
+from ..errors import IllegalAction, MatchError, RecordError
+from ..notation import Record, action_from_json, action_to_json, record_to_json
+from ..players import PLAYERS, Player, SearchPlayer
+from ..variant import Ruleset
+
+FORFEIT_KINDS = ("illegal", "timeout", "crash", "garbage", "protocol", "resigned")
+ACK_SECONDS = 5.0  # time for an engine to answer hello, new and apply (spec/protocol.md)
+
+
+class Forfeit(Exception):
+    """A seat broke the match rules; `kind` is one of FORFEIT_KINDS."""
+
+    def __init__(self, kind: str, message: str, rule: str | None = None) -> None:
+        super().__init__(message)
+        self.kind, self.message, self.rule = kind, message, rule
+        self.side: str | None = None
+
+
+@dataclass(frozen=True)
+class Clock:
+    """Time limits in seconds (None: no limit), rule match-clock."""
+
+    move: float | None = None
+    game: float | None = None
+
+    @classmethod
+    def of(cls, rs: Ruleset, move: float | None = None, game: float | None = None) -> Clock:
+        """The ruleset's [match] clocks, overridden by the given ones (0: no limit)."""
+        m = float(rs.match.move_seconds) if move is None else move
+        g = float(rs.match.game_seconds) if game is None else game
+        return cls(m or None, g or None)
+
+    def limit(self, used: float) -> float | None:
+        """Time allowed for the next action after `used` seconds of this player's game."""
+        left = [t for t in (self.move, None if self.game is None else max(self.game - used, 0.0))
+                if t is not None]
+        return min(left) if left else None
+
+
+class Seat(Protocol):
+    """One side's player as the referee sees it."""
+
+    name: str
+    clocked: bool  # whether the clocks apply (not to people at the terminal)
+
+    def start(self, variant: str, side: str) -> None:
+        """Get ready for a new game of `variant`, playing `side`."""
+        ...
+
+    def choose(self, state: State, limit: float | None, remaining: dict[str, float | None]) -> Action:
+        """An action for the side to move, within `limit` seconds; Forfeit on failure."""
+        ...
+
+    def observe(self, action: Action, after: State) -> None:
+        """`action` was played (by either side), giving `after`."""
+        ...
+
+    def close(self, final: State) -> None:
+        """The game is over (or abandoned); release the seat."""
+        ...
+
+
+@dataclass
+class GameResult:
+    """A refereed game: its record, who played, the points and how it ended."""
+
+    record: Record
+    players: dict[str, str]
+    scores: dict[str, Fraction]
+    end: str  # over, forfeit, deadlock
+    forfeit: Forfeit | None = None
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The v1 record with the match fields `players` and `result` (record.schema.json)."""
+        result: dict[str, Any] = {"end": self.end,
+                                  "scores": {p: str(v) for p, v in self.scores.items()},
+                                  "seconds": {p: round(v, 3) for p, v in self.seconds.items()}}
+        if self.forfeit is not None:
+            f = self.forfeit
+            result["forfeit"] = {"side": f.side, "kind": f.kind, "rule": f.rule, "message": f.message}
+        return {**record_to_json(self.record), "players": self.players, "result": result}
+
+
+def play_game(rs: Ruleset, variant: str, seats: dict[str, Seat], clock: Clock) -> GameResult:
+    """Referee one game from the initial state (rules match-clock, match-forfeit)."""
+    state = State.initial(rs)
+    actions: list[Action] = []
+    used = {"x": 0.0, "o": 0.0}
+    end, forfeit = "over", None
+    try:
+        for first in ("x", "o"):
+            with _charged(first):
+                seats[first].start(variant, first)
+        while not state.over:
+            if not state.legal_actions():
+                end = "deadlock"
+                break
+            side = state.to_move or ""
+            seat = seats[side]
+            limit = clock.limit(used[side]) if seat.clocked else None
+            remaining = {p: None if clock.game is None else max(clock.game - used[p], 0.0) for p in used}
+            t0 = time.monotonic()
+            with _charged(side):
+                action = seat.choose(state, limit, remaining)
+            spent = time.monotonic() - t0
+            used[side] += spent
+            if limit is not None and spent > limit:
+                raise _sided(side, Forfeit("timeout", f"answered after {spent:.2f} s; the limit was "
+                                           f"{limit:.2f} s", "match-clock"))
+            try:
+                after = state.apply(action)
+            except (IllegalAction, RecordError) as e:
+                raise _sided(side, Forfeit("illegal", f"{action_to_json(action)}: {e.message}",
+                                           e.rule)) from None
+            actions.append(action)
+            for s in ("x", "o"):
+                with _charged(s):
+                    seats[s].observe(action, after)
+            state = after
+    except Forfeit as f:
+        end, forfeit = "forfeit", f
+    finally:
+        for side in ("x", "o"):
+            with suppress(Forfeit, OSError):  # a seat failing to close changes nothing now
+                seats[side].close(state)
+    if forfeit is not None:
+        won, lost = rs.match.forfeit
+        scores = {"x": lost, "o": won} if forfeit.side == "x" else {"x": won, "o": lost}
+    else:
+        scores = state.scores
+    return GameResult(Record(variant, tuple(actions)), {s: seats[s].name for s in ("x", "o")},
+                      scores, end, forfeit, used)
+
+
+def _sided(side: str, f: Forfeit) -> Forfeit:
+    f.side = side
+    return f
+
+
+@contextmanager
+def _charged(side: str) -> Iterator[None]:
+    """A Forfeit raised inside is charged to `side`."""
+    try:
+        yield
+    except Forfeit as f:
+        raise _sided(side, f) from None
+
+
+# -- seats ----------------------------------------------------------------------------------
+
+class BuiltinSeat:
+    """A player of qttt.players, called in-process."""
+
+    clocked = True
+
+    def __init__(self, player: Player, name: str) -> None:
+        self.player, self.name = player, name
+
+    def start(self, variant: str, side: str) -> None:
+        pass
+
+    def choose(self, state: State, limit: float | None, remaining: dict[str, float | None]) -> Action:
+        if isinstance(self.player, SearchPlayer) and limit is not None:
+            budget = self.player.seconds
+            self.player.seconds = min(budget, limit / 3) if budget is not None else limit / 3
+            try:
+                return self.player.choose(state)
+            finally:
+                self.player.seconds = budget
+        return self.player.choose(state)
+
+    def observe(self, action: Action, after: State) -> None:
+        pass
+
+    def close(self, final: State) -> None:
+        pass
+
+
+class LineProcess:
+    """A child program read line by line with deadlines: a reader thread feeds a queue, so a
+    silent or sleeping program is noticed, not waited for."""
+
+    def __init__(self, command: list[str]) -> None:
+        try:
+            self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, text=True, bufsize=1)
+        except OSError as e:
+            raise Forfeit("crash", f"cannot start {shlex.join(command)}: {e.strerror}") from None
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.errors: deque[str] = deque(maxlen=3)
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        threading.Thread(target=self._pump, args=(self.proc.stdout, self.lines.put), daemon=True).start()
+        threading.Thread(target=self._pump, args=(self.proc.stderr, self._err), daemon=True).start()
+
+    def _err(self, line: str | None) -> None:
+        if line is not None and line.strip():
+            self.errors.append(line.strip()[:120])
+
+    @staticmethod
+    def _pump(stream: IO[str], put: Callable[[str | None], None]) -> None:
+        try:
+            for line in stream:
+                put(line)
+        except (OSError, ValueError):
+            pass
+        put(None)
+
+    def send(self, text: str) -> None:
+        """Write one line; Forfeit (crash) if the program has gone."""
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(text + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise Forfeit("crash", self.gone()) from None
+
+    def read(self, timeout: float | None, what: str) -> str:
+        """The next line, without its newline; Forfeit on timeout or end of output."""
+        try:
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise Forfeit("timeout", f"no answer to {what} within {timeout:.2f} s",
+                          "match-clock") from None
+        if line is None:
+            raise Forfeit("crash", self.gone())
+        return line.rstrip("\r\n")
+
+    def gone(self) -> str:
+        """Why the program stopped talking: its exit status and last words on standard error."""
+        try:
+            code = self.proc.wait(timeout=3)
+            why = f"exited with status {code}"
+        except subprocess.TimeoutExpired:
+            why = "closed its output"
+        return why + (f" ({self.errors[-1]})" if self.errors else "")
+
+    def stop(self, goodbye: str | None) -> None:
+        """Say goodbye if it still listens, then make sure it is gone."""
+        if goodbye is not None and self.proc.poll() is None:
+            try:
+                self.send(goodbye)
+                self.proc.wait(timeout=0.5)
+            except (Forfeit, subprocess.TimeoutExpired):
+                pass
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+class EngineSeat:
+    """A program speaking qttt-engine/1 with the `go` command (spec/protocol.md), started
+    afresh for each game."""
+
+    clocked = True
+
+    def __init__(self, command: list[str], name: str, ack_seconds: float = ACK_SECONDS) -> None:
+        self.command, self.name, self.ack = command, name, ack_seconds
+        self.proc: LineProcess | None = None
+        self.id = 0
+
+    def request(self, request: dict[str, Any], timeout: float | None) -> dict[str, Any]:
+        """Send one request; the ok response, or Forfeit naming what went wrong."""
+        assert self.proc is not None
+        self.id += 1
+        what = request["cmd"]
+        self.proc.send(json.dumps({"id": self.id, **request}))
+        line = self.proc.read(timeout, what)
+        try:
+            response = json.loads(line)
+        except json.JSONDecodeError:
+            raise Forfeit("garbage", f"answer to {what} is not JSON: {line[:60]!r}",
+                          "engine-protocol") from None
+        if not isinstance(response, dict) or not isinstance(response.get("ok"), bool):
+            raise Forfeit("garbage", f"answer to {what} is not an object with ok: {line[:60]!r}",
+                          "engine-protocol")
+        if response.get("id") != self.id:
+            raise Forfeit("garbage", f"answer to {what} has id {response.get('id')!r}, expected "
+                          f"{self.id}", "engine-protocol")
+        if not response["ok"]:
+            err = response.get("error")
+            message = err.get("message") if isinstance(err, dict) else None
+            raise Forfeit("protocol", f"refused {what}: {str(message)[:80]}", "engine-protocol")
+        return response
+
+    def start(self, variant: str, side: str) -> None:
+        self.proc, self.id = LineProcess(self.command), 0
+        hello = self.request({"cmd": "hello", "protocol": 1}, self.ack)
+        if hello.get("protocol") != 1:
+            raise Forfeit("protocol", f"speaks protocol {hello.get('protocol')!r}, not 1", "engine-protocol")
+        commands = hello.get("commands")
+        if isinstance(commands, list) and "go" not in commands:
+            raise Forfeit("protocol", "does not play: its hello lists no go command", "engine-protocol")
+        self.request({"cmd": "new", "variant": variant}, self.ack)
+
+    def choose(self, state: State, limit: float | None, remaining: dict[str, float | None]) -> Action:
+        ms = {f"{p}_ms": None if t is None else int(t * 1000) for p, t in remaining.items()}
+        response = self.request({"cmd": "go", "move_ms": None if limit is None else int(limit * 1000),
+                                 **ms}, limit)
+        try:
+            return action_from_json(response.get("action"))
+        except RecordError as e:
+            raise Forfeit("garbage", f"go answered no action: {e.message}", e.rule) from None
+
+    def observe(self, action: Action, after: State) -> None:
+        self.request({"cmd": "apply", "action": action_to_json(action)}, self.ack)
+
+    def close(self, final: State) -> None:
+        if self.proc is not None:
+            self.proc.stop(json.dumps({"id": self.id + 1, "cmd": "quit"}))
+            self.proc = None
+
+
+# -- player specifications ------------------------------------------------------------------
+
+KINDS_HELP = ("random, greedy, search[:SECONDS], human, engine:COMMAND (qttt-engine/1 with go), "
+              "codecup:COMMAND (a CodeCup 2012 bot); NAME=PLAYER names a player")
+
+
+NAMED = re.compile(r"([A-Za-z0-9_.-]+)=(.+)", re.S)
+
+
+def split_name(spec: str) -> tuple[str, str]:
+    """`NAME=SPEC` gives the player a short name; otherwise the name is the spec itself."""
+    m = NAMED.fullmatch(spec)
+    return (m[1], m[2]) if m and ":" not in m[1] else (spec, spec)
+
+
+def check_spec(spec: str) -> str:
+    """`spec` if it names a player (see KINDS_HELP), optionally as NAME=SPEC; MatchError otherwise."""
+    kind, _, arg = split_name(spec)[1].partition(":")
+    if kind in ("engine", "codecup"):
+        if not arg.strip():
+            raise MatchError("match-forfeit", f"player {spec!r}: {kind}: needs a command")
+        try:
+            shlex.split(arg)
+        except ValueError as e:
+            raise MatchError("match-forfeit", f"player {spec!r}: the command cannot be split: {e}") from None
+        return spec
+    if kind == "search" and arg:
+        try:
+            if float(arg) <= 0:
+                raise ValueError
+        except ValueError:
+            raise MatchError("match-forfeit", f"player {spec!r}: search:SECONDS needs a positive "
+                             "number of seconds") from None
+        return spec
+    if kind in PLAYERS or kind == "human":
+        if arg:
+            raise MatchError("match-forfeit", f"player {spec!r}: {kind} takes no argument")
+        return spec
+    raise MatchError("match-forfeit", f"unknown player {spec!r}; a player is one of: {KINDS_HELP}")

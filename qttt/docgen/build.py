@@ -1,0 +1,67 @@
+"""Generate every page and file, and write them or check the committed ones (`python -m qttt.docgen`)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..io import write_or_check
+from ..variant import builtin_names
+from .pages import (
+    ambiguities_page,
+    claims_page,
+    cli_page,
+    common_page,
+    comparison_page,
+    conformance_page,
+    home_page,
+    parameters_page,
+    ruleset_page,
+    sources_page,
+    verification_page,
+)
+from .site import GENERATED_NOTE, Site, repo_root
+
+
+def generate(root: Path | None = None) -> dict[str, str]:
+    """Every generated file, by path relative to the repository."""
+    root = root or repo_root()
+    site = Site()
+    site.page("index.md", home_page(site))
+    site.page("rules/common.md", common_page(docs=True))
+    site.add("spec/rules/common.md",
+             GENERATED_NOTE + "\n\n" + "\n".join(common_page(docs=False)).rstrip() + "\n")
+    for name in builtin_names():
+        site.page(f"rules/{name}.md", ruleset_page(site, name, docs=True))
+        site.add(f"spec/rules/{name}.md", GENERATED_NOTE + "\n\n"
+                 + "\n".join(ruleset_page(Site(), name, docs=False)).rstrip() + "\n")
+    site.page("comparison.md", comparison_page(root))
+    site.page("ambiguities.md", ambiguities_page())
+    site.page("sources.md", sources_page())
+    site.page("claims.md", claims_page())
+    site.page("verification.md", verification_page(root))
+    site.page("conformance.md", conformance_page(root))
+    site.page("reference/parameters.md", parameters_page())
+    site.page("reference/cli.md", cli_page())
+    return dict(sorted(site.files.items()))
+
+
+def generated_paths(root: Path) -> Iterator[Path]:
+    """Files on disk that the generator owns (so stale ones can be found)."""
+    yield from (root / "docs" / "boards").glob("*.svg")
+    yield from (root / "spec" / "rules").glob("*.md")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write (or with --check, compare) the generated files."""
+    ap = argparse.ArgumentParser(prog="python -m qttt.docgen", description=__doc__)
+    ap.add_argument("--check", action="store_true", help="exit 1 if a committed file differs")
+    ap.add_argument("--out", help="write the tree under this directory instead of the repository")
+    args = ap.parse_args(argv)
+    root = repo_root()
+    files = generate(root)
+    base = Path(args.out) if args.out and not args.check else root
+    stale = [old for old in generated_paths(base) if str(old.relative_to(base)) not in files]
+    return write_or_check({base / p: text for p, text in files.items()}, args.check,
+                          "python -m qttt.docgen", stale)

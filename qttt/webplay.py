@@ -1,0 +1,170 @@
+"""The play page's bridge to the engine: one game session, driven by JSON requests.
+
+The site's play page runs this module under Pyodide in the reader's browser; `call` takes a JSON
+request and returns a JSON reply, so the page holds no rules of its own. A session keeps the
+states from the start and a cursor, so a pasted record steps back and forth, and a move made
+from an earlier step starts a new line of play from there.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+from pathlib import Path
+
+from .engine import Action, Place, State
+from .errors import QtttError, RecordError
+from .notation import (
+    Json,
+    Record,
+    action_from_json,
+    action_to_json,
+    from_notation,
+    parse_records,
+    record_to_json,
+    state_to_json,
+    to_notation,
+)
+from .players import PLAYERS
+from .svg import board_svg
+from .text import status_line
+from .variant import Ruleset, builtin_names, load_ruleset
+
+BOARD_PIXELS = 480  # the drawn board's side; the page lays its clickable squares over it
+MARGIN = 4  # board_svg's margin around the board, in the same pixels
+
+
+
+class Session:
+    """A game in progress: the states from the start, the actions between them and a cursor."""
+
+    def __init__(self, ruleset: Ruleset, actions: tuple[Action, ...] = ()) -> None:
+        self.ruleset = ruleset
+        self.states = [State.initial(ruleset)]
+        self.actions: list[Action] = []
+        for i, action in enumerate(actions):
+            try:
+                self.states.append(self.states[-1].apply(action))
+            except QtttError as e:
+                e.index = i
+                raise
+            self.actions.append(action)
+        self.cursor = len(self.actions)
+
+    @property
+    def state(self) -> State:
+        """The state at the cursor."""
+        return self.states[self.cursor]
+
+    def act(self, action: Action) -> None:
+        """Apply `action` at the cursor; later steps, if any, are dropped."""
+        after = self.state.apply(action)
+        del self.states[self.cursor + 1:], self.actions[self.cursor:]
+        self.states.append(after)
+        self.actions.append(action)
+        self.cursor += 1
+
+    def goto(self, ply: int) -> None:
+        """Move the cursor to step `ply` (0 is the start), clamped to the game."""
+        self.cursor = max(0, min(ply, len(self.actions)))
+
+    def record(self) -> Record:
+        """The actions up to the cursor, under the ruleset's canonical name (it replays anywhere)."""
+        return Record(self.ruleset.canonical, tuple(self.actions[:self.cursor]))
+
+    def view(self) -> Json:
+        """Everything the page draws: the board, the status, the legal actions and the record."""
+        state = self.state
+        legal = state.legal_actions()
+        record = self.record()
+        return {
+            "ruleset": {"name": self.ruleset.canonical, "title": self.ruleset.title,
+                        "board": self.ruleset.board},
+            "svg": board_svg(state, size=BOARD_PIXELS),
+            "board_pixels": BOARD_PIXELS, "margin": MARGIN,
+            "status": status_line(state),
+            "state": state_to_json(state, record.variant),
+            "legal": [action_to_json(a) for a in legal],
+            "selectable": sorted({c for a in legal for c in (a if isinstance(a, Place) else (a.cell,))}),
+            "ply": self.cursor, "plies": len(self.actions),
+            "record": record_to_json(record),
+            "notation": to_notation(record),
+        }
+
+
+def _ruleset(request: Json) -> Ruleset:
+    """The ruleset a `new` request names, or the variant file it pastes (rule variant-file)."""
+    text = request.get("variant_file")
+    if isinstance(text, str) and text.strip():
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "pasted.toml"
+            path.write_text(text, encoding="utf-8")
+            try:
+                return load_ruleset(path)
+            except QtttError as e:
+                raise type(e)(e.rule, e.message.replace(str(path), "the pasted variant file")) from None
+    name = request.get("variant")
+    if not isinstance(name, str):
+        raise RecordError("record-variant", "name a ruleset or paste a variant file")
+    return load_ruleset(name)
+
+
+def _pasted_record(text: str) -> Record:
+    """A record pasted as JSON, JSON Lines (the first record) or human notation."""
+    if text.lstrip().startswith("["):
+        return from_notation(text)
+    for _, found in parse_records(text):
+        if isinstance(found, QtttError):
+            raise found
+        return found
+    raise RecordError("record-format", "the pasted text holds no record")
+
+
+class Bridge:
+    """Answers the page's requests; holds the current session."""
+
+    def __init__(self) -> None:
+        self.session = Session(load_ruleset(builtin_names()[0]))
+
+    def handle(self, request: Json) -> Json:
+        """One request; the reply is the session's view, or `{"error": ..., "rule": ...}`."""
+        cmd = request.get("cmd")
+        if cmd == "rulesets":
+            return {"rulesets": [{"name": n, "title": load_ruleset(n).title} for n in builtin_names()],
+                    "players": ["person", *PLAYERS]}
+        if cmd == "new":
+            self.session = Session(_ruleset(request))
+        elif cmd == "load":
+            record = _pasted_record(str(request.get("record", "")))
+            self.session = Session(record.ruleset(), record.actions)
+            self.session.goto(0)
+        elif cmd == "act":
+            self.session.act(action_from_json(request.get("action")))
+        elif cmd == "bot":
+            kind, seed = request.get("player"), request.get("seed", 0)
+            if kind not in PLAYERS:
+                raise RecordError("record-format", f"unknown player {kind!r}; players: {', '.join(PLAYERS)}")
+            rng = random.Random(f"{seed}:{self.session.cursor}")
+            self.session.act(PLAYERS[str(kind)](rng=rng).choose(self.session.state))
+        elif cmd == "goto":
+            ply = request.get("ply")
+            self.session.goto(ply if isinstance(ply, int) else 0)
+        elif cmd != "view":
+            raise RecordError("record-format", f"unknown request {cmd!r}")
+        return self.session.view()
+
+
+_BRIDGE: Bridge | None = None
+
+
+def call(request: str) -> str:
+    """One JSON request in, one JSON reply out; a rules error is a reply, never an exception."""
+    global _BRIDGE
+    if _BRIDGE is None:
+        _BRIDGE = Bridge()
+    try:
+        reply = _BRIDGE.handle(json.loads(request))
+    except QtttError as e:
+        reply = {"error": str(e), "rule": e.rule, "kind": e.kind}
+    return json.dumps(reply)

@@ -1,0 +1,172 @@
+"""Analysis: game counts, solved values and random-play statistics, each checked by a second method."""
+
+from __future__ import annotations
+
+import json
+import random
+from fractions import Fraction
+from functools import cache
+from math import comb
+from pathlib import Path
+
+import pytest
+from positions import THREE, midgame
+
+from qttt import Measure, Place, State, load_ruleset, playout
+from qttt.analysis.count import board_after, brute_force_nodes, count_games, encode, local_mapper
+from qttt.analysis.keys import numbered_key, owner_key, relabel
+from qttt.analysis.sample import sample_games
+from qttt.analysis.solve import Solver, minimax, solve
+from qttt.cli import main
+from qttt.game import compile_game
+from qttt.geometry import board_symmetries
+
+
+@cache
+def partitions_count(sizes: tuple[int, ...], forced_last: bool, vanish: bool) -> int:
+    """Complete games under end = full, by combinatorics alone (no engine): any pair of open cells
+    is a placement; inside a component of s cells it closes a cycle (2 measurement choices, then
+    the component is classical); across components it merges them."""
+    left = sum(sizes)
+    if left == 0 or (left == 1 and not forced_last):
+        return 1
+    if left == 1:
+        return 1
+    total = 0
+    for i, s in enumerate(sizes):
+        rest = sizes[:i] + sizes[i + 1:]
+        after = tuple(1 for _ in range(sum(rest))) if vanish else rest
+        total += comb(s, 2) * 2 * partitions_count(tuple(sorted(after)), forced_last, vanish)
+        for j in range(i + 1, len(sizes)):
+            merged = tuple(sorted(sizes[:i] + sizes[i + 1:j] + sizes[j + 1:] + (s + sizes[j],)))
+            total += s * sizes[j] * partitions_count(merged, forced_last, vanish)
+    return total
+
+
+def test_kumar_count_matches_combinatorics_and_paper() -> None:
+    res = count_games(load_ruleset("kumar"))
+    assert res.complete
+    assert res.games == partitions_count((1,) * 9, True, False)
+    assert res.games == 18_539_269_580_160  # Kumar et al.: "about 18 trillion"
+    assert res.nodes_by_ply[:4] == [1, 36, 36 * 36, 45432]
+
+
+@pytest.mark.parametrize("name", ["russian", "russian-unstable"])
+def test_full_board_counts_match_combinatorics(name: str) -> None:
+    rs = load_ruleset(name)
+    expected = partitions_count((1,) * 9, rs.rules.last_square == "forced", rs.rules.untouched == "vanish")
+    assert count_games(rs).games == expected
+
+
+@pytest.mark.parametrize("name", THREE)
+def test_count_matches_engine_enumeration_at_small_depth(name: str) -> None:
+    rs = load_ruleset(name)
+    nodes, _ = brute_force_nodes(rs, 2)
+    assert count_games(rs, max_ply=2).nodes_by_ply == nodes
+    if rs.rules.end == "full":  # the owner key must agree with the partition key
+        assert (count_games(rs, kind="owner", max_ply=3).nodes_by_ply
+                == count_games(rs, kind="partition", max_ply=3).nodes_by_ply)
+
+
+@pytest.mark.parametrize("name", THREE)
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_complete_count_from_midgame_matches_engine(name: str, seed: int) -> None:
+    rs = load_ruleset(name)
+    start = midgame(name, seed, 300)
+    res = count_games(rs, start=start)
+    nodes, ended = brute_force_nodes(rs, 40, start)
+    assert res.games == ended
+    assert res.nodes_by_ply == nodes[:len(res.nodes_by_ply)]
+
+
+@pytest.mark.parametrize("name", THREE)
+@pytest.mark.parametrize("seed", [4, 5])
+def test_solver_matches_plain_minimax(name: str, seed: int) -> None:
+    rs = load_ruleset(name)
+    b = board_after(rs, midgame(name, seed, 2000))
+    expected = minimax(b)
+    assert Solver(rs).exact_value(b) == expected
+    assert Solver(rs, memo=False).exact_value(b) == expected
+    assert abs(expected) <= compile_game(rs).bound
+
+
+def test_principal_variation_reaches_the_value() -> None:
+    rs = load_ruleset("kumar")
+    start = midgame("kumar", 6, 2000)
+    res = solve(rs, start=start)
+    state = State.initial(rs)
+    for code in start + tuple(encode(a, 9) for a in res.pv):
+        state = state.apply(Measure(-code - 1) if code < 0 else Place(*divmod(code, 9)))
+    assert state.over
+    assert state.scores["x"] - state.scores["o"] == res.value
+    assert res.value == minimax(board_after(rs, start))
+
+
+@pytest.mark.parametrize("name", THREE)
+def test_keys_are_invariant_under_board_symmetries(name: str) -> None:
+    rs = load_ruleset(name)
+    assert len(compile_game(rs).symmetries) == 8
+    actions, _ = playout(rs, random.Random(7))
+    for p in board_symmetries(3):
+        moved = [Measure(p[a.cell]) if isinstance(a, Measure) else Place(p[a.a], p[a.b]) for a in actions]
+        for cut in range(len(actions)):
+            b1 = board_after(rs, [encode(a, 9) for a in actions[:cut]])
+            b2 = board_after(rs, [encode(Place(min(a), max(a)) if isinstance(a, Place) else a, 9)
+                                  for a in moved[:cut]])
+            assert owner_key(rs, b1) == owner_key(rs, b2)
+            assert numbered_key(rs, b1) == numbered_key(rs, b2)
+
+
+def test_relabel_keeps_order_and_parity() -> None:
+    assert relabel([1, 2, 5, 8]) == {1: 1, 2: 2, 5: 3, 8: 4}
+    assert relabel([3, 7, 9]) == {3: 1, 7: 3, 9: 5}
+    assert relabel([4, 6, 7]) == {4: 2, 6: 4, 7: 5}
+
+
+def test_sampling_is_independent_of_workers_and_resumes(tmp_path: Path) -> None:
+    rs = load_ruleset("kumar")
+    alone = sample_games(rs, 300, seed=3, chunk=50)
+    mapper, stop = local_mapper(2)
+    try:
+        pooled = sample_games(rs, 300, seed=3, chunk=50, mapper=mapper)
+    finally:
+        stop()
+    assert pooled.histogram == alone.histogram
+    cp = tmp_path / "cp.json"
+    sample_games(rs, 100, seed=3, chunk=50, checkpoint=cp)  # a first run that did 2 of 6 chunks
+    data = json.loads(cp.read_text())
+    data["chunks"] = 6
+    cp.write_text(json.dumps(data))
+    resumed = sample_games(rs, 300, seed=3, chunk=50, checkpoint=cp)
+    assert resumed.histogram == alone.histogram
+    # the mean is the mean of the replayed games, recomputed here from the engine
+    rng = random.Random("3:0")
+    diffs = []
+    for _ in range(50):
+        _, st = playout(rs, rng)
+        diffs.append(st.scores["x"] - st.scores["o"])
+    first = sample_games(rs, 50, seed=3, chunk=50)
+    assert first.mean("diff") == pytest.approx(float(sum(diffs, Fraction(0)) / 50))
+    lo, hi = first.interval("diff")
+    assert lo < first.mean("diff") < hi
+
+
+def test_cli_count_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", "count", "kumar", "--quiet"]) == 0
+    assert "18,539,269,580,160" in capsys.readouterr().out
+    assert main(["analyze", "count", "no-such-ruleset"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "record-variant" in err
+
+
+@pytest.mark.slow
+def test_dask_local_cluster_gives_the_same_answers() -> None:
+    pytest.importorskip("distributed")
+    from qttt.analysis.distributed import dask_mapper
+    rs = load_ruleset("kumar")
+    with dask_mapper(None, 2) as m:
+        sampled = sample_games(rs, 200, seed=1, chunk=50, mapper=m)
+        counted = count_games(rs, kind="owner", max_ply=3, chunk=20, mapper=m)
+    assert sampled.histogram == sample_games(rs, 200, seed=1, chunk=50).histogram
+    assert counted.nodes_by_ply == count_games(rs, kind="owner", max_ply=3).nodes_by_ply
+    assert counted.positions_by_ply == count_games(rs, kind="owner", max_ply=3).positions_by_ply

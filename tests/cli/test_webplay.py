@@ -1,0 +1,100 @@
+"""The play page's bridge (qttt.webplay): requests in, the engine's view out, rules errors as replies."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from qttt.engine import Place, State, playout
+from qttt.notation import Record, action_to_json, to_notation
+from qttt.text import status_line
+from qttt.variant import load_ruleset
+from qttt.webplay import Bridge, call
+
+
+def ask(bridge: Bridge, **request: Any) -> dict[str, Any]:
+    reply: dict[str, Any] = bridge.handle(request)
+    return reply
+
+
+def test_a_random_game_played_through_the_bridge_ends_as_in_the_engine() -> None:
+    ruleset = load_ruleset("bonus4x4")
+    actions, final = playout(ruleset, random.Random(11))
+    bridge = Bridge()
+    view = ask(bridge, cmd="new", variant="bonus4x4")
+    for action in actions:
+        assert action_to_json(action) in view["legal"]
+        view = ask(bridge, cmd="act", action=action_to_json(action))
+    assert view["state"]["over"] is True
+    assert view["status"] == status_line(final)
+    assert view["state"]["scores"] == {p: str(v) for p, v in final.scores.items()}
+    assert view["record"] == {"variant": "bonus4x4", "actions": [action_to_json(a) for a in actions]}
+
+
+def test_an_illegal_action_is_a_reply_naming_the_rule() -> None:
+    call(json.dumps({"cmd": "new", "variant": "wikipedia"}))
+    reply = json.loads(call(json.dumps({"cmd": "act", "action": {"place": [0, 0]}})))
+    assert reply["kind"] == "illegal" and reply["rule"] == "place-distinct"
+    assert "(rule place-distinct)" in reply["error"]
+    view = json.loads(call(json.dumps({"cmd": "view"})))
+    assert view["ply"] == 0  # nothing applied
+
+
+def test_selectable_squares_are_those_of_the_legal_actions() -> None:
+    bridge = Bridge()
+    view = ask(bridge, cmd="new", variant="wikipedia")
+    assert view["selectable"] == list(range(9))
+    for a, b in ((0, 8), (0, 4), (4, 8)):
+        view = ask(bridge, cmd="act", action={"place": [a, b]})
+    assert view["state"]["phase"] == "measure"
+    assert view["selectable"] == [4, 8] and view["legal"] == [{"measure": 4}, {"measure": 8}]
+
+
+def test_a_loaded_record_steps_and_a_move_from_an_earlier_step_starts_a_new_line() -> None:
+    bridge = Bridge()
+    view = ask(bridge, cmd="load", record="[wikipedia] X1:1-9 O2:1-5 X3:5-9 X3@9")
+    assert (view["ply"], view["plies"]) == (0, 4)
+    view = ask(bridge, cmd="goto", ply=2)
+    state = State.initial(load_ruleset("wikipedia")).apply(Place(0, 8)).apply(Place(0, 4))
+    assert view["status"] == status_line(state) and view["notation"] == "[wikipedia] X1:1-9 O2:1-5"
+    view = ask(bridge, cmd="goto", ply=99)
+    assert view["ply"] == 4 and view["state"]["over"] is False
+    ask(bridge, cmd="goto", ply=1)
+    view = ask(bridge, cmd="act", action={"place": [1, 2]})
+    assert (view["ply"], view["plies"]) == (2, 2)
+    assert view["notation"] == to_notation(Record("wikipedia", (Place(0, 8), Place(1, 2))))
+
+
+def test_a_pasted_variant_file_plays_under_its_canonical_name() -> None:
+    bridge = Bridge()
+    text = '[variant]\nname = "mine"\nextends = "wikipedia"\n\n[rules]\nmeasurer = "creator"\n'
+    view = ask(bridge, cmd="new", variant_file=text)
+    assert view["ruleset"]["name"] == "wikipedia(measurer=creator)"
+    for a, b in ((0, 8), (0, 4), (4, 8)):
+        view = ask(bridge, cmd="act", action={"place": [a, b]})
+    assert view["state"]["to_move"] == "x"  # the creator of the cycle measures
+
+
+def test_a_broken_variant_file_names_the_paste_not_a_temporary_file() -> None:
+    text = "[variant]\nname = 'x'\n[rules]\nboard = 9\n"
+    reply = json.loads(call(json.dumps({"cmd": "new", "variant_file": text})))
+    assert reply["kind"] == "variant"
+    assert reply["error"].startswith("the pasted variant file: rules.board = 9")
+    assert "/tmp" not in reply["error"]
+
+
+def test_bots_are_the_built_in_players_and_deterministic_per_seed() -> None:
+    def game(seed: int) -> list[Any]:
+        bridge = Bridge()
+        view = ask(bridge, cmd="new", variant="kumar")
+        while not view["state"]["over"]:
+            view = ask(bridge, cmd="bot", player="greedy" if view["state"]["to_move"] == "o" else "random",
+                       seed=seed)
+        return list(view["record"]["actions"])
+
+    assert game(1) == game(1)
+    reply = json.loads(call(json.dumps({"cmd": "bot", "player": "nobody"})))
+    assert reply["rule"] == "record-format" and "unknown player 'nobody'" in reply["error"]
+    names = json.loads(call(json.dumps({"cmd": "rulesets"})))
+    assert names["players"][0] == "person" and "greedy" in names["players"]

@@ -1,0 +1,395 @@
+"""The engine on the worked examples of the sources, and every rule of spec/rules.toml it cites.
+
+Expected values are worked out by hand (comments give the reasoning); every example is also
+replayed on the reference model, which must give the same states. Squares of the German
+Wikipedia text (seed 001) are numbered 1..9 row by row: cell = square - 1.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from refbridge import ref_replay
+
+from qttt import (
+    Action,
+    IllegalAction,
+    Measure,
+    Place,
+    RecordError,
+    State,
+    VariantError,
+    action_to_json,
+    load_ruleset,
+    record_from_json,
+    state_to_json,
+    with_params,
+)
+from qttt.spec import rules
+
+QTTT = Path(__file__).resolve().parents[2] / "qttt"
+COVERED: set[str] = set()
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def covers(*ids: str) -> Callable[[F], F]:
+    """Mark a test as exercising the given rule ids (checked against spec/rules.toml)."""
+    unknown = set(ids) - set(rules())
+    assert not unknown, f"not rule ids: {unknown}"
+    COVERED.update(ids)
+    return lambda f: f
+
+
+def play(variant: str, actions: Sequence[Action], **changes: Any) -> State:
+    """The engine's state after `actions`, checked against the reference after every action."""
+    rs = load_ruleset(variant)
+    if changes:
+        rs = with_params(rs, **changes)
+    states = [State.initial(rs)]
+    for act in actions:
+        states.append(states[-1].apply(act))
+    ref = ref_replay(rs, [action_to_json(a) for a in actions], variant)
+    assert [state_to_json(s, variant) for s in states] == ref
+    return states[-1]
+
+
+def scores(state: State) -> dict[str, str]:
+    """The scores as exact strings, as the v1 state writes them."""
+    return {p: str(v) for p, v in state.scores.items()}
+
+
+def board(state: State) -> list[Any]:
+    return list(state_to_json(state)["board"])
+
+
+def rejects(state: State, action: Action, rule: str) -> None:
+    with pytest.raises(IllegalAction) as err:
+        state.apply(action)
+    assert err.value.rule == rule, err.value
+
+
+# -- seed 001: the cycle on squares 1, 4, 8 ------------------------------------------------------
+# X1 joins squares 1-4, X3 squares 4-8, O4 squares 8-1 (cells 0, 3, 7); O2 elsewhere (cells 2, 8).
+GERMAN: list[Action] = [Place(0, 3), Place(2, 8), Place(3, 7), Place(0, 7)]
+# The same with O2 entangling square 1 with square 5: a stem hanging off the cycle.
+GERMAN_STEM: list[Action] = [Place(0, 3), Place(0, 4), Place(3, 7), Place(0, 7)]
+
+
+@covers("turn-order", "mark", "entanglement", "cycle-close", "measure-pending", "measure-by",
+        "score-at-end")
+def test_german_cycle_pending() -> None:
+    state = play("wikipedia", GERMAN)
+    assert state_to_json(state) == {
+        "variant": "wikipedia",
+        "board": [["x1", "o4"], [], ["o2"], ["x1", "x3"], [], [], [], ["x3", "o4"], ["o2"]],
+        "to_move": "x",  # O closed the cycle, so X (player 1) measures
+        "phase": "measure", "move": 5, "cycle": [0, 3, 7], "over": False,
+        "scores": {"x": "0", "o": "0"},
+    }
+    assert state.legal_actions() == (Measure(0), Measure(7))  # the two cells of O4
+    assert state.component[0] == (0, 3, 7)
+    assert state.edges == {1: (0, 3), 2: (2, 8), 3: (3, 7), 4: (0, 7)}
+
+
+@covers("collapse-component", "turn-after-measure", "classical-fixed")
+def test_german_x1_in_square_1() -> None:
+    # "X1 collapses in square 1: O4 is forced into square 8 and X3 into square 4" = O4 in cell 7
+    state = play("wikipedia", [*GERMAN, Measure(7)])
+    assert board(state) == ["x1", [], ["o2"], "x3", [], [], [], "o4", ["o2"]]
+    assert (state.phase, state.to_move, state.move, state.cycle) == ("place", "x", 5, None)
+    rejects(state, Place(0, 4), "place-open")
+
+
+@covers("collapse-component", "measure-cell")
+def test_german_x1_in_square_4() -> None:
+    # "X1 collapses in square 4: X3 into square 8, O4 into square 1" = O4 in cell 0
+    state = play("wikipedia", [*GERMAN, Measure(0)])
+    assert board(state) == ["o4", [], ["o2"], "x1", [], [], [], "x3", ["o2"]]
+    assert state.to_move == "x"
+
+
+@pytest.mark.parametrize("cell", [0, 7])
+@covers("collapse-component", "cycle-close")
+def test_german_stem_to_square_5(cell: int) -> None:
+    before = play("wikipedia", GERMAN_STEM)
+    assert before.cycle == (0, 3, 7)  # the stem to square 5 is not part of the cycle
+    assert before.component[4] == (0, 3, 4, 7)
+    state = play("wikipedia", [*GERMAN_STEM, Measure(cell)])
+    assert board(state)[4] == "o2"  # either way O2 is forced into square 5
+    assert [board(state)[c] for c in (0, 3, 7)] == (["x1", "x3", "o4"] if cell == 7 else ["o4", "x1", "x3"])
+    assert all(board(state)[c] == [] for c in (1, 2, 5, 6, 8))
+
+
+@covers("measure-by", "turn-after-measure")
+def test_creator_measures() -> None:
+    state = play("wikipedia", GERMAN, measurer="creator")
+    assert state.to_move == "o"  # O4 closed the cycle and measures it
+    after = state.apply(Measure(0))
+    assert after.to_move == "x"  # then the owner of move 5 places, whoever measured
+
+
+@covers("collapse-untouched")
+def test_untouched_vanish() -> None:
+    # O2 (cells 2, 8) is outside the collapsed component: it vanishes
+    state = play("russian-unstable", [*GERMAN, Measure(7)])
+    assert board(state) == ["x1", [], [], "x3", [], [], [], "o4", []]
+    assert state.edges == {}
+    assert board(play("russian", [*GERMAN, Measure(7)]))[2] == ["o2"]  # keep
+
+
+# -- seed 000: the 4×4 examples ------------------------------------------------------------------
+
+def test_seed000_first_placements() -> None:
+    # X on (3,1) and (3,3) = cells 13, 15; O on (0,2) and (0,3) = cells 2, 3
+    state = play("bonus4x4", [Place(13, 15), Place(2, 3)])
+    expected: list[Any] = [[] for _ in range(16)]
+    expected[13] = expected[15] = ["x1"]
+    expected[2] = expected[3] = ["o2"]
+    assert board(state) == expected
+    assert (state.to_move, state.move, state.phase) == ("x", 3, "place")
+
+
+@covers("measure-by", "collapse-component")
+def test_seed000_cycle() -> None:
+    # x1 (0,0)-(0,1), o2 (0,1)-(1,0), x3 (0,0)-(1,0): X closes, so O measures; O picks (0,0)
+    state = play("bonus4x4", [Place(0, 1), Place(1, 4), Place(0, 4)])
+    assert board(state)[:5] == [["x1", "x3"], ["x1", "o2"], [], [], ["o2", "x3"]]
+    assert (state.phase, state.to_move, state.cycle) == ("measure", "o", (0, 1, 4))
+    after = play("bonus4x4", [Place(0, 1), Place(1, 4), Place(0, 4), Measure(0)])
+    assert board(after)[:5] == ["x3", "x1", [], [], "o2"]  # x3 takes (0,0), "x1 dies" there
+    assert (after.to_move, after.move) == ("o", 4)
+
+
+def pairs(cells: list[tuple[int, int]]) -> list[Action]:
+    """Fix two cells per round: X places {x, o}, O the same cells (a 2-cycle), X measures o."""
+    out: list[Action] = []
+    for x_cell, o_cell in cells:
+        out += [Place(x_cell, o_cell), Place(x_cell, o_cell), Measure(o_cell)]
+    return out
+
+
+# Final board X9 X1 O2 O10 / X3 X11 O12 O4 / O6 O14 X13 X5 / O16 O8 X7 X15: both long diagonals
+# complete at the last collapse. Runs of three: X 0-5-10 and 5-10-15, O 3-6-9 and 6-9-12;
+# 2×2 squares: X top-left and bottom-right, O top-right and bottom-left.
+BONUS = [(1, 2), (4, 7), (11, 8), (14, 13), (0, 3), (5, 6), (10, 9), (15, 12)]
+
+
+@covers("pattern-line", "pattern-square", "score-per-pattern", "score-first-line", "end-line")
+def test_bonus_min_sum() -> None:
+    state = play("bonus4x4", pairs(BONUS))
+    assert board(state) == ["x9", "x1", "o2", "o10", "x3", "x11", "o12", "o4",
+                            "o6", "o14", "x13", "x5", "o16", "o8", "x7", "x15"]
+    # sums: X 9+11+13+15 = 48 < O 10+12+14+16 = 52, so X +15 and O +5; each 2 runs + 2 squares
+    assert (state.phase, state.move) == ("over", 17)
+    assert scores(state) == {"x": "21", "o": "11"}
+    assert state.score_notes == ()
+
+
+@covers("score-tie-gap")
+def test_bonus_equal_sums_fall_back_to_max() -> None:
+    # X diagonal 1+3+9+15 = 28, O anti-diagonal 2+4+6+16 = 28: the source is silent; the fallback
+    # min-max gives 15 < 16, so X +15, O +5 (same cells as above: 2 runs and 2 squares each)
+    order = [(0, 3), (5, 6), (1, 9), (4, 2), (10, 7), (11, 8), (14, 13), (15, 12)]
+    state = play("bonus4x4", pairs(order))
+    assert [board(state)[c] for c in (0, 5, 10, 15)] == ["x1", "x3", "x9", "x15"]
+    assert [board(state)[c] for c in (3, 6, 9, 12)] == ["o2", "o4", "o6", "o16"]
+    assert scores(state) == {"x": "21", "o": "11"}
+    assert len(state.score_notes) == 1 and "score-tie-gap" in state.score_notes[0]
+
+
+# -- seed 001: simultaneous lines ------------------------------------------------------------------
+# O8 closes the cycle 2-4-6-8 (O8 {2,4}, X7 {4,6}, O6 {6,8}, O4 {8,2}); stems X1 {0,6}, X3 {0,3},
+# O2 {5,8}, X5 {4,7}. X measures O8 into the centre: X1 X3 X7 fill the left column (max 7),
+# O4 O2 O6 the right column (max 6): O's lower maximum subscript wins 1, X gets 1/2.
+LINES: list[Action] = [Place(0, 6), Place(5, 8), Place(0, 3), Place(2, 8), Place(4, 7), Place(6, 8),
+                       Place(4, 6), Place(2, 4)]
+CENTRE = ["x1", [], "o4", "x3", "o8", "o2", "x7", "x5", "o6"]
+CORNER = ["x1", [], "o8", "x3", "x7", "o2", "o6", "x5", "o4"]  # O8 top right: only O's column
+
+
+@covers("score-first-line", "end-line", "over-no-action", "score-at-end")
+def test_lower_maximum_subscript_wins() -> None:
+    pending = play("wikipedia", LINES)
+    assert (pending.cycle, pending.to_move, scores(pending)) == ((2, 4, 6, 8), "x", {"x": "0", "o": "0"})
+    state = play("wikipedia", [*LINES, Measure(4)])
+    assert state_to_json(state) == {
+        "variant": "wikipedia", "board": CENTRE, "to_move": None, "phase": "over", "move": 9,
+        "cycle": None, "over": True, "scores": {"x": "1/2", "o": "1"},
+    }
+    assert state.legal_actions() == ()
+    rejects(state, Place(1, 1), "over-no-action")
+    rejects(state, Measure(4), "over-no-action")
+
+
+@covers("score-first-line")
+def test_sole_line_and_complete_win() -> None:
+    assert board(play("wikipedia", [*LINES, Measure(2)])) == CORNER
+    assert scores(play("wikipedia", [*LINES, Measure(2)])) == {"x": "0", "o": "1"}
+    assert scores(play("ishizeki-complete", [*LINES, Measure(4)])) == {"x": "0", "o": "0"}
+    assert scores(play("ishizeki-complete", [*LINES, Measure(2)])) == {"x": "0", "o": "1"}
+
+
+@covers("score-per-pattern", "end-full", "last-square")
+def test_russian_scores_every_line() -> None:
+    state = play("russian", [*LINES, Measure(4)])  # one cell left, last_square = end
+    assert (state.phase, state.move, board(state)[1]) == ("over", 9, [])
+    assert scores(state) == {"x": "1", "o": "1"}
+
+
+@covers("score-rank", "last-square", "end-full")
+def test_kumar_rank_and_forced_last_square() -> None:
+    state = play("kumar", [*LINES, Measure(4)])
+    assert (state.phase, state.to_move, state.legal_actions()) == ("place", "x", (Place(1, 1),))
+    final = play("kumar", [*LINES, Measure(4), Place(1, 1)])
+    assert board(final) == ["x1", "x9", *CENTRE[2:]]
+    assert (final.phase, final.move) == ("over", 10)
+    assert scores(final) == {"x": "1/2", "o": "1"}  # times 6 (rank 1, O) and 7 (rank 2, X)
+
+
+# -- forced last square and a double line ----------------------------------------------------------
+# X1 in 1, O2 in 4, X3 in 2, O4 in 5, X5 in 3, O6 in 7, X7 in 6, O8 in 8: no line, cell 0 open.
+DOUBLE = pairs([(1, 4), (2, 5), (3, 7), (6, 8)])
+
+
+@covers("place-two-cycle", "cycle-close")
+def test_two_cycle_closes() -> None:
+    state = play("wikipedia", DOUBLE[:2])
+    assert (state.phase, state.cycle, state.to_move) == ("measure", (1, 4), "x")
+
+
+@covers("last-square", "place-distinct", "end-line")
+def test_forced_last_square_double_line() -> None:
+    state = play("wikipedia", DOUBLE)
+    assert board(state) == [[], "x1", "x3", "x5", "o2", "o4", "x7", "o6", "o8"]
+    assert (state.phase, state.to_move, state.legal_actions()) == ("place", "x", (Place(0, 0),))
+    final = play("wikipedia", [*DOUBLE, Place(0, 0)])  # X9: top row and left column at once
+    assert (board(final)[0], final.phase, final.move) == ("x9", "over", 10)
+    assert scores(final) == {"x": "1", "o": "0"}  # two lines of one player still score 1
+    assert scores(play("kumar", [*DOUBLE, Place(0, 0)])) == {"x": "2", "o": "0"}  # both time 9, rank 1
+    russian = play("russian", DOUBLE)  # last_square = end: no forced placement
+    assert (russian.phase, russian.move, scores(russian)) == ("over", 9, {"x": "0", "o": "0"})
+
+
+@covers("end-line")
+def test_end_line_length() -> None:
+    # end_line = 2 on 3×3: the first collapse leaving two of a player in a row ends the game;
+    # X1 in 1, O2 in 4 after the first round: no pair; X3 in 2 makes 1-2 a line of two for X
+    state = play("wikipedia", DOUBLE[:3], end_line=2)
+    assert state.phase == "place"
+    final = play("wikipedia", DOUBLE[:6], end_line=2)
+    assert (final.phase, scores(final)) == ("over", {"x": "0", "o": "0"})  # scoring still lines of 3
+
+
+# -- rejected actions and the order of checks ---------------------------------------------------------
+
+@covers("place-open", "place-distinct", "board-cells", "measure-pending", "measure-cell",
+        "place-two-cycle", "over-no-action")
+def test_rejections() -> None:
+    empty = play("wikipedia", [])
+    rejects(empty, Place(4, 4), "place-distinct")  # same cell twice when not forced
+    rejects(empty, Place(0, 9), "board-cells")
+    rejects(empty, Place(-1, 4), "board-cells")
+    rejects(empty, Measure(0), "measure-pending")  # measuring without a cycle
+    pending = play("wikipedia", GERMAN)
+    rejects(pending, Place(4, 5), "measure-pending")
+    rejects(pending, Measure(3), "measure-cell")  # on the cycle, but not a cell of O4
+    rejects(pending, Measure(2), "measure-cell")
+    collapsed = play("wikipedia", [*GERMAN, Measure(7)])
+    rejects(collapsed, Place(0, 4), "place-open")  # classical cell
+    rejects(collapsed, Place(4, 3), "place-open")
+    rejects(collapsed, Measure(7), "measure-pending")
+    no_two = play("wikipedia", [Place(0, 3)], two_cycles=False)
+    rejects(no_two, Place(3, 0), "place-two-cycle")
+    assert len(no_two.legal_actions()) == 35
+    rejects(play("bonus4x4", []), Place(15, 16), "board-cells")
+
+
+@covers("check-order")
+def test_check_order() -> None:
+    pending = play("wikipedia", GERMAN)
+    rejects(pending, Place(9, 9), "measure-pending")  # before board-cells
+    rejects(pending, Measure(9), "board-cells")  # before measure-cell
+    collapsed = play("wikipedia", [*GERMAN, Measure(7)])
+    rejects(collapsed, Place(0, 9), "board-cells")  # board-cells of either cell before place-open
+    rejects(collapsed, Place(0, 0), "place-open")  # before place-distinct
+    over = play("wikipedia", [*LINES, Measure(4)])
+    rejects(over, Measure(99), "over-no-action")  # before everything but the format
+    no_two = play("wikipedia", [Place(0, 3)], two_cycles=False)
+    rejects(no_two, Place(3, 3), "place-distinct")  # before place-two-cycle
+
+
+@covers("board-cells", "turn-order", "mark")
+def test_initial_state() -> None:
+    state = play("wikipedia", [])
+    assert state_to_json(state) == {
+        "variant": "wikipedia", "board": [[]] * 9, "to_move": "x", "phase": "place", "move": 1,
+        "cycle": None, "over": False, "scores": {"x": "0", "o": "0"},
+    }
+    assert len(state.legal_actions()) == 36  # Goff: 36 placements on an empty 3×3 board
+    assert len(play("bonus4x4", []).legal_actions()) == 120  # 16·15/2
+    second = play("wikipedia", [Place(8, 0)])
+    assert (second.to_move, board(second)[0], board(second)[8]) == ("o", ["x1"], ["x1"])
+
+
+@covers("record-format", "record-variant", "variant-file")
+def test_record_and_variant_errors(tmp_path: Path) -> None:
+    with pytest.raises(RecordError) as err:
+        record_from_json({"variant": "wikipedia", "actions": [{"place": [0, 1]}, {"measure": "3"}]})
+    assert (err.value.rule, err.value.index) == ("record-format", 1)
+    with pytest.raises(VariantError) as verr:
+        load_ruleset("no-such-ruleset")
+    assert verr.value.rule == "record-variant"
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[variant]\nname = "bad"\n[rules]\nboard = 1\n')
+    with pytest.raises(VariantError) as ferr:
+        load_ruleset(str(bad))
+    assert ferr.value.rule == "variant-file"
+
+
+# -- the rule ids the engine cites --------------------------------------------------------------------
+
+RULE_ID = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+ERRORS = ("IllegalAction", "RecordError", "VariantError", "QtttError")
+
+
+def cited_ids() -> tuple[set[str], set[str]]:
+    """(ids in any string literal of qttt/*.py, first arguments of the error constructors)."""
+    literals: set[str] = set()
+    raised: set[str] = set()
+    for path in sorted(QTTT.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        constants = {t.id: n.value.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
+                     for t in n.targets if isinstance(t, ast.Name)
+                     and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                literals.update(RULE_ID.findall(node.value))
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id in ERRORS and node.args):
+                first = node.args[0]
+                if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                    raised.add(first.value)
+                elif isinstance(first, ast.Name) and first.id in constants:
+                    raised.add(constants[first.id])
+    return literals, raised
+
+
+def test_engine_cites_only_catalogue_rules() -> None:
+    literals, raised = cited_ids()
+    catalogue = set(rules())
+    assert raised, "no error constructors found"
+    assert raised <= catalogue, f"errors cite unknown rule ids: {raised - catalogue}"
+    assert {"board-cells", "place-open", "measure-cell", "record-format"} <= raised
+    assert literals & catalogue >= raised
+
+
+def test_every_cited_rule_is_exercised() -> None:
+    literals, _ = cited_ids()
+    cited = literals & set(rules())
+    assert len(cited) >= 25
+    assert cited <= COVERED, f"rules the engine cites but no test here exercises: {cited - COVERED}"

@@ -1,0 +1,265 @@
+"""The documentation: generated pages match the generator, the site builds strictly, every rule id
+the code, the checker and the vectors cite has its anchor, sources resolve, examples run."""
+
+from __future__ import annotations
+
+import doctest
+import json
+import re
+import tomllib
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+from docsite import ROOT, build_site
+from reference import RefGame, load_variant
+
+from qttt import Measure, from_notation, load_ruleset, record_to_json, state_to_json
+from qttt.docgen import EXAMPLES, INTRO, ambiguities, generate, generated_paths, main, sources
+from qttt.errors import IllegalAction
+from qttt.spec import rules
+from qttt.svg import board_svg, measurement_svg
+from qttt.variant import PARAMETER_BY_NAME, builtin_names
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    build_site(out)
+    return out
+
+
+# -- docs cannot drift ------------------------------------------------------------------------
+
+def test_committed_generated_files_match_the_generator() -> None:
+    files = generate()
+    differ = [p for p, text in files.items()
+              if not (ROOT / p).is_file() or (ROOT / p).read_text(encoding="utf-8") != text]
+    assert differ == [], "run python -m qttt.docgen"
+    stale = [p for p in generated_paths(ROOT) if str(p.relative_to(ROOT)) not in files]
+    assert stale == []
+
+
+def test_generator_writes_the_same_tree_twice(tmp_path: Path) -> None:
+    assert main(["--out", str(tmp_path / "a")]) == 0
+    assert main(["--out", str(tmp_path / "b")]) == 0
+    a = {p.relative_to(tmp_path / "a"): p.read_bytes() for p in (tmp_path / "a").rglob("*") if p.is_file()}
+    b = {p.relative_to(tmp_path / "b"): p.read_bytes() for p in (tmp_path / "b").rglob("*") if p.is_file()}
+    assert a == b
+    assert {str(p) for p in a} == set(generate())
+
+
+def test_check_mode_reports_a_changed_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import qttt.docgen.build as docgen
+    monkeypatch.setattr(docgen, "repo_root", lambda: tmp_path)
+    for rel in ("spec/rules.toml",):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+    assert docgen.main(["--check"]) == 1  # nothing written yet under tmp_path
+    assert docgen.main([]) == 0
+    assert docgen.main(["--check"]) == 0
+    page = tmp_path / "docs" / "rules" / "common.md"
+    page.write_text(page.read_text(encoding="utf-8") + "edited\n", encoding="utf-8")
+    assert docgen.main(["--check"]) == 1
+
+
+# -- the built site ---------------------------------------------------------------------------
+
+def _rule_ids_cited() -> dict[str, set[str]]:
+    """Rule ids cited in qttt/, verify/ (Python) and spec/vectors/ (JSON), with where they occur."""
+    patterns = [
+        r'(?:Error|IllegalAction|RefIllegal)\(\s*"([a-z0-9-]+)"',
+        r'\bRULE\w*\s*=\s*"([a-z0-9-]+)"',
+        r'\brule\s*=\s*"([a-z0-9-]+)"',
+        r'"(?:rule|spec_ref)"\s*:\s*"([a-z0-9-]+)"',
+        r'\brules?\s+`([a-z0-9-]+)`',
+        r'\(rules?\s+([a-z0-9-]+)\)',
+    ]
+    found: dict[str, set[str]] = {}
+    for folder in ("qttt", "verify"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            for pat in patterns:
+                for m in re.finditer(pat, text):
+                    found.setdefault(m[1], set()).add(str(path.relative_to(ROOT)))
+
+    for path in sorted((ROOT / "spec" / "vectors").rglob("*.json*")):
+        text = path.read_text(encoding="utf-8")
+        docs = [json.loads(line) for line in text.splitlines() if line.strip()] \
+            if path.suffix == ".jsonl" else [json.loads(text)]
+        for doc in docs:
+            _cited_in_json(doc, str(path.relative_to(ROOT)), found)
+    return found
+
+
+def _cited_in_json(obj: Any, where: str, found: dict[str, set[str]]) -> None:
+    """Add the rule ids of `rule`, `spec_ref` and `rules` keys anywhere in a JSON document."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k in ("rule", "spec_ref", "rules") and isinstance(v, (str, list)):
+                for rid in [v] if isinstance(v, str) else v:
+                    if isinstance(rid, str):
+                        found.setdefault(rid.split("#")[-1], set()).add(where)
+            else:
+                _cited_in_json(v, where, found)
+    elif isinstance(obj, list):
+        for v in obj:
+            _cited_in_json(v, where, found)
+
+
+def test_every_cited_rule_id_exists_and_has_an_anchor_in_the_site(site: Path) -> None:
+    cited = _rule_ids_cited()
+    assert len(cited) >= 10  # the engine alone cites more than ten rules
+    unknown = {rid: sorted(where) for rid, where in cited.items() if rid not in rules()}
+    assert unknown == {}, "cited rule ids missing from spec/rules.toml"
+    html = (site / "rules" / "common" / "index.html").read_text(encoding="utf-8")
+    anchors = set(re.findall(r'\bid="([^"]+)"', html))
+    missing = sorted(rid for rid in set(cited) | set(rules()) if rid not in anchors)
+    assert missing == []
+
+
+def test_ruleset_pages_link_to_rule_anchors_that_exist(site: Path) -> None:
+    html = (site / "rules" / "common" / "index.html").read_text(encoding="utf-8")
+    common = set(re.findall(r'\bid="([^"]+)"', html))
+    for name in builtin_names():
+        html = (site / "rules" / name / "index.html").read_text(encoding="utf-8")
+        linked = set(re.findall(r'href="\.\./common/#([a-z0-9-]+)"', html))
+        assert linked and linked <= common, name
+
+
+def test_every_board_image_of_the_site_exists(site: Path) -> None:
+    count = 0
+    for page in site.rglob("*.html"):
+        for src in re.findall(r'<img[^>]+src="([^"]+)"', page.read_text(encoding="utf-8")):
+            if src.startswith("http"):
+                continue
+            target = (page.parent / src).resolve()
+            assert target.is_file(), f"{page.relative_to(site)}: {src}"
+            count += 1
+    assert count >= len(builtin_names()) + 2
+
+
+def test_api_and_cli_reference_are_rendered(site: Path) -> None:
+    api = (site / "reference" / "api" / "index.html").read_text(encoding="utf-8")
+    assert 'id="qttt.load_ruleset"' in api and 'id="qttt.svg.measurement_svg"' in api
+    cli = (site / "reference" / "cli" / "index.html").read_text(encoding="utf-8")
+    from qttt.cli import command_modules
+    assert command_modules() and "usage: qttt replay" in cli
+
+
+# -- registers --------------------------------------------------------------------------------
+
+def test_every_source_id_used_resolves() -> None:
+    known = sources()
+    used: set[str] = set()
+    for path in (ROOT / "spec" / "variants").glob("*.toml"):
+        with open(path, "rb") as f:
+            used |= set(tomllib.load(f)["variant"].get("sources", []))
+    for point in ambiguities():
+        used |= {s["source"] for s in point["says"]}
+    assert used - set(known) == set()
+    assert {"goff-2006", "wikipedia-de", "russian-school", "bonus4x4-readme", "codecup-2012",
+            "kumar-2012", "ishizeki-matsuura", "intelligent-ttt"} <= set(known)
+    seeds = {s["seed"] for s in known.values() if "seed" in s}
+    assert len(seeds) == 4
+
+
+def test_ambiguity_register_points_at_real_parameters_and_rules() -> None:
+    ids = [p["id"] for p in ambiguities()]
+    assert len(ids) == len(set(ids))
+    for p in ambiguities():
+        assert p["parameter"] in (*PARAMETER_BY_NAME, "scoring", ""), p["id"]
+        assert set(p["rules"]) <= set(rules()), p["id"]
+        assert p["says"] and p["reading"], p["id"]
+
+
+# -- examples run -----------------------------------------------------------------------------
+
+def test_python_examples_in_the_docs_run() -> None:
+    pages = [p for p in sorted((ROOT / "docs").rglob("*.md")) if ">>> " in p.read_text(encoding="utf-8")]
+    assert pages
+    for page in pages:
+        result = doctest.testfile(str(page), module_relative=False, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, page
+        assert result.attempted > 0
+
+
+def test_toml_examples_in_the_docs_load(tmp_path: Path) -> None:
+    text = (ROOT / "docs" / "variant-files.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```toml\n(.*?)```", text, flags=re.S)
+    assert len(blocks) >= 2
+    for i, block in enumerate(blocks):
+        path = tmp_path / f"example{i}.toml"
+        path.write_text(block, encoding="utf-8")
+        rs = load_ruleset(str(path))
+        assert rs.name == tomllib.loads(block)["variant"]["name"]
+
+
+@pytest.mark.parametrize("example", [INTRO, *[e for exs in EXAMPLES.values() for e in exs]],
+                         ids=lambda e: e.notation.split("]")[0][1:] + "-" + e.slug)
+def test_worked_examples_agree_with_the_reference_model(example: Any) -> None:
+    record = from_notation(example.notation)
+    ref = RefGame(load_variant(record.variant), record.variant)
+    for action in record_to_json(record)["actions"]:
+        ref.apply(action)
+    state = record.replay()
+    assert state_to_json(state, record.variant) == ref.state()
+
+
+def test_the_cycle_example_has_the_outcomes_the_home_page_states() -> None:
+    # Wikipedia: X1 to 1 forces O4 to 8, X3 to 4; X1 to 4 forces X3 to 8, O4 to 1; O2 to 5 either way.
+    pending = from_notation(INTRO.notation).replay()
+    assert pending.cycle == (0, 3, 7) and pending.to_move == "x"
+    to8, to1 = pending.apply(Measure(7)), pending.apply(Measure(0))
+    assert to8.classical[:9] == (1, 0, 0, 3, 2, 0, 0, 4, 0)
+    assert to1.classical[:9] == (4, 0, 0, 1, 2, 0, 0, 3, 0)
+    home = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    assert "square 8 is O's, so X3 must take square 4, so X1 must take square 1, so O2 again takes" in home
+    assert "square 1 is O's, so X1 must take square 4, so X3 must take square 8, and O2" in home
+
+
+# -- SVG boards -------------------------------------------------------------------------------
+
+def _texts(root: ET.Element, cls: str) -> list[ET.Element]:
+    return [e for e in root.iter(f"{SVG}text") if cls in (e.get("class") or "").split()]
+
+
+def test_board_svg_draws_every_mark_edge_and_cycle_cell() -> None:
+    state = from_notation("[wikipedia] X1:1-4 O2:1-5 X3:4-8 O4:8-1").replay()
+    root = ET.fromstring(board_svg(state))
+    ref = RefGame(load_variant("wikipedia"))
+    for a in record_to_json(from_notation(INTRO.notation))["actions"]:
+        ref.apply(a)
+    board = ref.state()["board"]
+    spooky = sorted(m for cell in board for m in cell)
+    assert sorted(e.get("data-mark") or "" for e in _texts(root, "spooky")) == spooky
+    assert _texts(root, "classical") == []
+    assert len([e for e in root.iter(f"{SVG}line") if "edge" in (e.get("class") or "")]) == 4
+    assert len([e for e in root.iter(f"{SVG}rect") if e.get("class") == "cycle-cell"]) == 3
+
+
+def test_measurement_svg_shows_both_outcomes() -> None:
+    record = from_notation(INTRO.notation)
+    root = ET.fromstring(measurement_svg(record.replay()))
+    boards = [g for g in root.iter(f"{SVG}g") if g.get("class") == "qttt-board"]
+    assert len(boards) == 3
+    outcomes = []
+    for cell in (7, 0):
+        ref = RefGame(load_variant("wikipedia"))
+        for a in record_to_json(record)["actions"]:
+            ref.apply(a)
+        ref.apply({"measure": cell})
+        outcomes.append(sorted(m for m in ref.state()["board"] if isinstance(m, str)))
+    for g, expected in zip(boards[1:], outcomes, strict=True):
+        assert sorted(e.get("data-mark") or "" for e in _texts(g, "classical")) == expected
+    with pytest.raises(IllegalAction) as e:
+        measurement_svg(from_notation("[wikipedia] X1:1-2").replay())
+    assert e.value.rule == "measure-pending"
+
+
+def test_a_source_in_another_language_points_at_no_english_address() -> None:
+    for sid, src in sources().items():
+        if src["language"] != "en":
+            assert "en.wikipedia.org" not in src.get("url", ""), sid

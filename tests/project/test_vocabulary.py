@@ -1,0 +1,79 @@
+"""Every parameter value and award of the vocabulary has one owner in the product and exactly two
+deliberate, independent copies: the compiled C cores (which state the vocabulary they implement in
+their header) and the tests' reference model. Adding a value or an award fails here until both
+copies cover it; removing one fails until both drop it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import reference
+
+from qttt.scoring import AWARD_TYPES, CRITERIA_CODES
+from qttt.spec import rules
+from qttt.variant import AWARD_FIELDS, AWARDS, CRITERIA, PARAMETERS
+
+ROOT = Path(__file__).resolve().parents[2]
+C_CORES = ("qttt/analysis/_solve.c", "qttt/analysis/_core.c")
+
+
+def _word(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def product_vocabulary() -> dict[str, tuple[str, ...]]:
+    """Parameter values (integer ranges aside), awards and criteria, each with its C code if any."""
+    out = {p.name: tuple(_word(v) for v in p.allowed) for p in PARAMETERS if p.type is not int}
+    out["award"] = tuple(w for a in AWARD_TYPES.values() for w in (str(a.code), a.name))
+    out["criteria"] = tuple(w for name, code in CRITERIA_CODES.items() for w in (str(code), name))
+    return out
+
+
+def c_vocabulary(path: Path) -> dict[str, tuple[str, ...]]:
+    header = path.read_text(encoding="utf-8").split("*/", 1)[0]
+    found = re.search(r"Vocabulary \([^)]*\):(.*)", header, re.S)
+    assert found, f"{path.name} states no vocabulary in its header"
+    items = " ".join(found[1].split()).rstrip(".").split("; ")
+    return {key: tuple(words.split()) for key, _, words in (i.partition(" ") for i in items)}
+
+
+def test_the_product_has_one_owner_per_award_and_parameter() -> None:
+    # awards: the Award classes; the variant file's validation reads the same names and fields
+    assert tuple(AWARD_TYPES) == AWARDS == tuple(AWARD_FIELDS)
+    assert tuple(CRITERIA_CODES) == CRITERIA
+    catalogue = rules()
+    for award in AWARD_TYPES.values():
+        assert catalogue[award.rule].scope == award.name
+    assert len({a.code for a in AWARD_TYPES.values()}) == len(AWARD_TYPES)
+    # parameters: the typed Parameters declaration; each names a rule of the catalogue, its own
+    # scoped rule where rules.toml has one
+    for p in PARAMETERS:
+        scoped = [r.id for r in catalogue.values() if r.scope == p.name]
+        assert p.rule == (scoped[0] if scoped else p.rule) and p.rule in catalogue
+        assert p.default in p.allowed
+
+
+@pytest.mark.parametrize("path", C_CORES)
+def test_each_compiled_core_covers_exactly_the_vocabulary(path: str) -> None:
+    assert c_vocabulary(ROOT / path) == product_vocabulary()
+
+
+def test_the_reference_model_covers_exactly_the_vocabulary() -> None:
+    assert tuple(reference.RULE_DEFAULTS) == tuple(p.name for p in PARAMETERS)
+    assert [reference.RULE_DEFAULTS[p.name] for p in PARAMETERS] == [p.default for p in PARAMETERS]
+    choices = {p.name: p.allowed for p in PARAMETERS if p.type is str}
+    assert choices == reference.RULE_CHOICES
+    assert {k: tuple(v) for k, v in reference.AWARD_DEFAULTS.items()} == {
+        award: tuple(fields) for award, fields in AWARD_FIELDS.items()}
+    assert reference.CRITERIA == CRITERIA
+
+
+def test_a_missing_or_extra_word_is_caught(tmp_path: Path) -> None:
+    text = (ROOT / C_CORES[0]).read_text(encoding="utf-8")
+    for changed in (text.replace("untouched keep vanish", "untouched keep"),
+                    text.replace("2 rank;", "2 rank 3 majority;")):
+        path = tmp_path / "core.c"
+        path.write_text(changed, encoding="utf-8")
+        assert c_vocabulary(path) != product_vocabulary()

@@ -1,0 +1,394 @@
+"""Tests for the consistency checker (verify.check and its parts): the catalogue, the
+component-size abstraction against the engine, designed witness games replayed by the engine and
+by the reference model, the score analysis, and `check` / the command line end to end."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import tomllib
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+from refbridge import ref_game
+
+from qttt import Action, Place, State, load_ruleset, new_game, playout, replay_actions, with_params
+from qttt.geometry import lines
+from qttt.notation import record_from_json
+from verify import abstract as A
+from verify import cli
+from verify.catalogue import PROPERTIES
+from verify.check import check
+from verify.sampled import check_measurements, check_shape
+from verify.scores import declared_range, range_witnesses, tie_verdicts
+from verify.witness import Witness, deadlock_witness, plan_actions, replay, stuck_without_line
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILTINS = ("wikipedia", "russian", "russian-unstable", "bonus4x4", "kumar", "ishizeki-complete")
+
+
+def replay_record(rec: dict[str, Any]) -> State:
+    """The engine's final state of a JSON record."""
+    return record_from_json(rec).replay()
+
+
+def reference_replay(rec: dict[str, Any], rs_name: str | None = None) -> Any:
+    """The reference model's game after a JSON record (its own reading of the rules)."""
+    rs = load_ruleset(rs_name or rec["variant"])
+    game = ref_game(rs)
+    for act in rec["actions"]:
+        game.apply(act)
+    return game
+
+
+# Catalogue ------------------------------------------------------------------------------------------
+
+
+def test_catalogue_ids_are_unique_and_rest_on_known_rules() -> None:
+    rules = {r["id"] for r in tomllib.loads((ROOT / "spec" / "rules.toml").read_text())["rule"]}
+    ids = [p.id for p in PROPERTIES]
+    assert len(ids) == len(set(ids)) == 7
+    for p in PROPERTIES:
+        assert p.statement and p.method and p.applies_to and p.rules
+        assert set(p.rules) <= rules, set(p.rules) - rules
+
+
+# The abstraction ------------------------------------------------------------------------------------
+
+
+def engine_counts(state: State, depth: int) -> list[int]:
+    """Action sequences of each length from state, by brute force over the engine."""
+    counts = [0] * depth
+    frontier = [state]
+    for d in range(depth):
+        frontier = [s.apply(a) for s in frontier for a in s.legal_actions()]
+        counts[d] = len(frontier)
+    return counts
+
+
+@pytest.mark.parametrize("name", ["kumar", pytest.param("russian-unstable", marks=pytest.mark.slow)])
+def test_abstract_counts_equal_engine_brute_force(name: str) -> None:
+    rs = load_ruleset(name)
+    assert A.nodes_by_depth(A.Params.of(rs), 3) == engine_counts(State.initial(rs), 3)
+
+
+def test_abstract_game_count_matches_published_and_independent_counts() -> None:
+    # Kumar, Ang & Chai (2012): "about 18 trillion" complete QT3 games on their full-board rules;
+    # spec/analysis/README.md: 18,539,269,580,160 exactly, by an engine-free recursion of qttt.analysis.
+    games = A.explore(A.Params.of(load_ruleset("kumar"))).games
+    assert games == 18_539_269_580_160
+
+
+@pytest.mark.parametrize("name", BUILTINS)
+def test_longest_game_is_the_bound_and_the_engine_plays_it(name: str) -> None:
+    rs = load_ruleset(name)
+    summary = A.explore(A.Params.of(rs))
+    cells = rs.board * rs.board
+    if rs.rules.untouched == "keep":
+        # Independent count: every move's mark ends classical in its own cell or as a live edge of a
+        # forest on the open cells, so at most n² placements; each measurement fixes >= 2 cells.
+        assert summary.longest == cells + cells // 2
+    actions = A.realize(rs, summary.longest_path)
+    assert len(actions) == summary.longest
+    final = replay(rs, actions)
+    assert final is not None and final.over
+
+
+def test_deadlocks_exactly_when_two_cycles_are_forbidden() -> None:
+    for name in ("wikipedia", "russian", "bonus4x4"):
+        rs = load_ruleset(name)
+        assert A.explore(A.Params.of(rs)).deadlocks == ()
+        stuck = A.explore(A.Params.of(with_params(rs, two_cycles=False))).deadlocks
+        assert stuck == (A.Abstract("place", (2,)),)
+
+
+def sampled_states(name: str, games: int = 20) -> list[State]:
+    rng = random.Random(1)
+    rs, out = load_ruleset(name), []
+    for _ in range(games):
+        s = State.initial(rs)
+        while not s.over and s.legal_actions():
+            out.append(s)
+            legal = s.legal_actions()
+            s = s.apply(legal[rng.randrange(len(legal))])
+    return out
+
+
+@pytest.mark.parametrize("name", BUILTINS)
+def test_engine_matches_the_abstraction(name: str) -> None:
+    rs = load_ruleset(name)
+    p = A.Params.of(rs)
+    for s in sampled_states(name, 8):
+        assert A.simulates(p, s, rs.rules.end == "first-line") is None
+
+
+def test_a_wrong_abstraction_is_caught() -> None:
+    rs = load_ruleset("wikipedia")
+    wrong = A.Params(9, two_cycles=False, forced_last=True, vanish=False)
+    mismatches = [A.simulates(wrong, s, True) for s in sampled_states("wikipedia", 5)]
+    assert any(mismatches)
+    also_wrong = A.Params(9, two_cycles=True, forced_last=True, vanish=True)
+    assert any(A.simulates(also_wrong, s, True) for s in sampled_states("wikipedia", 5))
+    assert all(A.simulates(A.Params.of(rs), s, True) is None for s in sampled_states("wikipedia", 5))
+
+
+# Witness games --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "two_cycles", "untouched"), [
+    ("wikipedia", True, "keep"), ("russian", False, "vanish"), ("bonus4x4", True, "keep"),
+    ("bonus4x4", False, "vanish")])
+def test_designed_collapse_puts_every_move_where_planned(name: str, two_cycles: bool, untouched: str) -> None:
+    rng = random.Random(7)
+    rs = with_params(load_ruleset(name), two_cycles=two_cycles, untouched=untouched,
+                     end="full", last_square="forced")
+    cells = rs.board * rs.board
+    for size in range(3, cells + 1):
+        chosen = rng.sample(range(cells), size)
+        assignment = {c: i + 1 for i, c in enumerate(chosen)}
+        state = replay(rs, plan_actions([assignment]))
+        assert state is not None
+        assert [state.classical[c] for c in chosen] == list(range(1, size + 1))
+        assert all(state.classical[c] == 0 for c in range(cells) if c not in assignment)
+
+
+def test_plan_with_parked_moves_leaves_them_spooky() -> None:
+    rs = load_ruleset("bonus4x4")
+    acts = plan_actions([{0: 1, 1: 3, 2: 5}], {2: (8, 9), 4: (9, 10)})
+    state = replay(rs, acts)
+    assert state is not None and state.classical[:3] == (1, 3, 5)
+    assert state.edges == {2: (8, 9), 4: (9, 10)}
+
+
+@pytest.mark.parametrize("name", ["wikipedia", "russian", "russian-unstable", "bonus4x4"])
+def test_deadlock_witness_is_stuck_in_engine_and_reference(name: str) -> None:
+    rs = with_params(load_ruleset(name), two_cycles=False)
+    masks = [p.mask for p in lines(rs.board, rs.rules.end_line)] if rs.rules.end == "first-line" else []
+    w = deadlock_witness(rs, rs.canonical, masks)
+    assert isinstance(w, Witness)
+    final = replay_record(w.record)
+    assert not final.over and final.legal_actions() == ()
+    game = reference_replay(w.record)
+    assert game.phase != "over" and game.legal() == []
+
+
+def test_no_deadlock_witness_when_two_cycles_are_allowed() -> None:
+    rs = load_ruleset("wikipedia")
+    assert deadlock_witness(rs, "wikipedia", [p.mask for p in lines(3, 0)], attempts=50) is None
+
+
+# Scores ---------------------------------------------------------------------------------------------
+
+
+def test_parity_argument_by_enumeration_on_three_by_three() -> None:
+    """No x line and disjoint o line on 3×3 have equal sums or equal maxima, whatever the moves."""
+    for px, po in itertools.permutations(lines(3, 0), 2):
+        if px.mask & po.mask:
+            continue
+        for xs in itertools.combinations(range(1, 10, 2), 3):
+            for os_ in itertools.combinations(range(2, 10, 2), 3):
+                assert sum(xs) != sum(os_) and max(xs) != max(os_)
+
+
+@pytest.mark.parametrize("name", ["wikipedia", "russian", "russian-unstable", "kumar", "ishizeki-complete"])
+def test_no_tie_left_open_on_three_by_three(name: str) -> None:
+    assert not any(v.possible for v in tie_verdicts(load_ruleset(name), name))
+
+
+def test_bonus_tie_witness_in_engine_and_reference() -> None:
+    (verdict,) = tie_verdicts(load_ruleset("bonus4x4"), "bonus4x4")
+    assert verdict.possible and verdict.witness is not None
+    final = replay_record(verdict.witness.record)
+    assert final.over and any(n.startswith("score-tie-gap") for n in final.score_notes)
+    # Independently: both players own a line of 4, and their best (smallest) sums are equal.
+    sums = {p: min((sum(final.classical[c] for c in line.cells) for line in lines(4, 0)
+                    if all(final.classical[c] and final.classical[c] % 2 == p for c in line.cells)),
+                   default=None) for p in (0, 1)}
+    assert sums[0] is not None and sums[0] == sums[1]
+    game = reference_replay(verdict.witness.record)
+    assert game.phase == "over" and game.scores == final.scores
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "bonus4x4" else n
+                                  for n in BUILTINS])
+def test_range_witnesses_score_what_they_claim_and_sampled_games_stay_inside(name: str) -> None:
+    rs = load_ruleset(name)
+    found = range_witnesses(rs, name)
+    assert found is not None
+    for key, w in found.witnesses.items():
+        final = replay_record(w.record)
+        player, end = key.split()
+        value = found.reached[0 if player == "x" else 1][0 if end == "min" else 1]
+        assert final.over and final.scores[player] == value
+        assert reference_replay(w.record).scores == final.scores
+    declared = declared_range(rs)
+    assert declared is not None
+    values = declared[0]
+    rng = random.Random(3)
+    for _ in range(300):
+        _, final = playout(rs, rng)
+        assert values["x min"] <= final.scores["x"] <= values["x max"]
+        assert values["o min"] <= final.scores["o"] <= values["o max"]
+
+
+def test_declared_range_by_hand() -> None:
+    # russian: 1 point a line; on a full 3×3 board x holds 5 cells (at most 2 lines), o 4 (1 line).
+    values, _ = declared_range(load_ruleset("russian")) or ({}, {})
+    assert [values[k] for k in ("x min", "x max", "o min", "o max")] == [0, 2, 0, 1]
+    # wikipedia: first-line awards 0, 1/2, 1.
+    values, _ = declared_range(load_ruleset("wikipedia")) or ({}, {})
+    assert [values[k] for k in ("x min", "x max", "o min", "o max")] == [0, 1, 0, 1]
+
+
+# Engine checks catch broken outcomes ----------------------------------------------------------------
+
+
+class Liar:
+    """A state whose measurement outcomes or cycle are tampered with, for the checks' negative tests."""
+
+    def __init__(self, state: State, cycle: tuple[int, ...] | None = None, swap: bool = False) -> None:
+        self._s, self._cycle, self._swap = state, cycle, swap
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._s, name)
+
+    @property
+    def cycle(self) -> tuple[int, ...] | None:
+        return self._cycle if self._cycle is not None else self._s.cycle
+
+    def apply(self, act: Action) -> State:
+        if self._swap:
+            a, b = self._s.edges[self._s.pending or 0]
+            act = type(act)(b if act[0] == a else a)  # type: ignore[call-arg]
+        return self._s.apply(act)
+
+
+def a_measure_state() -> State:
+    """x1 0-1, o2 5-6, x3 1-2, o4 0-2 (closes the cycle 0-1-2; o2 is outside it)."""
+    s = State.initial(load_ruleset("wikipedia"))
+    for a, b in ((0, 1), (5, 6), (1, 2), (0, 2)):
+        s = s.apply(Place(a, b))
+    assert s.pending == 4 and s.cycle == (0, 1, 2)
+    return s
+
+
+def test_shape_and_measurement_checks_pass_on_the_engine_and_fail_on_lies() -> None:
+    s = a_measure_state()
+    assert check_shape(s) is None and check_measurements(s, vanish=False) == (None, None)
+    assert check_shape(Liar(s, cycle=(0, 1)))  # type: ignore[arg-type]
+    unique, _ = check_measurements(Liar(s, swap=True), vanish=False)  # type: ignore[arg-type]
+    assert unique and "enumeration" in unique
+    _, total = check_measurements(s, vanish=True)  # under vanish o2 would have had to go
+    assert total is not None and "outside" in total
+
+
+# check and the command line -------------------------------------------------------------------------
+
+
+EXPECTED = {name: {p.id: "sampled" for p in PROPERTIES} for name in BUILTINS}
+EXPECTED["bonus4x4"]["scores-well-defined"] = "violated"
+EXPECTED["russian-unstable"]["scores-well-defined"] = "unknown"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["wikipedia", "bonus4x4"])
+def test_check_builtin(name: str) -> None:
+    report = check(name, games=60)
+    assert {f.property: f.status for f in report.findings} == EXPECTED[name]
+    for f in report.findings:
+        if f.status == "violated":
+            assert f.witness is not None
+            replay_record(f.witness.record)
+
+
+@pytest.mark.slow
+def test_check_finds_the_deadlock_of_a_variant_file(tmp_path: Path) -> None:
+    path = tmp_path / "strict.toml"
+    path.write_text('[variant]\nname = "strict"\nextends = "wikipedia"\n\n[rules]\ntwo_cycles = false\n')
+    report = check(str(path), games=60)
+    status = {f.property: f.status for f in report.findings}
+    assert status["no-deadlock"] == "violated" and report.violated
+    (f,) = [f for f in report.findings if f.property == "no-deadlock"]
+    assert f.witness is not None and f.witness.record["variant"] == str(path)
+    final = replay_record(f.witness.record)
+    assert not final.over and final.legal_actions() == ()
+
+
+@pytest.mark.slow
+def test_cli_exit_status_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["wikipedia", "--games", "30", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "single-cycle-per-move" in out and "proved" in out
+    assert cli.main(["bonus4x4", "--games", "20", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert [c["id"] for c in data["catalogue"]] == [p.id for p in PROPERTIES]
+    (rep,) = data["rulesets"]
+    statuses = {p["property"]: p["status"] for p in rep["properties"]}
+    assert statuses == EXPECTED["bonus4x4"]
+    witness = next(p["witness"] for p in rep["properties"] if p["status"] == "violated")
+    assert replay_record(witness["record"]).over
+    assert cli.main([]) == 2
+
+
+@pytest.mark.slow
+def test_check_all_in_under_a_minute() -> None:
+    import time
+    start = time.perf_counter()
+    reports = [check(name) for name in BUILTINS]
+    assert time.perf_counter() - start < 60
+    for report in reports:
+        assert {f.property: f.status for f in report.findings} == EXPECTED[report.spec]
+
+
+def test_simultaneous_lines_without_criteria_or_tie_award_are_a_gap(tmp_path: Path) -> None:
+    """A first-line award with no tiebreak and no stated tie award leaves simultaneous lines
+    undecided by the rules as written: the checker reports it with a game the engine replays."""
+    variant = tmp_path / "no-tiebreak.toml"
+    variant.write_text('[variant]\nname = "no-tiebreak"\nextends = "wikipedia"\n\n[[scoring]]\n'
+                       'award = "first-line"\nsole = "1"\nfirst = "1"\nsecond = "1/2"\ntiebreak = []\n',
+                       encoding="utf-8")
+    report = check(str(variant), games=50)
+    finding = next(f for f in report.findings if f.property == "scores-well-defined")
+    assert finding.status == "violated" and finding.witness is not None
+    rec = record_from_json(finding.witness.record)
+    final = replay_actions(new_game(load_ruleset(str(variant))), rec.actions)
+    assert final.over and final.scores == {"x": 0, "o": 0}
+    assert any(n.startswith("score-tie-gap") for n in final.score_notes)
+    # Stating the tie award closes the gap.
+    variant.write_text(variant.read_text(encoding="utf-8") + 'tie = "1/2"\n', encoding="utf-8")
+    stated = check(str(variant), games=50)
+    assert next(f for f in stated.findings if f.property == "scores-well-defined").status != "violated"
+
+
+def test_first_equal_second_needs_no_tie_award(tmp_path: Path) -> None:
+    """first = second = 1/2 with no tiebreak and no stated tie: simultaneous lines give 1/2 each
+    whichever is counted first; the engine awards it and the checker finds no gap."""
+    variant = tmp_path / "halves.toml"
+    variant.write_text('[variant]\nname = "halves"\nextends = "wikipedia"\n\n[[scoring]]\n'
+                       'award = "first-line"\nsole = "1"\nfirst = "1/2"\nsecond = "1/2"\ntiebreak = []\n',
+                       encoding="utf-8")
+    (verdict,) = tie_verdicts(load_ruleset(str(variant)), str(variant))
+    assert not verdict.possible and "first = second = 1/2" in verdict.reason
+    gap = tmp_path / "gap.toml"
+    text = variant.read_text(encoding="utf-8")
+    gap.write_text(text.replace('first = "1/2"', 'first = "1"'), encoding="utf-8")
+    (open_gap,) = tie_verdicts(load_ruleset(str(gap)), str(gap))
+    assert open_gap.possible and open_gap.witness is not None
+    final = replay_actions(new_game(load_ruleset(str(variant))),
+                           record_from_json(open_gap.witness.record).actions)
+    assert final.over and final.scores == {"x": Fraction(1, 2), "o": Fraction(1, 2)}
+    assert final.score_notes == ()
+    assert reference_replay(open_gap.witness.record, str(variant)).scores == final.scores
+
+
+def test_two_cycles_forbidden_with_lines_of_two_is_decided() -> None:
+    """The abstraction gets stuck, but every colouring of 7 cells of the 3×3 board holds a line of
+    two for someone, so the game is over first: no deadlock, decided rather than unknown."""
+    report = check("wikipedia(two_cycles=false,end_line=2)", games=40)
+    f = next(f for f in report.findings if f.property == "no-deadlock")
+    assert f.status == "sampled" and "proved (every colouring" in f.label and f.witness is None
+    assert stuck_without_line(load_ruleset("wikipedia(two_cycles=false)"))
+    assert not stuck_without_line(load_ruleset("wikipedia(two_cycles=false,end_line=2)"))
