@@ -298,15 +298,29 @@ def load_ruleset(spec: str | Path) -> Ruleset:
     if isinstance(spec, str):
         if text in builtin_names():
             return _load_builtin(text)
-        if "(" in text and text.endswith(")") and not Path(text).is_file():
+        if "(" in text and text.endswith(")") and not _is_file(Path(text)):
             return parse_canonical(text)
     path = Path(text)
-    if path.suffix == ".toml" or path.is_file():
-        if not path.is_file():
-            raise VariantError("record-variant", f"variant file {text!r} does not exist")
+    if path.suffix == ".toml" or _is_file(path):
+        if not _is_file(path):
+            raise VariantError("record-variant", f"variant file {_cut(text)} does not exist")
         return _load_file(path.resolve(), ())
-    raise VariantError("record-variant", f"unknown ruleset {text!r}; built-in rulesets: "
+    raise VariantError("record-variant", f"unknown ruleset {_cut(text)}; built-in rulesets: "
                        + ", ".join(builtin_names()) + ", or a path to a .toml variant file")
+
+
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file; False for a name the system cannot even look up (too long)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def _cut(text: str, width: int = 80) -> str:
+    """A name quoted for a message, cut to `width` characters."""
+    quoted = repr(text)
+    return quoted if len(quoted) <= width else quoted[:width - 4] + "...'"
 
 
 @cache
@@ -316,7 +330,7 @@ def _load_builtin(name: str) -> Ruleset:
 
 def parse_canonical(text: str) -> Ruleset:
     """Parse `base(key=value,...)`: base is a built-in name or `qttt` (all defaults)."""
-    where = f"ruleset name {text!r}"
+    where = f"ruleset name {_cut(text)}"
     base, _, rest = text.partition("(")
     if base == "qttt":
         rs = default_ruleset()
@@ -332,7 +346,7 @@ def parse_canonical(text: str) -> Ruleset:
     for item in _split_top(rest[:-1]):
         key, eq, raw = item.partition("=")
         if not eq:
-            raise VariantError(RULE, f"{where}: {item!r} is not key=value")
+            raise VariantError(RULE, f"{where}: {_cut(item, 40)} is not key=value")
         if key in seen:
             raise VariantError(RULE, f"{where}: {key} is given twice")
         seen.add(key)
@@ -341,6 +355,8 @@ def parse_canonical(text: str) -> Ruleset:
                 scoring_raw = json.loads(raw)
             except json.JSONDecodeError as e:
                 raise VariantError(RULE, f"{where}: scoring is not JSON: {e.msg}") from None
+            except RecursionError:
+                raise VariantError(RULE, f"{where}: scoring is nested too deeply") from None
         elif key in PARAMETER_BY_NAME:
             values[key] = _parse_scalar(PARAMETER_BY_NAME[key], raw, where)
         elif key in SCORING_KEYS:
@@ -352,7 +368,7 @@ def parse_canonical(text: str) -> Ruleset:
                 items = raw
             fields[key] = _setting(kind, items, f"{where}: {key}")
         else:
-            raise VariantError(RULE, f"{where}: unknown key {key!r}; allowed: "
+            raise VariantError(RULE, f"{where}: unknown key {_cut(key, 40)}; allowed: "
                                + ", ".join([*PARAMETER_BY_NAME, "scoring", *SCORING_KEYS]))
     params = _merge_params(dict(rs.params), values, where, f"ruleset {base!r}")
     scoring = rs.scoring if scoring_raw is None else _components(scoring_raw, where, params)
@@ -548,7 +564,7 @@ def _parent(extends: str | None, path: Path, chain: tuple[Path, ...]) -> Ruleset
             return _load_file(target, (*chain, path))
         return _load_builtin(extends)
     target = (path.parent / extends).resolve()
-    if not target.is_file():
+    if not _is_file(target):
         what = "is a directory" if target.is_dir() else "not found"
         raise VariantError(RULE, f"{path}: variant.extends = {extends!r}: file {target} {what}; "
                            "extends names a built-in ruleset (" + ", ".join(builtin_names())

@@ -330,11 +330,15 @@ def test_save_asks_before_replacing(tmp_path: Path, capsys: pytest.CaptureFixtur
     ("wikipedia(board=\u0665)", "board = "), ("wikipedia(board=+5)", 'board = "+5"'),
     ("wikipedia(measurer=creator,measurer=opponent)", "measurer is given twice"),
     ("wikipedia(two_cycles=True)", "two_cycles"),
+    ("wikipedia(scoring=" + DEEP + ")", "scoring is nested too deeply"),
+    ("wikipedia(board=4," + "x" * 5000 + "=1)", "unknown key 'xxxx"),
+    ("x" * 5000 + ".toml", "does not exist"),
 ])
 def test_one_spelling_per_ruleset(capsys: pytest.CaptureFixture[str], name: str, needle: str) -> None:
     status, out, err = run(["show", name], capsys)
     assert (status, out) == (2, "")
-    one_line(err, needle, "variant-file")
+    one_line(err, needle, "variant")
+    assert len(err) < 400  # the name is cut in the message
 
 
 def test_names_and_titles_follow_the_parameters() -> None:
