@@ -1,4 +1,4 @@
-"""Typed errors: each names the rule id (from spec/rules.toml) that the input breaks."""
+"""Typed errors: each names the rule id (from spec/rules.toml) that the input breaks, when one does."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ class QtttError(Exception):
 
     kind = "error"
 
-    def __init__(self, rule: str, message: str) -> None:
+    def __init__(self, rule: str | None, message: str) -> None:
         super().__init__(message)
-        self.rule = rule
+        self.rule: str = rule or ""  # "" when no rule applies (a flag, a file, a limit)
         self.message = message
         self.index: int | None = None  # the failing action's position in a record, when known
 
     def __str__(self) -> str:
-        return f"{self.message} (rule {self.rule})"
+        return f"{self.message} (rule {self.rule})" if self.rule else self.message
 
 
 class IllegalAction(QtttError):
@@ -34,6 +34,18 @@ class VariantError(QtttError):
     """A ruleset name or variant file that cannot be resolved or is invalid."""
 
     kind = "variant"
+
+
+class FileError(QtttError):
+    """A file that cannot be read or written as asked: missing, not UTF-8, a directory, corrupted."""
+
+    kind = "file"
+
+
+class UsageError(QtttError):
+    """A command-line value out of range, or work beyond a documented limit without --force."""
+
+    kind = "usage"
 
 
 class MatchError(QtttError):

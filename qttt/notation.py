@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,7 @@ from .engine import (
 )
 from .errors import QtttError, RecordError
 from .game import compile_game
+from .jsonstream import ScanError, Scanner
 from .variant import Ruleset, load_ruleset
 
 FORMAT = "record-format"
@@ -71,6 +72,12 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _show(value: Any, width: int = 80) -> str:
+    """A JSON value for a message, cut to `width` characters."""
+    text = json.dumps(value)
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
 def action_from_json(obj: Any) -> Action:
     """Parse one JSON action; RecordError (rule record-format) if it is malformed."""
     if isinstance(obj, dict) and len(obj) == 1:
@@ -78,14 +85,14 @@ def action_from_json(obj: Any) -> Action:
             v = obj["place"]
             if isinstance(v, list) and len(v) == 2 and all(_is_int(c) for c in v):
                 return Place(v[0], v[1])
-            raise RecordError(FORMAT, f"place needs a list of two integer cells, got {json.dumps(v)}")
+            raise RecordError(FORMAT, f"place needs a list of two integer cells, got {_show(v)}")
         if "measure" in obj:
             v = obj["measure"]
             if _is_int(v):
                 return Measure(v)
-            raise RecordError(FORMAT, f"measure needs an integer cell, got {json.dumps(v)}")
+            raise RecordError(FORMAT, f"measure needs an integer cell, got {_show(v)}")
     raise RecordError(FORMAT, f"an action is {{\"place\": [a, b]}} or {{\"measure\": c}}, "
-                      f"got {json.dumps(obj)[:80]}")
+                      f"got {_show(obj)}")
 
 
 def record_from_json(obj: Any) -> Record:
@@ -133,34 +140,214 @@ def state_to_json(state: State, variant: str | None = None) -> dict[str, Any]:
 
 
 def parse_records(text: str) -> Iterator[tuple[int, Record | QtttError]]:
-    """Records of a JSON document or of JSON Lines, with their 1-based line numbers.
-
-    A JSON document holding one object or a list of objects counts as line 1.
-    """
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError:
-        doc = None  # not one document: JSON Lines
-    if isinstance(doc, (dict, list)):
-        for obj in doc if isinstance(doc, list) else [doc]:
-            yield 1, _record_or_error(obj)
-        return
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    """Records of a JSON document or of JSON Lines, with the line each starts on."""
+    for reader in stream_records([text]):
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            yield number, RecordError(FORMAT, f"not JSON: {e.msg} at column {e.colno}")
+            variant = reader.variant()
+            yield reader.line, Record(variant, tuple(reader.actions()))
+        except RecordError as e:
+            yield reader.line, e
+        finally:
+            reader.finish()
+
+
+def stream_records(chunks: Iterable[str]) -> Iterator[RecordReader]:
+    """Readers of the records in text arriving in chunks: a JSON document (one record object or a
+    list of them, laid out freely) or JSON Lines (one record per line; a broken line is reported
+    and the next line read). Each reader must be finished before the next one is produced.
+    """
+    scan = Scanner(chunks)
+    if scan.peek() == "[":
+        yield from _list_records(scan)
+        return
+    lines: bool | None = None  # undecided until the first record ends: JSON Lines if on one line
+    while True:
+        ch = scan.peek()
+        if ch == "\n":
+            scan.skip_line()
             continue
-        yield number, _record_or_error(obj)
+        if not ch:
+            return
+        reader = RecordReader(scan, in_list=False)
+        yield reader
+        if not reader.finish():
+            return
+        if lines is None:
+            lines = reader.skipped or scan.line == reader.line
+            scan.newlines = not lines
+        if lines and not reader.skipped:
+            if scan.peek() in ("\n", ""):
+                scan.skip_line()
+            else:
+                extra = RecordReader(scan, in_list=False)
+                extra.broken = scan.error("extra data after the record")
+                yield extra
+                extra.finish()
 
 
-def _record_or_error(obj: Any) -> Record | QtttError:
+def _list_records(scan: Scanner) -> Iterator[RecordReader]:
+    """Readers of the records of a JSON list, the scanner at its `[`."""
     try:
-        return record_from_json(obj)
-    except RecordError as e:
+        scan.take("[", "[")
+        if scan.peek() == "]":
+            scan.take("]", "]")
+        else:
+            while True:
+                reader = RecordReader(scan, in_list=True)
+                yield reader
+                if not reader.finish():
+                    return
+                if scan.peek() == "]":
+                    scan.take("]", "]")
+                    break
+                scan.take(",", "',' or ']' between records")
+        if scan.peek():
+            raise scan.error("extra data after the list of records")
+    except ScanError as e:
+        bad = RecordReader(scan, in_list=True)
+        bad.broken = e
+        yield bad
+
+
+class RecordReader:
+    """One record being read: `variant()`, then `actions()` one at a time, then `finish()`."""
+
+    def __init__(self, scan: Scanner, in_list: bool) -> None:
+        self.line = scan.line
+        self._scan = scan
+        self._in_list = in_list
+        self._variant: str | None = None
+        self._buffered: list[Action] | None = None  # actions met before the variant
+        self._state = "start"  # start, value, keys (inside the object), actions, done
+        self._count = 0
+        self.skipped = False  # finished by skipping the rest of its line
+        self.broken: RecordError | None = None  # the syntax error that stopped the record
+
+    def _fail(self, e: RecordError) -> RecordError:
+        if isinstance(e, ScanError):
+            self.broken = e
         return e
+
+    def variant(self) -> str:
+        """The variant string; reads (and keeps) any actions that come before it."""
+        if self.broken is not None:
+            raise self.broken
+        scan = self._scan
+        try:
+            if scan.peek() != "{":
+                self._state = "value"
+                raise RecordError(FORMAT, "a record is a JSON object with variant and actions")
+            scan.take("{", "{")
+            self._state = "keys"
+            while self._variant is None:
+                key = self._key()
+                if key is None:
+                    raise RecordError(FORMAT, "record has no variant string")
+                if key == "variant":
+                    value = scan.value()
+                    if not isinstance(value, str):
+                        raise RecordError(FORMAT, "record has no variant string")
+                    self._variant = value
+                elif key == "actions":
+                    self._buffered = list(self._action_list())
+                else:
+                    scan.value()
+            return self._variant
+        except RecordError as e:
+            raise self._fail(e) from None
+
+    def _key(self) -> str | None:
+        """The next key of the object, or None at its end."""
+        scan = self._scan
+        ch = scan.peek()
+        if ch == "}":
+            scan.take("}", "}")
+            self._state = "done"
+            return None
+        if self._count:
+            scan.take(",", "',' or '}' in the record")
+        self._count += 1
+        if scan.peek() != '"':
+            raise scan.error("expecting a key in double quotes")
+        key = scan.value()
+        scan.take(":", "':' after the key")
+        return str(key)
+
+    def _action_list(self) -> Iterator[Action]:
+        scan = self._scan
+        if scan.peek() != "[":
+            scan.value()
+            raise RecordError(FORMAT, "record has no actions list")
+        scan.take("[", "[")
+        self._state = "actions"
+        i = 0
+        if scan.peek() == "]":
+            scan.take("]", "]")
+            self._state = "keys"
+            return
+        while True:
+            obj = scan.value()
+            try:
+                yield action_from_json(obj)
+            except RecordError as e:
+                e.index = i
+                raise
+            i += 1
+            ch = scan.peek()
+            if ch == "]":
+                scan.take("]", "]")
+                self._state = "keys"
+                return
+            scan.take(",", "',' or ']' between actions")
+
+    def actions(self) -> Iterator[Action]:
+        """The record's actions in order, read as they are consumed; RecordError with `.index`
+        for a malformed one; at the end the rest of the record is read and checked."""
+        try:
+            seen = self._buffered is not None
+            if seen:
+                yield from self._buffered or ()
+            while True:
+                key = self._key()
+                if key is None:
+                    break
+                if key in ("variant", "actions") and (key == "variant" or seen):
+                    raise RecordError(FORMAT, f"record has {key} twice")
+                if key == "actions":
+                    seen = True
+                    yield from self._action_list()
+                else:
+                    self._scan.value()
+            if not seen:
+                raise RecordError(FORMAT, "record has no actions list")
+        except RecordError as e:
+            raise self._fail(e) from None
+
+    def finish(self) -> bool:
+        """Move past whatever is left of the record; False when the text cannot be read further
+        (a syntax error outside JSON Lines)."""
+        scan = self._scan
+        if self._state == "done":
+            return True
+        if not self._in_list and (not scan.newlines or scan.line == self.line):
+            scan.skip_line()  # JSON Lines, or still on the first line: the rest is this record's
+            self._state, self.skipped = "done", True
+            return True
+        if self.broken is not None:
+            return False
+        try:
+            if self._state in ("start", "value"):
+                if scan.peek():
+                    scan.value()
+            elif self._state == "keys":
+                scan.skip_container_rest(1)
+            elif self._state == "actions":
+                scan.skip_container_rest(2)
+        except ScanError as e:
+            self.broken = e
+            return False
+        self._state = "done"
+        return True
 
 
 # -- human notation ---------------------------------------------------------------------------

@@ -6,8 +6,8 @@ rulesets live in spec/variants/*.toml; a user's file usually `extends` one and c
 
 from __future__ import annotations
 
-import contextlib
 import json
+import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args, get_type_hints
 
 from .errors import VariantError
+from .io import read_text
 from .spec import rules, spec_dir
 
 RULE = "variant-file"
@@ -88,6 +89,14 @@ def _parameters() -> tuple[Parameter, ...]:
 
 PARAMETERS: tuple[Parameter, ...] = _parameters()
 PARAMETER_BY_NAME = {p.name: p for p in PARAMETERS}
+# Canonical-name keys that set a scoring field of every component of one award: key -> (award, field).
+# double_line: the double-line award (ambiguity double-line); tiebreak: the criteria ordering both
+# players' best lines (ambiguity bonus-simultaneous: a CodeCup bot compares [min-max]).
+# key -> (award, field, an example).
+SCORING_KEYS: dict[str, tuple[str, str, str]] = {
+    "double_line": ("first-line", "double", "wikipedia(double_line=2)"),
+    "tiebreak": ("first-line", "tiebreak", "bonus4x4(tiebreak=[min-max])"),
+}
 
 AwardName = Literal["per-pattern", "first-line", "rank"]
 PatternKind = Literal["line", "square"]
@@ -114,6 +123,8 @@ AWARD_FIELDS: dict[str, dict[str, tuple[str, Any, str]]] = {
         "neither": ("fraction", Fraction(0), "Points to each player when neither owns a pattern."),
         "tie": ("fraction", None, "Points to each when both best lines have equal keys; unstated: a gap "
                 "the checker reports (0 each)."),
+        "double": ("fraction", None, "Points when only this player owns patterns and owns two or more (a "
+                   "double line); unstated: sole. Canonical names set it as double_line."),
         "tiebreak": ("criteria", (), "Criteria from the sources ordering best lines: min-max, min-sum."),
         "fallback": ("criteria", (), "Criteria no source states, applied after tiebreak (reported)."),
     },
@@ -133,8 +144,9 @@ class Component:
     settings: tuple[tuple[str, Any], ...]
 
     def get(self, name: str) -> Any:
-        """The value of setting `name`."""
-        return dict(self.settings)[name]
+        """The value of setting `name` (its default when the settings leave it out)."""
+        settings = dict(self.settings)
+        return settings[name] if name in settings else AWARD_FIELDS[self.award][name][1]
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-data form: fractions as strings, lists for tuples."""
@@ -219,8 +231,7 @@ class Ruleset:
         pairs = zip(self.params, base_rs.params, strict=True)
         diffs = [f"{k}={format_value(v)}" for (k, v), (_, bv) in pairs if v != bv]
         if self.scoring != base_rs.scoring:
-            scoring = [c.to_dict() for c in self.scoring]
-            diffs.append("scoring=" + json.dumps(scoring, separators=(",", ":")))
+            diffs.append(_scoring_diff(self.scoring, base_rs.scoring))
         if not diffs and self.base != "qttt":
             return self.base
         return f"{self.base}({','.join(diffs)})"
@@ -228,6 +239,38 @@ class Ruleset:
     def key(self) -> tuple[tuple[tuple[str, Any], ...], tuple[Component, ...]]:
         """What makes two rulesets the same rules, whatever their names."""
         return (self.params, self.scoring)
+
+
+def _scoring_diff(scoring: tuple[Component, ...], base: tuple[Component, ...]) -> str:
+    """`double_line=2` (and the other SCORING_KEYS) when only those fields differ, one value for
+    every component of their award; else `scoring=JSON`."""
+    candidate, diffs = base, []
+    for key, (award, name, _) in SCORING_KEYS.items():
+        values = {c.get(name) for c in scoring if c.award == award}
+        if len(values) == 1 and values != {c.get(name) for c in candidate if c.award == award}:
+            value = next(iter(values))
+            candidate = _set_field(candidate, award, name, value, key)
+            text = "[" + ",".join(value) + "]" if isinstance(value, tuple) else format_value(value)
+            diffs.append(f"{key}={text}")
+    if diffs and candidate == scoring:
+        return ",".join(diffs)
+    return "scoring=" + json.dumps([c.to_dict() for c in scoring], separators=(",", ":"))
+
+
+def _set_field(scoring: tuple[Component, ...], award: str, name: str, value: Any,
+               where: str) -> tuple[Component, ...]:
+    """The components with field `name` of every `award` component set (validated, normalised)."""
+    if not any(c.award == award for c in scoring):
+        raise VariantError(RULE, f"{where}: needs a {award} scoring component; the ruleset has none")
+    return tuple(_normalise(replace(c, settings=tuple((k, value if k == name else v) for k, v in c.settings)))
+                 if c.award == award else c for c in scoring)
+
+
+def _normalise(c: Component) -> Component:
+    """A first-line component whose double-line award equals its sole award leaves it unstated."""
+    if c.award == "first-line" and c.get("double") is not None and c.get("double") == c.get("sole"):
+        return replace(c, settings=tuple((k, None if k == "double" else v) for k, v in c.settings))
+    return c
 
 
 def format_value(value: Any) -> str:
@@ -258,15 +301,29 @@ def load_ruleset(spec: str | Path) -> Ruleset:
     if isinstance(spec, str):
         if text in builtin_names():
             return _load_builtin(text)
-        if "(" in text and text.endswith(")") and not Path(text).is_file():
+        if "(" in text and text.endswith(")") and not _is_file(Path(text)):
             return parse_canonical(text)
     path = Path(text)
-    if path.suffix == ".toml" or path.is_file():
-        if not path.is_file():
-            raise VariantError("record-variant", f"variant file {text!r} does not exist")
+    if path.suffix == ".toml" or _is_file(path):
+        if not _is_file(path):
+            raise VariantError("record-variant", f"variant file {_cut(text)} does not exist")
         return _load_file(path.resolve(), ())
-    raise VariantError("record-variant", f"unknown ruleset {text!r}; built-in rulesets: "
+    raise VariantError("record-variant", f"unknown ruleset {_cut(text)}; built-in rulesets: "
                        + ", ".join(builtin_names()) + ", or a path to a .toml variant file")
+
+
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file; False for a name the system cannot even look up (too long)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def _cut(text: str, width: int = 80) -> str:
+    """A name quoted for a message, cut to `width` characters."""
+    quoted = repr(text)
+    return quoted if len(quoted) <= width else quoted[:width - 4] + "...'"
 
 
 @cache
@@ -276,7 +333,7 @@ def _load_builtin(name: str) -> Ruleset:
 
 def parse_canonical(text: str) -> Ruleset:
     """Parse `base(key=value,...)`: base is a built-in name or `qttt` (all defaults)."""
-    where = f"ruleset name {text!r}"
+    where = f"ruleset name {_cut(text)}"
     base, _, rest = text.partition("(")
     if base == "qttt":
         rs = default_ruleset()
@@ -287,25 +344,64 @@ def parse_canonical(text: str) -> Ruleset:
                            + ", ".join(builtin_names()))
     values: dict[str, Any] = {}
     scoring_raw: Any = None
+    seen: set[str] = set()
+    fields: dict[str, Any] = {}
     for item in _split_top(rest[:-1]):
         key, eq, raw = item.partition("=")
         if not eq:
-            raise VariantError(RULE, f"{where}: {item!r} is not key=value")
+            raise VariantError(RULE, f"{where}: {_cut(item, 40)} is not key=value")
+        if key in seen:
+            raise VariantError(RULE, f"{where}: {key} is given twice")
+        seen.add(key)
         if key == "scoring":
             try:
                 scoring_raw = json.loads(raw)
             except json.JSONDecodeError as e:
                 raise VariantError(RULE, f"{where}: scoring is not JSON: {e.msg}") from None
+            except RecursionError:
+                raise VariantError(RULE, f"{where}: scoring is nested too deeply") from None
         elif key in PARAMETER_BY_NAME:
             values[key] = _parse_scalar(PARAMETER_BY_NAME[key], raw, where)
+        elif key in SCORING_KEYS:
+            award, field_name, _ = SCORING_KEYS[key]
+            kind = AWARD_FIELDS[award][field_name][0]
+            if kind == "criteria" and raw.startswith("[") and raw.endswith("]"):
+                items: Any = [x.strip() for x in raw[1:-1].split(",") if x.strip()]
+            else:
+                items = raw
+            fields[key] = _setting(kind, items, f"{where}: {key}")
         else:
-            raise VariantError(RULE, f"{where}: unknown key {key!r}; allowed: "
-                               + ", ".join([*PARAMETER_BY_NAME, "scoring"]))
-    params = _merge_params(dict(rs.params), values, where)
+            raise VariantError(RULE, f"{where}: unknown key {_cut(key, 40)}; allowed: "
+                               + ", ".join([*PARAMETER_BY_NAME, "scoring", *SCORING_KEYS]))
+    params = _merge_params(dict(rs.params), values, where, f"ruleset {base!r}")
     scoring = rs.scoring if scoring_raw is None else _components(scoring_raw, where, params)
-    name = base if not values and scoring_raw is None else text
-    return Ruleset(params=params, scoring=scoring, name=name, base=base, title=rs.title,
-                   summary=rs.summary, sources=rs.sources, match=rs.match)
+    if scoring_raw is None:
+        _refit(scoring, params, where, f"ruleset {base!r}")
+    for key, value in fields.items():
+        award, field_name, _ = SCORING_KEYS[key]
+        scoring = _set_field(scoring, award, field_name, value, f"{where}: {key}")
+    out = Ruleset(params=params, scoring=scoring, name=base, base=base, title=rs.title,
+                  summary=rs.summary, sources=rs.sources, match=rs.match)
+    return _derived(out, rs)
+
+
+def _derived(rs: Ruleset, parent: Ruleset) -> Ruleset:
+    """`rs` named by its canonical name, with a title and summary saying what changed from
+    `parent` (whose own title and summary describe other rules), unless nothing did."""
+    changes = _changes(rs, parent)
+    if not changes:
+        return replace(rs, name=rs.canonical if rs.base == "qttt" else rs.name)
+    return replace(rs, name=rs.canonical, title=f"{parent.name} with {', '.join(changes)}",
+                   summary=f"The {parent.name} ruleset with {', '.join(changes)}.")
+
+
+def _changes(rs: Ruleset, parent: Ruleset) -> list[str]:
+    """The parameters of `rs` that differ from `parent`'s, as key=value (scoring as one item)."""
+    out = [f"{k}={format_value(v)}" for (k, v), (_, pv) in zip(rs.params, parent.params, strict=True)
+           if v != pv]
+    if rs.scoring != parent.scoring:
+        out.append("scoring changed")
+    return out
 
 
 def _split_top(text: str) -> list[str]:
@@ -327,36 +423,53 @@ def _split_top(text: str) -> list[str]:
 
 
 def _parse_scalar(p: Parameter, raw: str, where: str) -> Any:
+    """A value of a canonical name, in its one spelling: true/false, an integer in ASCII digits
+    without sign, leading zeros or spaces, a word as listed."""
     value: Any = raw
     if p.type is bool:
         value = {"true": True, "false": False}.get(raw, raw)
-    elif p.type is int:
-        with contextlib.suppress(ValueError):
-            value = int(raw)
+    elif p.type is int and re.fullmatch(r"0|[1-9][0-9]*", raw):
+        value = int(raw)
     return _check_param(p, value, where)
 
 
 def _check_param(p: Parameter, value: Any, where: str, section: str = "") -> Any:
     ok_type = isinstance(value, p.type) and not (p.type is int and isinstance(value, bool))
     if not ok_type or value not in p.allowed:
-        raise VariantError(RULE, f"{where}: {section}{p.name} = {json.dumps(value)} is not allowed; "
+        raise VariantError(RULE, f"{where}: {section}{p.name} = {_toml(value)} is not allowed; "
                            "allowed: " + _describe_allowed(p))
     return value
 
 
 def _describe_allowed(p: Parameter) -> str:
     if p.type is int:
-        return f"an integer from {p.allowed[0]} to {p.allowed[-1]}"
+        return f"an integer from {p.allowed[0]} to {p.allowed[-1]} (in a name: digits 0-9, no sign, " \
+            "leading zero or space)"
     return ", ".join(json.dumps(a) for a in p.allowed)
 
 
-def _merge_params(base: dict[str, Any], values: dict[str, Any],
-                  where: str) -> tuple[tuple[str, Any], ...]:
+def _merge_params(base: dict[str, Any], values: dict[str, Any], where: str,
+                  parent: str = "") -> tuple[tuple[str, Any], ...]:
+    """The parent's parameters overridden by values, checked again as a whole: a value inherited
+    from `parent` that no longer fits is named with both."""
     merged = {**base, **values}
     if merged["end_line"] > merged["board"]:
-        raise VariantError(RULE, f"{where}: end_line = {merged['end_line']} is not allowed; "
-                           f"allowed: 0 (the board size) to board = {merged['board']}")
+        inherited = f" (inherited from {parent})" if parent and "end_line" not in values else ""
+        raise VariantError(RULE, f"{where}: end_line = {merged['end_line']}{inherited} is not allowed with "
+                           f"board = {merged['board']}; allowed: 0 (the board size) to {merged['board']}")
     return tuple((p.name, merged[p.name]) for p in PARAMETERS)
+
+
+def _refit(scoring: tuple[Component, ...], params: tuple[tuple[str, Any], ...], where: str,
+           parent: str) -> None:
+    """Inherited scoring components checked again against the board they now score."""
+    board = dict(params)["board"]
+    for i, c in enumerate(scoring):
+        if c.length > board:
+            what = "a line of" if c.pattern == "line" else "a square of side"
+            raise VariantError(RULE, f"{where}: board = {board} does not fit scoring[{i}] inherited from "
+                               f"{parent}: {what} {c.length} (length = {c.length}); allowed: lengths up to "
+                               f"the board size {board}; give this file its own [[scoring]]")
 
 
 def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
@@ -364,29 +477,31 @@ def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
     if path in chain:
         raise VariantError(RULE, f"{where}: extends itself through "
                            + " -> ".join(p.name for p in (*chain, path)))
+    text = read_text(path, RULE)
     try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise VariantError(RULE, f"{where}: not valid TOML: {e}") from None
-    except OSError as e:
-        raise VariantError(RULE, f"{where}: cannot be read: {e.strerror}") from None
+    except RecursionError:
+        raise VariantError(RULE, f"{where}: not valid TOML: arrays or tables nested too deeply") from None
     _only_keys(data, ("variant", "rules", "scoring", "match"), where, "top level")
     meta = data.get("variant")
     if not isinstance(meta, dict):
         raise VariantError(RULE, f"{where}: missing [variant] table with a name")
     _only_keys(meta, ("name", "extends", "title", "summary", "sources", "notes"), where, "variant")
     name = meta.get("name")
+    if name is None:
+        raise VariantError(RULE, f"{where}: variant.name is missing; it is a non-empty string")
     if not isinstance(name, str) or not name:
-        raise VariantError(RULE, f"{where}: variant.name = {name!r} is not allowed; "
+        raise VariantError(RULE, f"{where}: variant.name = {_toml(name)} is not allowed; "
                            "allowed: a non-empty string")
     for key in ("title", "summary", "notes", "extends"):
         if key in meta and not isinstance(meta[key], str):
-            raise VariantError(RULE, f"{where}: variant.{key} = {meta[key]!r} is not allowed; "
+            raise VariantError(RULE, f"{where}: variant.{key} = {_toml(meta[key])} is not allowed; "
                                "allowed: a string")
     sources = meta.get("sources", [])
     if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
-        raise VariantError(RULE, f"{where}: variant.sources = {sources!r} is not allowed; "
+        raise VariantError(RULE, f"{where}: variant.sources = {_toml(sources)} is not allowed; "
                            "allowed: a list of strings")
     parent = _parent(meta.get("extends"), path, chain)
     rules = data.get("rules", {})
@@ -394,17 +509,28 @@ def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
         raise VariantError(RULE, f"{where}: rules must be a table")
     _only_keys(rules, tuple(PARAMETER_BY_NAME), where, "rules")
     values = {k: _check_param(PARAMETER_BY_NAME[k], v, where, "rules.") for k, v in rules.items()}
-    params = _merge_params(dict(parent.params), values, where)
+    origin = parent.path or f"ruleset {parent.name!r}"
+    params = _merge_params(dict(parent.params), values, where, origin)
     scoring = parent.scoring
     if "scoring" in data:
         scoring = _components(data["scoring"], where, params)
+    else:
+        _refit(scoring, params, where, origin)
     match = _match(data.get("match", {}), parent.match, where)
     is_builtin = path.parent == (spec_dir() / "variants").resolve()
     base = name if is_builtin else parent.base
+    changes = ", ".join(_changes(Ruleset(params, scoring), parent))
+    inherited = parent.title if not changes else f"{parent.name} with {changes}"
     return Ruleset(params=params, scoring=scoring, name=name, base=base, match=match,
-                   title=meta.get("title", parent.title if not is_builtin else ""),
+                   title=meta.get("title", inherited if not is_builtin else ""),
                    summary=meta.get("summary", ""), sources=tuple(sources) or parent.sources,
                    path=str(path))
+
+
+def _toml(value: Any) -> str:
+    """A TOML value for a message, as JSON (dates as strings), cut to 80 characters."""
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _match(raw: Any, parent: MatchRules, where: str) -> MatchRules:
@@ -418,14 +544,14 @@ def _match(raw: Any, parent: MatchRules, where: str) -> MatchRules:
             given = raw[key]
             value = _fraction(str(given) if isinstance(given, float) else given, f"{where}: match.{key}")
             if value < 0:
-                raise VariantError(RULE, f"{where}: match.{key} = {raw[key]!r} is not allowed; "
+                raise VariantError(RULE, f"{where}: match.{key} = {_toml(raw[key])} is not allowed; "
                                    "allowed: a number of seconds >= 0 (0: no limit)")
             out = replace(out, move_seconds=value) if key == "move_seconds" else \
                 replace(out, game_seconds=value)
     if "forfeit" in raw:
         pair = raw["forfeit"]
         if not isinstance(pair, list) or len(pair) != 2:
-            raise VariantError(RULE, f"{where}: match.forfeit = {pair!r} is not allowed; allowed: "
+            raise VariantError(RULE, f"{where}: match.forfeit = {_toml(pair)} is not allowed; allowed: "
                                "[points to the opponent, points to the player who forfeits]")
         won, lost = (_fraction(v, f"{where}: match.forfeit") for v in pair)
         out = replace(out, forfeit=(won, lost))
@@ -441,9 +567,11 @@ def _parent(extends: str | None, path: Path, chain: tuple[Path, ...]) -> Ruleset
             return _load_file(target, (*chain, path))
         return _load_builtin(extends)
     target = (path.parent / extends).resolve()
-    if not target.is_file():
-        raise VariantError(RULE, f"{path}: variant.extends = {extends!r} is not allowed; allowed: "
-                           + ", ".join(builtin_names()) + ", or a path to a variant file")
+    if not _is_file(target):
+        what = "is a directory" if target.is_dir() else "not found"
+        raise VariantError(RULE, f"{path}: variant.extends = {extends!r}: file {target} {what}; "
+                           "extends names a built-in ruleset (" + ", ".join(builtin_names())
+                           + ") or a variant file, relative to this file")
     return _load_file(target, (*chain, path))
 
 
@@ -466,27 +594,27 @@ def _component(raw: Any, where: str, board: int) -> Component:
         raise VariantError(RULE, f"{where}: must be a table")
     award = raw.get("award")
     if award not in AWARDS:
-        raise VariantError(RULE, f"{where}: award = {json.dumps(award)} is not allowed; allowed: "
+        raise VariantError(RULE, f"{where}: award = {_toml(award)} is not allowed; allowed: "
                            + ", ".join(json.dumps(a) for a in AWARDS))
     fields = {**COMMON_FIELDS, **AWARD_FIELDS[award]}
     _only_keys(raw, tuple(fields), where, "scoring")
     pattern = raw.get("pattern", "line")
     if pattern not in PATTERNS:
-        raise VariantError(RULE, f"{where}: pattern = {json.dumps(pattern)} is not allowed; allowed: "
+        raise VariantError(RULE, f"{where}: pattern = {_toml(pattern)} is not allowed; allowed: "
                            + ", ".join(json.dumps(p) for p in PATTERNS))
     if award != "per-pattern" and pattern != "line":
-        raise VariantError(RULE, f"{where}: pattern = {json.dumps(pattern)} is not allowed with award "
+        raise VariantError(RULE, f"{where}: pattern = {_toml(pattern)} is not allowed with award "
                            f"{award!r}; allowed: \"line\"")
     length = raw.get("length", 0 if pattern == "line" else 2)
     low = 0 if pattern == "line" else 1
     if not isinstance(length, int) or isinstance(length, bool) or not low <= length <= board:
-        raise VariantError(RULE, f"{where}: length = {length!r} is not allowed; allowed: an "
+        raise VariantError(RULE, f"{where}: length = {_toml(length)} is not allowed; allowed: an "
                            f"integer from {low} to the board size {board}"
                            + (" (0: the board size)" if pattern == "line" else ""))
     settings = []
     for name, (kind, default, _) in AWARD_FIELDS[award].items():
         settings.append((name, _setting(kind, raw.get(name, default), f"{where}: {name}")))
-    return Component(award, pattern, length, tuple(settings))
+    return _normalise(Component(award, pattern, length, tuple(settings)))
 
 
 def _setting(kind: str, value: Any, where: str) -> Any:
@@ -495,13 +623,13 @@ def _setting(kind: str, value: Any, where: str) -> Any:
     if kind == "criteria":
         if isinstance(value, (list, tuple)) and all(v in CRITERIA for v in value):
             return tuple(value)
-        raise VariantError(RULE, f"{where} = {value!r} is not allowed; allowed: a list of "
+        raise VariantError(RULE, f"{where} = {_toml(value)} is not allowed; allowed: a list of "
                            + ", ".join(json.dumps(c) for c in CRITERIA))
     if value == "harmonic":
         return "harmonic"
     if isinstance(value, (list, tuple)) and value:
         return tuple(_fraction(v, where) for v in value)
-    raise VariantError(RULE, f"{where} = {value!r} is not allowed; allowed: \"harmonic\" or a "
+    raise VariantError(RULE, f"{where} = {_toml(value)} is not allowed; allowed: \"harmonic\" or a "
                        "non-empty list of fractions")
 
 
@@ -513,7 +641,7 @@ def _fraction(value: Any, where: str) -> Fraction:
             return Fraction(value)
         except (ValueError, ZeroDivisionError):
             pass
-    raise VariantError(RULE, f"{where} = {value!r} is not allowed; allowed: an exact number "
+    raise VariantError(RULE, f"{where} = {_toml(value)} is not allowed; allowed: an exact number "
                        "as an integer or a string such as \"1/2\"")
 
 
@@ -521,9 +649,10 @@ def with_params(rs: Ruleset, **changes: Any) -> Ruleset:
     """A copy of `rs` with some rule parameters changed (validated), keeping its base."""
     values = {k: _check_param(PARAMETER_BY_NAME[k], v, "parameters") if k in PARAMETER_BY_NAME
               else _unknown(k) for k, v in changes.items()}
-    params = _merge_params(dict(rs.params), values, "parameters")
-    out = replace(rs, params=params)
-    return replace(out, name=out.canonical, path=None)
+    origin = rs.path or f"ruleset {rs.name!r}"
+    params = _merge_params(dict(rs.params), values, "parameters", origin)
+    _refit(rs.scoring, params, "parameters", origin)
+    return _derived(replace(rs, params=params, path=None), rs)
 
 
 def _unknown(key: str) -> Any:

@@ -21,7 +21,7 @@ const PARAMETERS = {
   game: ["quantum"], board: ["2", "3", "4", "5", "6", "7", "8"], measurer: ["opponent", "creator"],
   two_cycles: ["true", "false"], last_square: ["forced", "end"], untouched: ["keep", "vanish"],
   end: ["first-line", "full"], end_line: ["0", "1", "2", "3", "4", "5", "6", "7", "8"],
-  double_line: null, scoring: null,  // any value: this engine does not judge them
+  double_line: null, tiebreak: null, scoring: null,  // any value: this engine does not judge them
 };
 const BUILT_IN = ["wikipedia", "russian", "russian-unstable", "bonus4x4", "kumar", "ishizeki-complete"];
 

@@ -41,7 +41,7 @@ typedef struct {
     uint8_t cells[MAXPAT][MAXC];
     uint8_t ncells[MAXPAT];
     int64_t points;                            /* per-pattern */
-    int64_t sole, first, second, neither, tie; /* first-line */
+    int64_t sole, first, second, neither, tie, dbl; /* first-line; dbl: one player owns 2+ */
     int ncrit;
     int crit[4]; /* 0 min-max, 1 min-sum */
     int nworth;
@@ -215,14 +215,15 @@ static void score(const Rules *r, const Pos *p, int64_t *xs, int64_t *os) {
             so += c->points * no;
         } else if (c->type == 1) { /* score-first-line */
             int64_t kx = -1, ko = -1;
+            int nx = 0, no = 0;
             for (int i = 0; i < c->npat; i++) {
                 uint16_t m = c->mask[i];
-                if ((m & p->x) == m) { int64_t k = line_key(c, i, p); if (kx < 0 || k < kx) kx = k; }
-                else if ((m & p->o) == m) { int64_t k = line_key(c, i, p); if (ko < 0 || k < ko) ko = k; }
+                if ((m & p->x) == m) { int64_t k = line_key(c, i, p); nx++; if (kx < 0 || k < kx) kx = k; }
+                else if ((m & p->o) == m) { int64_t k = line_key(c, i, p); no++; if (ko < 0 || k < ko) ko = k; }
             }
             if (kx < 0 && ko < 0) { sx += c->neither; so += c->neither; }
-            else if (ko < 0) sx += c->sole;
-            else if (kx < 0) so += c->sole;
+            else if (ko < 0) sx += nx > 1 ? c->dbl : c->sole;
+            else if (kx < 0) so += no > 1 ? c->dbl : c->sole;
             else if (kx == ko) { sx += c->tie; so += c->tie; }
             else if (kx < ko) { sx += c->first; so += c->second; }
             else { sx += c->second; so += c->first; }
@@ -512,6 +513,7 @@ void *qc_new(const int64_t *cfg, int64_t ncfg) {
         if (c->type == 0) c->points = NEXT();
         else if (c->type == 1) {
             c->sole = NEXT(); c->first = NEXT(); c->second = NEXT(); c->neither = NEXT(); c->tie = NEXT();
+            c->dbl = NEXT();
             c->ncrit = (int)NEXT();
             if (c->ncrit < 0 || c->ncrit > 4) { bad = 1; break; }
             for (int k = 0; k < c->ncrit; k++) c->crit[k] = (int)NEXT();

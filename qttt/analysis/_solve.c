@@ -46,7 +46,7 @@ typedef struct {
     uint8_t cells[MAXPAT][MAXC];
     uint8_t ncells[MAXPAT];
     int64_t points;                                    /* per-pattern */
-    int64_t sole, first, second, neither, tie;         /* first-line */
+    int64_t sole, first, second, neither, tie, dbl;    /* first-line; dbl: one player owns 2+ */
     int ncrit;
     int crit[4];                                       /* 0 min-max, 1 min-sum */
     int nworth;
@@ -195,14 +195,15 @@ static int64_t score(const Solver *s, const Pos *p) {
             d += c->points * n;
         } else if (c->type == 1) {
             int64_t kx = -1, ko = -1;
+            int nx = 0, no = 0;
             for (int i = 0; i < c->npat; i++) {
                 uint16_t m = c->mask[i];
-                if ((m & p->x) == m) { int64_t k = line_key(c, i, p); if (kx < 0 || k < kx) kx = k; }
-                else if ((m & p->o) == m) { int64_t k = line_key(c, i, p); if (ko < 0 || k < ko) ko = k; }
+                if ((m & p->x) == m) { int64_t k = line_key(c, i, p); nx++; if (kx < 0 || k < kx) kx = k; }
+                else if ((m & p->o) == m) { int64_t k = line_key(c, i, p); no++; if (ko < 0 || k < ko) ko = k; }
             }
             if (kx < 0 && ko < 0) continue;                 /* neither - neither */
-            if (ko < 0) { d += c->sole; continue; }
-            if (kx < 0) { d -= c->sole; continue; }
+            if (ko < 0) { d += nx > 1 ? c->dbl : c->sole; continue; }
+            if (kx < 0) { d -= no > 1 ? c->dbl : c->sole; continue; }
             if (kx == ko) continue;                          /* tie - tie */
             d += kx < ko ? c->first - c->second : c->second - c->first;
         } else {
@@ -469,6 +470,7 @@ void *qs_new(const int64_t *cfg, int64_t ncfg, int log2size) {
         if (c->type == 0) c->points = NEXT();
         else if (c->type == 1) {
             c->sole = NEXT(); c->first = NEXT(); c->second = NEXT(); c->neither = NEXT(); c->tie = NEXT();
+            c->dbl = NEXT();
             c->ncrit = (int)NEXT();
             for (int k = 0; k < c->ncrit; k++) c->crit[k] = (int)NEXT();
         } else {

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import MEASURE, OVER, Board, Measure, Place
-from ..errors import QtttError
+from ..errors import FileError, QtttError, UsageError
 from ..game import compile_game
-from ..io import write_atomic
+from ..io import read_checkpoint, write_atomic
 from ..variant import Ruleset
 from .keys import Key, owner_key, partition_key
 
@@ -90,7 +90,7 @@ def _keyer(rs: Ruleset, kind: str) -> Callable[[Board], Key]:
         return partition_key
     if kind == "owner":
         return lambda b: owner_key(rs, b)
-    raise QtttError("record-format", f"unknown counting key {kind!r}; allowed: partition, owner")
+    raise UsageError(None, f"unknown counting key {kind!r}; allowed: partition, owner")
 
 
 def expand(rs: Ruleset, kind: str, items: Sequence[Entry], keep_boards: bool = True
@@ -161,7 +161,7 @@ def count_games(rs: Ruleset, *, kind: str | None = None, max_ply: int | None = N
     frontier: list[Entry] = [(tuple(start), 1, board_after(rs, start))]
     ply = 0
     if checkpoint is not None and Path(checkpoint).is_file():
-        ply, frontier = _resume(rs, kind, res, Path(checkpoint))
+        ply, frontier = _resume(rs, kind, res, Path(checkpoint), max_ply)
     while frontier:
         res.nodes_by_ply.append(sum(m for _, m, _ in frontier))
         res.positions_by_ply.append(len(frontier))
@@ -211,15 +211,29 @@ def _save(path: Path, rs: Ruleset, kind: str, res: CountResult, ply: int, fronti
     write_atomic(path, json.dumps(data, separators=(",", ":")))
 
 
-def _resume(rs: Ruleset, kind: str, res: CountResult, path: Path) -> tuple[int, list[Entry]]:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if data.get("ruleset") != rs.canonical or data.get("key") != kind:
-        raise QtttError("record-variant", f"checkpoint {path} is for {data.get('ruleset')!r} "
-                        f"(key {data.get('key')}), not {rs.canonical!r} (key {kind})")
-    res.games_by_ply, res.nodes_by_ply = data["games_by_ply"], data["nodes_by_ply"]
-    res.positions_by_ply, res.deadlocks = data["positions_by_ply"], data["deadlocks"]
-    frontier: list[Entry] = [(tuple(p), m, board_after(rs, p)) for p, m in data["frontier"]]
-    return int(data["ply"]), frontier
+def _resume(rs: Ruleset, kind: str, res: CountResult, path: Path,
+            max_ply: int | None) -> tuple[int, list[Entry]]:
+    def parse(data: dict[str, Any]) -> tuple[Any, Any, int, CountResult, list[tuple[Path_, int]]]:
+        saved = CountResult(rs.canonical, kind, [int(g) for g in data["games_by_ply"]],
+                            [int(n) for n in data["nodes_by_ply"]],
+                            [int(p) for p in data["positions_by_ply"]], int(data["deadlocks"]))
+        frontier = [(tuple(int(c) for c in p), int(m)) for p, m in data["frontier"]]
+        return data.get("ruleset"), data.get("key"), int(data["ply"]), saved, frontier
+
+    ruleset, key, ply, saved, frontier = read_checkpoint(path, parse)
+    if ruleset != rs.canonical or key != kind:
+        raise FileError(None, f"checkpoint {path} is for {ruleset!r} (key {key}), not "
+                        f"{rs.canonical!r} (key {kind})")
+    if max_ply is not None and ply > max_ply:
+        raise FileError(None, f"checkpoint {path} has counted {ply} plies, more than --max-ply "
+                        f"{max_ply}; give --max-ply {ply} or more, or another checkpoint file")
+    res.games_by_ply, res.nodes_by_ply = saved.games_by_ply, saved.nodes_by_ply
+    res.positions_by_ply, res.deadlocks = saved.positions_by_ply, saved.deadlocks
+    try:
+        return ply, [(p, m, board_after(rs, p)) for p, m in frontier]
+    except (QtttError, LookupError, ValueError, AssertionError):
+        raise FileError(None, f"checkpoint {path} is damaged or not a checkpoint (a saved position "
+                        "is not reachable); delete it to start afresh") from None
 
 
 def brute_force_nodes(rs: Ruleset, depth: int, start: Sequence[int] = ()) -> tuple[list[int], int]:

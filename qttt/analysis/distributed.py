@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ..errors import QtttError
+from ..errors import UsageError
 
 
 @contextmanager
@@ -21,7 +21,7 @@ def dask_mapper(address: str | None = None, workers: int | None = None
     try:
         from distributed import Client, LocalCluster  # untyped: calls below are Any
     except ImportError:
-        raise QtttError("record-format", 'Dask is not installed: pip install "dask[distributed]"') from None
+        raise UsageError(None, 'Dask is not installed: pip install "dask[distributed]"') from None
     cluster = None
     if address is None:
         cluster = LocalCluster(n_workers=workers or 2, threads_per_worker=1,  # type: ignore[no-untyped-call]

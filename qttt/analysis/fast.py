@@ -11,8 +11,8 @@ Ruleset layout passed to C (int64 array): cells, creator measures, two-cycles, f
 vanish, numbered key; end-line masks (count, masks); relevant masks for dead cells (count, masks);
 symmetries (count, then cells entries each); components (count, then each: type 0 per-pattern,
 1 first-line, 2 rank; pattern count and masks; per-pattern: points; first-line: sole, first,
-second, neither, tie, criteria count and codes (0 min-max, 1 min-sum); rank: worth count and
-worths), every point value scaled.
+second, neither, tie, double (sole when unstated), criteria count and codes (0 min-max,
+1 min-sum); rank: worth count and worths), every point value scaled.
 """
 
 from __future__ import annotations

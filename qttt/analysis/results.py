@@ -11,8 +11,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..errors import QtttError
-from ..io import write_atomic
+from ..errors import FileError, UsageError
+from ..io import read_json, write_atomic
 from ..spec import spec_dir
 from ..variant import Ruleset
 
@@ -34,12 +34,9 @@ def load_results(path: Path) -> dict[str, Any]:
     """A result file's object, or an empty one when the file does not exist."""
     if not path.is_file():
         return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise QtttError("record-format", f"{path}: not JSON: {e.msg}") from None
+    data = read_json(path)
     if not isinstance(data, dict):
-        raise QtttError("record-format", f"{path}: not a JSON object")
+        raise FileError(None, f"{path}: not a JSON object")
     return data
 
 
@@ -51,7 +48,7 @@ def dumps(data: dict[str, Any]) -> str:
 def save_section(rs: Ruleset, section: str, payload: dict[str, Any], path: Path | None = None) -> Path:
     """Replace one section of a ruleset's result file (atomically), keeping the others."""
     if section not in SECTIONS:
-        raise QtttError("record-format", f"unknown result section {section!r}; allowed: "
+        raise UsageError(None, f"unknown result section {section!r}; allowed: "
                         + ", ".join(SECTIONS))
     target = path or result_path(rs)
     data = load_results(target)

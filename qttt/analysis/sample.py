@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import State, playout
-from ..errors import QtttError
-from ..io import write_atomic
+from ..errors import FileError, UsageError
+from ..io import read_checkpoint, write_atomic
 from ..scoring import first_line_result
 from ..variant import Ruleset
 
@@ -123,7 +123,7 @@ def sample_games(rs: Ruleset, games: int, *, seed: int = 0, chunk: int = 2000,
     from .compiled import use_compiled
     use_compiled(rs, core)  # refuses compiled here, before any work, when it cannot be used
     if games < 1 or chunk < 1:
-        raise QtttError("record-format", f"need at least one game and a positive chunk size "
+        raise UsageError(None, f"need at least one game and a positive chunk size "
                         f"(got {games} games, chunk {chunk})")
     res = SampleResult(ruleset=rs.canonical, seed=seed, chunk=chunk)
     sizes = [min(chunk, games - i) for i in range(0, games, chunk)]
@@ -157,12 +157,19 @@ def _save(path: Path, res: SampleResult, done: set[int], chunks: int) -> None:
 
 
 def _resume(path: Path, res: SampleResult, chunks: int) -> set[int]:
-    data = json.loads(path.read_text(encoding="utf-8"))
     mine = {"ruleset": res.ruleset, "seed": res.seed, "chunk": res.chunk, "chunks": chunks}
-    theirs = {k: data.get(k) for k in mine}
+
+    def parse(data: dict[str, Any]) -> tuple[dict[str, Any], Counter[tuple[Fraction, Fraction]],
+                                             Counter[str], set[int]]:
+        histogram: Counter[tuple[Fraction, Fraction]] = Counter()
+        for x, o, c in data["histogram"]:
+            histogram[(Fraction(x), Fraction(o))] += int(c)
+        lines = Counter({str(k): int(c) for k, c in data.get("lines", {}).items()})
+        return {k: data.get(k) for k in mine}, histogram, lines, {int(i) for i in data["done"]}
+
+    theirs, histogram, lines, done = read_checkpoint(path, parse)
     if theirs != mine:
-        raise QtttError("record-format", f"checkpoint {path} is for another run: {theirs}, not {mine}")
-    for x, o, c in data["histogram"]:
-        res.histogram[(Fraction(x), Fraction(o))] += c
-    res.lines.update(data.get("lines", {}))
-    return set(data["done"])
+        raise FileError(None, f"checkpoint {path} is for another run: {theirs}, not {mine}")
+    res.histogram.update(histogram)
+    res.lines.update(lines)
+    return done

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import OVER, Action, Board, Measure
-from ..errors import QtttError
+from ..errors import FileError, UsageError
 from ..game import compile_game
-from ..io import write_atomic
+from ..io import read_checkpoint, write_atomic
 from ..notation import action_to_json
 from ..variant import Ruleset
 from .count import board_after, encode
@@ -209,7 +209,7 @@ def choose_engine(rs: Ruleset, engine: str = "auto") -> str:
     """The solver to use: `c` (the compiled core, `fast`) or `python` (`Solver`). `auto` takes the
     compiled core when it can be built here and handles the ruleset; `c` insists on it."""
     if engine not in ENGINES:
-        raise QtttError("record-format", f"unknown solver engine {engine!r}; allowed: " + ", ".join(ENGINES))
+        raise UsageError(None, f"unknown solver engine {engine!r}; allowed: " + ", ".join(ENGINES))
     if engine == "python":
         return engine
     from .fast import FastUnavailable, available, supports
@@ -240,11 +240,12 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
     values: dict[int, Fraction] = {}
     cp = Path(checkpoint) if checkpoint is not None else None
     if cp is not None and cp.is_file():
-        data = json.loads(cp.read_text(encoding="utf-8"))
-        if data.get("ruleset") != rs.canonical or data.get("start") != list(start):
-            raise QtttError("record-variant", f"checkpoint {cp} is for {data.get('ruleset')!r} "
-                            f"from {data.get('start')}, not {rs.canonical!r} from {list(start)}")
-        values = {int(k): Fraction(v) for k, v in data["values"].items()}
+        ruleset, saved_start, values = read_checkpoint(cp, lambda data: (
+            data.get("ruleset"), data.get("start"),
+            {int(k): Fraction(v) for k, v in data["values"].items() if int(k) in codes}))
+        if ruleset != rs.canonical or saved_start != list(start):
+            raise FileError(None, f"checkpoint {cp} is for {ruleset!r} from {saved_start}, not "
+                            f"{rs.canonical!r} from {list(start)}")
     todo = [c for c in codes if c not in values]
     nodes = 0
     fast = None

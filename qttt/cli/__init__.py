@@ -1,5 +1,10 @@
 """The `qttt` command line: a thin layer over the library. Each subcommand is a module here
-with `register(subparsers)`; errors the toolkit reports become one line on standard error."""
+with `register(subparsers)`; errors the toolkit reports become one line on standard error.
+
+Exit status: 0 success, 1 a negative finding (an illegal record, a violated property, a failed
+case), 2 input the command cannot use (a bad flag, file, ruleset or record format), 3 a bug of
+ours, 130 interrupted.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +13,43 @@ import importlib
 import os
 import pkgutil
 import sys
+from collections.abc import Callable
+from typing import NoReturn
 
 from ..errors import QtttError
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line: the problem, then where to find help."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def integer(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer from `low` (to `high`)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < low or (high is not None and value > high):
+            bound = f"from {low} to {high}" if high is not None else f">= {low}"
+            raise argparse.ArgumentTypeError(f"{value} is not allowed; expected an integer {bound}")
+        return value
+    parse.__name__ = "integer"
+    return parse
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is not allowed; expected a positive number of seconds")
+    return value
 
 
 def command_modules() -> list[str]:
@@ -19,8 +59,7 @@ def command_modules() -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
-    parser = argparse.ArgumentParser(
-        prog="qttt", description="Quantum tic-tac-toe: rules, engine, verification.")
+    parser = Parser(prog="qttt", description="Quantum tic-tac-toe: rules, engine, verification.")
     from .. import __version__
     parser.add_argument("--version", action="version", version=f"qttt {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -41,7 +80,14 @@ def main(argv: list[str] | None = None) -> int:
         print("qttt: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        # the reader went away (as `| head` does): stop quietly, and keep the interpreter's
+        # final flush from failing again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except UnicodeDecodeError as e:  # a file read without qttt.io: still input, not a bug
+        print(f"qttt: input is not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start})",
+              file=sys.stderr)
+        return 2
     except OSError as e:
         print(f"qttt: {e.filename or ''}: {e.strerror}", file=sys.stderr)
         return 2

@@ -11,7 +11,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..errors import UsageError
 from ..variant import Ruleset, load_ruleset
+from . import integer
+
+SEARCH_CELLS = 9  # boards an exact count or solve is attempted on without --force (3×3)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,7 +27,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     def common(q: argparse.ArgumentParser, workers: bool = True) -> None:
         q.add_argument("ruleset", help="built-in name, canonical name or variant file")
         if workers:
-            q.add_argument("--workers", type=int, default=1,
+            q.add_argument("--workers", type=integer(0), default=1,
                            help="local processes (default 1; 0: one per core)")
             q.add_argument("--dask", metavar="ADDRESS",
                            help="run on a Dask cluster: a scheduler address, or 'local' for a local one")
@@ -32,10 +36,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         q.add_argument("--save", action="store_true", help="write the result to spec/analysis/")
         q.add_argument("-o", "--output", metavar="FILE", help="write the result to this JSON file")
         q.add_argument("--quiet", action="store_true", help="no progress bar")
+        q.add_argument("--force", action="store_true",
+                       help="go on where the command would refuse: replace a result already saved "
+                            f"in spec/analysis/, or search a board of more than {SEARCH_CELLS} cells")
 
     c = tasks.add_parser("count", help="exact number of complete games and positions by ply")
     common(c)
-    c.add_argument("--max-ply", type=int, help="stop after this many actions")
+    c.add_argument("--max-ply", type=integer(0), help="stop after this many actions")
     c.set_defaults(run=run_count)
 
     s = tasks.add_parser("solve", help="value under perfect play, principal variation, first moves")
@@ -47,9 +54,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     r = tasks.add_parser("random", help="score statistics of uniformly random games")
     common(r)
-    r.add_argument("-n", "--games", type=int, default=10000, help="number of games (default 10000)")
+    r.add_argument("-n", "--games", type=integer(1), default=10000, help="number of games (default 10000)")
     r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    r.add_argument("--chunk", type=int, default=2000, help="games per unit of work (default 2000)")
+    r.add_argument("--chunk", type=integer(1), default=2000, help="games per unit of work (default 2000)")
     r.add_argument("--core", choices=("auto", "compiled", "python"), default="auto",
                    help="rules engine: the compiled core (built with the system C compiler), the "
                         "Python engine, or auto (compiled when it can; default); same games either way")
@@ -110,6 +117,28 @@ def _bar(args: argparse.Namespace, what: str) -> Iterator[Callable[[int, int, st
         yield update
 
 
+def _guard(args: argparse.Namespace, rs: Ruleset, section: str, search: bool) -> None:
+    """Refuse, before any work and unless --force, to replace a saved result or to search a
+    board beyond SEARCH_CELLS cells exactly."""
+    if args.force:
+        return
+    if args.save:
+        from ..analysis.results import load_results, result_path
+        path = result_path(rs)
+        if section in load_results(path):
+            raise UsageError(None, f"{path} already holds a {section} result for {rs.name}; "
+                             "--force replaces it")
+    cells = rs.board ** 2
+    if search and cells > SEARCH_CELLS:
+        from ..conformance.perft import perft
+        from ..engine import State
+        early = perft(State.initial(rs), 2)
+        raise UsageError(None, f"{rs.canonical} has {cells} cells: its game tree has {early:,} "
+                         f"sequences of 2 plies alone and games of up to about {cells} plies, far "
+                         f"beyond the {SEARCH_CELLS} cells (3×3) an exact search finishes on; "
+                         "--force searches anyway")
+
+
 def _emit(args: argparse.Namespace, rs: Ruleset, section: str, payload: dict[str, Any], text: str) -> None:
     from ..analysis.results import save_section
     if args.save:
@@ -122,6 +151,7 @@ def _emit(args: argparse.Namespace, rs: Ruleset, section: str, payload: dict[str
 def run_count(args: argparse.Namespace) -> int:
     from ..analysis.count import count_games
     rs = load_ruleset(args.ruleset)
+    _guard(args, rs, "count", search=args.max_ply is None)
     with _mapper(args) as mapper, _bar(args, "count") as bar:
         res = count_games(rs, max_ply=args.max_ply, mapper=mapper, checkpoint=args.checkpoint,
                           progress=lambda ply, done, total: bar(done, total, f"ply {ply}"))
@@ -138,14 +168,15 @@ def run_count(args: argparse.Namespace) -> int:
 
 def run_solve(args: argparse.Namespace) -> int:
     from ..analysis.solve import solve
-    from ..notation import to_notation
+    from ..notation import action_to_json, to_notation
     rs = load_ruleset(args.ruleset)
+    _guard(args, rs, "solve", search=True)
     with _mapper(args) as mapper, _bar(args, "solve") as bar:
         res = solve(rs, mapper=mapper, checkpoint=args.checkpoint, engine=args.engine,
                     progress=lambda done, total: bar(done, total, "first moves"))
     from ..notation import Record
     pv = to_notation(Record(rs.canonical, tuple(res.pv)))
-    firsts = "\n".join(f"  {a!r}: {v}" for a, v in res.first)
+    firsts = "\n".join(f"  {json.dumps(action_to_json(a))}: {v}" for a, v in res.first)
     text = (f"{rs.canonical}: value x − o under perfect play = {res.value}\n"
             f"principal variation: {pv}\nfirst moves (one per symmetry class):\n{firsts}\n")
     _emit(args, rs, "solve", res.to_json(), text)
@@ -155,6 +186,7 @@ def run_solve(args: argparse.Namespace) -> int:
 def run_random(args: argparse.Namespace) -> int:
     from ..analysis.sample import LINE_RESULTS, sample_games
     rs = load_ruleset(args.ruleset)
+    _guard(args, rs, "random", search=False)
     with _mapper(args) as mapper, _bar(args, "random games") as bar:
         res = sample_games(rs, args.games, seed=args.seed, chunk=args.chunk, mapper=mapper,
                            checkpoint=args.checkpoint, core=args.core,
@@ -177,6 +209,7 @@ def run_random(args: argparse.Namespace) -> int:
 def run_fairness(args: argparse.Namespace) -> int:
     from ..analysis.fairness import fairness_report
     rs = load_ruleset(args.ruleset)
+    _guard(args, rs, "fairness", search=args.search)
     with _bar(args, "fairness") as bar:
         report = fairness_report(rs, search=args.search, engine=args.engine,
                                  progress=lambda done, total: bar(done, total, "variants"))

@@ -10,7 +10,6 @@ from pathlib import Path
 from ..conformance.report import LEVELS
 from ..conformance.runner import (
     Engine,
-    EngineSetupError,
     InProcessEngine,
     ProcessEngine,
     Runner,
@@ -20,6 +19,7 @@ from ..conformance.runner import (
 from ..conformance.suite import suite_path, vectors_dir
 from ..io import write_atomic
 from ..variant import builtin_names
+from . import seconds
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,8 +40,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="the level the exit status reports (default strict; both are always printed)")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON")
     p.add_argument("--junit", type=Path, metavar="FILE", help="also write the report as JUnit XML")
-    p.add_argument("--timeout", type=float, default=5.0, help="seconds per request (default 5)")
-    p.add_argument("--perft-timeout", type=float, default=60.0, help="seconds per perft request (default 60)")
+    p.add_argument("--timeout", type=seconds, default=5.0, help="seconds per request (default 5)")
+    p.add_argument("--perft-timeout", type=seconds, default=60.0,
+                   help="seconds per perft request (default 60)")
     p.add_argument("--no-perft", action="store_true", help="skip the perft tables")
     p.set_defaults(run=run)
 
@@ -51,8 +52,6 @@ def run(args: argparse.Namespace) -> int:
     paths += [suite_path(n) for n in args.ruleset or []]
     if not paths:
         paths = sorted(vectors_dir().glob("*.json"))
-    if args.timeout <= 0 or args.perft_timeout <= 0:
-        raise EngineSetupError("engine-protocol", "--timeout and --perft-timeout must be positive")
     suites = load_suites(paths)
     if args.python:
         factory = python_factory(args.python)

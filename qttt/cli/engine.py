@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import random
 import sys
 
@@ -25,6 +26,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8 make a line that is not JSON
     if args.core == "compiled":
         from ..analysis.compiled import available
         from ..conformance.core import CompiledEngine

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
+from typing import Any
 
-from ..conformance.perft import divide, perft_counts, table_depth
+from ..analysis.compiled import core_for, use_compiled
+from ..conformance.perft import PERFT_LIMIT, divide, perft_counts, table_depth
 from ..engine import State
-from ..errors import RecordError
-from ..notation import record_from_json
+from ..errors import UsageError
+from ..io import parse_json
+from ..notation import action_to_json, record_from_json
 from ..variant import load_ruleset
+from . import integer
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -18,32 +23,60 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                                    "from the position after --actions, as chess perft does; "
                                    "--divide splits the count at --depth by first action.")
     p.add_argument("ruleset", help="built-in name, canonical name or variant file")
-    p.add_argument("--depth", type=int, help="deepest depth (default: the suite's choice for the position)")
+    p.add_argument("--depth", type=integer(1), help="deepest depth (default: the suite's choice for "
+                   "the position)")
     p.add_argument("--actions", default="[]", help='JSON list of actions to play first, e.g. '
                    '\'[{"place": [0, 1]}]\'')
     p.add_argument("--divide", action="store_true", help="split the count at --depth by first action")
+    p.add_argument("--core", choices=("auto", "compiled", "python"), default="auto",
+                   help="count with the compiled core, the Python engine, or auto (compiled when it "
+                        "can; default)")
+    p.add_argument("--force", action="store_true",
+                   help=f"count even when that expands more than {PERFT_LIMIT:,} positions")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     rs = load_ruleset(args.ruleset)
-    try:
-        actions = json.loads(args.actions)
-    except json.JSONDecodeError as e:
-        raise RecordError("record-format", f"--actions is not JSON: {e.msg}") from None
+    actions = parse_json(args.actions, "--actions", "record-format")
     state = State.initial(rs)
-    for act in record_from_json({"variant": args.ruleset, "actions": actions}).actions:
+    state_actions = record_from_json({"variant": args.ruleset, "actions": actions}).actions
+    for act in state_actions:
         state = state.apply(act)
-    if args.depth is not None and args.depth < 1:
-        raise RecordError("record-format", f"--depth {args.depth}: expected an integer >= 1")
+    limit = None if args.force else PERFT_LIMIT
+    split: list[tuple[Any, int]] = []
+    try:
+        if use_compiled(rs, args.core):
+            pos = core_for(rs).position(state_actions)
+            counts = _bounded(pos.perft, args.depth, limit) if args.depth else table_depth(state, pos.perft)
+            depth = len(counts)
+            for act in pos.legal() if args.divide else []:
+                child = pos.copy()
+                child.apply(act)
+                split.append((action_to_json(act), child.perft(depth - 1)[-1] if depth > 1 else 1))
+        else:
+            counts = perft_counts(state, args.depth, limit) if args.depth else table_depth(state)
+            depth = len(counts)
+            split = divide(state, depth, limit) if args.divide else []
+    except UsageError as e:
+        raise UsageError(None, f"{e.message}; give a smaller --depth, or --force") from None
     if args.divide:
-        depth = args.depth or len(table_depth(state))
-        split = divide(state, depth)
         for action, nodes in split:
             print(f"{json.dumps(action)}: {nodes}")
         print(f"total at depth {depth}: {sum(n for _, n in split)}")
         return 0
-    counts = perft_counts(state, args.depth) if args.depth else table_depth(state)
     for depth, nodes in enumerate(counts, start=1):
         print(f"depth {depth}: {nodes}")
     return 0
+
+
+def _bounded(count: Callable[[int], list[int]], depth: int, limit: int | None) -> list[int]:
+    """`count(depth)`, deepening one level at a time and refusing a level whose positions to
+    expand (every sequence one shorter) number more than `limit`."""
+    counts: list[int] = []
+    for d in range(1, depth + 1):
+        if limit is not None and sum(counts) > limit:
+            raise UsageError(None, f"perft to depth {depth} expands more than {limit:,} positions, "
+                             "the limit")
+        counts = count(d)
+    return counts

@@ -26,6 +26,7 @@ from ..variant import load_ruleset
 KINDS = ("human", *PLAYERS)
 COMMANDS = ("help", "moves", "undo", "quit")
 ALIASES = {"h": "help", "?": "help", "m": "moves", "u": "undo", "q": "quit", "exit": "quit"}
+THINKING = 150  # legal actions beyond which the greedy player says it is thinking (4×4 has 120)
 SQUARES = re.compile(r"(\d+)(?:\s*[\s,-]\s*(\d+))?")
 
 EPILOG = """\
@@ -201,6 +202,10 @@ class Game:
                 if isinstance(action, str):
                     return action
             else:
+                legal = len(self.state.legal_actions())
+                if player.name == "greedy" and legal > THINKING:
+                    self.write(f"{self.state.to_move} ({player.name}) is thinking: {legal} actions, "
+                               "each weighed against every reply...\n")
                 action = player.choose(self.state)
                 self.write(f"{self.state.to_move} ({player.name}) {describe(self.state, action)}\n")
             self.history.append((self.state, action))

@@ -79,5 +79,6 @@ def play_missing(tour: Tour, seed: int) -> None:
         result = play_game(tour.ruleset, tour.variant, seats, clock)
         record = {**result.to_json(), "tour": {"stage": slot.stage, "board": slot.board, "x": slot.x,
                                                "o": slot.o, "extra": slot.extra}}
-        write_atomic(tour.records / f"{slot.key()}.json", json.dumps(record, ensure_ascii=False) + "\n")
+        write_atomic(tour.records / f"{slot.key()}.json", json.dumps(record, ensure_ascii=False) + "\n",
+                     make_dirs=True)  # the tour's own record directory
         console.print(f"  x {result.scores['x']}, o {result.scores['o']}: {result.end}", markup=False)

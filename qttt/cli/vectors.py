@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from ..conformance.check import check_files
@@ -17,7 +16,8 @@ from ..conformance.suite import (
     suite_path,
     vectors_dir,
 )
-from ..io import write_or_check
+from ..errors import FileError
+from ..io import read_json, write_or_check
 from ..spec import rules
 from ..variant import builtin_names, load_ruleset
 
@@ -56,7 +56,7 @@ def run_generate(args: argparse.Namespace) -> int:
         target = out_dir / f"{rs.name}.json"
         texts[target] = render(suite)
         if builtin and suite_path(name).is_file():
-            old_ids += suite_ids(json.loads(suite_path(name).read_text(encoding="utf-8")))
+            old_ids += _committed_ids(suite_path(name))
     if builtin and args.out is None:
         retired = vectors_dir() / "RETIRED"
         new_ids = [i for s in suites for i in suite_ids(s)]
@@ -67,6 +67,18 @@ def run_generate(args: argparse.Namespace) -> int:
     if not args.check:
         print(f"wrote {len(texts)} files to {out_dir}")
     return 1 if differ or missing else 0
+
+
+def _committed_ids(path: Path) -> list[str]:
+    """The ids of a committed suite (to retire those that disappear); FileError if it is damaged."""
+    try:
+        ids = suite_ids(read_json(path))
+        if all(isinstance(i, str) for i in ids):
+            return ids
+    except (AttributeError, KeyError, TypeError):
+        pass
+    raise FileError(None, f"{path} is damaged (not a suite with ids); restore it (git checkout "
+                    "spec/vectors) before generating, so that its ids can be retired")
 
 
 def _print_coverage(suites: list[dict[str, object]]) -> None:

@@ -127,13 +127,13 @@ class Store:
         if target.is_file():
             try:
                 old = json.loads(target.read_text(encoding="utf-8"))
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # not JSON, not UTF-8, nested too deeply
                 old = None
             if not isinstance(old, dict) or {k: v for k, v in old.items() if k != "games"} != \
                     {k: v for k, v in manifest.items() if k != "games"}:
                 raise MatchError(RULE, f"{self.root} holds another match ({target}); choose another "
                                  "--out or remove it")
-        write_atomic(target, json.dumps(manifest, indent=1) + "\n")
+        write_atomic(target, json.dumps(manifest, indent=1) + "\n", make_dirs=True)  # the match directory
         done = {}
         for rec in self.records():
             if isinstance(rec.get("game"), int) and isinstance(rec.get("result"), dict):
@@ -145,7 +145,7 @@ class Store:
         for p in sorted(self.root.glob("game-*.json")):
             try:
                 rec = json.loads(p.read_text(encoding="utf-8"))
-            except (json.JSONDecodeError, OSError):
+            except (ValueError, RecursionError, OSError):
                 continue  # a file not written by us: the game is played again
             if isinstance(rec, dict):
                 yield rec

@@ -8,10 +8,10 @@ file, and every rule id of the ruleset is cited by at least one case.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from ..errors import QtttError
+from ..errors import FileError, QtttError
+from ..io import read_json
 from ..notation import Json
 from ..spec import rules
 from ..variant import load_ruleset
@@ -80,9 +80,9 @@ def check_files(paths: list[Path], retired_path: Path) -> tuple[list[str], int]:
     seen: dict[str, str] = {}
     for path in paths:
         try:
-            suite = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as e:
-            problems.append(f"{path}: not JSON: {e.msg} at line {e.lineno}")
+            suite = read_json(path)
+        except FileError as e:
+            problems.append(e.message)
             continue
         problems += check_suite(suite, retired, seen, str(path))
     return problems, len(seen)

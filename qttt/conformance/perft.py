@@ -9,49 +9,77 @@ counted at greater depths.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from ..engine import State
+from ..errors import UsageError
 from ..notation import Json, action_from_json, action_to_json
 from ..variant import Ruleset
 from .cases import collapsed_prefix, place, play
 
 EXPAND_LIMIT = 20_000  # a depth is tabled when the positions one level above it are at most this many
 MAX_DEPTH = 6
+PERFT_LIMIT = 1_000_000  # positions one perft request may expand (spec/protocol.md, qttt perft)
 
 
-def perft_counts(state: State, depth: int) -> list[int]:
-    """The number of action sequences of length 1..depth from `state`."""
-    counts = [0] * depth
+class _Walk:
+    """Perft counting with a budget of positions expanded (applied and asked for their legal
+    actions), shared by every count it makes."""
 
-    def walk(s: State, level: int) -> None:
-        legal = s.legal_actions()
-        counts[level] += len(legal)
-        if level + 1 < depth:
-            for act in legal:
-                walk(s.apply(act), level + 1)
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self.expanded = 0
 
-    if depth > 0:
-        walk(state, 0)
-    return counts
+    def counts(self, state: State, depth: int, whole: int) -> list[int]:
+        counts = [0] * depth
+
+        def walk(s: State, level: int) -> None:
+            legal = s.legal_actions()
+            counts[level] += len(legal)
+            if level + 1 < depth:
+                self.expanded += len(legal)
+                if self.limit is not None and self.expanded > self.limit:
+                    raise UsageError(None, f"perft to depth {whole} expands more than "
+                                     f"{self.limit:,} positions, the limit")
+                for act in legal:
+                    walk(s.apply(act), level + 1)
+
+        if depth > 0:
+            walk(state, 0)
+        return counts
 
 
-def perft(state: State, depth: int) -> int:
+def perft_counts(state: State, depth: int, limit: int | None = None) -> list[int]:
+    """The number of action sequences of length 1..depth from `state`; UsageError when that
+    needs more than `limit` positions expanded."""
+    return _Walk(limit).counts(state, depth, depth)
+
+
+def perft(state: State, depth: int, limit: int | None = None) -> int:
     """The number of action sequences of length exactly `depth` (1 for depth 0)."""
-    return perft_counts(state, depth)[-1] if depth > 0 else 1
+    return perft_counts(state, depth, limit)[-1] if depth > 0 else 1
 
 
-def divide(state: State, depth: int) -> list[tuple[Json, int]]:
-    """perft(depth) split by first action: (action JSON, sequences starting with it), sorted."""
-    return [(action_to_json(a), perft(state.apply(a), depth - 1)) for a in state.legal_actions()]
+def divide(state: State, depth: int, limit: int | None = None) -> list[tuple[Json, int]]:
+    """perft(depth) split by first action: (action JSON, sequences starting with it), sorted;
+    `limit` bounds the positions expanded, as for `perft_counts`."""
+    w = _Walk(limit)
+    out = []
+    for a in state.legal_actions():
+        w.expanded += 1
+        counts = w.counts(state.apply(a), depth - 1, depth)
+        out.append((action_to_json(a), counts[-1] if depth > 1 else 1))
+    return out
 
 
-def table_depth(state: State) -> list[int]:
-    """Counts for depths 1..d, d the largest (up to MAX_DEPTH) with perft(d-1) <= EXPAND_LIMIT."""
+def table_depth(state: State, count: Callable[[int], list[int]] | None = None) -> list[int]:
+    """Counts for depths 1..d, d the largest (up to MAX_DEPTH) with perft(d-1) <= EXPAND_LIMIT;
+    `count(depth)` counts 1..depth from the position (default: `perft_counts` of `state`)."""
     counts: list[int] = []
     depth = 0
     while depth < MAX_DEPTH and (not counts or counts[-1] <= EXPAND_LIMIT):
         depth += 1
-        counts = perft_counts(state, depth)
+        counts = count(depth) if count is not None else perft_counts(state, depth)
         if counts[-1] == 0:
             break
     return counts

@@ -13,13 +13,14 @@ from typing import IO, Protocol
 
 from .. import __version__
 from ..engine import State
-from ..errors import QtttError
+from ..errors import QtttError, UsageError
 from ..notation import Json, action_from_json, action_to_json, state_to_json
 from ..players import Player, RandomPlayer
 from ..variant import load_ruleset
-from .perft import divide, perft
+from .perft import PERFT_LIMIT, divide, perft
 
 PROTOCOL = 1
+MAX_REQUEST = 1 << 20  # characters in one request line; longer ones are refused
 NAME = "qttt-engine"
 OPTIONAL_COMMANDS = ("perft", "go")  # listed in hello; no `rulesets` list: every ruleset is played
 
@@ -77,37 +78,53 @@ class QtttEngine:
                 return {"ok": True, "action": action_to_json(self.player.choose(self.state))}
             return self._perft(request)
         except QtttError as e:
-            return error(e.kind, e.message, e.rule)
+            return error(e.kind, e.message, e.rule or None)
 
     def _perft(self, request: dict[str, Json]) -> dict[str, Json]:
         assert self.state is not None
         depth = request.get("depth")
         if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
             return error("protocol", "perft needs a depth, an integer >= 0")
-        if request.get("divide"):
-            split = divide(self.state, depth) if depth > 0 else []
-            return {"ok": True, "nodes": sum(n for _, n in split) if depth > 0 else 1,
-                    "divide": [{"action": a, "nodes": n} for a, n in split]}
-        return {"ok": True, "nodes": perft(self.state, depth)}
+        try:
+            if request.get("divide"):
+                split = divide(self.state, depth, PERFT_LIMIT) if depth > 0 else []
+                return {"ok": True, "nodes": sum(n for _, n in split) if depth > 0 else 1,
+                        "divide": [{"action": a, "nodes": n} for a, n in split]}
+            return {"ok": True, "nodes": perft(self.state, depth, PERFT_LIMIT)}
+        except UsageError as e:
+            return error("unsupported", e.message)
 
 
 def respond(handler: Handler, line: str) -> tuple[str, bool]:
     """The response line to one request line, and whether the request was quit."""
+    if len(line) > MAX_REQUEST:
+        return json.dumps(error("protocol", f"request longer than {MAX_REQUEST:,} characters")), False
     try:
         request = json.loads(line)
     except json.JSONDecodeError as e:
         return json.dumps(error("protocol", f"request is not JSON: {e.msg}")), False
+    except RecursionError:
+        return json.dumps(error("protocol", "request nested too deeply")), False
     if not isinstance(request, dict):
         return json.dumps(error("protocol", "a request is a JSON object")), False
-    response = handler.handle(request)
-    if "id" in request:
-        response = {"id": request["id"], **response}
-    return json.dumps(response, separators=(",", ":")), request.get("cmd") == "quit"
+    try:
+        response = handler.handle(request)
+        if "id" in request:
+            response = {"id": request["id"], **response}
+        return json.dumps(response, separators=(",", ":")), request.get("cmd") == "quit"
+    except RecursionError:
+        return json.dumps(error("protocol", "request nested too deeply")), False
 
 
 def serve(handler: Handler, stdin: IO[str], stdout: IO[str]) -> int:
     """Answer requests line by line until quit or end of input; returns the exit status."""
-    for line in stdin:
+    while True:
+        line = stdin.readline(MAX_REQUEST + 1)
+        if not line:
+            break
+        if len(line) > MAX_REQUEST and not line.endswith("\n"):
+            while (rest := stdin.readline(MAX_REQUEST)) and not rest.endswith("\n"):
+                pass  # drop the rest of an overlong line, in bounded pieces
         if not line.strip():
             continue
         text, done = respond(handler, line)

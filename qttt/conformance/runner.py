@@ -27,10 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from ..errors import QtttError
+from ..errors import FileError, QtttError
+from ..io import read_json
 from ..notation import Json
 from .protocol import PROTOCOL, Handler
 from .report import Report, Result, show
+from .schema import Validator, load_schema
 
 TRAVERSE_BUDGET = 2_000  # most positions the runner expands itself for an engine without perft
 HELLO_TIMEOUT = 10.0  # seconds a starting engine has for its hello (at least the request timeout)
@@ -183,16 +185,16 @@ def python_factory(spec: str) -> Callable[[], Handler]:
     """The factory named by `module:attribute` (the current directory is importable)."""
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
-        raise EngineSetupError("engine-protocol", f"--python {spec!r}: expected module:factory")
+        raise EngineSetupError(None, f"--python {spec!r}: expected module:factory")
     if "" not in sys.path:
         sys.path.insert(0, "")
     try:
         module = importlib.import_module(module_name)
         factory = getattr(module, attr)
     except (ImportError, AttributeError) as e:
-        raise EngineSetupError("engine-protocol", f"--python {spec!r}: {e}") from None
+        raise EngineSetupError(None, f"--python {spec!r}: {e}") from None
     if not callable(factory):
-        raise EngineSetupError("engine-protocol", f"--python {spec!r}: {attr} is not callable")
+        raise EngineSetupError(None, f"--python {spec!r}: {attr} is not callable")
     return factory  # type: ignore[no-any-return]
 
 
@@ -581,5 +583,15 @@ def _first_disagreement(expected: list[dict[str, Json]], actual: list[tuple[Json
 
 
 def load_suites(paths: list[Path]) -> list[dict[str, Json]]:
-    """Suite files, read."""
-    return [json.loads(p.read_text(encoding="utf-8")) for p in paths]
+    """Suite files, read and checked against spec/schema/vectors.schema.json (FileError naming
+    the file and its first problem otherwise)."""
+    validator = Validator(load_schema("vectors.schema.json"))
+    suites = []
+    for path in paths:
+        suite = read_json(path)
+        problems = validator.errors(suite, limit=1)
+        if problems:
+            raise FileError(None, f"{path}: not a conformance suite: {problems[0]} "
+                            "(qttt vectors check explains)")
+        suites.append(suite)
+    return suites

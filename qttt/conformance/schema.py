@@ -47,7 +47,10 @@ class Validator:
     def errors(self, instance: Json, limit: int = 10) -> list[str]:
         """Up to `limit` messages `path: problem`; empty when the instance is valid."""
         out: list[str] = []
-        self._check(self.root, instance, "$", out, limit)
+        try:
+            self._check(self.root, instance, "$", out, limit)
+        except RecursionError:
+            return ["$: arrays and objects nested too deeply to check"]
         return out
 
     def _resolve(self, ref: str) -> Json:

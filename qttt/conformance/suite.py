@@ -14,6 +14,7 @@ from pathlib import Path
 from ..engine import Measure, Place, State
 from ..errors import QtttError, RecordError
 from ..geometry import patterns
+from ..io import read_text
 from ..notation import Json, action_from_json, action_to_json, state_to_json
 from ..spec import spec_dir
 from ..variant import Ruleset, load_ruleset
@@ -185,7 +186,7 @@ def read_retired(path: Path | None = None) -> list[str]:
     if not path.is_file():
         return []
     out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in read_text(path).splitlines():
         line = line.split("#", 1)[0].strip()
         if line:
             out.append(line)

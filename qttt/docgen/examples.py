@@ -1,7 +1,9 @@
-"""The worked examples of the documentation, read from spec/examples.toml."""
+"""The worked examples of the documentation, read from spec/examples.toml, and the committed
+contrasts and branch values that annotate them (spec/contrasts.json)."""
 
 from __future__ import annotations
 
+import json
 import tomllib
 from dataclasses import dataclass
 from typing import Any
@@ -11,12 +13,15 @@ from ..spec import spec_dir
 
 @dataclass(frozen=True)
 class Example:
-    """A worked example: a game record in human notation and what it shows."""
+    """A worked example: a game record in human notation, what it shows, the checks its title
+    claims and the source it reproduces, if any."""
 
     slug: str
     title: str
     notation: str
     shows: str
+    proves: tuple[str, ...] = ()
+    source: str = ""
 
 
 def _load() -> dict[str, Any]:
@@ -24,7 +29,18 @@ def _load() -> dict[str, Any]:
         return tomllib.load(f)
 
 
+def _example(e: dict[str, Any]) -> Example:
+    return Example(**{**e, "proves": tuple(e.get("proves", ()))})
+
+
+def contrasts() -> dict[str, Any]:
+    """spec/contrasts.json: games telling rulesets apart and the examples' branch values."""
+    path = spec_dir() / "contrasts.json"
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    return data
+
+
 _DATA = _load()
-INTRO = Example(**_DATA["intro"])
+INTRO = _example(_DATA["intro"])
 EXAMPLES: dict[str, tuple[Example, ...]] = {
-    name: tuple(Example(**e) for e in exs) for name, exs in _DATA["example"].items()}
+    name: tuple(_example(e) for e in exs) for name, exs in _DATA["example"].items()}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from ..analysis.claims import compute, load_claims
@@ -20,33 +21,53 @@ from ..variant import (
     COMMON_FIELDS,
     PARAMETER_BY_NAME,
     PARAMETERS,
+    SCORING_KEYS,
     builtin_names,
     format_value,
     load_ruleset,
 )
-from .examples import EXAMPLES, INTRO, Example
+from .examples import EXAMPLES, INTRO, Example, contrasts
 from .prose import parameter_statement
+from .rulebook import COMPETITION, IMPLEMENTERS
 from .site import Site, ambiguities, img, load_toml, rule_link, rule_number, source_link, sources, table
 
 
-def example_lines(site: Site, ruleset_name: str, ex: Example, page: str, level: str = "###") -> list[str]:
-    """A worked example: the record, each action in words, the boards the engine draws."""
+def branch_text(values: dict[str, str | None], chosen: int, by: str) -> str:
+    """A measurement's two branches with the solver's value x − o of each, the chosen one first."""
+    def val(v: str | None) -> str:
+        return "not solved" if v is None else v
+    others = [f"square {int(c) + 1}: {val(v)}" for c, v in values.items() if int(c) != chosen]
+    best = "x" if by == "x" else "o"
+    return (f"Solver's value x − o with perfect play after each branch: square {chosen + 1} "
+            f"(chosen): {val(values[str(chosen)])}; " + "; ".join(others)
+            + f" ({best.upper()} wants it {'high' if best == 'x' else 'low'}).")
+
+
+def example_lines(site: Site, ruleset_name: str, ex: Example, page: str, level: str = "###",
+                  steps_drawn: bool = True) -> list[str]:
+    """A worked example: the record, then each action in words with the board after it (a measured
+    cycle with its two outcomes and the solver's value of each), the final board."""
     record = from_notation(ex.notation)
     states = record.states()
-    out = [f"{level} {ex.title}", "", ex.shows, "", "Record, in human notation (squares from 1) and as "
-           "JSON (cells from 0):", "", "```text", to_notation(record), "```", "",
+    source = f" Source: {source_link(ex.source, page)}." if ex.source else ""
+    out = [f"{level} {ex.title}", "", ex.shows + source, "", "Record, in human notation (squares from "
+           "1) and as JSON (cells from 0):", "", "```text", to_notation(record), "```", "",
            "```json", json.dumps(record_to_json(record)), "```", ""]
-    steps: list[str] = []
-    pictures: list[str] = []
+    branches = {b["index"]: b for b in contrasts().get("examples", {}).get(f"{ruleset_name}/{ex.slug}", [])}
     for i, action in enumerate(record.actions):
         before, after = states[i], states[i + 1]
-        steps.append(f"{i + 1}. `{to_notation(Record(ruleset_name, record.actions[:i + 1])).split()[-1]}` "
-                     + describe_action(before, action, after))
+        out += [f"{i + 1}. `{to_notation(Record(ruleset_name, record.actions[:i + 1])).split()[-1]}` "
+                + describe_action(before, action, after), ""]
         if isinstance(action, Measure):
             path = site.board(f"{ruleset_name}-{ex.slug}-measure-{i + 1}", measurement_svg(before))
-            pictures += [img(path, page, f"the cycle before action {i + 1} and its two outcomes"), ""]
-    out += [*steps, ""]
-    out += pictures
+            out += ["    " + img(path, page, f"the cycle before action {i + 1} and its two outcomes"), ""]
+            if i in branches:
+                b = branches[i]
+                out += ["    " + branch_text(b["values"], b["chosen"], b["by"]), ""]
+        elif steps_drawn and i + 1 < len(record.actions) and after.phase != "measure":
+            small = board_svg(after, size=56.0 * after.ruleset.board)
+            path = site.board(f"{ruleset_name}-{ex.slug}-step-{i + 1}", small)
+            out += ["    " + img(path, page, f"the board after action {i + 1}"), ""]
     final = states[-1]
     caption = result_text(final) if final.over else "the position after the last action"
     path = site.board(f"{ruleset_name}-{ex.slug}-final", board_svg(final, caption=caption.split(' Note')[0]))
@@ -62,12 +83,20 @@ def common_page(docs: bool) -> list[str]:
            "checker and the conformance vectors cite the id, and neither numbers nor ids are ever "
            "reused. The rules whose scope names a parameter hold in the form that parameter selects; "
            "each ruleset page states its choices.", ""]
-    groups = [("Rules every quantum ruleset shares", True),
-              ("Rules selected by a parameter or a scoring award", False)]
-    for heading, common in groups:
+    apart = set(IMPLEMENTERS) | set(COMPETITION)
+    groups: list[tuple[str, Callable[[Rule], bool]]] = [
+        ("Rules every quantum ruleset shares", lambda r: r.scope == "common" and r.id not in apart),
+        ("Rules selected by a parameter or a scoring award",
+         lambda r: r.scope != "common" and r.id not in apart),
+        ("Competition rules", lambda r: r.id in COMPETITION),
+        ("For implementers: tooling rules", lambda r: r.id in IMPLEMENTERS)]
+    for heading, belongs in groups:
         out += [f"## {heading}", ""]
+        if heading.startswith("For implementers"):
+            out += ["These rules bind software (error reports, records, files, the engine protocol, "
+                    "the compiled cores), not players.", ""]
         for rule in rules().values():
-            if (rule.scope == "common") == common:
+            if belongs(rule):
                 out += _rule_block(rule, docs, page)
     return out
 
@@ -111,22 +140,22 @@ def ruleset_page(site: Site, name: str, docs: bool) -> list[str]:
 
     out = [f"# {name}: {rs.title}", "", rs.summary, "",
            f"- Canonical name: `{rs.canonical}`" + (f" (extends `{extends}`)" if extends else ""),
-           "- Sources: " + ", ".join(src(s) for s in rs.sources), "",
+           "- Sources: " + ", ".join(src(s) for s in rs.sources),
+           *([f"- The rules as a player reads them: [rulebook](../rulebook/{name}.md)"] if docs else []), "",
            "## Rules", "",
            "All rules of the [common mechanics](common.md) hold. This ruleset selects:", ""]
-    letter = name[0].upper()
     i = 0
     for p in PARAMETERS:
         if p.name == "end_line" or p.name == "game":
             continue
         i += 1
-        out.append(f"{i}. **{letter}{i}** {parameter_statement(rs, p.name)} "
+        out.append(f"{i}. **§{i}** {parameter_statement(rs, p.name)} "
                    f"({link(p.rule)})")
-    out.append(f"{i + 1}. **{letter}{i + 1}** Scores are awarded on the final board, as the sum of the "
+    out.append(f"{i + 1}. **§{i + 1}** Scores are awarded on the final board, as the sum of the "
                f"components below ({link('score-at-end')}).")
     for k, award in enumerate(compile_game(rs).awards):
         j = i + 2 + k
-        out.append(f"{j}. **{letter}{j}** {award.describe()} ({link(award.rule)})")
+        out.append(f"{j}. **§{j}** {award.describe()} ({link(award.rule)})")
     out.append("")
     if not docs:
         return out
@@ -150,7 +179,32 @@ def ruleset_page(site: Site, name: str, docs: bool) -> list[str]:
             "Each example is a game record; the engine replays it and draws every board.", ""]
     for ex in EXAMPLES.get(name, ()):
         out += example_lines(site, name, ex, page)
+    out += contrast_lines(name)
     return out
+
+
+def contrast_lines(name: str) -> list[str]:
+    """Games telling `name` apart from the other rulesets and from itself with one parameter changed
+    (spec/contrasts.json), side by side."""
+    data = contrasts()
+    found = [c for c in [*data.get("pairs", []), *data.get("parameters", [])] if name in (c["a"], c["b"])
+             and (c["a"] == name or c["b"] in builtin_names())]
+    if not found:
+        return []
+    out = ["## Games that tell it apart", "",
+           f"For each other ruleset on the same board, and for `{name}` with one parameter changed: "
+           f"the shortest game found in {data['games_per_search']:,} seeded random games that is complete "
+           "under the first and ends otherwise under the second, with the same placements and each "
+           "measurer choosing the branch the solver rates best for them under their own ruleset. "
+           "Generated by `python -m qttt.analysis.contrast`.", ""]
+    rows = []
+    for c in found:
+        if "record_a" not in c:
+            rows.append([f"`{c['a']}`", f"`{c['b']}`", f"no difference in {c['searched']:,} games", "", ""])
+            continue
+        rows.append([f"`{c['a']}`", f"`{c['b']}`", f"`{c['record_a']}`", c["outcome_a"],
+                     f"`{c['record_b']}`: " + c["outcome_b"]])
+    return [*out, *table(["first", "second", "game under the first", "result", "under the second"], rows)]
 
 
 def comparison_page(root: Path) -> list[str]:
@@ -176,7 +230,7 @@ def comparison_page(root: Path) -> list[str]:
         out += ["No analysis results are committed yet. When JSON results land under `spec/analysis/`, "
                 "`python -m qttt.docgen` renders them here.", ""]
     if files:
-        out += analysis_table(files)
+        out += analysistable(files)
     out += scale_section(root / "spec" / "analysis" / "scale")
     return out
 
@@ -216,7 +270,7 @@ def scale_section(folder: Path) -> list[str]:
     return [*out, ""]
 
 
-def analysis_table(files: list[Path]) -> list[str]:
+def analysistable(files: list[Path]) -> list[str]:
     """One row per committed analysis result: game count, random play and perfect play."""
     rows = []
     for f in files:
@@ -383,6 +437,12 @@ def parameters_page() -> list[str]:
         out += [f"### award = \"{award}\"", "", f"Rule: {link}.", ""]
         out += table(["key", "default", "description"],
                       [[f"`{k}`", format_value(d), t] for k, (_, d, t) in fields.items()])
+    out += ["## Canonical names", "", "A canonical name is a base ruleset and the keys that differ from "
+            "it, `base(key=value,...)`: any `[rules]` key, `scoring` as JSON, and these keys, each of "
+            "which sets one field of every scoring component of one award:", ""]
+    out += table(["key", "sets", "example"],
+                  [[f"`{k}`", f"`{field}` of every `{award}` component", f"`{example}`"]
+                   for k, (award, field, example) in SCORING_KEYS.items()])
     return out
 
 

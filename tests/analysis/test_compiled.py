@@ -51,6 +51,7 @@ def _others() -> list[Ruleset]:
         with_params(kumar, measurer="creator", two_cycles=False),
         with_params(wiki, untouched="vanish"),
         with_params(wiki, board=2),
+        load_ruleset("wikipedia(double_line=2)"), load_ruleset("wikipedia(double_line=3/2)"),
     ]
 
 
@@ -82,8 +83,8 @@ def python_games(rs: Ruleset, rng: random.Random,
 def test_same_seed_same_games_as_the_python_engine(rs: Ruleset) -> None:
     core = core_for(rs)
     r1, r2 = random.Random(7), random.Random(7)
-    mine = core.games(r1, 1500)
-    theirs = python_games(rs, r2, 1500)
+    mine = core.games(r1, 800)
+    theirs = python_games(rs, r2, 800)
     assert r1.getstate() == r2.getstate()  # the generator is left where the engine leaves it
     for i, ((codes, x, o, phase, d), (pcodes, pphase, px, po)) in enumerate(zip(mine, theirs, strict=True)):
         assert (codes, phase, Fraction(x, core.scale), Fraction(o, core.scale)) == (pcodes, pphase, px, po), i
@@ -221,10 +222,10 @@ def test_exact_values_near_the_end_equal_minimax(name: str) -> None:
                                 with_params(load_ruleset("bonus4x4"), two_cycles=False)],
                          ids=["bonus4x4", "deadlocks"])
 def test_sampling_gives_the_same_table_with_either_core(rs: Ruleset) -> None:
-    a = sample_games(rs, 3000, seed=4, chunk=700, core="compiled")
-    b = sample_games(rs, 3000, seed=4, chunk=700, core="python")
-    assert a.to_json() == b.to_json() and a.games == 3000
-    assert sum(a.lines.values()) == 3000 and a.lines["x"] and a.lines["neither"]
+    a = sample_games(rs, 1200, seed=4, chunk=500, core="compiled")
+    b = sample_games(rs, 1200, seed=4, chunk=500, core="python")
+    assert a.to_json() == b.to_json() and a.games == 1200
+    assert sum(a.lines.values()) == 1200 and a.lines["x"] and a.lines["neither"]
 
 
 @needs_core
@@ -241,6 +242,17 @@ def test_cli_random_is_the_same_with_either_core(capsys: pytest.CaptureFixture[s
         assert main(["random", "bonus4x4", "-n", "40", "--seed", "2", "--core", core]) == 0
         out.append(capsys.readouterr().out)
     assert out[0] == out[1] and out[0].count("\n") == 40
+
+
+@needs_core
+@pytest.mark.parametrize("argv", [["bonus4x4"], ["wikipedia", "--depth", "3", "--divide", "--actions",
+                                                  '[{"place": [0, 1]}, {"place": [1, 0]}]']])
+def test_cli_perft_is_the_same_with_either_core(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    out = []
+    for core in ("compiled", "python"):
+        assert main(["perft", *argv, "--core", core]) == 0
+        out.append(capsys.readouterr().out)
+    assert out[0] == out[1] and "depth" in out[0]
 
 
 def test_rulesets_beyond_the_core_fall_back_to_python() -> None:
@@ -272,12 +284,15 @@ def test_without_a_compiler_everything_falls_back(monkeypatch: pytest.MonkeyPatc
         assert res.histogram == expected
         assert main(["random", "wikipedia", "-n", "3"]) == 0
         assert len(capsys.readouterr().out.splitlines()) == 3
+        assert main(["perft", "wikipedia", "--depth", "2"]) == 0
+        assert capsys.readouterr().out == "depth 1: 36\ndepth 2: 1296\n"
         out = tmp_path / "r.json"
         assert main(["analyze", "random", "wikipedia", "-n", "100", "--quiet", "-o", str(out)]) == 0
         assert json.loads(out.read_text())["random"]["games"] == 100
         capsys.readouterr()
         for argv in (["random", "wikipedia", "--core", "compiled"], ["engine", "--core", "compiled"],
-                     ["analyze", "random", "wikipedia", "--core", "compiled"]):
+                     ["analyze", "random", "wikipedia", "--core", "compiled"],
+                     ["perft", "wikipedia", "--core", "compiled"]):
             assert main(argv) == 2
             err = capsys.readouterr().err
             assert err.count("\n") == 1 and "no C compiler" in err

@@ -47,6 +47,7 @@ def _other_rules() -> list[Ruleset]:
         replace(russian, scoring=(*russian.scoring, squares, pairs, ranks), name="mixed", path=None),
         *list(scoring_variants(kumar))[:3],
         *list(scoring_variants(wiki))[:3],
+        load_ruleset("wikipedia(double_line=2)"), load_ruleset("wikipedia(double_line=3/2)"),
     ]
 
 

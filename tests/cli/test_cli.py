@@ -80,7 +80,7 @@ def test_replay_failure_without_json(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_replay_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(["replay", str(tmp_path / "nope.jsonl")], capsys)
     assert (status, out) == (2, "")
-    assert err.count("\n") == 1 and "nope.jsonl" in err and "No such file" in err
+    assert err.count("\n") == 1 and "nope.jsonl" in err and "does not exist" in err
 
 
 def test_subprocess_stdin_and_no_traceback(tmp_path: Path) -> None:
@@ -106,7 +106,7 @@ def test_random_is_deterministic(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert first == again != other
     records = [json.loads(line) for line in first.splitlines()]
     assert len(records) == 20 and {r["variant"] for r in records} == {"kumar"}
-    target = tmp_path / "out" / "games.jsonl"
+    target = tmp_path / "games.jsonl"
     status, out, _ = run(["random", "kumar", "-n", "20", "--seed", "7", "-o", str(target)], capsys)
     assert (status, out) == (0, "")
     assert target.read_text() == first

@@ -12,13 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import conformance_engines as ce
+import jsonschema  # type: ignore[import-untyped]
 import pytest
 
-from qttt import builtin_names
+from qttt import builtin_names, load_ruleset
 from qttt.conformance.protocol import QtttEngine
 from qttt.conformance.report import Report
 from qttt.conformance.runner import Engine, InProcessEngine, ProcessEngine, Runner
-from qttt.conformance.suite import suite_path
+from qttt.conformance.schema import Validator, load_schema
+from qttt.conformance.suite import build_suite, render, suite_path
 
 ENGINES_PY = Path(ce.__file__).resolve()
 SUITES = {name: json.loads(suite_path(name).read_text(encoding="utf-8")) for name in builtin_names()}
@@ -203,6 +205,42 @@ def test_early_divergence_lists_every_later_difference() -> None:
     assert report.summary() == f"{_line('core', 1, 1)}; {_line('strict', 1, 1)}"
 
 
+def _double_line_owner(state: dict[str, Any]) -> str | None:
+    """The player who alone owns two or more lines of the final 3×3 board, if any."""
+    board = state["board"]
+    cells = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
+    owners = [board[a][0] for a, b, c in cells if all(isinstance(board[k], str) for k in (a, b, c))
+              and board[a][0] == board[b][0] == board[c][0]]
+    return owners[0] if len(owners) > 1 and len(set(owners)) == 1 and state["over"] else None
+
+
+def test_other_double_line_reading_fails_wikipedia_and_passes_its_own_canonical_name() -> None:
+    """An engine scoring a double line 2 (Goff's current site) differs from `wikipedia` exactly
+    where one player alone ends with two lines, and is certified as `wikipedia(double_line=2)`."""
+    suite = SUITES["wikipedia"]
+    expected = []
+    for case in suite["cases"]:
+        if "start_error" in case:
+            continue
+        steps = [("start", case["expect_start"])] + [
+            (f"step {i} {json.dumps(s['action'], separators=(',', ':'))}", s)
+            for i, s in enumerate(case["steps"], start=1)]
+        lines = [f'  core    {where}: state.scores.{p}: expected "1", got "2"'
+                 for where, step in steps if (p := _double_line_owner(step["state"]))]
+        expected += [f"FAIL {case['id']}", *lines] if lines else []
+    assert len(expected) >= 4  # at least two cases end in a double line
+    _, lines = _run(_in_process("double-line-two"), ["wikipedia"])
+    assert lines[1:] == expected
+    own = json.loads(render(build_suite(load_ruleset("wikipedia(double_line=2)"))))
+    assert own["ruleset"]["canonical"] == "wikipedia(double_line=2)"
+    lines = []
+    certified = Runner(_in_process("double-line-two"), out=lines.append).run([own], perft=False)
+    assert lines == ['engine: "reference DoubleLineTwo"; rulesets: wikipedia, wikipedia(double_line=2); '
+                     "optional commands: not listed"]
+    total = len(own["cases"])
+    assert certified.summary() == f"{_line('core', total)}; {_line('strict', total)}"
+
+
 def test_accepted_illegal_action_is_undone_and_the_case_goes_on() -> None:
     """An engine accepting placements on classical cells: each acceptance is listed; the runner
     returns to the case's position by replaying it, and the later steps still pass."""
@@ -239,6 +277,14 @@ def test_failure_lines_print_json_values() -> None:
 def test_json_and_junit_reports_agree_with_the_text() -> None:
     report, _ = _run(_in_process("no-rule-ids"), ["wikipedia", "russian"], cases=slice(15, 19))
     data = json.loads(json.dumps(report.to_json("strict")))
+    schema = load_schema("conformance-report.schema.json")
+    jsonschema.Draft202012Validator.check_schema(schema)
+    unstarted = Report(could_not_run="the engine cannot start").to_json("core")
+    for doc in (data, report.to_json("core"), unstarted):
+        assert Validator(schema).errors(doc) == []
+        jsonschema.Draft202012Validator(schema).validate(doc)
+    wrong = {**data, "results": [{**data["results"][0], "strict": "ok"}]}
+    assert Validator(schema).errors(wrong) and not jsonschema.Draft202012Validator(schema).is_valid(wrong)
     assert data["status"] == "failed" and data["summary"] == report.summary()
     assert data["totals"]["core"] == {"passed": 8, "failed": 0, "skipped": 0, "not_supported": 0}
     assert data["totals"]["strict"] == {"passed": 0, "failed": 8, "skipped": 0, "not_supported": 0}

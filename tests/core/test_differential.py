@@ -17,14 +17,18 @@ GAMES = 2000
 # The full 2,000 games per ruleset are marked slow; the quick lane checks the first 200 of them
 # (120 for bonus4x4: the reference collapses by trying every assignment, ~14 ms a 4×4 game).
 QUICK = {"bonus4x4": 120}
-CASES = [pytest.param(n, GAMES, marks=pytest.mark.slow) for n in builtin_names()] + [
-    (n, QUICK.get(n, 200)) for n in builtin_names()]
+# The two other readings of a double line (ambiguity register: double-line), 300 games quick.
+READINGS = ("wikipedia(double_line=2)", "wikipedia(double_line=3/2)")
+# A CodeCup bot's reading of simultaneous lines of four (ambiguity bonus-simultaneous).
+BOT = "bonus4x4(tiebreak=[min-max])"
+CASES = [pytest.param(n, GAMES, marks=pytest.mark.slow) for n in (*builtin_names(), *READINGS)] + [
+    (n, QUICK.get(n, 200)) for n in builtin_names()] + [(n, 300) for n in READINGS] + [(BOT, 120)]
 
 
 @pytest.mark.parametrize(("name", "count"), CASES)
 def test_replay_agrees_with_reference(name: str, count: int, tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:
-    games = tmp_path / f"{name}.jsonl"
+    games = tmp_path / "games.jsonl"
     assert main(["random", name, "-n", str(count), "--seed", "2012", "-o", str(games)]) == 0
     capsys.readouterr()
     assert main(["replay", str(games), "--json"]) == 0
@@ -43,3 +47,6 @@ def test_replay_agrees_with_reference(name: str, count: int, tmp_path: Path,
         assert referee.legal() == [], f"game {i} stopped early"
         phases.add(state["phase"])
     assert phases == {"over"}
+    if "double_line" in name:  # the reading is exercised: some game ends with a double line
+        award = name.partition("=")[2][:-1]
+        assert any(award in state["scores"].values() for state in states)

@@ -4,6 +4,8 @@ canonical names, and a user's variant file replayed end to end (rule variant-fil
 from __future__ import annotations
 
 import json
+import re
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -55,7 +57,7 @@ def load_error(tmp_path: Path, text: str, name: str = "v.toml") -> tuple[Path, s
     ('[variant]\nname = "v"\n[[scoring]]\naward = "first-line"\ntiebreak = ["max"]\n',
      ["tiebreak", "max", '"min-max"', '"min-sum"']),
     ('[variant]\nname = "v"\nextends = "nowhere"\n',
-     ["extends", "nowhere", "allowed", "wikipedia", "variant file"]),
+     ["extends", "nowhere", "not found", "wikipedia", "variant file"]),
 ])
 def test_bad_file_message(tmp_path: Path, text: str, needles: list[str]) -> None:
     path, message = load_error(tmp_path, text)
@@ -127,6 +129,32 @@ def test_canonical_names_by_hand() -> None:
     assert with_params(unstable, untouched="keep").key() == load_ruleset("russian").key()
 
 
+def test_canonical_names_of_scoring_readings() -> None:
+    """double_line and tiebreak set one field of every first-line component; a value equal to the
+    base's is no change; a ruleset without a first-line award refuses them (rule variant-file)."""
+    wiki, bonus = load_ruleset("wikipedia"), load_ruleset("bonus4x4")
+    for name, field, value in (("wikipedia(double_line=2)", "double", Fraction(2)),
+                               ("wikipedia(double_line=3/2)", "double", Fraction(3, 2)),
+                               ("bonus4x4(tiebreak=[min-max])", "tiebreak", ("min-max",))):
+        rs = load_ruleset(name)
+        assert rs.canonical == name and load_ruleset(rs.canonical).key() == rs.key()
+        [changed] = [c for c in rs.scoring if c.award == "first-line"]
+        assert changed.get(field) == value
+        others = [(c.award, c.settings) for c in rs.scoring if c.award != "first-line"]
+        base = wiki if name.startswith("wikipedia") else bonus
+        assert others == [(c.award, c.settings) for c in base.scoring if c.award != "first-line"]
+    assert load_ruleset("wikipedia(double_line=1)").key() == wiki.key()  # sole is 1: no change
+    assert load_ruleset("bonus4x4(tiebreak=[min-sum])").canonical == "bonus4x4"
+    both = load_ruleset("wikipedia(measurer=creator,double_line=3/2,tiebreak=[min-sum])")
+    assert both.canonical == "wikipedia(measurer=creator,double_line=3/2,tiebreak=[min-sum])"
+    for bad, words in (("russian(double_line=2)", "needs a first-line scoring component"),
+                       ("wikipedia(double_line=x)", 'double_line = "x" is not allowed'),
+                       ("bonus4x4(tiebreak=[min-avg])", 'tiebreak = ["min-avg"] is not allowed')):
+        with pytest.raises(VariantError, match=re.escape(words)) as info:
+            load_ruleset(bad)
+        assert info.value.rule == "variant-file"
+
+
 @given(random_rulesets(max_board=8))
 @settings(max_examples=100, deadline=None)
 def test_canonical_names_round_trip(rs: Ruleset) -> None:
@@ -166,3 +194,28 @@ def test_user_variant_creator_measures(tmp_path: Path, capsys: pytest.CaptureFix
     # O4 measured into square 1 (cell 0): X1 into square 4, X3 into square 8; X places move 5
     assert measured["board"] == ["o4", [], ["o2"], "x1", [], [], [], "x3", ["o2"]]
     assert (measured["phase"], measured["to_move"], measured["move"]) == ("place", "x", 5)
+
+
+def test_inherited_values_are_checked_again_after_extends(tmp_path: Path) -> None:
+    """A line length, square or end line inherited from the parent that no longer fits the board
+    is refused with both files named (rule variant-file)."""
+    bonus = str(Path(load_ruleset("bonus4x4").path or ""))
+    _, message = load_error(tmp_path, '[variant]\nname = "b2"\nextends = "bonus4x4"\n[rules]\nboard = 2\n')
+    assert str(tmp_path / "v.toml") in message
+    assert bonus in message and "a line of 3" in message and "board = 2" in message
+    (tmp_path / "three.toml").write_text(
+        '[variant]\nname = "three"\nextends = "wikipedia"\n[[scoring]]\naward = "per-pattern"\n'
+        'length = 3\n', encoding="utf-8")
+    path, message = load_error(tmp_path, '[variant]\nname = "two"\nextends = "three.toml"\n[rules]\n'
+                               'board = 2\n', "two.toml")
+    assert str(path) in message and str(tmp_path / "three.toml") in message and "a line of 3" in message
+    (tmp_path / "end3.toml").write_text(
+        '[variant]\nname = "e"\nextends = "wikipedia"\n[rules]\nend_line = 3\n', encoding="utf-8")
+    _, message = load_error(tmp_path, '[variant]\nname = "e2"\nextends = "end3.toml"\n[rules]\nboard = 2\n'
+                            '[[scoring]]\naward = "per-pattern"\n', "e2.toml")
+    assert "end_line = 3 (inherited from" in message and "end3.toml" in message
+    with pytest.raises(VariantError, match="does not fit scoring"):
+        load_ruleset("bonus4x4(board=2)")
+    with pytest.raises(VariantError, match="does not fit scoring"):
+        with_params(load_ruleset("bonus4x4"), board=2)
+    assert load_ruleset("bonus4x4(board=2,scoring=[])").board == 2  # its own scoring fits

@@ -217,6 +217,20 @@ class RefusesMeasurements(RefEngine):
         return super().handle(request)
 
 
+class DoubleLineTwo(RefEngine):
+    """Follows Goff's current site: a double line scores 2. It plays that reading both when
+    asked for `wikipedia` (where it differs from ours) and for `wikipedia(double_line=2)`."""
+
+    def handle(self, request: dict[str, Json]) -> dict[str, Json]:
+        names = ["wikipedia", "wikipedia(double_line=2)"]
+        if request.get("cmd") == "hello":
+            return {**super().handle(request), "rulesets": names}
+        if request.get("cmd") == "new" and request.get("variant") in names:
+            self.game = self.game_class(load_variant(names[1]), request["variant"])
+            return {"ok": True}
+        return super().handle(request)
+
+
 class DiesMidGame(QtttEngine):
     """Our engine, which exits without a word on its fifth apply of every game."""
 
@@ -294,6 +308,7 @@ BROKEN_RULES: dict[str, type[RefEngine]] = {
 TOLERATED: dict[str, type[Any]] = {
     "extra-fields": ExtraFields, "no-perft-listed": NoPerftListed, "wikipedia-only": WikipediaOnly,
     "wikipedia-only-unlisted": WikipediaOnlyUnlisted, "no-rule-ids": NoRuleIds,
+    "double-line-two": DoubleLineTwo,
 }
 DIVERGING: dict[str, type[Any]] = {
     "accepts-on-classical": AcceptsOnClassical, "refuses-measurements": RefusesMeasurements,

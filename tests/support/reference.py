@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 import tomllib
 from fractions import Fraction
 from pathlib import Path
@@ -46,7 +47,8 @@ AWARD_DEFAULTS: dict[str, dict[str, Any]] = {
         "first": "0",
         "second": "0",
         "neither": "0",
-        "tie": "0",
+        "tie": None,  # unstated: first when first = second, else 0 (rule score-first-line)
+        "double": None,  # unstated: a double line scores sole
         "tiebreak": [],
         "fallback": [],
     },
@@ -120,11 +122,32 @@ def _component(raw: dict[str, Any], board: int) -> dict[str, Any]:
 
 
 def load_variant(name_or_path: str | Path) -> Params:
-    """Resolved parameters of a built-in ruleset name or a variant file path.
+    """Resolved parameters of a built-in ruleset name, a variant file path, or a built-in name
+    with first-line fields changed by a canonical name: `wikipedia(double_line=2)` (the
+    double-line award), `bonus4x4(tiebreak=[min-max])` (the criteria ordering best lines).
 
     The child's [rules] keys override the parent's; a child's [[scoring]] list replaces the
     parent's. The result holds the eight rule keys and "scoring" (components with defaults).
     """
+    text = str(name_or_path)
+    if text.endswith(")") and "(" in text and not text.endswith(".toml"):
+        base, _, inner = text[:-1].partition("(")
+        changed = load_variant(base)
+        lines_awards = [comp for comp in changed["scoring"] if comp["award"] == "first-line"]
+        if not lines_awards:
+            raise ValueError(f"{text}: no first-line component to change")
+        for item in re.split(r",(?![^\[]*\])", inner):  # commas outside brackets
+            key, _, value = item.partition("=")
+            for comp in lines_awards:
+                if key == "double_line":
+                    comp["double"] = str(Fraction(value))
+                elif key == "tiebreak" and value.startswith("[") and value.endswith("]"):
+                    comp["tiebreak"] = [c.strip() for c in value[1:-1].split(",")]
+                    if any(c not in CRITERIA for c in comp["tiebreak"]):
+                        raise ValueError(f"{text}: unknown criterion")
+                else:
+                    raise ValueError(f"{text}: the reference reads double_line and tiebreak only")
+        return changed
     rules, scoring = _read_chain(_variant_file(name_or_path, None), ())
     unknown = set(rules) - set(RULE_DEFAULTS)
     if unknown:
@@ -446,7 +469,8 @@ def score(params: Params, n: int, classical: list[tuple[str, int] | None]) -> di
                 for player in PLAYERS:
                     total[player] += Fraction(str(comp["neither"]))
             elif len(holders) == 1:
-                total[holders.pop()] += Fraction(str(comp["sole"]))
+                award = comp["double"] if len(mine) >= 2 and comp["double"] is not None else comp["sole"]
+                total[holders.pop()] += Fraction(str(award))
             else:
                 criteria = list(comp["tiebreak"]) + list(comp["fallback"])
                 best = {
@@ -458,8 +482,12 @@ def score(params: Params, n: int, classical: list[tuple[str, int] | None]) -> di
                     for p in PLAYERS
                 }
                 if best["x"] == best["o"]:
+                    tie = comp["tie"]
+                    if tie is None:
+                        same = Fraction(str(comp["first"])) == Fraction(str(comp["second"]))
+                        tie = comp["first"] if same else "0"
                     for player in PLAYERS:
-                        total[player] += Fraction(str(comp["tie"]))
+                        total[player] += Fraction(str(tie))
                 else:
                     winner = "x" if best["x"] < best["o"] else "o"
                     total[winner] += Fraction(str(comp["first"]))
