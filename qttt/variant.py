@@ -370,8 +370,10 @@ def parse_canonical(text: str) -> Ruleset:
         else:
             raise VariantError(RULE, f"{where}: unknown key {_cut(key, 40)}; allowed: "
                                + ", ".join([*PARAMETER_BY_NAME, "scoring", *SCORING_KEYS]))
-    params = _merge_params(dict(rs.params), values, where)
+    params = _merge_params(dict(rs.params), values, where, f"ruleset {base!r}")
     scoring = rs.scoring if scoring_raw is None else _components(scoring_raw, where, params)
+    if scoring_raw is None:
+        _refit(scoring, params, where, f"ruleset {base!r}")
     for key, value in fields.items():
         award, field_name, _ = SCORING_KEYS[key]
         scoring = _set_field(scoring, award, field_name, value, f"{where}: {key}")
@@ -443,13 +445,28 @@ def _describe_allowed(p: Parameter) -> str:
     return ", ".join(json.dumps(a) for a in p.allowed)
 
 
-def _merge_params(base: dict[str, Any], values: dict[str, Any],
-                  where: str) -> tuple[tuple[str, Any], ...]:
+def _merge_params(base: dict[str, Any], values: dict[str, Any], where: str,
+                  parent: str = "") -> tuple[tuple[str, Any], ...]:
+    """The parent's parameters overridden by values, checked again as a whole: a value inherited
+    from `parent` that no longer fits is named with both."""
     merged = {**base, **values}
     if merged["end_line"] > merged["board"]:
-        raise VariantError(RULE, f"{where}: end_line = {merged['end_line']} is not allowed; "
-                           f"allowed: 0 (the board size) to board = {merged['board']}")
+        inherited = f" (inherited from {parent})" if parent and "end_line" not in values else ""
+        raise VariantError(RULE, f"{where}: end_line = {merged['end_line']}{inherited} is not allowed with "
+                           f"board = {merged['board']}; allowed: 0 (the board size) to {merged['board']}")
     return tuple((p.name, merged[p.name]) for p in PARAMETERS)
+
+
+def _refit(scoring: tuple[Component, ...], params: tuple[tuple[str, Any], ...], where: str,
+           parent: str) -> None:
+    """Inherited scoring components checked again against the board they now score."""
+    board = dict(params)["board"]
+    for i, c in enumerate(scoring):
+        if c.length > board:
+            what = "a line of" if c.pattern == "line" else "a square of side"
+            raise VariantError(RULE, f"{where}: board = {board} does not fit scoring[{i}] inherited from "
+                               f"{parent}: {what} {c.length} (length = {c.length}); allowed: lengths up to "
+                               f"the board size {board}; give this file its own [[scoring]]")
 
 
 def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
@@ -489,10 +506,13 @@ def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
         raise VariantError(RULE, f"{where}: rules must be a table")
     _only_keys(rules, tuple(PARAMETER_BY_NAME), where, "rules")
     values = {k: _check_param(PARAMETER_BY_NAME[k], v, where, "rules.") for k, v in rules.items()}
-    params = _merge_params(dict(parent.params), values, where)
+    origin = parent.path or f"ruleset {parent.name!r}"
+    params = _merge_params(dict(parent.params), values, where, origin)
     scoring = parent.scoring
     if "scoring" in data:
         scoring = _components(data["scoring"], where, params)
+    else:
+        _refit(scoring, params, where, origin)
     match = _match(data.get("match", {}), parent.match, where)
     is_builtin = path.parent == (spec_dir() / "variants").resolve()
     base = name if is_builtin else parent.base
@@ -626,7 +646,9 @@ def with_params(rs: Ruleset, **changes: Any) -> Ruleset:
     """A copy of `rs` with some rule parameters changed (validated), keeping its base."""
     values = {k: _check_param(PARAMETER_BY_NAME[k], v, "parameters") if k in PARAMETER_BY_NAME
               else _unknown(k) for k, v in changes.items()}
-    params = _merge_params(dict(rs.params), values, "parameters")
+    origin = rs.path or f"ruleset {rs.name!r}"
+    params = _merge_params(dict(rs.params), values, "parameters", origin)
+    _refit(rs.scoring, params, "parameters", origin)
     return _derived(replace(rs, params=params, path=None), rs)
 
 
