@@ -58,7 +58,7 @@ def text_chunks(source: str | Path, rule: str | None = None) -> Iterator[str]:
             if not data:
                 return
     finally:
-        if stream is not sys.stdin.buffer:
+        if str(source) != "-":
             stream.close()
 
 

@@ -1,6 +1,7 @@
 """A state drawn as SVG: classical marks large, spooky marks small with their move numbers as
-subscripts, the entanglement edges drawn, the pending cycle highlighted, and the two outcomes
-of a measurement side by side. Output is deterministic text (standard library only).
+subscripts, the entanglement edges drawn, the pending cycle highlighted, the patterns that score
+on a final board marked in their owner's colour, and a measurement as the cycle above its two
+outcomes (narrow enough for a phone). Output is deterministic text (standard library only).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from xml.sax.saxutils import escape
 
 from .engine import Measure, State, mark_name, player_of
 from .errors import IllegalAction
+from .geometry import patterns
 
 INK = {"x": "#c62828", "o": "#1565c0"}
 GRID, LABEL, CYCLE_FILL, CYCLE_EDGE = "#444444", "#9e9e9e", "#fff3c4", "#f9a825"
@@ -22,9 +24,43 @@ def _num(v: float) -> str:
     return f"{v:.2f}".rstrip("0").rstrip(".")
 
 
-def _slots(n: int) -> int:
-    """Columns of the grid of spooky-mark slots in one cell (room for n²−1 marks)."""
-    return max(2, math.ceil(math.sqrt(n * n - 1)))
+def _slots(state: State) -> int:
+    """Columns of the grid of spooky-mark slots in one cell: room for the fullest cell of this
+    position, so marks stay as large as the position allows (at least a 2×2 grid)."""
+    most = max((len(m) for m in state.spooky), default=0)
+    return max(2, math.ceil(math.sqrt(most)))
+
+
+def _scored(state: State) -> list[tuple[str, str, tuple[int, ...]]]:
+    """(owner, pattern kind, cells) of every pattern a scoring component counts on a final board."""
+    if not state.over:
+        return []
+    n = state.ruleset.board
+    found: dict[tuple[int, ...], tuple[str, str, tuple[int, ...]]] = {}
+    for comp in state.ruleset.scoring:
+        for pat in patterns(n, comp.pattern, comp.length or n):
+            marks = [state.classical[c] for c in pat.cells]
+            if all(marks) and len({player_of(m) for m in marks}) == 1:
+                found[pat.cells] = (player_of(marks[0]), comp.pattern, pat.cells)
+    return [found[k] for k in sorted(found, key=lambda cells: (-len(cells), cells))]
+
+
+def _highlight(owner: str, kind: str, cells: tuple[int, ...], n: int, s: float) -> str:
+    """A scored line as a broad stroke through its cells, a scored square as a frame round it."""
+    def centre(c: int) -> tuple[float, float]:
+        return (c % n + 0.5) * s, (c // n + 0.5) * s
+    if kind == "square":
+        xs = [c % n for c in cells]
+        ys = [c // n for c in cells]
+        x, y = min(xs) * s + 5, min(ys) * s + 5
+        w, h = (max(xs) - min(xs) + 1) * s - 10, (max(ys) - min(ys) + 1) * s - 10
+        return (f'<rect class="scored square {owner}" x="{_num(x)}" y="{_num(y)}" width="{_num(w)}" '
+                f'height="{_num(h)}" rx="8" fill="none" stroke="{INK[owner]}" stroke-width="3" '
+                f'stroke-dasharray="6 4" stroke-opacity="0.7"/>')
+    (ax, ay), (bx, by) = centre(cells[0]), centre(cells[-1])
+    return (f'<line class="scored line {owner}" x1="{_num(ax)}" y1="{_num(ay)}" x2="{_num(bx)}" '
+            f'y2="{_num(by)}" stroke="{INK[owner]}" stroke-width="{_num(s * 0.22)}" '
+            f'stroke-linecap="round" stroke-opacity="0.18"/>')
 
 
 def _mark_text(x: float, y: float, move: int, size: float, cls: str, anchor: str = "middle") -> str:
@@ -39,7 +75,7 @@ def _panel(state: State, x0: float, y0: float, size: float, caption: str | None)
     """The elements of one board whose top-left corner is (x0, y0)."""
     n = state.ruleset.board
     s = size / n
-    cols = _slots(n)
+    cols = _slots(state)
     slot = s / cols
     small = slot * 0.6
     cycle = set(state.cycle or ())
@@ -47,6 +83,7 @@ def _panel(state: State, x0: float, y0: float, size: float, caption: str | None)
     out = [f'<g class="qttt-board" transform="translate({_num(x0)},{_num(y0)})">',
            f'<rect x="0" y="0" width="{_num(size)}" height="{_num(size)}" fill="#ffffff"/>']
     spot: dict[tuple[int, int], tuple[float, float]] = {}
+    out += [_highlight(owner, kind, cells, n, s) for owner, kind, cells in _scored(state)]
     for c in range(n * n):
         r, col = divmod(c, n)
         cx, cy = col * s, r * s
@@ -97,15 +134,18 @@ def _document(width: float, height: float, label: str, body: list[str]) -> str:
     ]) + "\n"
 
 
-def board_svg(state: State, size: float = 240, caption: str | None = None) -> str:
-    """One board as a standalone SVG document, with an optional caption under it."""
+def board_svg(state: State, size: float | None = None, caption: str | None = None) -> str:
+    """One board as a standalone SVG document, with an optional caption under it (default size:
+    80 pixels a cell)."""
+    size = size or 80.0 * state.ruleset.board
     height = size + (CAPTION if caption else 0)
     label = caption or f"board of {state.ruleset.canonical}"
     return _document(size + 8, height + 8, label, _panel(state, 4, 4, size, caption))
 
 
-def measurement_svg(state: State, size: float = 220) -> str:
-    """A pending cycle and its two measurement outcomes side by side (rule collapse-component)."""
+def measurement_svg(state: State, size: float | None = None) -> str:
+    """A pending cycle above its two measurement outcomes side by side (rule collapse-component)."""
+    size = size or 64.0 * state.ruleset.board
     k = state.pending
     if k is None:
         raise IllegalAction("measure-pending", "no cycle is pending; there is nothing to measure")
@@ -116,13 +156,13 @@ def measurement_svg(state: State, size: float = 220) -> str:
               (state.apply(Measure(a)), f"{name} measured into square {a + 1}"),
               (state.apply(Measure(b)), f"{name} measured into square {b + 1}")]
     gap = 28
-    body: list[str] = []
-    for i, (st, caption) in enumerate(panels):
-        body += _panel(st, 4 + i * (size + gap), 4, size, caption)
-        if i:
-            x = 4 + i * (size + gap) - gap / 2
-            body.append(f'<text class="arrow" x="{_num(x)}" y="{_num(4 + size / 2)}" font-size="18" '
-                        f'text-anchor="middle" fill="{LABEL}">{"→" if i == 1 else "or"}</text>')
-    width = 3 * size + 2 * gap + 8
+    wide = 2 * size + gap  # the cycle is drawn across the whole width, its marks twice as large
+    body = _panel(panels[0][0], 4, 4, wide, panels[0][1])
+    top = wide + CAPTION + 12
+    for i, (st, caption) in enumerate(panels[1:]):
+        body += _panel(st, 4 + i * (size + gap), top, size, caption)
+    body.append(f'<text class="arrow" x="{_num(4 + size + gap / 2)}" y="{_num(top + size / 2)}" '
+                f'font-size="18" text-anchor="middle" fill="{LABEL}">or</text>')
+    width = 2 * size + gap + 8
     label = f"{name} closes a cycle; the two outcomes of measuring it"
-    return _document(width, size + CAPTION + 8, label, body)
+    return _document(width, top + size + CAPTION + 4, label, body)

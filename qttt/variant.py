@@ -298,15 +298,29 @@ def load_ruleset(spec: str | Path) -> Ruleset:
     if isinstance(spec, str):
         if text in builtin_names():
             return _load_builtin(text)
-        if "(" in text and text.endswith(")") and not Path(text).is_file():
+        if "(" in text and text.endswith(")") and not _is_file(Path(text)):
             return parse_canonical(text)
     path = Path(text)
-    if path.suffix == ".toml" or path.is_file():
-        if not path.is_file():
-            raise VariantError("record-variant", f"variant file {text!r} does not exist")
+    if path.suffix == ".toml" or _is_file(path):
+        if not _is_file(path):
+            raise VariantError("record-variant", f"variant file {_cut(text)} does not exist")
         return _load_file(path.resolve(), ())
-    raise VariantError("record-variant", f"unknown ruleset {text!r}; built-in rulesets: "
+    raise VariantError("record-variant", f"unknown ruleset {_cut(text)}; built-in rulesets: "
                        + ", ".join(builtin_names()) + ", or a path to a .toml variant file")
+
+
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file; False for a name the system cannot even look up (too long)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def _cut(text: str, width: int = 80) -> str:
+    """A name quoted for a message, cut to `width` characters."""
+    quoted = repr(text)
+    return quoted if len(quoted) <= width else quoted[:width - 4] + "...'"
 
 
 @cache
@@ -316,7 +330,7 @@ def _load_builtin(name: str) -> Ruleset:
 
 def parse_canonical(text: str) -> Ruleset:
     """Parse `base(key=value,...)`: base is a built-in name or `qttt` (all defaults)."""
-    where = f"ruleset name {text!r}"
+    where = f"ruleset name {_cut(text)}"
     base, _, rest = text.partition("(")
     if base == "qttt":
         rs = default_ruleset()
@@ -332,7 +346,7 @@ def parse_canonical(text: str) -> Ruleset:
     for item in _split_top(rest[:-1]):
         key, eq, raw = item.partition("=")
         if not eq:
-            raise VariantError(RULE, f"{where}: {item!r} is not key=value")
+            raise VariantError(RULE, f"{where}: {_cut(item, 40)} is not key=value")
         if key in seen:
             raise VariantError(RULE, f"{where}: {key} is given twice")
         seen.add(key)
@@ -341,6 +355,8 @@ def parse_canonical(text: str) -> Ruleset:
                 scoring_raw = json.loads(raw)
             except json.JSONDecodeError as e:
                 raise VariantError(RULE, f"{where}: scoring is not JSON: {e.msg}") from None
+            except RecursionError:
+                raise VariantError(RULE, f"{where}: scoring is nested too deeply") from None
         elif key in PARAMETER_BY_NAME:
             values[key] = _parse_scalar(PARAMETER_BY_NAME[key], raw, where)
         elif key in SCORING_KEYS:
@@ -352,10 +368,12 @@ def parse_canonical(text: str) -> Ruleset:
                 items = raw
             fields[key] = _setting(kind, items, f"{where}: {key}")
         else:
-            raise VariantError(RULE, f"{where}: unknown key {key!r}; allowed: "
+            raise VariantError(RULE, f"{where}: unknown key {_cut(key, 40)}; allowed: "
                                + ", ".join([*PARAMETER_BY_NAME, "scoring", *SCORING_KEYS]))
-    params = _merge_params(dict(rs.params), values, where)
+    params = _merge_params(dict(rs.params), values, where, f"ruleset {base!r}")
     scoring = rs.scoring if scoring_raw is None else _components(scoring_raw, where, params)
+    if scoring_raw is None:
+        _refit(scoring, params, where, f"ruleset {base!r}")
     for key, value in fields.items():
         award, field_name, _ = SCORING_KEYS[key]
         scoring = _set_field(scoring, award, field_name, value, f"{where}: {key}")
@@ -427,13 +445,28 @@ def _describe_allowed(p: Parameter) -> str:
     return ", ".join(json.dumps(a) for a in p.allowed)
 
 
-def _merge_params(base: dict[str, Any], values: dict[str, Any],
-                  where: str) -> tuple[tuple[str, Any], ...]:
+def _merge_params(base: dict[str, Any], values: dict[str, Any], where: str,
+                  parent: str = "") -> tuple[tuple[str, Any], ...]:
+    """The parent's parameters overridden by values, checked again as a whole: a value inherited
+    from `parent` that no longer fits is named with both."""
     merged = {**base, **values}
     if merged["end_line"] > merged["board"]:
-        raise VariantError(RULE, f"{where}: end_line = {merged['end_line']} is not allowed; "
-                           f"allowed: 0 (the board size) to board = {merged['board']}")
+        inherited = f" (inherited from {parent})" if parent and "end_line" not in values else ""
+        raise VariantError(RULE, f"{where}: end_line = {merged['end_line']}{inherited} is not allowed with "
+                           f"board = {merged['board']}; allowed: 0 (the board size) to {merged['board']}")
     return tuple((p.name, merged[p.name]) for p in PARAMETERS)
+
+
+def _refit(scoring: tuple[Component, ...], params: tuple[tuple[str, Any], ...], where: str,
+           parent: str) -> None:
+    """Inherited scoring components checked again against the board they now score."""
+    board = dict(params)["board"]
+    for i, c in enumerate(scoring):
+        if c.length > board:
+            what = "a line of" if c.pattern == "line" else "a square of side"
+            raise VariantError(RULE, f"{where}: board = {board} does not fit scoring[{i}] inherited from "
+                               f"{parent}: {what} {c.length} (length = {c.length}); allowed: lengths up to "
+                               f"the board size {board}; give this file its own [[scoring]]")
 
 
 def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
@@ -473,10 +506,13 @@ def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
         raise VariantError(RULE, f"{where}: rules must be a table")
     _only_keys(rules, tuple(PARAMETER_BY_NAME), where, "rules")
     values = {k: _check_param(PARAMETER_BY_NAME[k], v, where, "rules.") for k, v in rules.items()}
-    params = _merge_params(dict(parent.params), values, where)
+    origin = parent.path or f"ruleset {parent.name!r}"
+    params = _merge_params(dict(parent.params), values, where, origin)
     scoring = parent.scoring
     if "scoring" in data:
         scoring = _components(data["scoring"], where, params)
+    else:
+        _refit(scoring, params, where, origin)
     match = _match(data.get("match", {}), parent.match, where)
     is_builtin = path.parent == (spec_dir() / "variants").resolve()
     base = name if is_builtin else parent.base
@@ -528,7 +564,7 @@ def _parent(extends: str | None, path: Path, chain: tuple[Path, ...]) -> Ruleset
             return _load_file(target, (*chain, path))
         return _load_builtin(extends)
     target = (path.parent / extends).resolve()
-    if not target.is_file():
+    if not _is_file(target):
         what = "is a directory" if target.is_dir() else "not found"
         raise VariantError(RULE, f"{path}: variant.extends = {extends!r}: file {target} {what}; "
                            "extends names a built-in ruleset (" + ", ".join(builtin_names())
@@ -610,7 +646,9 @@ def with_params(rs: Ruleset, **changes: Any) -> Ruleset:
     """A copy of `rs` with some rule parameters changed (validated), keeping its base."""
     values = {k: _check_param(PARAMETER_BY_NAME[k], v, "parameters") if k in PARAMETER_BY_NAME
               else _unknown(k) for k, v in changes.items()}
-    params = _merge_params(dict(rs.params), values, "parameters")
+    origin = rs.path or f"ruleset {rs.name!r}"
+    params = _merge_params(dict(rs.params), values, "parameters", origin)
+    _refit(rs.scoring, params, "parameters", origin)
     return _derived(replace(rs, params=params, path=None), rs)
 
 

@@ -127,7 +127,7 @@ class Store:
         if target.is_file():
             try:
                 old = json.loads(target.read_text(encoding="utf-8"))
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # not JSON, not UTF-8, nested too deeply
                 old = None
             if not isinstance(old, dict) or {k: v for k, v in old.items() if k != "games"} != \
                     {k: v for k, v in manifest.items() if k != "games"}:
@@ -145,7 +145,7 @@ class Store:
         for p in sorted(self.root.glob("game-*.json")):
             try:
                 rec = json.loads(p.read_text(encoding="utf-8"))
-            except (json.JSONDecodeError, OSError):
+            except (ValueError, RecursionError, OSError):
                 continue  # a file not written by us: the game is played again
             if isinstance(rec, dict):
                 yield rec

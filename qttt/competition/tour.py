@@ -24,6 +24,7 @@ from typing import Any
 
 from ..engine import State
 from ..errors import MatchError, QtttError
+from ..io import read_text
 from ..notation import record_from_json
 from ..variant import Ruleset, load_ruleset
 
@@ -205,12 +206,13 @@ def load_tour(path: str | Path) -> Tour:
     """Read and check a tour file (TOML; see spec/tour.md) and the results known so far."""
     path = Path(path)
     where = str(path)
+    text = read_text(path, RULE)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise _fail(where, f"not valid TOML: {e}") from None
-    except OSError as e:
-        raise _fail(where, f"cannot be read: {e.strerror}") from None
+    except RecursionError:
+        raise _fail(where, "not valid TOML: arrays or tables nested too deeply") from None
     _keys(data, ("tour", "team", "game", "players"), where, "top level")
     head = data.get("tour", {})
     _keys(head, ("title", "ruleset", "team_factor", "team_move_seconds", "records"), where, "tour")
@@ -336,6 +338,8 @@ def _from_record(tour: Tour, slot: Slot, path: Path, where: str, how: str = "rec
         raise _fail(where, f"{path}: {e.strerror}") from None
     except json.JSONDecodeError as e:
         raise _fail(where, f"{path} is not JSON: {e.msg}") from None
+    except (UnicodeDecodeError, RecursionError):
+        raise _fail(where, f"{path} is not UTF-8 JSON or is nested too deeply") from None
     except MatchError:
         raise
     except QtttError as e:

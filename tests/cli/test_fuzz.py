@@ -168,7 +168,10 @@ NAMES = st.builds(
 
 
 @FUZZ
-@given(name=st.one_of(NAMES, mutated("wikipedia(board=4,measurer=creator)"), st.text(max_size=30)))
+@given(name=st.one_of(NAMES, mutated("wikipedia(board=4,measurer=creator)"), st.text(max_size=30),
+                     st.builds(lambda n, s: f"wikipedia(scoring={s * n})", st.integers(1, 3000),
+                               st.sampled_from(["[", "{", '[{"award":'])),
+                     st.text(min_size=300, max_size=5000).map(lambda t: f"kumar({t})")))
 def test_canonical_names(name: str) -> None:
     with within():
         try:

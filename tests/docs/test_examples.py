@@ -141,3 +141,26 @@ def _parameterised(label: str) -> Ruleset:
 @pytest.mark.slow
 def test_example_branch_values_recompute() -> None:
     assert contrast.example_branches() == contrast.load()["examples"]
+
+
+@pytest.mark.parametrize(("name", "ex"), ALL, ids=[f"{n}-{e.slug}" for n, e in ALL])
+def test_final_boards_mark_every_scored_line(name: str, ex: Example) -> None:
+    from qttt.svg import board_svg
+    rs = load_ruleset(name)
+    final = states(rs, ex)[-1]
+    svg = board_svg(final)
+    lengths = {c.length or rs.board for c in rs.scoring if c.pattern == "line"}
+    for owner in ("x", "o"):
+        want = [t for n in lengths for o, t in owned(final, n) if o == owner]
+        assert (f'class="scored line {owner}"' in svg) == bool(want), (owner, want)
+
+
+def test_spooky_marks_on_a_4x4_board_are_legible() -> None:
+    import re
+
+    from qttt.svg import board_svg
+    state = new_game(load_ruleset("bonus4x4"))
+    for a in from_notation("[bonus4x4] X1:1-2 O2:1-3 X3:1-4 O4:5-6").actions:
+        state = state.apply(a)
+    sizes = [float(v) for v in re.findall(r'class="spooky [xo]"[^>]*font-size="([\d.]+)"', board_svg(state))]
+    assert sizes and min(sizes) >= 20  # drawn at 320 px, still >= 14 px at a phone's 230 px
