@@ -176,22 +176,26 @@ class FirstLine(Award):
         self.second: Fraction = comp.get("second")
         self.neither: Fraction = comp.get("neither")
         self.tie: Fraction | None = comp.get("tie")
+        # Equal best lines: the stated tie award; unstated, first when first = second (either order
+        # gives the same), else None: a gap (rule score-tie-gap).
+        self.equal: Fraction | None = self.tie if self.tie is not None or self.first != self.second \
+            else self.first
         self.double: Fraction | None = comp.get("double")  # a player alone owning 2+ lines; None: sole
         self.source: tuple[str, ...] = comp.get("tiebreak")
         self.fallback: tuple[str, ...] = comp.get("fallback")
         self.criteria = self.source + self.fallback
 
     def evaluate(self, cls: Sequence[int], xmask: int, omask: int) -> Points:
-        source, criteria, tie = self.source, self.criteria, self.tie
-        kx, ko = best_line_keys(self.patterns, cls, xmask, omask, criteria)
-        result = line_result(kx, ko)
-        if result == "neither":
-            return self.neither, self.neither, ()
-        if kx is None or ko is None:  # one player alone owns lines: one, or a double line
-            alone = self.sole
-            if self.double is not None and sum(map(len, owned(self.patterns, xmask, omask))) > 1:
-                alone = self.double
-            return (ZERO, alone, ()) if kx is None else (alone, ZERO, ())
+        source, criteria, tie = self.source, self.criteria, self.equal
+        xs, os_ = owned(self.patterns, xmask, omask)  # the engine's hot path: no keys unless both own
+        if not xs or not os_:
+            if not xs and not os_:
+                return self.neither, self.neither, ()
+            # one player alone owns lines: one, or a double line
+            alone = self.double if self.double is not None and len(xs) + len(os_) > 1 else self.sole
+            return (ZERO, alone, ()) if not xs else (alone, ZERO, ())
+        kx = min(line_key(cls, p, criteria) for p in xs)
+        ko = min(line_key(cls, p, criteria) for p in os_)
         notes: tuple[str, ...] = ()
         if kx[:len(source)] == ko[:len(source)] and (kx != ko or tie is None):
             decided = "the fallback " + "/".join(criteria[len(source):]) if kx != ko \
@@ -200,7 +204,7 @@ class FirstLine(Award):
             notes = (f"score-tie-gap: both players own lines with {keys}; decided by {decided}",)
         if kx == ko:
             return (tie or ZERO), (tie or ZERO), notes
-        return (self.first, self.second, notes) if result == "x" else (self.second, self.first, notes)
+        return (self.first, self.second, notes) if kx < ko else (self.second, self.first, notes)
 
     def _stated(self) -> list[Fraction]:
         vals = [self.sole, self.first, self.second, self.neither, self.tie, self.double]
@@ -216,7 +220,7 @@ class FirstLine(Award):
     def range_for(self, owned: int, other: int) -> tuple[Fraction, Fraction]:
         alone = self.double if owned > 1 and self.double is not None else self.sole
         cases: dict[tuple[bool, int], list[Fraction | None]] = {
-            (True, NONE): [alone], (True, SOME): [self.first, self.second, self.tie],
+            (True, NONE): [alone], (True, SOME): [self.first, self.second, self.equal],
                  (False, NONE): [self.neither], (False, SOME): []}
         mine = owned > 0
         picked = cases[(mine, other)] if other != UNKNOWN else cases[(mine, NONE)] + cases[(mine, SOME)]
@@ -226,7 +230,7 @@ class FirstLine(Award):
 
     def settings_code(self, scale: int) -> list[int]:
         points = [scaled(v or ZERO, scale)  # tie None: keys never tie
-                  for v in (self.sole, self.first, self.second, self.neither, self.tie)]
+                  for v in (self.sole, self.first, self.second, self.neither, self.equal)]
         points.append(scaled(self.sole if self.double is None else self.double, scale))
         return [*points, len(self.criteria), *(CRITERIA_CODES[k] for k in self.criteria)]
 
@@ -237,7 +241,7 @@ class FirstLine(Award):
     def statement(self, what: str, plural: str) -> str:
         tb = [_CRITERIA_WORDS[x] for x in self.source]
         fb = [_CRITERIA_WORDS[x] for x in self.fallback]
-        tie = self.tie
+        tie = self.equal
         unstated = "no award is stated, so each gets 0 and the checker reports it (score-tie-gap)"
         both = (f"Both: the player whose best line has {', then '.join(tb)} gets {self.first}, the other "
                 f"{self.second}" if tb else

@@ -127,12 +127,15 @@ SCORING_KEYS: dict[str, tuple[str, str, str]] = {
     "tiebreak": ("first-line", "tiebreak", "bonus4x4(tiebreak=[min-max])"),
 }
 
-AWARDS = ("per-pattern", "first-line", "rank", "win", "draw-blocks", "draw-majority")
+AwardName = Literal["per-pattern", "first-line", "rank", "win", "draw-blocks", "draw-majority"]
+PatternKind = Literal["line", "square"]
+Criterion = Literal["min-max", "min-sum"]
+AWARDS: tuple[AwardName, ...] = get_args(AwardName)
+PATTERNS: tuple[PatternKind, ...] = get_args(PatternKind)
+CRITERIA: tuple[Criterion, ...] = get_args(Criterion)
 # The game family of each award: quantum awards score patterns of marks, nested ones the game.
 AWARD_GAME = {"per-pattern": QUANTUM, "first-line": QUANTUM, "rank": QUANTUM,
               "win": NESTED, "draw-blocks": NESTED, "draw-majority": NESTED}
-PATTERNS = ("line", "square")
-CRITERIA = ("min-max", "min-sum")
 
 # Fields of a scoring component: name -> (kind, default, description); kind is one of
 # "award", "pattern", "int", "fraction", "criteria", "ranks".
@@ -180,8 +183,8 @@ AWARD_FIELDS: dict[str, dict[str, tuple[str, Any, str]]] = {
 class Component:
     """One scoring component: an award over a pattern, with the award's settings."""
 
-    award: str
-    pattern: str
+    award: AwardName
+    pattern: PatternKind
     length: int
     settings: tuple[tuple[str, Any], ...]
 
@@ -193,7 +196,7 @@ class Component:
     def to_dict(self) -> dict[str, Any]:
         """Plain-data form: fractions as strings, lists for tuples (no pattern for nested awards)."""
         out: dict[str, Any] = {"award": self.award}
-        if self.pattern:
+        if AWARD_GAME[self.award] == QUANTUM:
             out.update(pattern=self.pattern, length=self.length)
         for name, value in self.settings:
             if value is not None:
@@ -452,8 +455,10 @@ def parse_canonical(text: str) -> Ruleset:
         else:
             raise VariantError(RULE, f"{where}: unknown key {_cut(key, 40)}; allowed: "
                                + ", ".join([*PARAMETER_BY_NAME, "scoring", *SCORING_KEYS]))
-    params = _merge_params(dict(rs.params), values, where)
+    params = _merge_params(dict(rs.params), values, where, f"ruleset {base!r}")
     scoring = rs.scoring if scoring_raw is None else _components(scoring_raw, where, params)
+    if scoring_raw is None:
+        _refit(scoring, params, where, f"ruleset {base!r}")
     for key, value in fields.items():
         award, field_name, _ = SCORING_KEYS[key]
         scoring = _set_field(scoring, award, field_name, value, f"{where}: {key}")
@@ -560,9 +565,10 @@ def _describe_allowed(p: Parameter) -> str:
     return ", ".join(json.dumps(a) for a in p.allowed)
 
 
-def _merge_params(base: dict[str, Any], values: dict[str, Any],
-                  where: str) -> tuple[tuple[str, Any], ...]:
-    """The parameters of the merged family: its own, from `values`, `base` or the defaults."""
+def _merge_params(base: dict[str, Any], values: dict[str, Any], where: str,
+                  parent: str = "") -> tuple[tuple[str, Any], ...]:
+    """The parameters of the merged family (its own, from `values`, `base` or the defaults),
+    checked again as a whole: a value inherited from `parent` that no longer fits is named with both."""
     merged = {**base, **values}
     game = merged["game"]
     for key in values:
@@ -573,8 +579,9 @@ def _merge_params(base: dict[str, Any], values: dict[str, Any],
         merged = {**{p.name: p.default for p in PARAMETERS}, **values}
     out = {p.name: merged.get(p.name, p.default) for p in PARAMETERS if game in p.games}
     if game == QUANTUM and out["end_line"] > out["board"]:
-        raise VariantError(RULE, f"{where}: end_line = {out['end_line']} is not allowed; "
-                           f"allowed: 0 (the board size) to board = {out['board']}")
+        inherited = f" (inherited from {parent})" if parent and "end_line" not in values else ""
+        raise VariantError(RULE, f"{where}: end_line = {out['end_line']}{inherited} is not allowed with "
+                           f"board = {out['board']}; allowed: 0 (the board size) to {out['board']}")
     if game == NESTED and out["route"] != "same":
         blocks = out["board"] ** 2
         route = out["route"]
@@ -583,6 +590,18 @@ def _merge_params(base: dict[str, Any], values: dict[str, Any],
                                f"allowed: \"same\", or {blocks} lists (one per cell position) of "
                                f"distinct block numbers 0 to {blocks - 1}")
     return tuple(out.items())
+
+
+def _refit(scoring: tuple[Component, ...], params: tuple[tuple[str, Any], ...], where: str,
+           parent: str) -> None:
+    """Inherited scoring components checked again against the board they now score."""
+    board = dict(params)["board"]
+    for i, c in enumerate(scoring):
+        if c.length > board:
+            what = "a line of" if c.pattern == "line" else "a square of side"
+            raise VariantError(RULE, f"{where}: board = {board} does not fit scoring[{i}] inherited from "
+                               f"{parent}: {what} {c.length} (length = {c.length}); allowed: lengths up to "
+                               f"the board size {board}; give this file its own [[scoring]]")
 
 
 def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
@@ -622,10 +641,13 @@ def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
         raise VariantError(RULE, f"{where}: rules must be a table")
     _only_keys(rules, tuple(PARAMETER_BY_NAME), where, "rules")
     values = {k: _check_param(PARAMETER_BY_NAME[k], v, where, "rules.") for k, v in rules.items()}
-    params = _merge_params(dict(parent.params), values, where)
+    origin = parent.path or f"ruleset {parent.name!r}"
+    params = _merge_params(dict(parent.params), values, where, origin)
     scoring = parent.scoring
     if "scoring" in data:
         scoring = _components(data["scoring"], where, params)
+    else:
+        _refit(scoring, params, where, origin)
     _check_scoring_game(scoring, params, where)
     match = _match(data.get("match", {}), parent.match, where)
     is_builtin = path.parent == (spec_dir() / "variants").resolve()
@@ -727,7 +749,7 @@ def _component(raw: Any, where: str, board: int) -> Component:
         _only_keys(raw, ("award", *AWARD_FIELDS[award]), where, "scoring")
         nested = [(name, _setting(kind, raw.get(name, default), f"{where}: {name}"))
                   for name, (kind, default, _) in AWARD_FIELDS[award].items()]
-        return Component(award, "", 0, tuple(nested))
+        return Component(award, "line", 0, tuple(nested))  # no pattern: to_dict leaves it out
     fields = {**COMMON_FIELDS, **AWARD_FIELDS[award]}
     _only_keys(raw, tuple(fields), where, "scoring")
     pattern = raw.get("pattern", "line")
@@ -788,7 +810,9 @@ def with_params(rs: Ruleset, **changes: Any) -> Ruleset:
     """A copy of `rs` with some rule parameters changed (validated), keeping its base."""
     values = {k: _check_param(PARAMETER_BY_NAME[k], v, "parameters") if k in PARAMETER_BY_NAME
               else _unknown(k) for k, v in changes.items()}
-    params = _merge_params(dict(rs.params), values, "parameters")
+    origin = rs.path or f"ruleset {rs.name!r}"
+    params = _merge_params(dict(rs.params), values, "parameters", origin)
+    _refit(rs.scoring, params, "parameters", origin)
     return _derived(replace(rs, params=params, path=None), rs)
 
 

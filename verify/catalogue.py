@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-STATUSES = ("proved", "bounded", "unknown", "violated")
-"""From least to most severe: for every game; up to a stated bound; not settled; a witness fails it."""
-LABELS = {"proved": "proved", "bounded": "holds up to a bound", "unknown": "unknown", "violated": "violated"}
+STATUSES = ("proved", "exhaustive", "sampled", "unknown", "violated")
+"""From least to most severe: proved for every game (Z3, or exhaustive analysis of the rules); the
+engine checked at every reachable position (up to a stated merging); the engine checked in sampled
+games only; not settled; a witness game shows the failure. A property's status is the weakest of
+the parts that settle it, and its label says how each part was settled."""
+LABELS = {"proved": "proved", "exhaustive": "exhaustive (engine)", "sampled": "sampled (engine)",
+          "unknown": "unknown", "violated": "violated"}
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,15 @@ PROPERTIES: tuple[Property, ...] = (
         "or vanished).",
     ),
     Property(
+        "turn-order", "The right player acts",
+        "Placements alternate x, o, x, ... by move number, and a pending cycle is measured by the player the "
+        "ruleset names (the opponent of its creator, or the creator); nobody acts once the game is over.",
+        ("turn-order", "measure-by", "turn-after-measure", "over-no-action"),
+        "every quantum ruleset",
+        "the engine's player to act compared with the rules at every position of sampled games and of the "
+        "exhaustive walk.",
+    ),
+    Property(
         "no-deadlock", "A game never gets stuck",
         "Every position that is not over has a legal action.",
         ("place-open", "place-distinct", "place-two-cycle", "measure-pending", "turn-after-measure",
@@ -71,7 +84,8 @@ PROPERTIES: tuple[Property, ...] = (
     Property(
         "termination", "Every game ends within a computed bound",
         "No game has more actions than the bound the checker computes (the longest action sequence of "
-        "the component-size abstraction); with no-deadlock, every game ends within it.",
+        "the component-size abstraction); with no-deadlock, every game ends within it; the engine ends a "
+        "game exactly when the end rules say.",
         ("turn-order", "cycle-close", "collapse-component", "end-line", "end-full", "last-square"),
         "every quantum ruleset",
         "exhaustive longest path of the component-size abstraction (acyclic: each placement merges "

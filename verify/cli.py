@@ -28,7 +28,8 @@ from .catalogue import LABELS, PROPERTIES
 if TYPE_CHECKING:
     from .check import Report
 
-STYLES = {"proved": "green", "bounded": "cyan", "unknown": "yellow", "violated": "bold red"}
+STYLES = {"proved": "green", "exhaustive": "green", "sampled": "cyan", "unknown": "yellow",
+          "violated": "bold red"}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,8 +37,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("check", help="prove or refute the catalogue properties of rulesets",
                        description="Settle every property of the catalogue (single cycle per move, "
                                    "collapse uniqueness and totality, no deadlock, termination, scores "
-                                   "well defined) for each ruleset: Z3 proofs, exhaustive abstraction, "
-                                   "enumeration and sampled games. Exit status 1 if a property is violated.")
+                                   "well defined, ...) for each ruleset: Z3 proofs, exhaustive abstraction, "
+                                   "enumeration, sampled games and, with --exhaustive, a walk of every "
+                                   "position with the engine. Each status says how it was settled. "
+                                   "Exit status 1 if a property is violated.")
     add_arguments(p)
     p.set_defaults(run=run)
 
@@ -52,6 +55,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="random games to sample per ruleset (default 1000 on 3×3, 200 above)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled games (default 0)")
     p.add_argument("--timeout", type=seconds, default=60.0, help="seconds per Z3 query (default 60)")
+    p.add_argument("--exhaustive", action="store_true",
+                   help="also walk every reachable position with the engine (3×3: all; larger: to --max-ply)")
+    p.add_argument("--max-ply", type=integer(0), metavar="N",
+                   help="depth of the exhaustive walk (default: every position on 3×3, 8 plies above)")
+    p.add_argument("--processes", type=integer(1), default=2, metavar="N",
+                   help="processes for the exhaustive walk (default 2)")
+    p.add_argument("--checkpoint", metavar="FILE",
+                   help="save the exhaustive walk after each ply to FILE and resume from it (one ruleset)")
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p.add_argument("--no-timing", action="store_true",
                    help="leave times out of the JSON report, so that it is the same on every run")
@@ -69,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
     if not names:
         print("qttt check: name a ruleset or give --all", file=sys.stderr)
         return 2
+    if args.checkpoint and len(names) > 1:
+        print("qttt check: --checkpoint needs exactly one ruleset", file=sys.stderr)
+        return 2
     for name in names:  # every name resolves before any is checked
         load_ruleset(name)
     try:
@@ -77,11 +91,11 @@ def run(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as e:
         print(f"qttt check: {e.name} is not installed (pip install 'qttt[verify]')", file=sys.stderr)
         return 2
-    def check(name: str, *, games: int | None, seed: int, timeout: float,
-              progress: Callable[[str], None] | None = None) -> Report:
-        if load_ruleset(name).game == NESTED:
-            return check_nested(name, games=games, seed=seed)
-        return check_quantum(name, games=games, seed=seed, timeout=timeout, progress=progress)
+
+    def check(name: str, progress: Callable[[str], None] | None = None, **kw: Any) -> Report:
+        if load_ruleset(name).game == NESTED:  # the nested-classical family: verify/nested.py
+            return check_nested(name, games=kw["games"], seed=kw["seed"])
+        return check_quantum(name, progress=progress, **kw)
 
     err = Console(stderr=True, highlight=False)
     show = not args.quiet and err.is_terminal
@@ -94,11 +108,10 @@ def run(args: argparse.Namespace) -> int:
                 def progress(text: str, name: str = name) -> None:
                     status.update(f"checking {name}: {text}")
 
-                reports.append(check(name, games=args.games, seed=args.seed, timeout=args.timeout,
-                                     progress=progress))
+                reports.append(check(name, progress=progress, **options(args)))
             err.print(f"[dim]checked {name}[/dim]")
         else:
-            reports.append(check(name, games=args.games, seed=args.seed, timeout=args.timeout))
+            reports.append(check(name, **options(args)))
     if args.json:
         data = report_json(reports, None if args.no_timing else time.perf_counter() - start)
         print(json.dumps(data, indent=2, ensure_ascii=False))
@@ -111,6 +124,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"{len(reports)} rulesets checked; exit status 1: a property is violated in "
               + ", ".join(violated), file=sys.stderr)
     return 1 if violated else 0
+
+
+def options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of `check` from the command line."""
+    return {"games": args.games, "seed": args.seed, "timeout": args.timeout, "exhaustive": args.exhaustive,
+            "max_ply": args.max_ply, "processes": args.processes, "checkpoint": args.checkpoint}
 
 
 def report_json(reports: list[Report], seconds: float | None) -> dict[str, Any]:
@@ -136,12 +155,12 @@ def short_witness(record: dict[str, Any]) -> str:
 
 def print_report(out: Console, report: Report) -> None:
     """One ruleset's table, then the witnesses of its violated properties."""
-    table = Table("property", "status", "method", "time", "witness",
+    table = Table("property", "status", "how it was settled", "time", "witness",
                   title=f"{report.spec}  ({report.canonical}, {report.board}×{report.board})",
                   title_justify="left")
     for f in report.findings:
         witness = f"{len(f.witness.record['actions'])} actions" if f.witness else ""
-        table.add_row(f.property, f"[{STYLES[f.status]}]{LABELS[f.status]}[/]", f.method,
+        table.add_row(f.property, f"[{STYLES[f.status]}]{LABELS[f.status]}[/]", escape(f.label),
                       f"{f.seconds:.2f} s", witness)
     out.print(table)
     for f in report.findings:
@@ -149,6 +168,11 @@ def print_report(out: Console, report: Report) -> None:
             out.print(f"[bold]{f.property}[/bold]: {escape(f.witness.shows)}")
             out.print(f"  {short_witness(f.witness.record)}", markup=False)
             out.print(f"  {json.dumps(f.witness.record)}", markup=False)
+    walk = report.walk
+    if walk is not None:
+        extent = "every reachable position" if walk["complete"] else f"to ply {walk.get('max_ply')}"
+        out.print(f"[dim]exhaustive walk of {escape(walk['ruleset'])}: {extent}, {walk['positions']} "
+                  f"positions under the {walk['key']} key in {walk['seconds']:.1f} s[/dim]")
     out.print(f"[dim]{report.games} games sampled in {report.sampling_seconds:.1f} s[/dim]\n")
 
 
@@ -175,9 +199,10 @@ def markdown(data: dict[str, Any]) -> list[str]:
         n = rep["board"]
         out += [f"## {rep['ruleset']}", "",
                 f"Canonical name `{rep['canonical']}`, {n}×{n}, {rep['sampled_games']} sampled games.", "",
-                "| property | status | method |", "|---|---|---|"]
+                "| property | status | how it was settled | method |", "|---|---|---|---|"]
         for p in rep["properties"]:
-            out.append(f"| `{p['property']}` | {data['statuses'][p['status']]} | {p['method']} |")
+            out.append(f"| `{p['property']}` | {data['statuses'][p['status']]} | {p['label']} | "
+                       f"{p['method']} |")
         out.append("")
         for p in rep["properties"]:
             if "witness" in p:

@@ -13,7 +13,7 @@ from qttt import Ruleset, load_ruleset
 from qttt.nested import Mark, NestedState
 from qttt.notation import action_to_json
 
-from .check import Finding, Report
+from .check import Report, finding
 from .witness import Witness
 
 DEFAULT_GAMES = 200
@@ -104,7 +104,8 @@ def check_nested(spec: str, *, games: int | None = None, seed: int = 0) -> Repor
     }
     for prop, method in argument.items():
         witness = broken.get(prop)
-        findings.append(Finding(prop, "violated" if witness else "proved", method, sampled / 3, witness,
+        parts = [("proved", "argued from the rules (by hand)"), ("sampled", f"sampled ({games} games)")]
+        findings.append(finding(prop, parts, method, sampled / 3, witness,
                                 {"sampled_games": games, "longest": longest, "ends": ends}
-                                if prop == "nested-scores-defined" else {}))
+                                if prop == "nested-scores-defined" else None))
     return Report(spec, rs.name, rs.canonical, rs.board ** 2, findings, games, sampled)

@@ -266,8 +266,9 @@ def tie_verdicts(rs: Ruleset, variant: str) -> list[TieVerdict]:
             continue
         source: tuple[str, ...] = c.get("tiebreak")
         length = len(patterns(rs.board, c.pattern, c.length)[0].cells)
+        decided = c.get("tie") is not None or c.get("first") == c.get("second")
         unstated = "fallback " + "/".join(c.get("fallback")) if c.get("fallback") else \
-            "no stated tie award" if c.get("tie") is None else ""
+            "no stated tie award" if not decided else ""
         if "min-max" in source:
             out.append(TieVerdict(i, False, "min-max never ties: the largest moves of an x line and an o "
                                             "line are an odd and an even number"))
@@ -275,7 +276,9 @@ def tie_verdicts(rs: Ruleset, variant: str) -> list[TieVerdict]:
             out.append(TieVerdict(i, False, f"min-sum never ties on lines of odd length {length}: an x "
                                             "line sums to an odd number, an o line to an even one"))
         elif not unstated:
-            out.append(TieVerdict(i, False, "equal keys get the stated tie award"))
+            how = "the stated tie award" if c.get("tie") is not None else \
+                f"first = second = {c.get('first')} each, whichever line is counted first"
+            out.append(TieVerdict(i, False, f"equal keys get {how}"))
         else:
             pairs = _sum_ties(length, rs.board ** 2) if source else _any_lines(length, rs.board ** 2)
             w = tie_witness(rs, variant, c, pairs)
@@ -350,3 +353,60 @@ def tie_witness(rs: Ruleset, variant: str, comp: Component,
 def end_lines(rs: Ruleset) -> list[int]:
     """Masks of the lines that end the game (end = first-line), else none."""
     return [p.mask for p in lines(rs.board, rs.rules.end_line)] if rs.rules.end == "first-line" else []
+
+
+def expected_scores(rs: Ruleset, board: Board) -> tuple[Fraction, Fraction]:
+    """The checker's own reading of the scoring components (rules score-*) on a final board,
+    written from the rules and not from qttt.scoring, so that a scoring bug shows as a difference."""
+    total = [Fraction(0), Fraction(0)]
+    for c in rs.scoring:
+        pats = patterns(rs.board, c.pattern, c.length)
+        held: list[list[tuple[int, ...]]] = [[], []]
+        for p in pats:
+            marks = [board[i] for i in p.cells]
+            if all(marks) and len({m % 2 for m in marks}) == 1:
+                held[0 if marks[0] % 2 else 1].append(tuple(marks))
+        if c.award == "per-pattern":
+            for who in (0, 1):
+                total[who] += c.get("points") * len(held[who])
+        elif c.award == "first-line":
+            for who, v in enumerate(_first_line_award(c, held)):
+                total[who] += v
+        else:
+            times = sorted({max(m) for who in (0, 1) for m in held[who]})
+            ranks = c.get("ranks")
+            worths = [Fraction(1, k) for k in range(1, len(times) + 1)] if ranks == "harmonic" else \
+                [Fraction(v) for v in ranks][:len(times)] + [Fraction(0)] * max(0, len(times) - len(ranks))
+            for who in (0, 1):
+                total[who] += sum((worths[times.index(max(m))] for m in held[who]), Fraction(0))
+    return total[0], total[1]
+
+
+def _tie(c: Component) -> Fraction:
+    """What equal best lines give each player: the stated tie award; unstated, first when first =
+    second (either order gives the same), else 0 (rule score-tie-gap)."""
+    tie = c.get("tie")
+    if tie is not None:
+        return Fraction(tie)
+    return Fraction(c.get("first")) if c.get("first") == c.get("second") else Fraction(0)
+
+
+def _first_line_award(c: Component, held: list[list[tuple[int, ...]]]) -> tuple[Fraction, Fraction]:
+    """x's and o's points from one first-line component, given the lines each holds (a player alone
+    with two or more gets `double` when it is stated)."""
+    if not held[0] and not held[1]:
+        return c.get("neither"), c.get("neither")
+    if not held[0] or not held[1]:
+        alone = 0 if held[0] else 1
+        double = c.get("double")
+        points = double if double is not None and len(held[alone]) > 1 else c.get("sole")
+        return (points, Fraction(0)) if alone == 0 else (Fraction(0), points)
+    criteria = c.get("tiebreak") + c.get("fallback")
+
+    def best(lines_held: list[tuple[int, ...]]) -> tuple[int, ...]:
+        return min(tuple(max(m) if k == "min-max" else sum(m) for k in criteria) for m in lines_held)
+
+    bx, bo = best(held[0]), best(held[1])
+    if bx == bo:
+        return _tie(c), _tie(c)
+    return (c.get("first"), c.get("second")) if bx < bo else (c.get("second"), c.get("first"))

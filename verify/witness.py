@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from qttt import Action, IllegalAction, Measure, Place, Ruleset, State, mark_name
+from qttt.geometry import lines
 from qttt.notation import action_to_json
 
 
@@ -104,3 +105,22 @@ def deadlock_witness(rs: Ruleset, variant: str, end_masks: Sequence[int], attemp
                            f"{max(a, b)} are open, joined by {joined}; {state.to_move} to place has no "
                            "legal action and the game is not over")
     return None
+
+
+def stuck_without_line(rs: Ruleset) -> bool:
+    """Whether some owner colouring of all cells but two leaves every end line incomplete: the
+    only way a position with two open cells can fail to be over (rules end-line, end-full). When
+    none does, a game whose last two open cells are joined by a live move is over, never stuck.
+    Without end lines, always."""
+    masks = [p.mask for p in lines(rs.board, rs.rules.end_line)] if rs.rules.end == "first-line" else []
+    if not masks:
+        return True
+    cells = rs.board * rs.board
+    for a, b in itertools.combinations(range(cells), 2):
+        rest = [c for c in range(cells) if c not in (a, b)]
+        for bits in range(1 << len(rest)):
+            x = sum(1 << c for i, c in enumerate(rest) if bits >> i & 1)
+            o = sum(1 << c for c in rest) & ~x
+            if not any(m & x == m or m & o == m for m in masks):
+                return True
+    return False

@@ -4,7 +4,8 @@ In the style of pysmt's model checking and Programming Z3's bmc: each small func
 formula; a `Query` bundles the formulas whose models are exactly the counterexamples to a claim
 with a decoder that turns a model into concrete graphs; `prove` answers `Proved`,
 `Counterexample` (decoded) or `Unknown`. Every query is existential, so `unsat` proves the claim
-for every graph of the given size.
+for every graph of the given size; `check_premises` shows the premises alone satisfiable, with a
+model, so that a broken premise cannot make every claim "proved" (vacuity).
 
 What is proved, for a board of N cells (`obligations(N)`):
 
@@ -94,11 +95,43 @@ Result: TypeAlias = Proved | Counterexample[W] | Unknown
 
 @dataclass(frozen=True)
 class Query(Generic[W]):
-    """A claim and the constraints whose models are exactly its counterexamples, with a decoder."""
+    """A claim and the constraints whose models are exactly its counterexamples, with a decoder.
+    The last constraint is the negated conclusion; the others are the premises."""
 
     claim: str
     constraints: tuple[z3.BoolRef, ...]
     decode: Callable[[z3.ModelRef], W]
+
+    @property
+    def premises(self) -> tuple[z3.BoolRef, ...]:
+        """The hypotheses of the claim: every constraint but the negated conclusion."""
+        return self.constraints[:-1]
+
+
+@dataclass(frozen=True)
+class Premises:
+    """The vacuity check of a query: whether its premises alone are satisfiable (`sat`, `unsat`
+    or `unknown`), with a model of them shown. A proof from unsatisfiable premises proves nothing."""
+
+    verdict: str
+    model: str
+    seconds: float
+
+
+def check_premises(query: Query[Any], timeout: float = 60.0) -> Premises:
+    """Whether the premises of query are satisfiable, with a decoded model when they are."""
+    solver = z3.Solver()
+    solver.set("timeout", max(1, int(timeout * 1000)))
+    solver.add(*query.premises)
+    start = time.perf_counter()
+    verdict = solver.check()
+    seconds = time.perf_counter() - start
+    if verdict == z3.sat:
+        shown = repr(query.decode(solver.model()))
+        return Premises("sat", shown if len(shown) <= 300 else shown[:297] + "...", seconds)
+    if verdict == z3.unsat:
+        return Premises("unsat", "", seconds)
+    return Premises("unknown", str(solver.reason_unknown()), seconds)
 
 
 def claim(statement: str, formula: z3.BoolRef) -> Query[dict[str, str]]:
@@ -648,11 +681,22 @@ def unreduced_obligations(up_to: int = 6) -> list[Obligation]:
 
 @dataclass(frozen=True)
 class Discharged:
-    """An obligation with its result and the seconds spent building and solving it."""
+    """An obligation with its result, its vacuity check and the seconds spent on both."""
 
     obligation: Obligation
     result: Result[Any]
     seconds: float
+    premises: Premises
+
+    @property
+    def status(self) -> str:
+        """proved (from satisfiable premises), violated (a counterexample) or unknown (Z3 gave up,
+        or the premises are not shown satisfiable, so a proof could be vacuous)."""
+        if isinstance(self.result, Counterexample):
+            return "violated"
+        if isinstance(self.result, Proved) and self.premises.verdict == "sat":
+            return "proved"
+        return "unknown"
 
 
 def discharge(todo: Iterable[Obligation], timeout: float = 60.0,
@@ -661,8 +705,9 @@ def discharge(todo: Iterable[Obligation], timeout: float = 60.0,
     done = []
     for ob in todo:
         start = time.perf_counter()
-        result: Result[Any] = prove(ob.build(), timeout)
-        item = Discharged(ob, result, time.perf_counter() - start)
+        query = ob.build()
+        result: Result[Any] = prove(query, timeout)
+        item = Discharged(ob, result, time.perf_counter() - start, check_premises(query, timeout))
         if progress is not None:
             progress(item)
         done.append(item)

@@ -52,7 +52,8 @@ def run_show(args: argparse.Namespace) -> int:
     for c in rs.scoring:
         settings = ", ".join(f"{k}={json.dumps(v)}" for k, v in c.to_dict().items()
                              if k not in ("award", "pattern", "length"))
-        scoring.add_row(c.award, c.pattern or "-", str(c.length or rs.board) if c.pattern else "-",
+        quantum = rs.game != NESTED
+        scoring.add_row(c.award, c.pattern if quantum else "-", str(c.length or rs.board) if quantum else "-",
                         settings)
     console.print(scoring)
     if rs.sources:

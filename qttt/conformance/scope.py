@@ -46,7 +46,7 @@ def _always(rs: Ruleset) -> bool:
 def rule_ids(rs: Ruleset) -> tuple[str, ...]:
     """The rule ids that a ruleset selects, in catalogue order."""
     awards = {c.award for c in rs.scoring}
-    kinds = {c.pattern for c in rs.scoring}
+    kinds = {c.pattern for c in rs.scoring if rs.game != NESTED}  # nested awards score no pattern
     params = dict(rs.params)
     out = []
     for rule in rules().values():

@@ -22,6 +22,7 @@ from .pages import (
     sources_page,
     verification_page,
 )
+from .rulebook import languages, rulebook_page
 from .site import GENERATED_NOTE, Site, repo_root
 
 
@@ -35,6 +36,10 @@ def generate(root: Path | None = None) -> dict[str, str]:
              GENERATED_NOTE + "\n\n" + "\n".join(common_page(docs=False)).rstrip() + "\n")
     for name in builtin_names():
         site.page(f"rules/{name}.md", ruleset_page(site, name, docs=True))
+        site.page(f"rulebook/{name}.md", rulebook_page(name))
+        for code, words in languages().items():
+            if name in words["rulesets"]:
+                site.page(f"rulebook/{name}.{code}.md", rulebook_page(name, code))
         site.add(f"spec/rules/{name}.md", GENERATED_NOTE + "\n\n"
                  + "\n".join(ruleset_page(Site(), name, docs=False)).rstrip() + "\n")
     for name in builtin_names(NESTED):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from ..analysis.claims import compute, load_claims
@@ -31,6 +32,7 @@ from ..variant import (
 )
 from .examples import EXAMPLES, INTRO, Example, contrasts
 from .prose import parameter_statement
+from .rulebook import COMPETITION, IMPLEMENTERS
 from .site import Site, ambiguities, img, load_toml, rule_link, rule_number, source_link, sources, table
 
 
@@ -85,15 +87,22 @@ def common_page(docs: bool) -> list[str]:
            "checker and the conformance vectors cite the id, and neither numbers nor ids are ever "
            "reused. The rules whose scope names a parameter hold in the form that parameter selects; "
            "each ruleset page states its choices.", ""]
-    groups = [("Rules every quantum ruleset shares", "common"),
-              ("Rules selected by a parameter or a scoring award", "selected"),
-              ("Rules of the nested-classical family (Intelligent Tic-Tac-Toe)", "nested")]
-    for heading, group in groups:
+    apart = set(IMPLEMENTERS) | set(COMPETITION)
+    groups: list[tuple[str, Callable[[Rule], bool]]] = [
+        ("Rules every quantum ruleset shares", lambda r: r.scope == "common" and r.id not in apart),
+        ("Rules selected by a parameter or a scoring award",
+         lambda r: r.scope != "common" and r.id not in apart and not r.id.startswith("nested-")),
+        ("Rules of the nested-classical family (Intelligent Tic-Tac-Toe)",
+         lambda r: r.id.startswith("nested-")),
+        ("Competition rules", lambda r: r.id in COMPETITION),
+        ("For implementers: tooling rules", lambda r: r.id in IMPLEMENTERS)]
+    for heading, belongs in groups:
         out += [f"## {heading}", ""]
+        if heading.startswith("For implementers"):
+            out += ["These rules bind software (error reports, records, files, the engine protocol, "
+                    "the compiled cores), not players.", ""]
         for rule in rules().values():
-            kind = ("nested" if rule.id.startswith("nested-") else
-                    "common" if rule.scope == "common" else "selected")
-            if kind == group:
+            if belongs(rule):
                 out += _rule_block(rule, docs, page)
     return out
 
@@ -138,22 +147,22 @@ def ruleset_page(site: Site, name: str, docs: bool) -> list[str]:
 
     out = [f"# {name}: {rs.title}", "", rs.summary, "",
            f"- Canonical name: `{rs.canonical}`" + (f" (extends `{extends}`)" if extends else ""),
-           "- Sources: " + ", ".join(src(s) for s in rs.sources), "",
+           "- Sources: " + ", ".join(src(s) for s in rs.sources),
+           *([f"- The rules as a player reads them: [rulebook](../rulebook/{name}.md)"] if docs else []), "",
            "## Rules", "",
            "All rules of the [common mechanics](common.md) hold. This ruleset selects:", ""]
-    letter = name[0].upper()
     i = 0
     for p in PARAMETERS:
         if p.name == "end_line" or p.name == "game" or rs.game not in p.games:
             continue
         i += 1
-        out.append(f"{i}. **{letter}{i}** {parameter_statement(rs, p.name)} "
+        out.append(f"{i}. **§{i}** {parameter_statement(rs, p.name)} "
                    f"({link(p.rule)})")
-    out.append(f"{i + 1}. **{letter}{i + 1}** Scores are awarded on the final board, as the sum of the "
+    out.append(f"{i + 1}. **§{i + 1}** Scores are awarded on the final board, as the sum of the "
                f"components below ({link('score-at-end')}).")
     for k, award in enumerate(compile_game(rs).awards):
         j = i + 2 + k
-        out.append(f"{j}. **{letter}{j}** {award.describe()} ({link(award.rule)})")
+        out.append(f"{j}. **§{j}** {award.describe()} ({link(award.rule)})")
     out.append("")
     if not docs:
         return out

@@ -56,7 +56,8 @@ def builtin_rulesets() -> st.SearchStrategy[Ruleset]:
 def random_rulesets(draw: st.DrawFn, max_board: int = 4) -> Ruleset:
     """A built-in ruleset with random valid rule parameters (via with_params); scoring kept."""
     base = draw(builtin_rulesets())
-    board = draw(st.integers(2, max_board))
+    fits = max([2, *(c.length for c in base.scoring)])  # inherited patterns must fit the board
+    board = draw(st.integers(fits, max(fits, max_board)))
     changes: dict[str, Any] = {"board": board}
     for name in ("measurer", "two_cycles", "last_square", "untouched", "end"):
         changes[name] = draw(st.sampled_from(PARAMETER_BY_NAME[name].allowed))

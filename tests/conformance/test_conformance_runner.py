@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import conformance_engines as ce
+import jsonschema  # type: ignore[import-untyped]
 import pytest
 
 from qttt import builtin_names, load_ruleset
 from qttt.conformance.protocol import QtttEngine
 from qttt.conformance.report import Report
 from qttt.conformance.runner import Engine, InProcessEngine, ProcessEngine, Runner
+from qttt.conformance.schema import Validator, load_schema
 from qttt.conformance.suite import build_suite, render, suite_path
 
 ENGINES_PY = Path(ce.__file__).resolve()
@@ -275,6 +277,14 @@ def test_failure_lines_print_json_values() -> None:
 def test_json_and_junit_reports_agree_with_the_text() -> None:
     report, _ = _run(_in_process("no-rule-ids"), ["wikipedia", "russian"], cases=slice(15, 19))
     data = json.loads(json.dumps(report.to_json("strict")))
+    schema = load_schema("conformance-report.schema.json")
+    jsonschema.Draft202012Validator.check_schema(schema)
+    unstarted = Report(could_not_run="the engine cannot start").to_json("core")
+    for doc in (data, report.to_json("core"), unstarted):
+        assert Validator(schema).errors(doc) == []
+        jsonschema.Draft202012Validator(schema).validate(doc)
+    wrong = {**data, "results": [{**data["results"][0], "strict": "ok"}]}
+    assert Validator(schema).errors(wrong) and not jsonschema.Draft202012Validator(schema).is_valid(wrong)
     assert data["status"] == "failed" and data["summary"] == report.summary()
     assert data["totals"]["core"] == {"passed": 8, "failed": 0, "skipped": 0, "not_supported": 0}
     assert data["totals"]["strict"] == {"passed": 0, "failed": 8, "skipped": 0, "not_supported": 0}

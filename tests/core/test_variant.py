@@ -197,3 +197,28 @@ def test_user_variant_creator_measures(tmp_path: Path, capsys: pytest.CaptureFix
     # O4 measured into square 1 (cell 0): X1 into square 4, X3 into square 8; X places move 5
     assert measured["board"] == ["o4", [], ["o2"], "x1", [], [], [], "x3", ["o2"]]
     assert (measured["phase"], measured["to_move"], measured["move"]) == ("place", "x", 5)
+
+
+def test_inherited_values_are_checked_again_after_extends(tmp_path: Path) -> None:
+    """A line length, square or end line inherited from the parent that no longer fits the board
+    is refused with both files named (rule variant-file)."""
+    bonus = str(Path(load_ruleset("bonus4x4").path or ""))
+    _, message = load_error(tmp_path, '[variant]\nname = "b2"\nextends = "bonus4x4"\n[rules]\nboard = 2\n')
+    assert str(tmp_path / "v.toml") in message
+    assert bonus in message and "a line of 3" in message and "board = 2" in message
+    (tmp_path / "three.toml").write_text(
+        '[variant]\nname = "three"\nextends = "wikipedia"\n[[scoring]]\naward = "per-pattern"\n'
+        'length = 3\n', encoding="utf-8")
+    path, message = load_error(tmp_path, '[variant]\nname = "two"\nextends = "three.toml"\n[rules]\n'
+                               'board = 2\n', "two.toml")
+    assert str(path) in message and str(tmp_path / "three.toml") in message and "a line of 3" in message
+    (tmp_path / "end3.toml").write_text(
+        '[variant]\nname = "e"\nextends = "wikipedia"\n[rules]\nend_line = 3\n', encoding="utf-8")
+    _, message = load_error(tmp_path, '[variant]\nname = "e2"\nextends = "end3.toml"\n[rules]\nboard = 2\n'
+                            '[[scoring]]\naward = "per-pattern"\n', "e2.toml")
+    assert "end_line = 3 (inherited from" in message and "end3.toml" in message
+    with pytest.raises(VariantError, match="does not fit scoring"):
+        load_ruleset("bonus4x4(board=2)")
+    with pytest.raises(VariantError, match="does not fit scoring"):
+        with_params(load_ruleset("bonus4x4"), board=2)
+    assert load_ruleset("bonus4x4(board=2,scoring=[])").board == 2  # its own scoring fits

@@ -47,7 +47,7 @@ AWARD_DEFAULTS: dict[str, dict[str, Any]] = {
         "first": "0",
         "second": "0",
         "neither": "0",
-        "tie": "0",
+        "tie": None,  # unstated: first when first = second, else 0 (rule score-first-line)
         "double": None,  # unstated: a double line scores sole
         "tiebreak": [],
         "fallback": [],
@@ -482,8 +482,12 @@ def score(params: Params, n: int, classical: list[tuple[str, int] | None]) -> di
                     for p in PLAYERS
                 }
                 if best["x"] == best["o"]:
+                    tie = comp["tie"]
+                    if tie is None:
+                        same = Fraction(str(comp["first"])) == Fraction(str(comp["second"]))
+                        tie = comp["first"] if same else "0"
                     for player in PLAYERS:
-                        total[player] += Fraction(str(comp["tie"]))
+                        total[player] += Fraction(str(tie))
                 else:
                     winner = "x" if best["x"] < best["o"] else "o"
                     total[winner] += Fraction(str(comp["first"]))

@@ -393,3 +393,20 @@ def test_one_step_forcing_leaves_marks_open() -> None:
         if 0 in edge:
             assert landed[i] == G.other_end(edge, 0)  # the broken rule's one step was taken
     assert None not in G.propagate(graph, k, 0)  # while the real rule reaches every mark
+
+
+def test_a_broken_premise_is_caught_by_the_vacuity_check() -> None:
+    """A query whose premises cannot hold proves every claim; the premises check says so, and the
+    obligation is then not proved."""
+    good = Z.single_cycle_query(4)
+    shown = Z.check_premises(good)
+    assert shown.verdict == "sat" and "GraphWitness" in shown.model
+    never = Z.Shape("no graph", lambda g: z3.BoolVal(False), rooted=True)
+    broken = Z.single_cycle_query(4, never)
+    assert isinstance(Z.prove(broken), Z.Proved)  # vacuously
+    assert Z.check_premises(broken).verdict == "unsat"
+    ob = Z.Obligation("single-cycle-per-move", "broken", 4, lambda: broken)
+    (done,) = Z.discharge([ob])
+    assert done.status == "unknown"
+    (fine,) = Z.discharge([Z.Obligation("single-cycle-per-move", "good", 4, lambda: good)])
+    assert fine.status == "proved"

@@ -1,0 +1,120 @@
+"""The exhaustive walk of verify.exhaustive: its shape key is a canonical form (isomorphic positions
+get equal keys, checked against brute force over every relabelling of the cells) and sound for what
+the walk checks (positions with equal keys have the same legal-action count, phase, player parity
+and successor keys: a bisimulation), and the walk visits every class."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from qttt import State, load_ruleset, with_params
+from verify.abstract import abstract_of
+from verify.exhaustive import shape_key, walk, walk_ruleset
+
+
+def brute_shape(state: State) -> tuple[Any, ...]:
+    """The least relabelling of the open cells' multigraph with the pending move marked, over every
+    permutation of the open cells (independent of shape_key's tree codes)."""
+    opens = state.open_cells
+    ends = state.edges
+    best = None
+    for perm in itertools.permutations(range(len(opens))):
+        name = dict(zip(opens, perm, strict=True))
+        edges = sorted(tuple(sorted((name[a], name[b]))) for a, b in ends.values())
+        pend = tuple(sorted(name[c] for c in ends[state.pending])) if state.pending is not None else ()
+        cand = (tuple(edges), pend)
+        best = cand if best is None or cand < best else best
+    return (state.phase, state.move & 1, best)
+
+
+def every_position(rs_name: str) -> dict[int, list[State]]:
+    """Every position of a small ruleset by ply, without merging."""
+    rs = load_ruleset(rs_name)
+    layers, frontier, ply = {}, [State.initial(rs)], 0
+    while frontier:
+        layers[ply] = frontier
+        frontier = [s.apply(a) for s in frontier if not s.over for a in s.legal_actions()]
+        ply += 1
+    return layers
+
+
+SMALL = ["qttt(board=2,end=full)", "qttt(board=2,two_cycles=false,end=full)",
+         "qttt(board=2,untouched=vanish,last_square=end,end=full)"]
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_shape_key_is_the_isomorphism_class_and_the_walk_finds_every_class(name: str) -> None:
+    layers = every_position(name)
+    per_ply = []
+    for states in layers.values():
+        keys: dict[Any, Any] = {}
+        for s in states:
+            assert keys.setdefault(brute_shape(s), shape_key(s)) == shape_key(s)
+        assert len(set(keys.values())) == len(keys)  # equal keys only for isomorphic positions
+        per_ply.append(len(keys))
+    done = walk(load_ruleset(name))
+    assert done.complete and not done.failures
+    assert done.positions_by_ply == per_ply
+
+
+def successor_keys(state: State) -> Counter[Any]:
+    return Counter(shape_key(state.apply(a)) for a in state.legal_actions())
+
+
+@pytest.mark.parametrize("name", ["russian-unstable", "kumar", "wikipedia(end=full,two_cycles=false)"])
+def test_equal_shape_keys_have_the_same_future(name: str) -> None:
+    """A bisimulation check on positions of random games: equal keys, equal observations and
+    equal successor-key multisets (so one representative per key stands for all)."""
+    rs = load_ruleset(name)
+    rng = random.Random(7)
+    seen: dict[Any, tuple[Any, ...]] = {}
+    merged = 0
+    for _ in range(150):
+        state = State.initial(rs)
+        while not state.over and state.legal_actions():
+            key = shape_key(state)
+            view = (state.phase, state.to_move, len(state.legal_actions()), abstract_of(state),
+                    len(state.cycle or ()), successor_keys(state))
+            merged += key in seen
+            assert seen.setdefault(key, view) == view, (key, state)
+            acts = state.legal_actions()
+            state = state.apply(acts[rng.randrange(len(acts))])
+    assert merged > 100  # the check compared many distinct positions under one key
+
+
+def test_symmetric_games_get_equal_keys() -> None:
+    rs = load_ruleset("russian")
+    rng = random.Random(3)
+    flip = [2, 1, 0, 5, 4, 3, 8, 7, 6]
+    for _ in range(30):
+        a, b = State.initial(rs), State.initial(rs)
+        while not a.over:
+            acts = a.legal_actions()
+            act = acts[rng.randrange(len(acts))]
+            mirrored = type(act)(*(flip[c] for c in act))
+            if type(act).__name__ == "Place":
+                mirrored = type(act)(*sorted(mirrored))
+            a, b = a.apply(act), b.apply(mirrored)
+            assert shape_key(a) == shape_key(b)
+
+
+def test_first_line_rulesets_walk_their_full_board_version() -> None:
+    rs = load_ruleset("wikipedia")
+    assert walk_ruleset(rs) == with_params(rs, end="full")
+    assert walk_ruleset(load_ruleset("russian")) is load_ruleset("russian")
+
+
+def test_walk_to_a_depth_and_resume(tmp_path: Any) -> None:
+    rs = load_ruleset("russian")
+    whole = walk(rs, max_ply=6)
+    assert not whole.complete and whole.positions_by_ply == [1, 1, 3, 8, 20, 49, 127]
+    saved = tmp_path / "walk.json"
+    first = walk(rs, max_ply=3, checkpoint=saved)
+    assert first.positions_by_ply == whole.positions_by_ply[:4]
+    resumed = walk(rs, max_ply=6, checkpoint=saved)
+    assert resumed.positions_by_ply == whole.positions_by_ply

@@ -1,0 +1,354 @@
+"""Exhaustive walk of a ruleset's positions with the engine, checked at every position.
+
+The walk goes ply by ply from the empty board through the public `State` API, merging positions
+whose keys are equal, and runs `verify.sampled.check_position` on one representative of every
+key: cycle = graph cycle, both measurement outcomes classical and differing exactly on the cycle,
+nothing outside the component changed, the player to act, the end rules, a legal action when not
+over, final scores, agreement with the component-size model. A position the engine raises on is
+a failure with the actions reaching it; the ply count is checked against the abstraction's bound.
+
+Keys, and why each is sound for what is checked under it:
+
+* `shape_key` (the walk's key): phase, parity of the next move, and the isomorphism class of the
+  entanglement graph on the open cells with the pending edge marked. Under end = full the rules
+  make the legal actions and the phase, measurer and shape of every successor a function of this
+  class: placements are pairs of open cells (minus live pairs when 2-cycles are forbidden), a
+  placement joins two trees or closes the one cycle through its cells, a measurement makes the
+  pending component classical (and, under vanish, frees every other cell), the game ends when at
+  most one cell is open; none of this looks at cell geometry, owners or move numbers. So the
+  classes reachable, and the structural properties at each, are those of one representative.
+  Under end = first-line the line end only cuts games short: every position of the ruleset that
+  is not over is a position of the same ruleset with end = full, with the same legal actions and
+  the same successors' shapes. The structural walk therefore runs on that ruleset (`walk_ruleset`);
+  a second walk on the ruleset itself checks the end rules and final scores on one position per
+  shape class it reaches (not every position: the line end depends on owners).
+* `partition_key` (qttt.analysis.keys): component sizes only, the abstraction's key; measured for
+  comparison. It is too coarse for the measurement checks, which need the cycle inside a component.
+* Scores read owners (and, for some awards, move numbers) which `shape_key` forgets; they are
+  checked on the final positions the walks reach and in sampled games, and the report says so.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from qttt import Action, Measure, Place, Ruleset, State, load_ruleset, with_params
+from qttt.io import write_atomic
+
+from .abstract import abstract_of
+from .sampled import LENGTH, Context, apply_checked, check_position
+
+Key = tuple[Any, ...]
+Path_ = tuple[int, ...]
+Progress = Callable[[int, int, int], None]
+"""Told (ply, positions done in this ply, positions in this ply)."""
+
+
+# The shape key ----------------------------------------------------------------------------------
+
+
+def _rooted(adj: dict[int, list[int]], v: int, parent: int, avoid: frozenset[int]) -> str:
+    """AHU code of the tree hanging at v (away from parent and the avoided cells)."""
+    kids = sorted(_rooted(adj, u, v, avoid) for u in adj[v] if u != parent and u not in avoid)
+    return "(" + "".join(kids) + ")"
+
+
+def _tree_code(adj: dict[int, list[int]], cells: list[int]) -> str:
+    """Canonical code of an unrooted tree: the least AHU code rooted at one of its centres."""
+    degree = {c: len(adj[c]) for c in cells}
+    left, leaves = len(cells), [c for c in cells if degree[c] <= 1]
+    removed: set[int] = set()
+    while left > 2:
+        nxt = []
+        for leaf in leaves:
+            removed.add(leaf)
+            left -= 1
+            for u in adj[leaf]:
+                if u not in removed:
+                    degree[u] -= 1
+                    if degree[u] == 1:
+                        nxt.append(u)
+        leaves = nxt
+    centres = [c for c in cells if c not in removed]
+    return min(_rooted(adj, c, -1, frozenset()) for c in centres)
+
+
+def _cycle_code(adj: dict[int, list[int]], cells: list[int], ends: dict[int, tuple[int, int]],
+                pending: int) -> str | None:
+    """Canonical code of the pending component (one cycle through the pending move, trees hanging
+    from its cells): the hanging trees' codes along the cycle from one end of the pending move to
+    the other, the lesser of the two directions. None when the component is not of that shape."""
+    moves = [k for k, (a, _) in ends.items() if a in cells]
+    if len(moves) != len(cells):
+        return None
+    degree = {c: len(adj[c]) for c in cells}
+    core, stack = set(cells), [c for c in cells if degree[c] <= 1]
+    while stack:
+        c = stack.pop()
+        if c not in core:
+            continue
+        core.discard(c)
+        for u in adj[c]:
+            if u in core:
+                degree[u] -= 1
+                if degree[u] <= 1:
+                    stack.append(u)
+    a, b = ends[pending]
+    if a not in core or b not in core:
+        return None
+    core_moves = [k for k in moves if ends[k][0] in core and ends[k][1] in core]
+    order, last, here = [a], pending, a
+    while here != b:
+        step = [k for k in core_moves if k != last and here in ends[k]]
+        if len(step) != 1 or len(order) > len(core):
+            return None
+        last = step[0]
+        u, v = ends[last]
+        here = v if u == here else u
+        order.append(here)
+    if len(order) != len(core) or set(order) != core:
+        return None
+    frozen = frozenset(core)
+    seq = [_rooted(adj, c, -1, frozen) for c in order]
+    return min("".join(seq), "".join(reversed(seq)))
+
+
+def shape_key(state: State) -> Key:
+    """Phase, parity of the next move and the isomorphism class of the open cells' entanglement
+    graph with the pending move marked (see the module docstring for why it is sound). A graph of
+    a shape the rules never produce gets an uncanonical key (its cells as they are)."""
+    ends = state.edges
+    opens = state.open_cells
+    adj: dict[int, list[int]] = {c: [] for c in opens}
+    for a, b in ends.values():
+        if a not in adj or b not in adj:
+            return ("odd", state.phase, state.move & 1, tuple(sorted(ends.items())), opens)
+        adj[a].append(b)
+        adj[b].append(a)
+    seen: set[int] = set()
+    trees, pend = [], ""
+    pending_cell = ends[state.pending][0] if state.pending is not None else -1
+    for c in opens:
+        if c in seen:
+            continue
+        comp, stack = [], [c]
+        seen.add(c)
+        while stack:
+            v = stack.pop()
+            comp.append(v)
+            for u in adj[v]:
+                if u not in seen:
+                    seen.add(u)
+                    stack.append(u)
+        inner = sum(len(adj[v]) for v in comp) // 2
+        if pending_cell in comp and state.pending is not None:
+            code = _cycle_code(adj, comp, ends, state.pending)
+            if code is None:
+                return ("odd", state.phase, state.move & 1, tuple(sorted(ends.items())), opens)
+            pend = code
+        elif inner != len(comp) - 1:
+            return ("odd", state.phase, state.move & 1, tuple(sorted(ends.items())), opens)
+        else:
+            trees.append(_tree_code(adj, comp))
+    return (state.phase, state.move & 1, pend, tuple(sorted(trees)))
+
+
+KEYS: dict[str, Callable[[State], Key]] = {"shape": shape_key}
+
+
+# The walk ---------------------------------------------------------------------------------------
+
+
+def encode(action: Action, cells: int) -> int:
+    """An action as one integer: a placement a*cells+b, a measurement -(cell+1)."""
+    return -(action.cell + 1) if isinstance(action, Measure) else action.a * cells + action.b
+
+
+def decode(code: int, cells: int) -> Action:
+    """The action of `encode`."""
+    return Measure(-code - 1) if code < 0 else Place(*divmod(code, cells))
+
+
+def actions_of(path: Sequence[int], cells: int) -> list[Action]:
+    """The actions of an encoded path."""
+    return [decode(c, cells) for c in path]
+
+
+@dataclass
+class Walk:
+    """What an exhaustive walk visited and found: positions per ply under the shape key, the
+    partition classes met, the first failure per property (message, actions reaching it)."""
+
+    ruleset: str
+    key: str = "shape"
+    positions_by_ply: list[int] = field(default_factory=list)
+    partition_classes: int = 0
+    final_positions: int = 0
+    complete: bool = False
+    max_ply: int | None = None
+    seconds: float = 0.0
+    failures: dict[str, tuple[str, tuple[Action, ...]]] = field(default_factory=dict)
+
+    @property
+    def positions(self) -> int:
+        """Positions checked (one per key per ply)."""
+        return sum(self.positions_by_ply)
+
+    def fail(self, prop: str, message: str, actions: Sequence[Action]) -> None:
+        """Keep the first failure of a property."""
+        self.failures.setdefault(prop, (message, tuple(actions)))
+
+
+Found = tuple[dict[Key, Path_], list[tuple[str, str, Path_]], set[Key], int]
+
+
+def expand(rs: Ruleset, paths: Sequence[Path_], key: str = "shape") -> Found:
+    """Check the positions at the given paths; their children by key (first path kept), the
+    failures, the partition classes met and how many were final."""
+    ctx = Context.of(rs)
+    keyer = KEYS[key]
+    cells = rs.board * rs.board
+    children: dict[Key, Path_] = {}
+    failures: list[tuple[str, str, Path_]] = []
+    partitions: set[Key] = set()
+    final = 0
+    for path in paths:
+        state = State.initial(rs)
+        for code in path:
+            state = state.apply(decode(code, cells))
+        for prop, message in check_position(ctx, state, simulate=True):
+            failures.append((prop, message, path))
+        try:
+            partitions.add(tuple(abstract_of(state).__dict__.values()))
+            legal = () if state.over else state.legal_actions()
+        except Exception:
+            continue  # check_position reported it
+        final += state.over
+        for act in legal:
+            child, failure = apply_checked(state, act)
+            if failure:
+                failures.append((*failure, path))
+                continue
+            assert child is not None
+            try:
+                k = keyer(child)
+            except Exception as e:
+                failures.append(("single-cycle-per-move", f"the engine's graph after {act}: {e!r}", path))
+                continue
+            children.setdefault(k, (*path, encode(act, cells)))
+    return children, failures, partitions, final
+
+
+def _expand_spec(spec: dict[str, Any], paths: list[Path_]) -> Found:
+    """`expand` in another process, the ruleset given as its canonical data."""
+    return expand(_ruleset(spec), paths, spec["key"])
+
+
+def _ruleset(spec: dict[str, Any]) -> Ruleset:
+    rs = load_ruleset(spec["load"])
+    return with_params(rs, **spec["params"]) if spec["params"] else rs
+
+
+def walk(rs: Ruleset, *, max_ply: int | None = None, bound: int | None = None, processes: int = 1,
+         chunk: int = 500, checkpoint: str | Path | None = None, progress: Progress | None = None,
+         load: str | None = None, params: dict[str, Any] | None = None, key: str = "shape",
+         budget: int | None = None) -> Walk:
+    """Walk every position of rs up to max_ply (all if None), ply by ply, merged by `key` (a name
+    in KEYS), stopping unfinished once more than `budget` positions are checked.
+    `processes` > 1 spreads large plies over that many processes (they rebuild the ruleset from
+    `load`, a name or file, and `params`); `checkpoint` names a file saved after each ply and
+    resumed from; `bound` is the ply bound the walk checks."""
+    start = time.perf_counter()
+    out = Walk(rs.canonical, key=key, max_ply=max_ply)
+    cells = rs.board * rs.board
+    frontier: dict[Key, Path_] = {KEYS[key](State.initial(rs)): ()}
+    ply = 0
+    partitions: set[Key] = set()
+    if checkpoint is not None and Path(checkpoint).is_file():
+        ply, frontier, partitions = _resume(out, Path(checkpoint))
+    pool = ProcessPoolExecutor(processes) if processes > 1 and load is not None else None
+    spec = {"load": load, "params": params or {}, "key": key}
+    try:
+        while frontier:
+            if bound is not None and ply > bound:
+                path = next(iter(frontier.values()))
+                out.fail(LENGTH, f"a position after {ply} actions, more than the bound {bound}",
+                         actions_of(path, cells))
+                break
+            paths = list(frontier.values())
+            out.positions_by_ply.append(len(paths))
+            batches = [paths[i:i + chunk] for i in range(0, len(paths), chunk)]
+            results = (pool.map(_expand_spec, [spec] * len(batches), batches)
+                       if pool is not None and len(batches) > 1 else (expand(rs, b, key) for b in batches))
+            merged: dict[Key, Path_] = {}
+            done = 0
+            for batch, (children, failures, parts, final) in zip(batches, results, strict=True):
+                for k, path in children.items():
+                    merged.setdefault(k, path)
+                for prop, message, path in failures:
+                    out.fail(prop, message, actions_of(path, cells))
+                partitions |= parts
+                out.final_positions += final
+                done += len(batch)
+                if progress:
+                    progress(ply, done, len(paths))
+            ply += 1
+            frontier = merged
+            if (max_ply is not None and ply > max_ply) or (budget is not None and out.positions > budget):
+                break
+            if checkpoint is not None:
+                _save(Path(checkpoint), out, ply, frontier, partitions)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    out.complete = not frontier
+    out.partition_classes = len(partitions)
+    out.seconds = time.perf_counter() - start
+    return out
+
+
+def _save(path: Path, out: Walk, ply: int, frontier: dict[Key, Path_], partitions: set[Key]) -> None:
+    data = {"ruleset": out.ruleset, "key": out.key, "ply": ply, "positions_by_ply": out.positions_by_ply,
+            "final_positions": out.final_positions, "partitions": [list(p) for p in partitions],
+            "frontier": [list(p) for p in frontier.values()],
+            "failures": {k: [m, [repr(a) for a in acts]] for k, (m, acts) in out.failures.items()}}
+    write_atomic(path, json.dumps(data, separators=(",", ":"), default=list))
+
+
+def _resume(out: Walk, path: Path) -> tuple[int, dict[Key, Path_], set[Key]]:
+    """The ply, frontier and partition classes saved in a checkpoint of the same ruleset (paths are
+    re-keyed by replaying them, so a checkpoint from another engine cannot mislead)."""
+    from qttt import QtttError
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("ruleset") != out.ruleset or data.get("key") != out.key:
+        raise QtttError("record-variant", f"checkpoint {path} is for {data.get('ruleset')!r}, "
+                        f"not {out.ruleset!r}")
+    rs = load_ruleset(out.ruleset)
+    cells = rs.board * rs.board
+    frontier: dict[Key, Path_] = {}
+    for p in data["frontier"]:
+        state = State.initial(rs)
+        for code in p:
+            state = state.apply(decode(code, cells))
+        frontier.setdefault(KEYS[out.key](state), tuple(p))
+    out.positions_by_ply = list(data["positions_by_ply"])
+    out.final_positions = int(data["final_positions"])
+    parts = {tuple(_tuples(p)) for p in data["partitions"]}
+    return int(data["ply"]), frontier, parts
+
+
+def _tuples(value: Any) -> Any:
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+def walk_ruleset(rs: Ruleset) -> Ruleset:
+    """The ruleset the structural walk runs on: rs itself, or rs with end = full when a line ends
+    its games (see the module docstring)."""
+    return with_params(rs, end="full") if rs.rules.end == "first-line" else rs
