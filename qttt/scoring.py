@@ -187,15 +187,15 @@ class FirstLine(Award):
 
     def evaluate(self, cls: Sequence[int], xmask: int, omask: int) -> Points:
         source, criteria, tie = self.source, self.criteria, self.equal
-        kx, ko = best_line_keys(self.patterns, cls, xmask, omask, criteria)
-        result = line_result(kx, ko)
-        if result == "neither":
-            return self.neither, self.neither, ()
-        if kx is None or ko is None:  # one player alone owns lines: one, or a double line
-            alone = self.sole
-            if self.double is not None and sum(map(len, owned(self.patterns, xmask, omask))) > 1:
-                alone = self.double
-            return (ZERO, alone, ()) if kx is None else (alone, ZERO, ())
+        xs, os_ = owned(self.patterns, xmask, omask)  # the engine's hot path: no keys unless both own
+        if not xs or not os_:
+            if not xs and not os_:
+                return self.neither, self.neither, ()
+            # one player alone owns lines: one, or a double line
+            alone = self.double if self.double is not None and len(xs) + len(os_) > 1 else self.sole
+            return (ZERO, alone, ()) if not xs else (alone, ZERO, ())
+        kx = min(line_key(cls, p, criteria) for p in xs)
+        ko = min(line_key(cls, p, criteria) for p in os_)
         notes: tuple[str, ...] = ()
         if kx[:len(source)] == ko[:len(source)] and (kx != ko or tie is None):
             decided = "the fallback " + "/".join(criteria[len(source):]) if kx != ko \
@@ -204,7 +204,7 @@ class FirstLine(Award):
             notes = (f"score-tie-gap: both players own lines with {keys}; decided by {decided}",)
         if kx == ko:
             return (tie or ZERO), (tie or ZERO), notes
-        return (self.first, self.second, notes) if result == "x" else (self.second, self.first, notes)
+        return (self.first, self.second, notes) if kx < ko else (self.second, self.first, notes)
 
     def _stated(self) -> list[Fraction]:
         vals = [self.sole, self.first, self.second, self.neither, self.tie, self.double]

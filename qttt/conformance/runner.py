@@ -185,16 +185,16 @@ def python_factory(spec: str) -> Callable[[], Handler]:
     """The factory named by `module:attribute` (the current directory is importable)."""
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
-        raise EngineSetupError("engine-protocol", f"--python {spec!r}: expected module:factory")
+        raise EngineSetupError(None, f"--python {spec!r}: expected module:factory")
     if "" not in sys.path:
         sys.path.insert(0, "")
     try:
         module = importlib.import_module(module_name)
         factory = getattr(module, attr)
     except (ImportError, AttributeError) as e:
-        raise EngineSetupError("engine-protocol", f"--python {spec!r}: {e}") from None
+        raise EngineSetupError(None, f"--python {spec!r}: {e}") from None
     if not callable(factory):
-        raise EngineSetupError("engine-protocol", f"--python {spec!r}: {attr} is not callable")
+        raise EngineSetupError(None, f"--python {spec!r}: {attr} is not callable")
     return factory  # type: ignore[no-any-return]
 
 

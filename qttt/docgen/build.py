@@ -21,7 +21,7 @@ from .pages import (
     sources_page,
     verification_page,
 )
-from .rulebook import rulebook_page
+from .rulebook import languages, rulebook_page
 from .site import GENERATED_NOTE, Site, repo_root
 
 
@@ -36,6 +36,9 @@ def generate(root: Path | None = None) -> dict[str, str]:
     for name in builtin_names():
         site.page(f"rules/{name}.md", ruleset_page(site, name, docs=True))
         site.page(f"rulebook/{name}.md", rulebook_page(name))
+        for code, words in languages().items():
+            if name in words["rulesets"]:
+                site.page(f"rulebook/{name}.{code}.md", rulebook_page(name, code))
         site.add(f"spec/rules/{name}.md", GENERATED_NOTE + "\n\n"
                  + "\n".join(ruleset_page(Site(), name, docs=False)).rstrip() + "\n")
     site.page("comparison.md", comparison_page(root))

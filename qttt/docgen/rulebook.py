@@ -73,85 +73,140 @@ def _statement(rs: Ruleset, rid: str) -> str:
     return rules()[rid].statement
 
 
-def _cite(rid: str, cases: dict[str, list[str]], page: str) -> str:
+# The English page text; other languages give the same keys in spec/i18n/LANG.toml.
+EN: dict[str, Any] = {
+    "article": "Article", "articles": [t for t, _ in ARTICLES] + ["Competition rules"],
+    "title": "Rulebook: {name}",
+    "intro": ("The laws of this ruleset, complete and in the order a game is played. Each article cites "
+              "the rule it states (its number and id on the [common mechanics](../rules/common.md) page) "
+              "and the conformance cases of `spec/vectors/{name}.json` that pin it. Sources: {sources}."),
+    "cases": "conformance cases", "more": "and {k} more",
+    "forfeit": ("In a refereed game ({limit}), a player who breaks a rule, runs out of time or stops "
+                "answering forfeits: the opponent scores {win}, the player {lose}."),
+    "limit": "{s} s an action", "no_limit": "no time limit",
+    "glossary": "Appendix A: Glossary", "glossary_head": ["term", "meaning"],
+    "notation": "Appendix B: Notation",
+    "notation_text": [
+        "**Human notation.** A record starts with its ruleset in brackets, `[{name}]`, or with changed "
+        "parameters, `[{name}(measurer=creator)]`. Squares are numbered from 1, row by row from the top "
+        "left. `X1:1-9` is move 1, X placing spooky marks in squares 1 and 9; `O8@5` is the measurement "
+        "of the pending cycle: move 8 collapses into square 5; `X9:5` is a forced placement filling the "
+        "last open square 5.",
+        "**Records and states.** The JSON record holds the ruleset and the actions with cells from 0: "
+        "`{{\"variant\": \"{name}\", \"actions\": [{{\"place\": [0, 8]}}, {{\"measure\": 4}}]}}`; "
+        "schemas `spec/schema/record.schema.json` and `spec/schema/state.schema.json`.",
+        "**Cells.** The {n}×{n} board: square numbers (notation), cell numbers (records, from 0) and "
+        "(row, column) from 0 as in the bonus 4×4 README{letters}."],
+    "cell": "square {square}: cell {cell}, ({row}, {col}){letter}", "column": "column {c}",
+    "implementers": "For implementers",
+    "implementers_text": "These rules bind software, not players: {rules}.",
+}
+
+
+def languages() -> dict[str, dict[str, Any]]:
+    """The translated rulebooks' strings (spec/i18n/*.toml) by language code."""
+    return {path.stem: load_toml(path) for path in sorted((spec_dir() / "i18n").glob("*.toml"))}
+
+
+def _v(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def statement_in(words: dict[str, Any], rs: Ruleset, rid: str) -> str:
+    """A rule as it holds in `rs`, in the language of `words` (English when `words` is EN)."""
+    if words is EN:
+        return _statement(rs, rid)
+    text: str
+    readings, n = words["readings"], rs.board
+    if rid == "board-cells":
+        text = readings["board"].format(n=n, last=n * n - 1, squares=n * n) + " " + words["rules"][rid]
+        return text
+    if rid == "end-line":
+        key = "end-line=full" if rs.value("end") == "full" else "end=first-line"
+    elif rid == "end-full":
+        key = f"end-full={rs.value('end')}:{rs.value('last_square')}"
+    elif rid in SELECTED_BY:
+        key = f"{SELECTED_BY[rid]}={_v(rs.value(SELECTED_BY[rid]))}"
+    else:
+        return str(words["rules"][rid])
+    text = readings[key]
+    return text
+
+
+def _cite(rid: str, cases: dict[str, list[str]], page: str, words: dict[str, Any] = EN) -> str:
     found = cases.get(rid, [])
     pinned = ""
     if found:
         shown = ", ".join(f"`{c}`" for c in found[:3])
-        more = f" and {len(found) - 3} more" if len(found) > 3 else ""
-        pinned = f"; conformance cases {shown}{more}"
+        more = " " + words["more"].format(k=len(found) - 3) if len(found) > 3 else ""
+        pinned = f"; {words['cases']} {shown}{more}"
     return f"({rule_link(rid, page)}{pinned})"
 
 
-def cell_map(n: int) -> list[str]:
+def cell_map(n: int, words: dict[str, Any] = EN) -> list[str]:
     """The board's cells as squares, cells, (row, column) and, on 4×4, CodeCup letters."""
     rows = []
     for r in range(n):
-        row = []
-        for c in range(n):
-            k = r * n + c
-            letter = f", {LETTERS[k]}" if n == 4 else ""
-            row.append(f"square {k + 1}: cell {k}, ({r}, {c}){letter}")
-        rows.append(row)
-    return table([f"column {c}" for c in range(n)], rows)
+        rows.append([words["cell"].format(square=r * n + c + 1, cell=r * n + c, row=r, col=c,
+                                          letter=f", {LETTERS[r * n + c]}" if n == 4 else "")
+                     for c in range(n)])
+    return table([words["column"].format(c=c) for c in range(n)], rows)
 
 
-def rulebook_page(name: str) -> list[str]:
-    """The rulebook of one built-in ruleset."""
+def rulebook_page(name: str, lang: str = "en") -> list[str]:
+    """The rulebook of one built-in ruleset, in English or in a language of spec/i18n/."""
+    words = EN if lang == "en" else languages()[lang]
     rs = load_ruleset(name)
     page = f"rulebook/{name}.md"
     cases = cases_by_rule(name)
     game = compile_game(rs)
-    out = [f"# Rulebook: {name}", "", f"*{rs.title}.* {rs.summary}", "",
-           "The laws of this ruleset, complete and in the order a game is played. Each article cites "
-           "the rule it states (its number and id on the [common mechanics](../rules/common.md) page) "
-           "and the conformance cases of `spec/vectors/" + name + ".json` that pin it. Sources: "
-           + ", ".join(source_link(s, page) for s in rs.sources) + ".", ""]
+    titles = words["articles"]
+    out = [f"# {words['title'].format(name=name)}", ""]
+    if lang == "en":
+        out += [f"*{rs.title}.* {rs.summary}", ""]
+    sources = ", ".join(source_link(s, page) for s in rs.sources)
+    out += [words["intro"].format(name=name, sources=sources), ""]
+    others = [f"[{w['language']}]({name}.{code}.md)" for code, w in languages().items()
+              if name in w["rulesets"]]
+    if lang == "en" and others:
+        out += ["In the source's language: " + ", ".join(others) + ".", ""]
     number = 0
-    for title, rids in ARTICLES:
+    for (title, rids), local in zip(ARTICLES, titles, strict=False):
         number += 1
-        out += [f"## Article {number}: {title}", ""]
+        out += [f"## {words['article']} {number}: {local}", ""]
         sub = 0
         for rid in rids:
             if rid not in rules():
                 continue
             sub += 1
-            out += [f"**{number}.{sub}** {_statement(rs, rid)} {_cite(rid, cases, page)}", ""]
+            out += [f"**{number}.{sub}** {statement_in(words, rs, rid)} {_cite(rid, cases, page, words)}", ""]
         if title == "Scoring":
-            for award in game.awards:
+            for k, award in enumerate(game.awards):
                 sub += 1
-                out += [f"**{number}.{sub}** {award.describe()} {_cite(award.rule, cases, page)}", ""]
+                text = award.describe() if lang == "en" else words["awards"][name][k]
+                out += [f"**{number}.{sub}** {text} {_cite(award.rule, cases, page, words)}", ""]
     number += 1
-    out += [f"## Article {number}: Competition rules", ""]
-    sub = 0
+    out += [f"## {words['article']} {number}: {titles[len(ARTICLES)]}", ""]
     m = rs.match
-    limit = f"{m.move_seconds} s an action" if m.move_seconds else "no time limit an action"
-    total = f", {m.game_seconds} s a game in all" if m.game_seconds else ""
-    sub += 1
-    out += [f"**{number}.{sub}** In a refereed game ({limit}{total}), a player who breaks a rule, "
-            f"runs out of time or stops answering forfeits: the opponent scores {m.forfeit[0]}, the "
-            f"player {m.forfeit[1]}. {_cite('match-forfeit', cases, page)}", ""]
+    limit = words["limit"].format(s=m.move_seconds) if m.move_seconds else words["no_limit"]
+    out += [f"**{number}.1** " + words["forfeit"].format(limit=limit, win=m.forfeit[0], lose=m.forfeit[1])
+            + f" {_cite('match-forfeit', cases, page, words)}", ""]
+    sub = 1
     for rid in COMPETITION_OF.get(name, ()):
         if rid in rules():
             sub += 1
-            out += [f"**{number}.{sub}** {rules()[rid].statement} {_cite(rid, cases, page)}", ""]
-    out += ["## Appendix A: Glossary", ""]
-    out += table(["term", "meaning"], [[f"**{t['term']}**", t["meaning"]] for t in glossary()])
-    out += ["## Appendix B: Notation", "",
-            "**Human notation.** A record starts with its ruleset in brackets, `[" + name + "]`, or "
-            "with changed parameters, `[" + name + "(measurer=creator)]`. Squares are numbered from 1, "
-            "row by row from the top left. `X1:1-9` is move 1, X placing spooky marks in squares 1 and "
-            "9; `O8@5` is the measurement of the pending cycle: move 8 collapses into square 5; `X9:5` "
-            "is a forced placement filling the last open square 5.", "",
-            "**Records and states.** The JSON record holds the ruleset and the actions with cells "
-            "from 0: `{\"variant\": \"" + name + "\", \"actions\": [{\"place\": [0, 8]}, "
-            "{\"measure\": 4}]}`; schemas `spec/schema/record.schema.json` and "
-            "`spec/schema/state.schema.json`.", "",
-            f"**Cells.** The {rs.board}×{rs.board} board: square numbers (notation), cell numbers "
-            "(records, from 0), (row, column) from 0 as in the bonus 4×4 README"
-            + (", and the letters A–P of the CodeCup 2012 dialogue" if rs.board == 4 else "") + ".", ""]
-    out += cell_map(rs.board)
-    out += ["## For implementers", "",
-            "These rules bind software, not players: "
-            + ", ".join(rule_link(r, page) for r in IMPLEMENTERS if r in rules()) + ".", ""]
+            text = rules()[rid].statement if lang == "en" else words["rules"][rid]
+            out += [f"**{number}.{sub}** {text} {_cite(rid, cases, page, words)}", ""]
+    out += [f"## {words['glossary']}", ""]
+    if lang == "en":
+        out += table(words["glossary_head"], [[f"**{t['term']}**", t["meaning"]] for t in glossary()])
+    else:
+        out += table(words["glossary_head"], [[t["term"], t[lang]] for t in glossary() if t.get(lang)])
+    out += [f"## {words['notation']}", ""]
+    letters = ", and the letters A–P of the CodeCup 2012 dialogue" if rs.board == 4 else ""
+    out += [x for text in words["notation_text"]
+            for x in (text.format(name=name, n=rs.board, letters=letters), "")]
+    out += cell_map(rs.board, words)
+    links = ", ".join(rule_link(r, page) for r in IMPLEMENTERS if r in rules())
+    out += [f"## {words['implementers']}", "", words["implementers_text"].format(rules=links), ""]
     return out

@@ -235,6 +235,7 @@ def test_random_streams_into_a_closed_pipe(tmp_path: Path) -> None:
     assert status == 0 and proc.stderr.read() == b""
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="reads the peak from /proc")
 def test_replay_of_a_50_mb_record_stops_at_action_2(tmp_path: Path) -> None:
     path = tmp_path / "big.json"
@@ -408,6 +409,14 @@ def test_greedy_says_it_is_thinking_on_a_big_board() -> None:
 
 
 # -- small things -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("spec", ["nocolon", "nosuchmodule:factory"])
+def test_conform_python_flag_errors_cite_no_rule(capsys: pytest.CaptureFixture[str], spec: str) -> None:
+    status, out, err = run(["conform", "--python", spec], capsys)
+    assert (status, out) == (2, "")
+    one_line(err, f"--python {spec!r}")
+    assert "rule" not in err
+
 
 def test_check_resolves_every_name_first(capsys: pytest.CaptureFixture[str]) -> None:
     started = time.perf_counter()

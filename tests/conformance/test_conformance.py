@@ -226,18 +226,26 @@ def test_cli_conform_vectors_check_and_perft() -> None:
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
 
 
-def test_cli_conform_exit_statuses_and_report_files(tmp_path: Path) -> None:
+def test_cli_conform_exit_statuses_and_report_files(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
     """Exit 0 passed, 1 failed, 2 could not run (one line); --json and --junit written."""
+    from qttt.cli import main
+
     engines = ROOT / "tests" / "support" / "conformance_engines.py"
-    run = ["conform", "--engine", f"{sys.executable} {engines} no-rule-ids", "--ruleset", "wikipedia",
+    small = tmp_path / "small.json"  # the refusal cases and a whole game: quick, and strict fails
+    small.write_text(json.dumps({**SUITES["wikipedia"], "cases": SUITES["wikipedia"]["cases"][14:20],
+                                 "perft": SUITES["wikipedia"]["perft"][:1]}), encoding="utf-8")
+    run = ["conform", "--engine", f"{sys.executable} {engines} no-rule-ids", "--suite", str(small),
            "--no-perft", "--json", str(tmp_path / "r.json"), "--junit", str(tmp_path / "r.xml")]
-    strict = _qttt(*run)
-    assert strict.returncode == 1 and strict.stderr == ""
-    core = _qttt(*run, "--level", "core")
-    assert core.returncode == 0 and core.stdout == strict.stdout
+    assert main(run) == 1
+    strict = capsys.readouterr()
+    assert strict.err == "" and "FAIL wikipedia.illegal-placements (strict only; core passed)" in strict.out
+    assert main([*run, "--level", "core"]) == 0
+    core = capsys.readouterr()
+    assert core.out == strict.out
     data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert data["level"] == "core" and data["status"] == "passed" and data["could_not_run"] is None
-    assert data["summary"] == core.stdout.splitlines()[-1]
+    assert data["summary"] == core.out.splitlines()[-1]
     assert (tmp_path / "r.xml").read_text(encoding="utf-8").startswith('<?xml version="1.0"')
     missing = _qttt("conform", "--engine", "/nonexistent/engine", "--json", str(tmp_path / "m.json"))
     assert missing.returncode == 2 and missing.stdout == ""

@@ -57,3 +57,29 @@ def test_cited_conformance_cases_exist() -> None:
         for case in re.findall(r"`([a-z0-9-]+\.[a-z0-9.-]+)`", "\n".join(rulebook_page(name))):
             if case.startswith(name + "."):
                 assert case in ids
+
+
+def _translated() -> list[tuple[str, str]]:
+    from qttt.docgen.rulebook import languages
+    return [(name, code) for code, words in languages().items() for name in words["rulesets"]]
+
+
+@pytest.mark.parametrize(("name", "lang"), _translated(), ids=lambda v: str(v))
+def test_translated_rulebook_has_the_english_articles_in_its_own_words(name: str, lang: str) -> None:
+    english, local = rulebook_page(name), rulebook_page(name, lang)
+    number = re.compile(r"^\*\*(\d+\.\d+)\*\* ")
+    cite = re.compile(r"\(\[R\d+ `[a-z0-9-]+`\]")
+
+    def articles(lines: list[str]) -> dict[str, tuple[str, list[str]]]:
+        out = {}
+        for line in lines:
+            m = number.match(line)
+            if m:
+                out[m.group(1)] = (line.split(" ([R")[0], cite.findall(line))
+        return out
+
+    en, tr = articles(english), articles(local)
+    assert list(en) == list(tr)
+    for k in en:
+        assert en[k][1] == tr[k][1], k          # the same rule cited by the same article
+        assert en[k][0] != tr[k][0], k          # stated in the other language
