@@ -226,6 +226,7 @@ def test_cli_conform_vectors_check_and_perft() -> None:
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_cli_conform_exit_statuses_and_report_files(tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     """Exit 0 passed, 1 failed, 2 could not run (one line); --json and --junit written."""
