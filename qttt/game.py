@@ -1,8 +1,9 @@
 """A ruleset compiled once into the game every consumer reads: typed parameters, geometry, end lines,
 awards, symmetries and the length bound (rule `variant-file`: the engine interprets the data).
 
-`compile_game(rs)` is memoised; the engine, notation, analysis, verification, docs and the command
-line read a `Game` rather than the ruleset's raw parameters.
+`compile_game(rs)` is memoised. The engine plays a `Game`; analysis keys, bounds and serialises it
+for the compiled cores; the docs read its awards' statements; code that needs one parameter reads
+the typed `Ruleset.rules`.
 """
 
 from __future__ import annotations

@@ -98,9 +98,12 @@ SCORING_KEYS: dict[str, tuple[str, str, str]] = {
     "tiebreak": ("first-line", "tiebreak", "bonus4x4(tiebreak=[min-max])"),
 }
 
-AWARDS = ("per-pattern", "first-line", "rank")
-PATTERNS = ("line", "square")
-CRITERIA = ("min-max", "min-sum")
+AwardName = Literal["per-pattern", "first-line", "rank"]
+PatternKind = Literal["line", "square"]
+Criterion = Literal["min-max", "min-sum"]
+AWARDS: tuple[AwardName, ...] = get_args(AwardName)
+PATTERNS: tuple[PatternKind, ...] = get_args(PatternKind)
+CRITERIA: tuple[Criterion, ...] = get_args(Criterion)
 
 # Fields of a scoring component: name -> (kind, default, description); kind is one of
 # "award", "pattern", "int", "fraction", "criteria", "ranks".
@@ -135,8 +138,8 @@ AWARD_FIELDS: dict[str, dict[str, tuple[str, Any, str]]] = {
 class Component:
     """One scoring component: an award over a pattern, with the award's settings."""
 
-    award: str
-    pattern: str
+    award: AwardName
+    pattern: PatternKind
     length: int
     settings: tuple[tuple[str, Any], ...]
 
