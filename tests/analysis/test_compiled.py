@@ -167,6 +167,7 @@ def _conform(engine: type[CompiledEngine], pattern: str = "*.json") -> tuple[int
     return passed, len(report.results) - passed
 
 
+@pytest.mark.slow
 @needs_core
 def test_compiled_engine_passes_every_conformance_suite() -> None:
     served = []

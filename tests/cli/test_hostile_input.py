@@ -410,6 +410,7 @@ def test_greedy_says_it_is_thinking_on_a_big_board() -> None:
 
 # -- small things -------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", ["nocolon", "nosuchmodule:factory"])
 def test_conform_python_flag_errors_cite_no_rule(capsys: pytest.CaptureFixture[str], spec: str) -> None:
     status, out, err = run(["conform", "--python", spec], capsys)

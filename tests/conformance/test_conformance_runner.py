@@ -19,8 +19,8 @@ from qttt import builtin_names, load_ruleset
 from qttt.conformance.protocol import QtttEngine
 from qttt.conformance.report import Report
 from qttt.conformance.runner import Engine, InProcessEngine, ProcessEngine, Runner
-from qttt.conformance.schema import Validator, load_schema
 from qttt.conformance.suite import build_suite, render, suite_path
+from qttt.conformance.validator import Validator, load_schema
 
 ENGINES_PY = Path(ce.__file__).resolve()
 SUITES = {name: json.loads(suite_path(name).read_text(encoding="utf-8")) for name in builtin_names()}
@@ -58,6 +58,7 @@ def _line(level: str, total: int, failed: int = 0, skipped: int = 0) -> str:
     return f"{level}: {total - failed - skipped} passed, {failed} failed, {skipped} skipped"
 
 
+@pytest.mark.slow
 def test_our_engine_passes_everything_over_the_protocol() -> None:
     names = list(builtin_names())
     report, lines = _run(_process("qttt"), names, perft=True)
@@ -73,6 +74,7 @@ def _walk_cost(counts: list[int], depth: int) -> int:
     return 1 + sum(counts[:depth - 1])
 
 
+@pytest.mark.slow
 def test_reference_engine_passes_everything_and_unwalkable_perft_is_skipped_not_passed() -> None:
     """The independent reference model (no perft command): cases pass; perft depths too deep to
     walk through the protocol are skipped, and a skipped entry never counts as passed."""
@@ -312,6 +314,7 @@ def test_engine_that_cannot_start_is_one_line_not_a_failure_per_case() -> None:
 
 
 # Misbehaving processes, on the first cases of the wikipedia suite (12 cases, all with a measurement).
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "symptom"), [
     ("dies-mid-game", "engine exited (status 3)"),
     pytest.param("hangs-on-measure", "no response within 0.5 s", marks=pytest.mark.slow),

@@ -49,6 +49,7 @@ def test_javascript_engine_passes_core_and_strict_on_the_wikipedia_suite() -> No
     assert report.status("strict") == 0
 
 
+@pytest.mark.slow
 @needs_node
 def test_javascript_engine_reports_the_other_rulesets_as_not_supported() -> None:
     others = [n for n in builtin_names() if n != "wikipedia"]

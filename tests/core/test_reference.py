@@ -527,6 +527,7 @@ def test_random_games_replay(variant: str) -> None:
             Fraction(final["scores"][player])
 
 
+@pytest.mark.slow
 def test_random_kumar_first_player_edge() -> None:
     # Kumar, Ang & Chai: random play gives the first player an expected win of 0.452.
     params = load_variant("kumar")

@@ -43,6 +43,7 @@ def test_committed_generated_files_match_the_generator() -> None:
     assert stale == []
 
 
+@pytest.mark.slow
 def test_generator_writes_the_same_tree_twice(tmp_path: Path) -> None:
     assert main(["--out", str(tmp_path / "a")]) == 0
     assert main(["--out", str(tmp_path / "b")]) == 0
@@ -52,6 +53,7 @@ def test_generator_writes_the_same_tree_twice(tmp_path: Path) -> None:
     assert {str(p) for p in a} == set(generate())
 
 
+@pytest.mark.slow
 def test_check_mode_reports_a_changed_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import qttt.docgen.build as docgen
     monkeypatch.setattr(docgen, "repo_root", lambda: tmp_path)
@@ -109,6 +111,7 @@ def _cited_in_json(obj: Any, where: str, found: dict[str, set[str]]) -> None:
             _cited_in_json(v, where, found)
 
 
+@pytest.mark.slow
 def test_every_cited_rule_id_exists_and_has_an_anchor_in_the_site(site: Path) -> None:
     cited = _rule_ids_cited()
     assert len(cited) >= 10  # the engine alone cites more than ten rules
@@ -120,6 +123,7 @@ def test_every_cited_rule_id_exists_and_has_an_anchor_in_the_site(site: Path) ->
     assert missing == []
 
 
+@pytest.mark.slow
 def test_ruleset_pages_link_to_rule_anchors_that_exist(site: Path) -> None:
     html = (site / "rules" / "common" / "index.html").read_text(encoding="utf-8")
     common = set(re.findall(r'\bid="([^"]+)"', html))
@@ -129,6 +133,7 @@ def test_ruleset_pages_link_to_rule_anchors_that_exist(site: Path) -> None:
         assert linked and linked <= common, name
 
 
+@pytest.mark.slow
 def test_every_board_image_of_the_site_exists(site: Path) -> None:
     count = 0
     for page in site.rglob("*.html"):
@@ -141,6 +146,7 @@ def test_every_board_image_of_the_site_exists(site: Path) -> None:
     assert count >= len(builtin_names()) + 2
 
 
+@pytest.mark.slow
 def test_api_and_cli_reference_are_rendered(site: Path) -> None:
     api = (site / "reference" / "api" / "index.html").read_text(encoding="utf-8")
     assert 'id="qttt.load_ruleset"' in api and 'id="qttt.svg.measurement_svg"' in api

@@ -12,6 +12,8 @@ from docsite import ROOT, build_site, pages, serve
 
 from qttt.variant import builtin_names
 
+pytestmark = pytest.mark.slow  # builds the site and drives Chromium: the full run, not the quick lane
+
 cdp = pytest.importorskip("cdp", reason="websocket-client is not installed")
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 

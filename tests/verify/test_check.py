@@ -343,6 +343,7 @@ def test_check_all_in_under_a_minute() -> None:
         assert {f.property: f.status for f in report.findings} == EXPECTED[report.spec]
 
 
+@pytest.mark.slow
 def test_simultaneous_lines_without_criteria_or_tie_award_are_a_gap(tmp_path: Path) -> None:
     """A first-line award with no tiebreak and no stated tie award leaves simultaneous lines
     undecided by the rules as written: the checker reports it with a game the engine replays."""
@@ -384,6 +385,7 @@ def test_first_equal_second_needs_no_tie_award(tmp_path: Path) -> None:
     assert reference_replay(open_gap.witness.record, str(variant)).scores == final.scores
 
 
+@pytest.mark.slow
 def test_two_cycles_forbidden_with_lines_of_two_is_decided() -> None:
     """The abstraction gets stuck, but every colouring of 7 cells of the 3×3 board holds a line of
     two for someone, so the game is over first: no deadlock, decided rather than unknown."""
