@@ -126,20 +126,24 @@ def verification(claim: Claim) -> str:
     return f"{claim.args['property']}: " + ", ".join(sorted(statuses)) + " for every built-in ruleset"
 
 
-def table(claim: Claim) -> str:
-    """A result rendered as a table on another page of the site."""
-    return f"see the table on {claim.args['page']}"
+def scale(claim: Claim) -> str:
+    """Outcome shares and mean scores of a committed random-play run at scale (spec/analysis/scale/)."""
+    path = spec_dir() / "analysis" / "scale" / claim.args["file"]
+    res = json.loads(path.read_text(encoding="utf-8"))["random"]
+    n, lines = res["games"], res["line_outcomes"]
+    shares = " / ".join(f"{lines[k] / n:.1%}" for k in ("x", "o", "neither"))
+    return f"{shares}; {res['mean']['x']:.1f} / {res['mean']['o']:.1f} ({n:,} random games)"
 
 
 COMPUTATIONS: dict[str, Callable[[Claim], str]] = {
     "marks-per-cell": marks_per_cell, "opening-placements": opening_placements,
     "separate-entanglements": separate_entanglements, "forced-move": forced_move,
     "example": example, "random-length": random_length, "analysis": analysis,
-    "verification": verification, "table": table,
+    "verification": verification, "scale": scale,
 }
 
 # Computations that read committed results rather than play: the drift test keeps them current.
-READS_RESULTS = frozenset({"analysis", "verification", "table"})
+READS_RESULTS = frozenset({"analysis", "verification", "scale"})
 
 
 def compute(claim: Claim) -> str:

@@ -15,9 +15,9 @@ from ..io import read_json
 from ..notation import Json
 from ..spec import rules
 from ..variant import load_ruleset
-from .schema import Validator, load_schema
 from .scope import rule_ids
 from .suite import coverage, read_retired
+from .validator import Validator, load_schema
 
 MAX_DESCRIPTION = 100
 

@@ -32,7 +32,7 @@ from ..io import read_json
 from ..notation import Json
 from .protocol import PROTOCOL, Handler
 from .report import Report, Result, show
-from .schema import Validator, load_schema
+from .validator import Validator, load_schema
 
 TRAVERSE_BUDGET = 2_000  # most positions the runner expands itself for an engine without perft
 HELLO_TIMEOUT = 10.0  # seconds a starting engine has for its hello (at least the request timeout)

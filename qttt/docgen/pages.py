@@ -404,8 +404,8 @@ def claims_page() -> list[str]:
     rows = []
     for c in load_claims():
         found = compute(c)
-        if c.how == "table":
-            found = f"[{found}]({c.args['page']})"
+        if c.how == "scale":
+            found += "; the whole table is on the [comparison page](comparison.md)"
         note = f" ({c.check})" if c.check else ""
         rows.append([c.says, source_link(c.source, "claims.md"), c.published, found + note])
     return [*out, *table(["claim", "source", "published", "computed here"], rows)]

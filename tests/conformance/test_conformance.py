@@ -17,9 +17,9 @@ from reference import RefGame, RefIllegal, load_variant
 from qttt import builtin_names, load_ruleset
 from qttt.conformance.check import check_files, check_suite
 from qttt.conformance.protocol import QtttEngine, respond
-from qttt.conformance.schema import Validator, load_schema
 from qttt.conformance.scope import rule_ids
 from qttt.conformance.suite import build_suite, render, suite_path, vectors_dir
+from qttt.conformance.validator import Validator, load_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITES = {name: json.loads(suite_path(name).read_text(encoding="utf-8")) for name in builtin_names()}

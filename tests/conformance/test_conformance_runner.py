@@ -19,8 +19,8 @@ from qttt import builtin_names, load_ruleset
 from qttt.conformance.protocol import QtttEngine
 from qttt.conformance.report import Report
 from qttt.conformance.runner import Engine, InProcessEngine, ProcessEngine, Runner
-from qttt.conformance.schema import Validator, load_schema
 from qttt.conformance.suite import build_suite, render, suite_path
+from qttt.conformance.validator import Validator, load_schema
 
 ENGINES_PY = Path(ce.__file__).resolve()
 SUITES = {name: json.loads(suite_path(name).read_text(encoding="utf-8")) for name in builtin_names()}

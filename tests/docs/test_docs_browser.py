@@ -89,3 +89,38 @@ def test_screenshots_of_a_ruleset_page(browser: Any, site: Path) -> None:
             browser.screenshot(path)
             assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
             assert path.stat().st_size > 20_000
+
+
+def test_search_finds_pages_with_no_request_leaving_the_machine(browser: Any, site: Path) -> None:
+    import time
+    with serve(site) as base:
+        browser.goto(base)
+        browser.evaluate("document.querySelector('input[data-md-component=search-query]').focus()")
+        browser.call("Input.insertText", text="measurement")
+        deadline = time.monotonic() + 20
+        hits = 0
+        while time.monotonic() < deadline and not hits:
+            time.sleep(0.5)
+            hits = browser.evaluate("document.querySelectorAll('.md-search-result__item').length")
+        requested = [e["params"]["request"]["url"] for e in browser.events
+                     if e["method"] == "Network.requestWillBeSent"]
+    assert hits > 0
+    assert requested and all(u.startswith(base) or u.startswith("data:") for u in requested)
+
+
+def test_boards_stay_legible_at_phone_width(browser: Any, site: Path) -> None:
+    """At 375 px the 4×4 boards of the bonus4x4 page fit the screen and the step boards keep their
+    own size; the screenshot goes to artifacts/screenshots/."""
+    browser.call("Emulation.setDeviceMetricsOverride", width=375, height=800, deviceScaleFactor=1,
+                 mobile=True)
+    try:
+        with serve(site) as base:
+            browser.goto(base + "rules/bonus4x4/")
+            widths = browser.evaluate("Array.from(document.images).filter(i => i.src.includes('/boards/'))"
+                                      ".map(i => [i.clientWidth, i.naturalWidth])")
+            browser.screenshot(SCREENSHOTS / "bonus4x4-phone.png")
+    finally:
+        browser.call("Emulation.clearDeviceMetricsOverride")
+    assert widths and all(0 < shown <= 375 for shown, _ in widths)
+    # a step board is shown at its own size: 56 px a cell, spooky marks about 17 px high
+    assert any(shown == natural for shown, natural in widths)
