@@ -9,6 +9,8 @@ from ..conformance.check import check_files
 from ..conformance.suite import (
     build_suite,
     coverage,
+    coverage_variants_dir,
+    coverage_vectors_dir,
     nested_vectors_dir,
     read_retired,
     render,
@@ -27,7 +29,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("vectors", help="generate or check the conformance vectors",
                        description="Conformance vectors: one JSON suite per ruleset under spec/vectors/.")
     vsub = p.add_subparsers(dest="action", required=True, metavar="ACTION")
-    g = vsub.add_parser("generate", help="write the suites (default: every built-in ruleset)",
+    g = vsub.add_parser("generate", help="write the suites (default: every built-in ruleset, edition "
+                        "and coverage variant)",
                         description="Write the suite of each ruleset, byte-identical for the same "
                                     "inputs, and print the rule coverage table. Ids that disappear "
                                     "from the committed built-in suites are appended to RETIRED.")
@@ -39,7 +42,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     g.set_defaults(run=run_generate)
     c = vsub.add_parser("check", help="police the suites: schema, ids, spec_refs, descriptions, coverage")
     c.add_argument("files", nargs="*", type=Path,
-                   help="suite files (default: spec/vectors/*.json and spec/vectors/nested/*.json)")
+                   help="suite files (default: spec/vectors/*.json, nested/*.json and coverage/*.json)")
     c.add_argument("--retired", type=Path, help="the retired-id list (default spec/vectors/RETIRED)")
     c.set_defaults(run=run_check)
 
@@ -51,14 +54,26 @@ def nested_suites() -> list[tuple[str, Path]]:
     return [(n, nested_vectors_dir() / f"{load_ruleset(n).name}.json") for n in names]
 
 
+def coverage_suites() -> list[tuple[str, Path]]:
+    """The suites of the coverage variants (spec/coverage/*.toml), each under spec/vectors/coverage/."""
+    names = [str(p) for p in sorted(coverage_variants_dir().glob("*.toml"))]
+    return [(n, coverage_vectors_dir() / f"{load_ruleset(n).name}.json") for n in names]
+
+
+def default_suites() -> list[tuple[str, Path]]:
+    """The suites generated and checked by default, beyond the built-in quantum rulesets: the
+    nested-classical ones, then the coverage variants'."""
+    return nested_suites() + coverage_suites()
+
+
 def run_generate(args: argparse.Namespace) -> int:
     builtin = not args.rulesets
     out_dir: Path = args.out or vectors_dir()
     jobs = [(n, out_dir / f"{load_ruleset(n).name}.json", suite_path(n))
             for n in args.rulesets or builtin_names()]
     if builtin:
-        jobs += [(n, path if args.out is None else out_dir / "nested" / path.name, path)
-                 for n, path in nested_suites()]
+        jobs += [(n, path if args.out is None else out_dir / path.parent.name / path.name, path)
+                 for n, path in default_suites()]
     texts: dict[Path, str] = {}
     suites = []
     old_ids: list[str] = []
@@ -111,7 +126,8 @@ def _print_coverage(suites: list[dict[str, object]]) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    files = args.files or sorted(vectors_dir().glob("*.json")) + sorted(nested_vectors_dir().glob("*.json"))
+    files = args.files or [f for d in (vectors_dir(), nested_vectors_dir(), coverage_vectors_dir())
+                           for f in sorted(d.glob("*.json"))]
     problems, count = check_files(files, args.retired or vectors_dir() / "RETIRED")
     for p in problems:
         print(p)

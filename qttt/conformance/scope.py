@@ -13,7 +13,12 @@ A ruleset's rule ids are:
 - `pattern-line` / `pattern-square` (scope `scoring`) when a scoring component scores lines /
   squares;
 - an award-scoped rule when a scoring component has that award; `score-tie-gap` only when a
-  first-line component has fallback criteria (the criteria no source states).
+  first-line component has fallback criteria (the criteria no source states);
+- except a rule that no game of the ruleset can reach (UNREACHABLE): when a line of two
+  ends the game (end = first-line, end_line = 2), `end-full` and `last-square` never apply, since
+  any 2×2 block of the board holds four pairwise adjacent cells (a row, column or diagonal of two
+  each), so four classical marks in it complete a line, and a board with one open cell or none has
+  such a block filled.
 """
 
 from __future__ import annotations
@@ -31,6 +36,11 @@ FAMILY_FREE = frozenset({"over-no-action", "score-at-end", "record-format", "rec
 _PARAMETER_RULES: dict[str, Callable[[Ruleset], bool]] = {
     "end-line": lambda rs: rs.rules.end == "first-line",
 }
+# Rules a ruleset cannot reach: rule id -> predicate on the ruleset (see the docstring).
+UNREACHABLE: dict[str, Callable[[Ruleset], bool]] = {
+    "end-full": lambda rs: rs.rules.end == "first-line" and rs.rules.end_line == 2,
+    "last-square": lambda rs: rs.rules.end == "first-line" and rs.rules.end_line == 2,
+}
 # Rules of scope `scoring`: rule id -> the pattern kind that selects it.
 _PATTERN_RULES = {"pattern-line": "line", "pattern-square": "square"}
 # Award-scoped rules that need more than the award: rule id -> predicate on the ruleset.
@@ -41,6 +51,10 @@ _AWARD_RULES: dict[str, Callable[[Ruleset], bool]] = {
 
 def _always(rs: Ruleset) -> bool:
     return True
+
+
+def _never(rs: Ruleset) -> bool:
+    return False
 
 
 def rule_ids(rs: Ruleset) -> tuple[str, ...]:
@@ -60,6 +74,6 @@ def rule_ids(rs: Ruleset) -> tuple[str, ...]:
             selected = _PARAMETER_RULES.get(rule.id, _always)(rs)
         else:
             selected = rule.scope in awards and _AWARD_RULES.get(rule.id, _always)(rs)
-        if selected:
+        if selected and not UNREACHABLE.get(rule.id, _never)(rs):
             out.append(rule.id)
     return tuple(out)

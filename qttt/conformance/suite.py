@@ -1,8 +1,9 @@
 """Conformance suites: cases with expectations computed by the engine, perft tables, the file
 format (spec/schema/vectors.schema.json) and the committed files under spec/vectors/.
 
-One file per ruleset, `spec/vectors/<name>.json`; `spec/vectors/RETIRED` lists ids that were
-dropped and may never be used again (one per line, `#` comments).
+One file per ruleset, `spec/vectors/<name>.json` (nested-classical rulesets and editions under
+`nested/`, the coverage variants of spec/coverage/ under `coverage/`); `spec/vectors/RETIRED`
+lists ids that were dropped and may never be used again (one per line, `#` comments).
 """
 
 from __future__ import annotations
@@ -47,6 +48,17 @@ def vectors_dir() -> Path:
 def nested_vectors_dir() -> Path:
     """spec/vectors/nested/: the suites of nested-classical rulesets (built-in and examples)."""
     return vectors_dir() / "nested"
+
+
+def coverage_variants_dir() -> Path:
+    """spec/coverage/: variant files (not built in) that exist to pin vocabulary values no
+    built-in ruleset uses (see qttt.conformance.values)."""
+    return spec_dir() / "coverage"
+
+
+def coverage_vectors_dir() -> Path:
+    """spec/vectors/coverage/: the suites of the coverage variants, both game families."""
+    return vectors_dir() / "coverage"
 
 
 def suite_path(name: str) -> Path:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..analysis.claims import compute, load_claims
+from ..conformance.values import value_coverage
 from ..engine import Measure
 from ..game import compile_game
 from ..games import quantum_state
@@ -344,6 +345,7 @@ def conformance_page(root: Path) -> list[str]:
     for f in vectors:
         out.append(f"- `{f.relative_to(root).as_posix()}`: {_count_cases(f)}")
     out.append("")
+    out += value_coverage_lines(vectors)
     protocol = root / "spec" / "protocol.md"
     out += ["## Protocol", ""]
     if protocol.is_file():
@@ -353,6 +355,26 @@ def conformance_page(root: Path) -> list[str]:
     else:
         out += ["`spec/protocol.md` is not committed yet.", ""]
     return out
+
+
+def value_coverage_lines(vectors: list[Path]) -> list[str]:
+    """The vocabulary readings and the suites that pin each (qttt.conformance.values)."""
+    suites = []
+    for f in vectors:
+        try:
+            data = json.loads(f.read_text(encoding="utf-8"))
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict) and data.get("suite") == "qttt-conformance-vectors":
+            suites.append(data)
+    rows = [[f"`{what}`", value, ", ".join(names) or "**none**"]
+            for what, value, names in value_coverage(suites)]
+    return ["## Parameter values covered", "",
+            "Every reading of the rule vocabulary (each allowed value of each parameter, each award, "
+            "pattern and award field) and the suites whose ruleset uses it. Values no built-in "
+            "ruleset uses are pinned by the coverage variants of `spec/coverage/`, whose suites are "
+            "under `spec/vectors/coverage/`; a test fails when a reading is covered by no suite.", "",
+            *table(["parameter", "value", "suites"], rows)]
 
 
 def _count_cases(path: Path) -> str:

@@ -18,11 +18,24 @@ from qttt import builtin_names, load_ruleset
 from qttt.conformance.check import check_files, check_suite
 from qttt.conformance.protocol import QtttEngine, respond
 from qttt.conformance.scope import rule_ids
-from qttt.conformance.suite import build_suite, render, suite_path, vectors_dir
+from qttt.conformance.suite import (
+    build_suite,
+    coverage_variants_dir,
+    coverage_vectors_dir,
+    render,
+    suite_path,
+    vectors_dir,
+)
 from qttt.conformance.validator import Validator, load_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITES = {name: json.loads(suite_path(name).read_text(encoding="utf-8")) for name in builtin_names()}
+# The quantum coverage variants (spec/coverage/): variant file and committed suite, by name.
+COVERAGE = {p.stem: (str(p), json.loads((coverage_vectors_dir() / f"{p.stem}.json").read_text("utf-8")))
+            for p in sorted(coverage_variants_dir().glob("*.toml"))
+            if load_ruleset(str(p)).game == "quantum"}
+# Every quantum suite the reference model referees: name -> (ruleset source, suite).
+REFEREED = {**{name: (name, suite) for name, suite in SUITES.items()}, **COVERAGE}
 
 
 def test_every_builtin_has_a_committed_suite() -> None:
@@ -115,11 +128,11 @@ def _ref_error(game: RefGame, action: Any) -> dict[str, str] | None:
     return None
 
 
-@pytest.mark.parametrize("name", builtin_names())
+@pytest.mark.parametrize("name", sorted(REFEREED))
 def test_reference_model_agrees_with_every_expectation(name: str) -> None:
-    suite = SUITES[name]
-    assert suite["ruleset"]["canonical"] == name
-    params = load_variant(name)
+    source, suite = REFEREED[name]
+    assert suite["ruleset"]["canonical"] == load_ruleset(source).canonical
+    params = load_variant(source)
     for case in suite["cases"]:
         variant = case["start"]["variant"]
         if "start_error" in case:
@@ -156,11 +169,12 @@ def _ref_perft(game: RefGame, depth: int) -> list[int]:
     return counts
 
 
-@pytest.mark.parametrize("name", builtin_names())
+@pytest.mark.parametrize("name", sorted(REFEREED))
 def test_reference_model_agrees_with_perft_tables(name: str) -> None:
     """Every entry to depth 2 (3 from the pending 2-cycle), and the divide sums to the count."""
-    for entry in SUITES[name]["perft"]:
-        game = RefGame(load_variant(name), name)
+    source, suite = REFEREED[name]
+    for entry in suite["perft"]:
+        game = RefGame(load_variant(source), suite["ruleset"]["canonical"])
         for action in entry["start"]["actions"]:
             game.apply(action)
         depth = min(len(entry["counts"]), 3 if entry["id"].endswith("pending-two-cycle") else 2)

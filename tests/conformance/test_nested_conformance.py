@@ -13,18 +13,31 @@ from nested_reference import RefIllegal, RefNested, load_nested
 from qttt.cli import main
 from qttt.conformance.check import check_files
 from qttt.conformance.protocol import QtttEngine
-from qttt.conformance.suite import nested_vectors_dir, vectors_dir
+from qttt.conformance.suite import (
+    coverage_variants_dir,
+    coverage_vectors_dir,
+    nested_vectors_dir,
+    vectors_dir,
+)
 from qttt.spec import spec_dir
+from qttt.variant import NESTED, load_ruleset
 
 SOURCES = {"intelligent": "intelligent",
            "intelligent-2016": str(spec_dir() / "editions" / "intelligent-2016.toml"),
            "intelligent-2018": str(spec_dir() / "editions" / "intelligent-2018.toml")}
 SUITES = {name: json.loads((nested_vectors_dir() / f"{name}.json").read_text(encoding="utf-8"))
           for name in SOURCES}
+# The nested-classical coverage variants of spec/coverage/, refereed like the editions.
+for _path in sorted(coverage_variants_dir().glob("*.toml")):
+    if load_ruleset(str(_path)).game == NESTED:
+        SOURCES[_path.stem] = str(_path)
+        SUITES[_path.stem] = json.loads((coverage_vectors_dir() / f"{_path.stem}.json").read_text("utf-8"))
 
 
 def test_every_nested_ruleset_and_example_has_a_suite() -> None:
-    assert sorted(p.stem for p in nested_vectors_dir().glob("*.json")) == sorted(SOURCES)
+    assert "nested-weighted-majority" in SOURCES
+    assert sorted(p.stem for p in nested_vectors_dir().glob("*.json")) == sorted(
+        n for n, s in SOURCES.items() if not s.startswith(str(coverage_variants_dir())))
     problems, count = check_files(sorted(nested_vectors_dir().glob("*.json")), vectors_dir() / "RETIRED")
     assert problems == [] and count > 30
 
