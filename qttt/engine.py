@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from .errors import IllegalAction, RecordError
 from .game import Game, compile_game
 from .geometry import cells_of
+from .nested import Mark
 from .scoring import Scores
 from .variant import Ruleset
 
@@ -38,6 +39,7 @@ class Measure(NamedTuple):
 
 
 Action = Place | Measure
+AnyAction = Action | Mark  # an action of any game family (Mark: nested-classical)
 
 
 def player_of(move: int) -> str:
@@ -213,6 +215,8 @@ class Board:
 
     def check(self, action: object) -> Action:
         """The action, normalised, or IllegalAction naming the first rule it breaks (rule check-order)."""
+        if isinstance(action, Mark):
+            raise RecordError("record-format", "a quantum game takes place and measure actions, not mark")
         if not isinstance(action, (Place, Measure)):
             raise RecordError("record-format", f"not an action: {action!r}")
         if self.phase == OVER:
@@ -310,7 +314,7 @@ class State:
         """Every legal action, sorted: placements by (a, b), measurements by cell."""
         return self._b.legal()
 
-    def apply(self, action: Action) -> State:
+    def apply(self, action: AnyAction) -> State:
         """The state after `action`; raises IllegalAction (naming the rule) if it is illegal."""
         b = self._b
         act = b.check(action)
@@ -413,7 +417,7 @@ def new_game(ruleset: Ruleset) -> State:
     return State.initial(ruleset)
 
 
-def replay_actions(state: State, actions: Iterable[Action]) -> State:
+def replay_actions(state: State, actions: Iterable[AnyAction]) -> State:
     """Apply actions in order; IllegalAction carries the failing index as `.index`."""
     for i, act in enumerate(actions):
         try:

@@ -13,6 +13,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
+from .errors import VariantError
 from .geometry import Pattern, board_symmetries, cells_of, lines
 from .scoring import Award, Scorer, compile_awards, compile_scoring, score_bound, score_scale
 from .variant import Parameters, Ruleset
@@ -88,6 +89,9 @@ def compile_game(rs: Ruleset) -> Game:
     hit = _BY_ID.get(id(rs))
     if hit is not None and hit[0] is rs:
         return hit[1]
+    if rs.game != "quantum":
+        raise VariantError("record-variant", f"{rs.name} is a {rs.game} ruleset; this command plays "
+                           "quantum rulesets only")
     key = rs.key()
     game = _COMPILED.get(key)
     if game is None:

@@ -65,3 +65,24 @@ def cells_of(mask: int) -> tuple[int, ...]:
         cells = tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
         _CELLS[mask] = cells
     return cells
+
+
+@cache
+def grid_patterns(n: int, kinds: tuple[str, ...]) -> tuple[Pattern, ...]:
+    """The patterns of an n×n grid of the given kinds (rule nested-patterns): rows, columns, the two
+    diagonals, and diamonds (the four cells around the centre of each 3×3 square)."""
+    found: list[Pattern] = []
+    for kind in kinds:
+        if kind == "rows":
+            found += [_pattern([r * n + c for c in range(n)]) for r in range(n)]
+        elif kind == "columns":
+            found += [_pattern([r * n + c for r in range(n)]) for c in range(n)]
+        elif kind == "diagonals":
+            found += [_pattern([i * n + i for i in range(n)]),
+                      _pattern([i * n + n - 1 - i for i in range(n)])]
+        elif kind == "diamonds":
+            found += [_pattern([(r + 1) * n + c, r * n + c + 1, (r + 2) * n + c + 1, (r + 1) * n + c + 2])
+                      for r in range(n - 2) for c in range(n - 2)]
+        else:
+            raise ValueError(f"unknown pattern kind {kind!r}")
+    return tuple(found)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .engine import Action, Measure, Place, State, mark_name, player_of
+from .engine import Action, AnyAction, Measure, Place, State, mark_name, player_of
+from .errors import RecordError
+from .nested import Mark
 
 
 def squares(cells: tuple[int, ...]) -> str:
@@ -50,8 +52,10 @@ def _cell_list(cells: tuple[int, ...] | list[int]) -> str:
     return ", ".join(str(c + 1) for c in cells)
 
 
-def describe_action(before: State, action: Place | Measure, after: State) -> str:
-    """What an action does, in words, with every mark a collapse forces."""
+def describe_action(before: State, action: AnyAction, after: State) -> str:
+    """What an action of a quantum game does, in words, with every mark a collapse forces."""
+    if isinstance(action, Mark):
+        raise RecordError("record-format", "a quantum game takes place and measure actions, not mark")
     if isinstance(action, Place):
         text = f"{player_of(before.move).upper()} {describe(before, action)}"
         if action.a == action.b:

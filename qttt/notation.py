@@ -16,20 +16,23 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from . import games
 from .engine import (
     MEASURE,
     Action,
+    AnyAction,
     Board,
     Measure,
     Place,
     State,
     mark_name,
     player_of,
-    replay_actions,
 )
 from .errors import QtttError, RecordError
 from .game import compile_game
+from .games import GameState
 from .jsonstream import ScanError, Scanner
+from .nested import Mark, NestedState
 from .variant import Ruleset, load_ruleset
 
 FORMAT = "record-format"
@@ -41,19 +44,19 @@ class Record:
     """A game record: a ruleset reference and the actions in order."""
 
     variant: str
-    actions: tuple[Action, ...]
+    actions: tuple[AnyAction, ...]
 
     def ruleset(self) -> Ruleset:
         """The ruleset the record names (rule record-variant)."""
         return load_ruleset(self.variant)
 
-    def replay(self) -> State:
+    def replay(self) -> GameState:
         """The final state; errors carry the failing action's index as `.index`."""
-        return replay_actions(State.initial(self.ruleset()), self.actions)
+        return games.replay(games.start(self.ruleset()), self.actions)
 
-    def states(self) -> list[State]:
+    def states(self) -> list[GameState]:
         """The initial state and the state after each action."""
-        out = [State.initial(self.ruleset())]
+        out = [games.start(self.ruleset())]
         for act in self.actions:
             out.append(out[-1].apply(act))
         return out
@@ -61,10 +64,12 @@ class Record:
 
 # -- JSON -------------------------------------------------------------------------------------
 
-def action_to_json(action: Action) -> dict[str, Any]:
-    """`{"place": [a, b]}` or `{"measure": c}`."""
+def action_to_json(action: AnyAction) -> dict[str, Any]:
+    """`{"place": [a, b]}`, `{"measure": c}`, or `{"mark": c}` (nested-classical)."""
     if isinstance(action, Place):
         return {"place": [action.a, action.b]}
+    if isinstance(action, Mark):
+        return {"mark": action.cell}
     return {"measure": action.cell}
 
 
@@ -78,7 +83,7 @@ def _show(value: Any, width: int = 80) -> str:
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
-def action_from_json(obj: Any) -> Action:
+def action_from_json(obj: Any) -> AnyAction:
     """Parse one JSON action; RecordError (rule record-format) if it is malformed."""
     if isinstance(obj, dict) and len(obj) == 1:
         if "place" in obj:
@@ -91,8 +96,13 @@ def action_from_json(obj: Any) -> Action:
             if _is_int(v):
                 return Measure(v)
             raise RecordError(FORMAT, f"measure needs an integer cell, got {_show(v)}")
-    raise RecordError(FORMAT, f"an action is {{\"place\": [a, b]}} or {{\"measure\": c}}, "
-                      f"got {_show(obj)}")
+        if "mark" in obj:
+            v = obj["mark"]
+            if _is_int(v):
+                return Mark(v)
+            raise RecordError(FORMAT, f"mark needs an integer cell, got {_show(v)}")
+    raise RecordError(FORMAT, f"an action is {{\"place\": [a, b]}}, {{\"measure\": c}} or "
+                      f"{{\"mark\": c}}, got {_show(obj)}")
 
 
 def record_from_json(obj: Any) -> Record:
@@ -125,8 +135,10 @@ def cell_json(state: State, cell: int) -> str | list[str]:
     return mark_name(k) if k else [mark_name(m) for m in state.spooky[cell]]
 
 
-def state_to_json(state: State, variant: str | None = None) -> dict[str, Any]:
+def state_to_json(state: GameState, variant: str | None = None) -> dict[str, Any]:
     """The v1 state object; `variant` defaults to the ruleset's canonical name."""
+    if isinstance(state, NestedState):
+        return nested_state_json(state, variant)
     return {
         "variant": variant if variant is not None else state.ruleset.canonical,
         "board": [cell_json(state, c) for c in range(len(state.classical))],
@@ -136,6 +148,25 @@ def state_to_json(state: State, variant: str | None = None) -> dict[str, Any]:
         "cycle": list(state.cycle) if state.cycle is not None else None,
         "over": state.over,
         "scores": {p: str(v) for p, v in state.scores.items()},
+    }
+
+
+def nested_state_json(state: NestedState, variant: str | None = None) -> dict[str, Any]:
+    """The v1 state of a nested-classical game: a cell is its mark (x1, o2, …) or [] when empty;
+    `blocks` gives each block's status, `target` the blocks the next move must use (null: any
+    open block), `bonus` whether the next move is a bonus move; `cycle` is always null."""
+    return {
+        "variant": variant if variant is not None else state.ruleset.canonical,
+        "board": [m if m is not None else [] for m in state.marks],
+        "to_move": state.to_move,
+        "phase": state.phase,
+        "move": state.move,
+        "cycle": None,
+        "over": state.over,
+        "scores": {p: str(v) for p, v in state.scores.items()},
+        "blocks": list(state.blocks),
+        "target": list(state.target) if state.target is not None else None,
+        "bonus": state.bonus,
     }
 
 
@@ -217,7 +248,7 @@ class RecordReader:
         self._scan = scan
         self._in_list = in_list
         self._variant: str | None = None
-        self._buffered: list[Action] | None = None  # actions met before the variant
+        self._buffered: list[AnyAction] | None = None  # actions met before the variant
         self._state = "start"  # start, value, keys (inside the object), actions, done
         self._count = 0
         self.skipped = False  # finished by skipping the rest of its line
@@ -273,7 +304,7 @@ class RecordReader:
         scan.take(":", "':' after the key")
         return str(key)
 
-    def _action_list(self) -> Iterator[Action]:
+    def _action_list(self) -> Iterator[AnyAction]:
         scan = self._scan
         if scan.peek() != "[":
             scan.value()
@@ -300,7 +331,7 @@ class RecordReader:
                 return
             scan.take(",", "',' or ']' between actions")
 
-    def actions(self) -> Iterator[Action]:
+    def actions(self) -> Iterator[AnyAction]:
         """The record's actions in order, read as they are consumed; RecordError with `.index`
         for a malformed one; at the end the rest of the record is read and checked."""
         try:
@@ -361,6 +392,8 @@ def to_notation(record: Record) -> str:
     tokens = [f"[{record.variant}]"]
     move = 0
     for act in record.actions:
+        if isinstance(act, Mark):
+            raise RecordError(FORMAT, "human notation writes quantum games only; use the JSON record")
         if isinstance(act, Place):
             move += 1
             mark = mark_name(move).upper()

@@ -17,12 +17,14 @@ from .io import write_or_check
 from .spec import spec_dir
 from .variant import (
     AWARD_FIELDS,
+    AWARD_GAME,
     AWARDS,
     COMMON_FIELDS,
     CRITERIA,
     MATCH_FIELDS,
     PARAMETERS,
     PATTERNS,
+    QUANTUM,
     Parameter,
 )
 
@@ -43,8 +45,15 @@ META_FIELDS: dict[str, tuple[dict[str, Any], str]] = {
 
 def _parameter(p: Parameter) -> dict[str, Any]:
     """One [rules] key: its type, allowed values, default and description."""
-    out: dict[str, Any] = {"description": p.description, "default": p.default}
-    if p.type is bool:
+    default = list(p.default) if isinstance(p.default, tuple) else p.default
+    out: dict[str, Any] = {"description": p.description, "default": default}
+    if p.name == "route":
+        out["oneOf"] = [{"const": "same"}, {"type": "array", "minItems": 1, "items": {
+            "type": "array", "minItems": 1, "uniqueItems": True,
+            "items": {"type": "integer", "minimum": 0}}}]
+    elif p.type is tuple:
+        out.update(type="array", minItems=1, uniqueItems=True, items={"enum": list(p.allowed)})
+    elif p.type is bool:
         out["type"] = "boolean"
     elif p.type is int:
         out.update(type="integer", minimum=min(p.allowed), maximum=max(p.allowed))
@@ -75,6 +84,11 @@ def _field(kind: str, default: Any, description: str) -> dict[str, Any]:
             {"const": "harmonic"},
             {"type": "array", "minItems": 1, "items": _fraction("Points for this rank.", None)},
         ]}
+    if kind == "weights":
+        return {"description": description, "default": default, "oneOf": [
+            {"const": "equal"},
+            {"type": "array", "minItems": 1, "items": _fraction("Worth of this block.", None)},
+        ]}
     if kind == "int":
         return {"description": description, "type": "integer",
                 "minimum": 0, "maximum": max(PARAMETERS_BY_NAME["board"].allowed)}
@@ -90,9 +104,9 @@ def _component(award: str) -> dict[str, Any]:
     """A [[scoring]] table of one award kind."""
     props: dict[str, Any] = {"award": {"description": COMMON_FIELDS["award"][2], "const": award}}
     for name, (kind, default, description) in COMMON_FIELDS.items():
-        if name != "award":
+        if name != "award" and AWARD_GAME[award] == QUANTUM:  # nested awards score no pattern
             props[name] = _field(kind, default, description)
-    if award != "per-pattern":  # only per-pattern awards score squares
+    if award != "per-pattern" and "pattern" in props:  # only per-pattern awards score squares
         props["pattern"] = {**props["pattern"], "enum": ["line"]}
     for name, (kind, default, description) in AWARD_FIELDS[award].items():
         props[name] = _field(kind, default, description)

@@ -12,6 +12,7 @@ from xml.sax.saxutils import escape
 from .engine import Measure, State, mark_name, player_of
 from .errors import IllegalAction
 from .geometry import patterns
+from .nested import NestedState
 
 INK = {"x": "#c62828", "o": "#1565c0"}
 GRID, LABEL, CYCLE_FILL, CYCLE_EDGE = "#444444", "#9e9e9e", "#fff3c4", "#f9a825"
@@ -177,3 +178,53 @@ def measurement_svg(state: State, size: float | None = None) -> str:
     width = 2 * size + gap + 8
     label = f"{name} closes a cycle; the two outcomes of measuring it"
     return _document(width, top + size + _band(size) + 4, label, body)
+
+
+BLOCK_FILL = {"x": "#fde0dc", "o": "#dde8fb", "drawn": "#e0e0e0"}
+TARGET_FILL = "#fff3c4"
+
+
+def nested_svg(state: NestedState, size: float = 480, caption: str | None = None) -> str:
+    """A nested-classical board (rule nested-board): the marks, each won block tinted in its
+    winner's colour with the winner's letter large over it, drawn blocks grey, and the blocks the
+    next move must use highlighted (rule nested-route); the previous move's mark is bold."""
+    n = state.ruleset.board
+    side = n * n
+    cell = size / side
+    x0 = y0 = 4.0
+    body = [f'<g class="nested" data-variant="{escape(state.ruleset.canonical)}">']
+    target = set(state.target or ())
+    for b, status in enumerate(state.blocks):
+        bx, by = x0 + (b % n) * n * cell, y0 + (b // n) * n * cell
+        fill = TARGET_FILL if b in target else BLOCK_FILL.get(status, "#ffffff")
+        body.append(f'<rect class="block {status}{" target" if b in target else ""}" data-block="{b}" '
+                    f'x="{_num(bx)}" y="{_num(by)}" width="{_num(n * cell)}" height="{_num(n * cell)}" '
+                    f'fill="{fill}"/>')
+    for i in range(side + 1):
+        width = 2.4 if i % n == 0 else 0.6
+        p = _num(x0 + i * cell)
+        body.append(f'<line x1="{p}" y1="{_num(y0)}" x2="{p}" y2="{_num(y0 + size)}" stroke="{GRID}" '
+                    f'stroke-width="{width}"/>')
+        q = _num(y0 + i * cell)
+        body.append(f'<line x1="{_num(x0)}" y1="{q}" x2="{_num(x0 + size)}" y2="{q}" stroke="{GRID}" '
+                    f'stroke-width="{width}"/>')
+    for c, mark in enumerate(state.marks):
+        if mark is None:
+            continue
+        r, col = divmod(c, side)
+        weight = ' font-weight="bold"' if c == state.last else ""
+        body.append(f'<text class="mark {mark[0]}" data-mark="{mark}" x="{_num(x0 + (col + 0.5) * cell)}" '
+                    f'y="{_num(y0 + (r + 0.72) * cell)}" font-size="{_num(cell * 0.7)}" text-anchor="middle" '
+                    f'fill="{INK[mark[0]]}"{weight}>{mark[0]}</text>')
+    for b, status in enumerate(state.blocks):
+        if status in INK:
+            cx, cy = x0 + ((b % n) + 0.5) * n * cell, y0 + ((b // n) + 0.5) * n * cell
+            body.append(f'<text class="won {status}" x="{_num(cx)}" y="{_num(cy + n * cell * 0.3)}" '
+                        f'font-size="{_num(n * cell * 0.85)}" text-anchor="middle" fill="{INK[status]}" '
+                        f'fill-opacity="0.35">{status.upper()}</text>')
+    body.append("</g>")
+    label = caption or f"board of {state.ruleset.canonical}"
+    if caption:
+        body.append(f'<text class="caption" x="{_num(x0 + size / 2)}" y="{_num(y0 + size + 22)}" '
+                    f'font-size="14" text-anchor="middle" fill="{GRID}">{escape(caption)}</text>')
+    return _document(size + 8, size + 8 + (CAPTION if caption else 0), label, body)

@@ -13,19 +13,25 @@ from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Any, Literal, get_args, get_type_hints
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from .errors import VariantError
 from .io import read_text
 from .spec import rules, spec_dir
 
 RULE = "variant-file"
+QUANTUM = "quantum"
+NESTED = "nested-classical"
+GAMES = (QUANTUM, NESTED)
+# Pattern kinds of the nested family, the same vocabulary at both levels (rule nested-patterns).
+PATTERN_KINDS = ("rows", "columns", "diagonals", "diamonds")
 
 
 @dataclass(frozen=True)
 class Parameter:
-    """One rule parameter: its type, allowed values, default, a one-line description and the rule of
-    spec/rules.toml it selects."""
+    """One rule parameter: its type, allowed values, default, a one-line description, the rule of
+    spec/rules.toml it selects and the game families it belongs to. A tuple parameter holds a list
+    whose items are in `allowed` (route: lists of block numbers, checked against the board)."""
 
     name: str
     type: type
@@ -33,14 +39,19 @@ class Parameter:
     default: Any
     description: str
     rule: str
+    games: tuple[str, ...] = (QUANTUM,)
 
 
-def _about(description: str, allowed: range | None = None, rule: str | None = None) -> dict[str, Any]:
+def _about(description: str, allowed: range | tuple[str, ...] | None = None, rule: str | None = None,
+           games: tuple[str, ...] = (QUANTUM,)) -> dict[str, Any]:
     """Field metadata; `rule` only for a parameter that no rule of rules.toml is scoped to."""
-    return {"description": description, "allowed": allowed, "rule": rule}
+    return {"description": description, "allowed": allowed, "rule": rule, "games": games}
 
 
-Family = Literal["quantum"]
+Family = Literal["quantum", "nested-classical"]
+FullBlock = Literal["pattern-first", "drawn-first"]
+Bonus = Literal["none", "block-win"]
+Route = str | tuple[tuple[int, ...], ...]
 Measurer = Literal["opponent", "creator"]
 LastSquare = Literal["forced", "end"]
 Untouched = Literal["keep", "vanish"]
@@ -53,9 +64,11 @@ class Parameters:
     (names, allowed values, defaults, descriptions); `PARAMETERS` is derived from it."""
 
     game: Family = field(default="quantum", metadata=_about(
-        "Game family: quantum is Goff's quantum tic-tac-toe.", rule="turn-order"))
-    board: int = field(default=3, metadata=_about("Board side n: the board has n×n cells.", range(2, 9),
-                                                          "board-cells"))
+        "Game family: quantum is Goff's quantum tic-tac-toe; nested-classical is a classical game on an "
+        "n×n grid of n×n blocks (Intelligent Tic-Tac-Toe).", rule="turn-order", games=GAMES))
+    board: int = field(default=3, metadata=_about(
+        "Board side n: the board has n×n cells (nested-classical: n×n blocks of n×n cells).",
+        range(2, 9), "board-cells", GAMES))
     measurer: Measurer = field(default="opponent", metadata=_about(
         "Who measures a cycle: the opponent of the player who closed it, or that player."))
     two_cycles: bool = field(default=True, metadata=_about(
@@ -69,6 +82,20 @@ class Parameters:
     end_line: int = field(default=0, metadata=_about(
         "Length of the line that ends the game under end = first-line; 0 means the board size.",
         range(0, 9), "end-line"))
+    route: Route = field(default="same", metadata=_about(
+        "For each cell position of a block (row-major), the blocks the next move must use; \"same\": "
+        "the block at that position.", (), games=(NESTED,)))
+    block_patterns: tuple[str, ...] = field(default=("rows", "columns", "diagonals"), metadata=_about(
+        "Patterns that win a block: rows, columns, the two diagonals, diamonds.", PATTERN_KINDS,
+        "nested-patterns", (NESTED,)))
+    board_patterns: tuple[str, ...] = field(default=("rows", "columns", "diagonals"), metadata=_about(
+        "Patterns of won blocks that win the game.", PATTERN_KINDS, "nested-patterns", (NESTED,)))
+    full_block: FullBlock = field(default="pattern-first", metadata=_about(
+        "A move that fills a block and completes a pattern wins it (pattern-first) or draws it "
+        "(drawn-first).", games=(NESTED,)))
+    bonus: Bonus = field(default="none", metadata=_about(
+        "Winning a block gives the same player one extra move at once (block-win), at most one per "
+        "turn.", games=(NESTED,)))
 
 
 def _parameters() -> tuple[Parameter, ...]:
@@ -79,11 +106,13 @@ def _parameters() -> tuple[Parameter, ...]:
     out = []
     for f in fields(Parameters):
         kind = hints[f.name]
-        typ: type = kind if kind in (bool, int) else str
-        allowed = ((True, False) if kind is bool else tuple(f.metadata["allowed"]) if kind is int
+        listed = kind not in (bool, int) and get_origin(kind) is not Literal  # route, pattern lists
+        typ: type = tuple if listed else kind if kind in (bool, int) else str
+        allowed = ((True, False) if kind is bool else tuple(f.metadata["allowed"]) if kind is int or listed
                    else get_args(kind))
         rule = f.metadata["rule"] or scoped[f.name]
-        out.append(Parameter(f.name, typ, allowed, f.default, f.metadata["description"], rule))
+        out.append(Parameter(f.name, typ, allowed, f.default, f.metadata["description"], rule,
+                             f.metadata["games"]))
     return tuple(out)
 
 
@@ -98,12 +127,15 @@ SCORING_KEYS: dict[str, tuple[str, str, str]] = {
     "tiebreak": ("first-line", "tiebreak", "bonus4x4(tiebreak=[min-max])"),
 }
 
-AwardName = Literal["per-pattern", "first-line", "rank"]
+AwardName = Literal["per-pattern", "first-line", "rank", "win", "draw-blocks", "draw-majority"]
 PatternKind = Literal["line", "square"]
 Criterion = Literal["min-max", "min-sum"]
 AWARDS: tuple[AwardName, ...] = get_args(AwardName)
 PATTERNS: tuple[PatternKind, ...] = get_args(PatternKind)
 CRITERIA: tuple[Criterion, ...] = get_args(Criterion)
+# The game family of each award: quantum awards score patterns of marks, nested ones the game.
+AWARD_GAME = {"per-pattern": QUANTUM, "first-line": QUANTUM, "rank": QUANTUM,
+              "win": NESTED, "draw-blocks": NESTED, "draw-majority": NESTED}
 
 # Fields of a scoring component: name -> (kind, default, description); kind is one of
 # "award", "pattern", "int", "fraction", "criteria", "ranks".
@@ -131,6 +163,19 @@ AWARD_FIELDS: dict[str, dict[str, tuple[str, Any, str]]] = {
     "rank": {
         "ranks": ("ranks", "harmonic", "Points by rank: harmonic (1/k) or a list of fractions."),
     },
+    "win": {
+        "points": ("fraction", Fraction(1), "Points to the player whose won blocks form a pattern; "
+                   "the other gets 0."),
+    },
+    "draw-blocks": {
+        "weights": ("weights", "equal", "Worth of each block, row-major: equal (1 each) or a list."),
+    },
+    "draw-majority": {
+        "more": ("fraction", Fraction(1), "Points to the player whose won blocks are worth more."),
+        "fewer": ("fraction", Fraction(0), "Points to the other player."),
+        "equal": ("fraction", Fraction(1, 2), "Points to each when both are worth the same."),
+        "weights": ("weights", "equal", "Worth of each block, row-major: equal (1 each) or a list."),
+    },
 }
 
 
@@ -149,8 +194,10 @@ class Component:
         return settings[name] if name in settings else AWARD_FIELDS[self.award][name][1]
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-data form: fractions as strings, lists for tuples."""
-        out: dict[str, Any] = {"award": self.award, "pattern": self.pattern, "length": self.length}
+        """Plain-data form: fractions as strings, lists for tuples (no pattern for nested awards)."""
+        out: dict[str, Any] = {"award": self.award}
+        if AWARD_GAME[self.award] == QUANTUM:
+            out.update(pattern=self.pattern, length=self.length)
         for name, value in self.settings:
             if value is not None:
                 out[name] = _plain(value)
@@ -209,14 +256,18 @@ class Ruleset:
         return Parameters(**dict(self.params))
 
     @property
+    def game(self) -> str:
+        """The game family: quantum or nested-classical."""
+        return self.rules.game
+
+    def value(self, name: str) -> Any:
+        """The value of rule parameter `name`, for listings (code reads the typed `rules`)."""
+        return getattr(self.rules, name)
+
+    @property
     def board(self) -> int:
         """Board side n."""
         return self.rules.board
-
-    def value(self, name: str) -> bool | int | str:
-        """The value of rule parameter `name`, for listings (code reads the typed `rules`)."""
-        value: bool | int | str = getattr(self.rules, name)
-        return value
 
     def to_dict(self) -> dict[str, Any]:
         """The resolved parameters as plain data: rule parameters plus `scoring`."""
@@ -228,8 +279,8 @@ class Ruleset:
     def canonical(self) -> str:
         """Canonical name: the base ruleset and the parameters that differ from it."""
         base_rs = load_ruleset(self.base) if self.base != "qttt" else default_ruleset()
-        pairs = zip(self.params, base_rs.params, strict=True)
-        diffs = [f"{k}={format_value(v)}" for (k, v), (_, bv) in pairs if v != bv]
+        base = dict(base_rs.params)
+        diffs = [f"{k}={_canonical_value(v)}" for k, v in self.params if k not in base or v != base[k]]
         if self.scoring != base_rs.scoring:
             diffs.append(_scoring_diff(self.scoring, base_rs.scoring))
         if not diffs and self.base != "qttt":
@@ -283,23 +334,54 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+def _canonical_value(value: Any) -> str:
+    """A parameter value in a canonical name: as format_value, but lists as compact JSON, which
+    the name's parser reads back."""
+    if isinstance(value, tuple):
+        return json.dumps(_lists(value), separators=(",", ":"))
+    return format_value(value)
+
+
+def _lists(value: Any) -> Any:
+    """Tuples (nested) as lists, for JSON."""
+    return [_lists(v) for v in value] if isinstance(value, (tuple, list)) else value
+
+
+def _tuples(value: Any) -> Any:
+    """Lists (nested) as tuples, the form rule parameters hold."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, (tuple, list)) else value
+
+
 def default_ruleset() -> Ruleset:
-    """Every parameter at its default and no scoring: the base `qttt` of canonical names."""
-    return Ruleset(params=tuple((p.name, p.default) for p in PARAMETERS), scoring=())
+    """Every quantum parameter at its default and no scoring: the base `qttt` of canonical names."""
+    return Ruleset(params=tuple((p.name, p.default) for p in PARAMETERS if QUANTUM in p.games),
+                   scoring=())
 
 
-def builtin_names() -> tuple[str, ...]:
-    """Names of the built-in rulesets, in a fixed order."""
-    order = ("wikipedia", "russian", "russian-unstable", "bonus4x4", "kumar", "ishizeki-complete")
+@cache
+def _builtin_games() -> dict[str, str]:
+    """Each built-in ruleset's name and game family, in a fixed order."""
+    order = ("wikipedia", "russian", "russian-unstable", "bonus4x4", "kumar", "ishizeki-complete",
+             "intelligent")
     found = sorted(p.stem for p in (spec_dir() / "variants").glob("*.toml"))
-    return tuple([n for n in order if n in found] + [n for n in found if n not in order])
+    names = [n for n in order if n in found] + [n for n in found if n not in order]
+    games = {}
+    for name in names:
+        with open(spec_dir() / "variants" / f"{name}.toml", "rb") as f:
+            games[name] = str(tomllib.load(f).get("rules", {}).get("game", QUANTUM))
+    return games
+
+
+def builtin_names(game: str | None = QUANTUM) -> tuple[str, ...]:
+    """Names of the built-in rulesets of one game family (None: every family), in a fixed order."""
+    return tuple(n for n, g in _builtin_games().items() if game is None or g == game)
 
 
 def load_ruleset(spec: str | Path) -> Ruleset:
     """A ruleset from a built-in name, a canonical name or a variant file path."""
     text = str(spec)
     if isinstance(spec, str):
-        if text in builtin_names():
+        if text in builtin_names(None):
             return _load_builtin(text)
         if "(" in text and text.endswith(")") and not _is_file(Path(text)):
             return parse_canonical(text)
@@ -309,7 +391,7 @@ def load_ruleset(spec: str | Path) -> Ruleset:
             raise VariantError("record-variant", f"variant file {_cut(text)} does not exist")
         return _load_file(path.resolve(), ())
     raise VariantError("record-variant", f"unknown ruleset {_cut(text)}; built-in rulesets: "
-                       + ", ".join(builtin_names()) + ", or a path to a .toml variant file")
+                       + ", ".join(builtin_names(None)) + ", or a path to a .toml variant file")
 
 
 def _is_file(path: Path) -> bool:
@@ -337,11 +419,11 @@ def parse_canonical(text: str) -> Ruleset:
     base, _, rest = text.partition("(")
     if base == "qttt":
         rs = default_ruleset()
-    elif base in builtin_names():
+    elif base in builtin_names(None):
         rs = _load_builtin(base)
     else:
         raise VariantError("record-variant", f"{where}: unknown base {base!r}; allowed: qttt, "
-                           + ", ".join(builtin_names()))
+                           + ", ".join(builtin_names(None)))
     values: dict[str, Any] = {}
     scoring_raw: Any = None
     seen: set[str] = set()
@@ -380,6 +462,7 @@ def parse_canonical(text: str) -> Ruleset:
     for key, value in fields.items():
         award, field_name, _ = SCORING_KEYS[key]
         scoring = _set_field(scoring, award, field_name, value, f"{where}: {key}")
+    _check_scoring_game(scoring, params, where)
     out = Ruleset(params=params, scoring=scoring, name=base, base=base, title=rs.title,
                   summary=rs.summary, sources=rs.sources, match=rs.match)
     return _derived(out, rs)
@@ -397,8 +480,8 @@ def _derived(rs: Ruleset, parent: Ruleset) -> Ruleset:
 
 def _changes(rs: Ruleset, parent: Ruleset) -> list[str]:
     """The parameters of `rs` that differ from `parent`'s, as key=value (scoring as one item)."""
-    out = [f"{k}={format_value(v)}" for (k, v), (_, pv) in zip(rs.params, parent.params, strict=True)
-           if v != pv]
+    before = dict(parent.params)
+    out = [f"{k}={format_value(v)}" for k, v in rs.params if k not in before or v != before[k]]
     if rs.scoring != parent.scoring:
         out.append("scoring changed")
     return out
@@ -426,7 +509,12 @@ def _parse_scalar(p: Parameter, raw: str, where: str) -> Any:
     """A value of a canonical name, in its one spelling: true/false, an integer in ASCII digits
     without sign, leading zeros or spaces, a word as listed."""
     value: Any = raw
-    if p.type is bool:
+    if p.type is tuple and raw.startswith("["):
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+    elif p.type is bool:
         value = {"true": True, "false": False}.get(raw, raw)
     elif p.type is int and re.fullmatch(r"0|[1-9][0-9]*", raw):
         value = int(raw)
@@ -434,6 +522,8 @@ def _parse_scalar(p: Parameter, raw: str, where: str) -> Any:
 
 
 def _check_param(p: Parameter, value: Any, where: str, section: str = "") -> Any:
+    if p.type is tuple:
+        return _check_list_param(p, value, where, section)
     ok_type = isinstance(value, p.type) and not (p.type is int and isinstance(value, bool))
     if not ok_type or value not in p.allowed:
         raise VariantError(RULE, f"{where}: {section}{p.name} = {_toml(value)} is not allowed; "
@@ -441,7 +531,34 @@ def _check_param(p: Parameter, value: Any, where: str, section: str = "") -> Any
     return value
 
 
+def _check_list_param(p: Parameter, value: Any, where: str, section: str) -> Any:
+    """A list parameter as a tuple: pattern kinds (distinct, at least one), or a route (checked
+    against the board later, in _merge_params)."""
+    bad = VariantError(RULE, f"{where}: {section}{p.name} = {json.dumps(_lists(value))} is not "
+                       "allowed; allowed: " + _describe_allowed(p))
+    if p.name == "route":
+        if value == "same":
+            return value
+        if (isinstance(value, (list, tuple)) and value
+                and all(isinstance(v, (list, tuple)) and v and all(_is_int(b) for b in v) for v in value)):
+            return _tuples(value)
+        raise bad
+    if (not isinstance(value, (list, tuple)) or not value or len(set(value)) != len(value)
+            or not all(isinstance(v, str) and v in p.allowed for v in value)):
+        raise bad
+    return tuple(value)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
 def _describe_allowed(p: Parameter) -> str:
+    if p.name == "route":
+        return ("\"same\", or one non-empty list of block numbers (0 to n²−1) for each of the n² "
+                "cell positions of a block")
+    if p.type is tuple:
+        return "a non-empty list of distinct kinds from " + ", ".join(json.dumps(a) for a in p.allowed)
     if p.type is int:
         return f"an integer from {p.allowed[0]} to {p.allowed[-1]} (in a name: digits 0-9, no sign, " \
             "leading zero or space)"
@@ -450,14 +567,29 @@ def _describe_allowed(p: Parameter) -> str:
 
 def _merge_params(base: dict[str, Any], values: dict[str, Any], where: str,
                   parent: str = "") -> tuple[tuple[str, Any], ...]:
-    """The parent's parameters overridden by values, checked again as a whole: a value inherited
-    from `parent` that no longer fits is named with both."""
+    """The parameters of the merged family (its own, from `values`, `base` or the defaults),
+    checked again as a whole: a value inherited from `parent` that no longer fits is named with both."""
     merged = {**base, **values}
-    if merged["end_line"] > merged["board"]:
+    game = merged["game"]
+    for key in values:
+        if game not in PARAMETER_BY_NAME[key].games:
+            raise VariantError(RULE, f"{where}: {key} does not apply to game = {json.dumps(game)}; "
+                               "its parameters: " + ", ".join(p.name for p in PARAMETERS if game in p.games))
+    if game != base.get("game", QUANTUM):  # another family: its parameters start from defaults
+        merged = {**{p.name: p.default for p in PARAMETERS}, **values}
+    out = {p.name: merged.get(p.name, p.default) for p in PARAMETERS if game in p.games}
+    if game == QUANTUM and out["end_line"] > out["board"]:
         inherited = f" (inherited from {parent})" if parent and "end_line" not in values else ""
-        raise VariantError(RULE, f"{where}: end_line = {merged['end_line']}{inherited} is not allowed with "
-                           f"board = {merged['board']}; allowed: 0 (the board size) to {merged['board']}")
-    return tuple((p.name, merged[p.name]) for p in PARAMETERS)
+        raise VariantError(RULE, f"{where}: end_line = {out['end_line']}{inherited} is not allowed with "
+                           f"board = {out['board']}; allowed: 0 (the board size) to {out['board']}")
+    if game == NESTED and out["route"] != "same":
+        blocks = out["board"] ** 2
+        route = out["route"]
+        if len(route) != blocks or any(not 0 <= b < blocks or list(r).count(b) > 1 for r in route for b in r):
+            raise VariantError(RULE, f"{where}: route = {_canonical_value(route)} is not allowed; "
+                               f"allowed: \"same\", or {blocks} lists (one per cell position) of "
+                               f"distinct block numbers 0 to {blocks - 1}")
+    return tuple(out.items())
 
 
 def _refit(scoring: tuple[Component, ...], params: tuple[tuple[str, Any], ...], where: str,
@@ -516,6 +648,7 @@ def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
         scoring = _components(data["scoring"], where, params)
     else:
         _refit(scoring, params, where, origin)
+    _check_scoring_game(scoring, params, where)
     match = _match(data.get("match", {}), parent.match, where)
     is_builtin = path.parent == (spec_dir() / "variants").resolve()
     base = name if is_builtin else parent.base
@@ -561,7 +694,7 @@ def _match(raw: Any, parent: MatchRules, where: str) -> MatchRules:
 def _parent(extends: str | None, path: Path, chain: tuple[Path, ...]) -> Ruleset:
     if extends is None:
         return default_ruleset()
-    if extends in builtin_names():
+    if extends in builtin_names(None):
         target = (spec_dir() / "variants" / f"{extends}.toml").resolve()
         if target in chain or target == path:
             return _load_file(target, (*chain, path))
@@ -570,7 +703,7 @@ def _parent(extends: str | None, path: Path, chain: tuple[Path, ...]) -> Ruleset
     if not _is_file(target):
         what = "is a directory" if target.is_dir() else "not found"
         raise VariantError(RULE, f"{path}: variant.extends = {extends!r}: file {target} {what}; "
-                           "extends names a built-in ruleset (" + ", ".join(builtin_names())
+                           "extends names a built-in ruleset (" + ", ".join(builtin_names(None))
                            + ") or a variant file, relative to this file")
     return _load_file(target, (*chain, path))
 
@@ -589,6 +722,22 @@ def _components(raw: Any, where: str, params: tuple[tuple[str, Any], ...]) -> tu
                  for i, c in enumerate(raw))
 
 
+def _check_scoring_game(scoring: tuple[Component, ...], params: tuple[tuple[str, Any], ...],
+                        where: str) -> None:
+    """Every component belongs to the ruleset's game family; weights fit its blocks."""
+    p = dict(params)
+    game = p["game"]
+    for i, c in enumerate(scoring):
+        if AWARD_GAME[c.award] != game:
+            allowed = ", ".join(json.dumps(a) for a in AWARDS if AWARD_GAME[a] == game)
+            raise VariantError(RULE, f"{where}: scoring[{i}]: award = {json.dumps(c.award)} does not "
+                               f"apply to game = {json.dumps(game)}; allowed: {allowed}")
+        weights = dict(c.settings).get("weights", "equal")
+        if weights != "equal" and len(weights) != p["board"] ** 2:
+            raise VariantError(RULE, f"{where}: scoring[{i}]: weights has {len(weights)} entries; "
+                               f"allowed: \"equal\" or one per block ({p['board'] ** 2})")
+
+
 def _component(raw: Any, where: str, board: int) -> Component:
     if not isinstance(raw, dict):
         raise VariantError(RULE, f"{where}: must be a table")
@@ -596,6 +745,11 @@ def _component(raw: Any, where: str, board: int) -> Component:
     if award not in AWARDS:
         raise VariantError(RULE, f"{where}: award = {_toml(award)} is not allowed; allowed: "
                            + ", ".join(json.dumps(a) for a in AWARDS))
+    if AWARD_GAME[award] == NESTED:  # nested awards score the game, not a pattern of marks
+        _only_keys(raw, ("award", *AWARD_FIELDS[award]), where, "scoring")
+        nested = [(name, _setting(kind, raw.get(name, default), f"{where}: {name}"))
+                  for name, (kind, default, _) in AWARD_FIELDS[award].items()]
+        return Component(award, "line", 0, tuple(nested))  # no pattern: to_dict leaves it out
     fields = {**COMMON_FIELDS, **AWARD_FIELDS[award]}
     _only_keys(raw, tuple(fields), where, "scoring")
     pattern = raw.get("pattern", "line")
@@ -620,6 +774,13 @@ def _component(raw: Any, where: str, board: int) -> Component:
 def _setting(kind: str, value: Any, where: str) -> Any:
     if kind == "fraction":
         return None if value is None else _fraction(value, where)
+    if kind == "weights":
+        if value == "equal":
+            return value
+        if isinstance(value, (list, tuple)) and value:
+            return tuple(_fraction(v, where) for v in value)
+        raise VariantError(RULE, f"{where} = {value!r} is not allowed; allowed: \"equal\" or a "
+                           "list of exact numbers, one per block")
     if kind == "criteria":
         if isinstance(value, (list, tuple)) and all(v in CRITERIA for v in value):
             return tuple(value)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .engine import Action, Place, State
 from .errors import QtttError, RecordError
+from .games import quantum_action
 from .notation import (
     Json,
     Record,
@@ -137,10 +138,10 @@ class Bridge:
             self.session = Session(_ruleset(request))
         elif cmd == "load":
             record = _pasted_record(str(request.get("record", "")))
-            self.session = Session(record.ruleset(), record.actions)
+            self.session = Session(record.ruleset(), tuple(quantum_action(a) for a in record.actions))
             self.session.goto(0)
         elif cmd == "act":
-            self.session.act(action_from_json(request.get("action")))
+            self.session.act(quantum_action(action_from_json(request.get("action"))))
         elif cmd == "bot":
             kind, seed = request.get("player"), request.get("seed", 0)
             if kind not in PLAYERS:

@@ -21,7 +21,7 @@ from qttt import Action, Ruleset, load_ruleset
 
 from . import z3_graph as Z
 from .abstract import Params, Summary, explore, realize
-from .catalogue import BY_ID, PROPERTIES, STATUSES
+from .catalogue import BY_ID, NESTED_PROPERTIES, PROPERTIES, STATUSES
 from .exhaustive import Walk, walk, walk_ruleset
 from .graphs import Tally, enumerate_collapse, enumerate_single_cycle
 from .sampled import ABSTRACT, DEADLOCK, LENGTH, SCORES, SHAPE, TOTAL, TURN, UNIQUE, Sample, sample
@@ -492,6 +492,6 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
     say("scores-well-defined")
     findings.append(guarded("scores-well-defined",
                             lambda: scores_finding(rs, spec, engine, time.perf_counter())))
-    order = [p.id for p in PROPERTIES]
+    order = [p.id for p in PROPERTIES if p not in NESTED_PROPERTIES]
     findings.sort(key=lambda f: order.index(f.property))
     return Report(spec, rs.name, rs.canonical, rs.board, findings, s.games, sampled, walk_data)

@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -18,7 +19,9 @@ from rich.table import Table
 
 from qttt import QtttError, builtin_names, load_ruleset
 from qttt.cli import integer, seconds
+from qttt.nested import Mark
 from qttt.notation import Record, record_from_json, to_notation
+from qttt.variant import NESTED
 
 from .catalogue import LABELS, PROPERTIES
 
@@ -67,7 +70,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def targets(args: argparse.Namespace) -> list[str]:
     """The rulesets to check, in order, without repeats."""
-    names = list(args.rulesets) + (list(builtin_names()) if args.all else [])
+    names = list(args.rulesets) + (list(builtin_names(None)) if args.all else [])
     return list(dict.fromkeys(names))
 
 
@@ -83,10 +86,17 @@ def run(args: argparse.Namespace) -> int:
     for name in names:  # every name resolves before any is checked
         load_ruleset(name)
     try:
-        from .check import check
+        from .check import check as check_quantum
+        from .nested import check_nested
     except ModuleNotFoundError as e:
         print(f"qttt check: {e.name} is not installed (pip install 'qttt[verify]')", file=sys.stderr)
         return 2
+
+    def check(name: str, progress: Callable[[str], None] | None = None, **kw: Any) -> Report:
+        if load_ruleset(name).game == NESTED:  # the nested-classical family: verify/nested.py
+            return check_nested(name, games=kw["games"], seed=kw["seed"])
+        return check_quantum(name, progress=progress, **kw)
+
     err = Console(stderr=True, highlight=False)
     show = not args.quiet and err.is_terminal
     reports = []
@@ -136,8 +146,10 @@ def report_json(reports: list[Report], seconds: float | None) -> dict[str, Any]:
 
 
 def short_witness(record: dict[str, Any]) -> str:
-    """A game record in human notation."""
+    """A game record in human notation (JSON for a nested-classical game, which has none)."""
     rec: Record = record_from_json(record)
+    if any(isinstance(a, Mark) for a in rec.actions):
+        return json.dumps(record["actions"])
     return to_notation(rec)
 
 

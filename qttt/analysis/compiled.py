@@ -82,7 +82,7 @@ def available() -> str | None:
 def supports(rs: Ruleset) -> str | None:
     """None when the core handles `rs`, else the reason it does not."""
     if rs.rules.game != "quantum":
-        return f"the compiled core plays quantum rulesets, not {rs['game']}"
+        return f"the compiled core plays quantum rulesets, not {rs.rules.game}"
     if rs.board ** 2 > MAX_CELLS:
         return f"the compiled core handles boards of at most {MAX_CELLS} cells, not {rs.board}×{rs.board}"
     if len(rs.scoring) > 8:

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..engine import Action, Measure, State, new_game, playout
 from ..errors import QtttError
+from ..games import quantum_action
 from ..io import write_atomic
 from ..notation import Record, from_notation, to_notation
 from ..spec import spec_dir
@@ -232,7 +233,8 @@ def example_branches(path: Path | None = None) -> dict[str, list[dict[str, Any]]
     for name, exs in data["example"].items():
         for ex in exs:
             rec = from_notation(ex["notation"])
-            out[f"{name}/{ex['slug']}"] = branch_values(load_ruleset(rec.variant), rec.actions)
+            out[f"{name}/{ex['slug']}"] = branch_values(load_ruleset(rec.variant),
+                                                         tuple(quantum_action(a) for a in rec.actions))
     return out
 
 

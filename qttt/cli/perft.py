@@ -9,8 +9,8 @@ from typing import Any
 
 from ..analysis.compiled import core_for, use_compiled
 from ..conformance.perft import PERFT_LIMIT, divide, perft_counts, table_depth
-from ..engine import State
 from ..errors import UsageError
+from ..games import GameState, quantum_action, start
 from ..io import parse_json
 from ..notation import action_to_json, record_from_json
 from ..variant import load_ruleset
@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     rs = load_ruleset(args.ruleset)
     actions = parse_json(args.actions, "--actions", "record-format")
-    state = State.initial(rs)
+    state: GameState = start(rs)
     state_actions = record_from_json({"variant": args.ruleset, "actions": actions}).actions
     for act in state_actions:
         state = state.apply(act)
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     split: list[tuple[Any, int]] = []
     try:
         if use_compiled(rs, args.core):
-            pos = core_for(rs).position(state_actions)
+            pos = core_for(rs).position([quantum_action(a) for a in state_actions])
             counts = _bounded(pos.perft, args.depth, limit) if args.depth else table_depth(state, pos.perft)
             depth = len(counts)
             for act in pos.legal() if args.divide else []:

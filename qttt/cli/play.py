@@ -21,7 +21,8 @@ from ..narration import collapsed, describe, squares
 from ..notation import Record, record_to_json
 from ..players import PLAYERS, Player, make_player
 from ..text import drawing
-from ..variant import load_ruleset
+from ..variant import NESTED, load_ruleset
+from ._nested_play import play as play_nested
 
 KINDS = ("human", *PLAYERS)
 COMMANDS = ("help", "moves", "undo", "quit")
@@ -47,6 +48,10 @@ at the prompt:
 players: human; random (uniform among legal actions); greedy (wins at once when it can,
 else avoids actions that let the opponent win at once, else random). --seed makes the
 computer players repeatable.
+
+Intelligent Tic-Tac-Toe (qttt play intelligent): type a cell as row and column from 0
+(5 4); the board shows row and column numbers, the map of blocks (X, O won, # drawn) and
+the blocks you must use (* or yellow); the computer player is the random one.
 
 exit status: 0 when the game ends or you quit, 1 when input ends before the game does."""
 
@@ -302,6 +307,8 @@ def run(args: argparse.Namespace) -> int:
         with contextlib.suppress(ImportError):
             import readline  # noqa: F401  (line editing for input())
     colour = sys.stdout.isatty() and not args.no_colour and not os.environ.get("NO_COLOR")
+    if rs.game == NESTED:  # Intelligent Tic-Tac-Toe and its editions
+        return play_nested(rs, args, input, _write, colour, seed)
     game = Game(State.initial(rs), players, colour, input, _write, echo=not sys.stdin.isatty())
     names = {side: "you" if p is None and args.o != args.x else (p.name if p else "human")
              for side, p in players.items()}

@@ -6,8 +6,8 @@ import argparse
 import json
 import sys
 
-from ..engine import State
 from ..errors import FileError, IllegalAction, RecordError, VariantError
+from ..games import GameState, start
 from ..io import text_chunks
 from ..notation import FORMAT, RecordReader, state_to_json, stream_records
 from ..text import board_text
@@ -25,16 +25,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(run=run)
 
 
-def replay_one(reader: RecordReader) -> tuple[str, State, int]:
+def replay_one(reader: RecordReader) -> tuple[str, GameState, int]:
     """The variant, final state and number of actions of a record, applying each action as it is
     read; errors carry the failing action's index as `.index`."""
     variant = reader.variant()
-    state = State.initial(load_ruleset(variant))
+    state = start(load_ruleset(variant))
     count = 0
     for i, act in enumerate(reader.actions()):
         try:
             state = state.apply(act)
-        except IllegalAction as e:
+        except (IllegalAction, RecordError) as e:
             e.index = i
             raise
         count += 1

@@ -9,7 +9,8 @@ import sys
 from collections.abc import Iterator
 
 from ..analysis.compiled import core_for, decode, use_compiled
-from ..engine import Action, playout
+from ..engine import AnyAction
+from ..games import random_game
 from ..io import write_atomic
 from ..notation import Record, record_to_json
 from ..variant import Ruleset, load_ruleset
@@ -34,7 +35,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(run=run)
 
 
-def played(rs: Ruleset, count: int, seed: int, core: str) -> Iterator[list[Action]]:
+def played(rs: Ruleset, count: int, seed: int, core: str) -> Iterator[list[AnyAction]]:
     """The actions of `count` random games of `rs`, one game at a time."""
     rng = random.Random(seed)
     if use_compiled(rs, core):
@@ -44,7 +45,7 @@ def played(rs: Ruleset, count: int, seed: int, core: str) -> Iterator[list[Actio
                 yield [decode(c, cells) for c in game[0]]
         return
     for _ in range(count):
-        yield playout(rs, rng)[0]
+        yield random_game(rs, rng)[0]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,7 +8,7 @@ import json
 from rich.console import Console
 from rich.table import Table
 
-from ..variant import PARAMETERS, builtin_names, load_ruleset
+from ..variant import NESTED, PARAMETERS, builtin_names, load_ruleset
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -21,10 +21,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run_variants(args: argparse.Namespace) -> int:
-    width = max(len(n) for n in builtin_names())
-    for name in builtin_names():
+    names = builtin_names(None)
+    width = max(len(n) for n in names)
+    for name in names:
         rs = load_ruleset(name)
-        print(f"{name:<{width}}  {rs.board}×{rs.board}  {rs.summary}")
+        side = rs.board * rs.board if rs.game == NESTED else rs.board
+        print(f"{name:<{width}}  {side}×{side}  {rs.summary}")
     return 0
 
 
@@ -41,6 +43,8 @@ def run_show(args: argparse.Namespace) -> int:
         console.print(rs.summary)
     table = Table("parameter", "value", "default", "description")
     for p in PARAMETERS:
+        if rs.game not in p.games:
+            continue
         value = rs.value(p.name)
         table.add_row(p.name, json.dumps(value), json.dumps(p.default), p.description)
     console.print(table)
@@ -48,7 +52,9 @@ def run_show(args: argparse.Namespace) -> int:
     for c in rs.scoring:
         settings = ", ".join(f"{k}={json.dumps(v)}" for k, v in c.to_dict().items()
                              if k not in ("award", "pattern", "length"))
-        scoring.add_row(c.award, c.pattern, str(c.length or rs.board), settings)
+        quantum = rs.game != NESTED
+        scoring.add_row(c.award, c.pattern if quantum else "-", str(c.length or rs.board) if quantum else "-",
+                        settings)
     console.print(scoring)
     if rs.sources:
         console.print("sources: " + ", ".join(rs.sources))

@@ -25,6 +25,7 @@ from typing import IO, Any, Protocol
 
 from ..engine import Action, State
 from ..errors import IllegalAction, MatchError, RecordError
+from ..games import quantum_action
 from ..notation import Record, action_from_json, action_to_json, record_to_json
 from ..players import PLAYERS, Player, SearchPlayer
 from ..variant import Ruleset
@@ -327,7 +328,7 @@ class EngineSeat:
         response = self.request({"cmd": "go", "move_ms": None if limit is None else int(limit * 1000),
                                  **ms}, limit)
         try:
-            return action_from_json(response.get("action"))
+            return quantum_action(action_from_json(response.get("action")))
         except RecordError as e:
             raise Forfeit("garbage", f"go answered no action: {e.message}", e.rule) from None
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..engine import State
 from ..errors import MatchError, QtttError
+from ..games import quantum_state
 from ..io import read_text
 from ..notation import record_from_json
 from ..variant import Ruleset, load_ruleset
@@ -333,7 +334,7 @@ def _from_record(tour: Tour, slot: Slot, path: Path, where: str, how: str = "rec
         record = record_from_json(obj)
         if record.ruleset().key() != tour.ruleset.key():
             raise _fail(where, f"{path} is a game of {record.variant}, not of the tour's {tour.variant}")
-        state: State = record.replay()
+        state: State = quantum_state(record.replay())
     except OSError as e:
         raise _fail(where, f"{path}: {e.strerror}") from None
     except json.JSONDecodeError as e:

@@ -9,8 +9,9 @@ does not implement are answered by the Python engine on the same actions.
 from __future__ import annotations
 
 from ..analysis.compiled import CorePosition, core_for, supports, use_compiled
-from ..engine import Action, mark_name, replay_actions
+from ..engine import Action, State, mark_name, replay_actions
 from ..errors import QtttError
+from ..games import quantum_action
 from ..notation import Json, action_from_json, action_to_json
 from .protocol import QtttEngine, error
 
@@ -38,7 +39,7 @@ class CompiledEngine(QtttEngine):
             return response
         if self.pos is None or cmd not in OWN:
             if self.state is not None and self.pos is not None:  # the Python engine catches up
-                self.state = replay_actions(self.state.initial(self.state.ruleset), self.actions)
+                self.state = replay_actions(State.initial(self.state.ruleset), self.actions)
             return super().handle(request)
         try:
             return self._own(cmd, request, self.pos)
@@ -49,7 +50,7 @@ class CompiledEngine(QtttEngine):
         if cmd == "apply":
             if "action" not in request:
                 return error("protocol", "apply needs an action")
-            action = action_from_json(request["action"])
+            action = quantum_action(action_from_json(request["action"]))
             pos.apply(action)
             self.actions.append(action)
             return {"ok": True}

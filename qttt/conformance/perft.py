@@ -13,9 +13,11 @@ from collections.abc import Callable
 
 from ..engine import State
 from ..errors import UsageError
+from ..games import GameState, start
 from ..notation import Json, action_from_json, action_to_json
-from ..variant import Ruleset
+from ..variant import NESTED, Ruleset
 from .cases import collapsed_prefix, place, play
+from .nested_cases import perft_positions
 
 EXPAND_LIMIT = 20_000  # a depth is tabled when the positions one level above it are at most this many
 MAX_DEPTH = 6
@@ -30,10 +32,10 @@ class _Walk:
         self.limit = limit
         self.expanded = 0
 
-    def counts(self, state: State, depth: int, whole: int) -> list[int]:
+    def counts(self, state: GameState, depth: int, whole: int) -> list[int]:
         counts = [0] * depth
 
-        def walk(s: State, level: int) -> None:
+        def walk(s: GameState, level: int) -> None:
             legal = s.legal_actions()
             counts[level] += len(legal)
             if level + 1 < depth:
@@ -49,18 +51,18 @@ class _Walk:
         return counts
 
 
-def perft_counts(state: State, depth: int, limit: int | None = None) -> list[int]:
+def perft_counts(state: GameState, depth: int, limit: int | None = None) -> list[int]:
     """The number of action sequences of length 1..depth from `state`; UsageError when that
     needs more than `limit` positions expanded."""
     return _Walk(limit).counts(state, depth, depth)
 
 
-def perft(state: State, depth: int, limit: int | None = None) -> int:
+def perft(state: GameState, depth: int, limit: int | None = None) -> int:
     """The number of action sequences of length exactly `depth` (1 for depth 0)."""
     return perft_counts(state, depth, limit)[-1] if depth > 0 else 1
 
 
-def divide(state: State, depth: int, limit: int | None = None) -> list[tuple[Json, int]]:
+def divide(state: GameState, depth: int, limit: int | None = None) -> list[tuple[Json, int]]:
     """perft(depth) split by first action: (action JSON, sequences starting with it), sorted;
     `limit` bounds the positions expanded, as for `perft_counts`."""
     w = _Walk(limit)
@@ -72,7 +74,7 @@ def divide(state: State, depth: int, limit: int | None = None) -> list[tuple[Jso
     return out
 
 
-def table_depth(state: State, count: Callable[[int], list[int]] | None = None) -> list[int]:
+def table_depth(state: GameState, count: Callable[[int], list[int]] | None = None) -> list[int]:
     """Counts for depths 1..d, d the largest (up to MAX_DEPTH) with perft(d-1) <= EXPAND_LIMIT;
     `count(depth)` counts 1..depth from the position (default: `perft_counts` of `state`)."""
     counts: list[int] = []
@@ -87,6 +89,8 @@ def table_depth(state: State, count: Callable[[int], list[int]] | None = None) -
 
 def positions(rs: Ruleset) -> list[tuple[str, str, list[Json]]]:
     """The positions a ruleset's perft table starts from: (slug, description, actions)."""
+    if rs.game == NESTED:
+        return perft_positions(rs)
     prefix, f = collapsed_prefix(rs)
     out: list[tuple[str, str, list[Json]]] = [
         ("start", "the empty board", []),
@@ -113,7 +117,7 @@ def perft_entries(rs: Ruleset, prefix: str) -> list[dict[str, Json]]:
     """The perft table of a ruleset: per position, counts by depth and the deepest divide."""
     entries = []
     for slug, description, actions in positions(rs):
-        state = State.initial(rs)
+        state: GameState = start(rs)
         for a in actions:
             state = state.apply(action_from_json(a))
         counts = table_depth(state)

@@ -9,11 +9,13 @@ module:factory` takes a factory returning one, so an in-process engine speaks th
 from __future__ import annotations
 
 import json
+import random
 from typing import IO, Protocol
 
 from .. import __version__
-from ..engine import State
 from ..errors import QtttError, UsageError
+from ..games import GameState, start
+from ..nested import NestedState
 from ..notation import Json, action_from_json, action_to_json, state_to_json
 from ..players import Player, RandomPlayer
 from ..variant import load_ruleset
@@ -42,7 +44,8 @@ class QtttEngine:
     """This package's engine behind the protocol."""
 
     def __init__(self, player: Player | None = None) -> None:
-        self.state: State | None = None
+        self.state: GameState | None = None
+        self.rng = random.Random(0)  # go in a nested-classical game: a uniform random move
         self.variant = ""
         self.player: Player = player if player is not None else RandomPlayer(seed=0)
 
@@ -57,7 +60,7 @@ class QtttEngine:
                 variant = request.get("variant")
                 if not isinstance(variant, str):
                     return error("protocol", "new needs a variant string")
-                self.state, self.variant = State.initial(load_ruleset(variant)), variant
+                self.state, self.variant = start(load_ruleset(variant)), variant
                 return {"ok": True}
             if cmd == "quit":
                 return {"ok": True}
@@ -75,10 +78,19 @@ class QtttEngine:
             if cmd == "legal":
                 return {"ok": True, "legal": [action_to_json(a) for a in self.state.legal_actions()]}
             if cmd == "go":  # the clock fields are advisory here: the built-in players are quick
-                return {"ok": True, "action": action_to_json(self.player.choose(self.state))}
+                return self._go(self.state)
             return self._perft(request)
         except QtttError as e:
             return error(e.kind, e.message, e.rule or None)
+
+    def _go(self, state: GameState) -> dict[str, Json]:
+        """The engine's move: the player's choice, or in a nested-classical game a uniform one."""
+        if isinstance(state, NestedState):
+            legal = state.legal_actions()
+            if not legal:
+                return error("illegal", "the game is over; no action is legal", "over-no-action")
+            return {"ok": True, "action": action_to_json(self.rng.choice(legal))}
+        return {"ok": True, "action": action_to_json(self.player.choose(state))}
 
     def _perft(self, request: dict[str, Json]) -> dict[str, Json]:
         assert self.state is not None

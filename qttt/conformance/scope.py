@@ -1,9 +1,11 @@
 """Which rule ids of spec/rules.toml belong to a ruleset: the one place this mapping is defined.
 
-A rule's `scope` is `common` (every quantum ruleset), the name of a rule parameter, `scoring`
-(the pattern rules) or the name of a scoring award. A ruleset's rule ids are:
+A rule's `scope` is `common` (every quantum ruleset), `nested-classical` (every ruleset of that
+family), the name of a rule parameter, `scoring` (the pattern rules) or the name of a scoring award.
+A ruleset's rule ids are:
 
-- every `common` rule;
+- every rule whose scope is its family (`common` for quantum), and for the nested-classical family
+  the `common` rules that hold for any game (FAMILY_FREE);
 - a parameter-scoped rule when the ruleset's value of that parameter makes the rule apply:
   `end-line` (scope `end`) only with end = first-line; the other parameter-scoped rules
   (two_cycles, measurer, untouched, last_square) apply to every value of their parameter, since
@@ -19,7 +21,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..spec import rules
-from ..variant import Ruleset
+from ..variant import NESTED, Ruleset
+
+# `common` rules that are not about quantum moves: they hold for every game family.
+FAMILY_FREE = frozenset({"over-no-action", "score-at-end", "record-format", "record-variant",
+                         "variant-file"})
 
 # Parameter-scoped rules that apply only to some values: rule id -> predicate on the ruleset.
 _PARAMETER_RULES: dict[str, Callable[[Ruleset], bool]] = {
@@ -40,12 +46,14 @@ def _always(rs: Ruleset) -> bool:
 def rule_ids(rs: Ruleset) -> tuple[str, ...]:
     """The rule ids that a ruleset selects, in catalogue order."""
     awards = {c.award for c in rs.scoring}
-    kinds = {c.pattern for c in rs.scoring}
+    kinds = {c.pattern for c in rs.scoring if rs.game != NESTED}  # nested awards score no pattern
     params = dict(rs.params)
     out = []
     for rule in rules().values():
         if rule.scope == "common":
-            selected = True
+            selected = rs.game != NESTED or rule.id in FAMILY_FREE
+        elif rule.scope == NESTED:
+            selected = rs.game == NESTED
         elif rule.scope == "scoring":
             selected = _PATTERN_RULES.get(rule.id) in kinds
         elif rule.scope in params:

@@ -13,12 +13,15 @@ from pathlib import Path
 
 from ..engine import Measure, Place, State
 from ..errors import QtttError, RecordError
+from ..games import GameState, start
 from ..geometry import patterns
 from ..io import read_text
+from ..nested import NestedState
 from ..notation import Json, action_from_json, action_to_json, state_to_json
 from ..spec import spec_dir
-from ..variant import Ruleset, load_ruleset
+from ..variant import NESTED, Ruleset, load_ruleset
 from . import cases as casemod
+from . import nested_cases
 from .perft import perft_entries
 from .scope import rule_ids
 
@@ -41,6 +44,11 @@ def vectors_dir() -> Path:
     return spec_dir() / "vectors"
 
 
+def nested_vectors_dir() -> Path:
+    """spec/vectors/nested/: the suites of nested-classical rulesets (built-in and examples)."""
+    return vectors_dir() / "nested"
+
+
 def suite_path(name: str) -> Path:
     """The committed suite of a built-in ruleset."""
     return vectors_dir() / f"{name}.json"
@@ -50,7 +58,7 @@ def _error(e: QtttError) -> dict[str, str]:
     return {"kind": e.kind, "rule": e.rule}
 
 
-def _expect(state: State, variant: str) -> dict[str, Json]:
+def _expect(state: GameState, variant: str) -> dict[str, Json]:
     return {"state": state_to_json(state, variant),
             "legal": [action_to_json(a) for a in state.legal_actions()]}
 
@@ -76,6 +84,24 @@ def _transition_refs(rs: Ruleset, before: State, action: Json, after: State) -> 
             refs.add("turn-after-measure")
     if after.over:
         refs |= _end_refs(rs, after)
+    return refs
+
+
+def _nested_refs(rs: Ruleset, before: NestedState, after: NestedState) -> set[str]:
+    """Rule ids a legal nested-classical move exercises, from what it did."""
+    refs = {"nested-turn", "nested-cell-empty"}
+    refs.add("nested-first-move" if before.last is None else
+             "nested-route" if before.target is not None else "nested-free-move")
+    if after.blocks != before.blocks:
+        changed = next(a for a, b in zip(after.blocks, before.blocks, strict=True) if a != b)
+        refs |= {"nested-block-closed", "nested-patterns"}
+        refs.add("nested-block-draw" if changed == "drawn" else "nested-block-win")
+        if changed != "drawn" and not after.over and (after.bonus or rs.rules.bonus == "none"):
+            refs.add("nested-bonus")  # a bonus move follows, or (bonus = none) the turn passes
+    if after.over:
+        refs |= {"score-at-end", "nested-board-win" if after.winner else "nested-end-closed"}
+        refs |= {{"win": "nested-score-win", "draw-blocks": "nested-score-draw-blocks",
+                   "draw-majority": "nested-score-draw-majority"}[c.award] for c in rs.scoring}
     return refs
 
 
@@ -111,11 +137,11 @@ def build_case(rs: Ruleset, prefix: str, spec: casemod.CaseSpec) -> dict[str, Js
     except QtttError as e:
         case.update(spec_ref=sorted(refs), start=record, start_error=_error(e), steps=[])
         return case
-    state = State.initial(start_rs)
+    state = start(start_rs)
     for action in spec.start:
         state = state.apply(action_from_json(action))
     if not spec.start:
-        refs |= {"board-cells", "turn-order"}
+        refs |= {"nested-board", "nested-turn"} if start_rs.game == NESTED else {"board-cells", "turn-order"}
     start_expect = _expect(state, variant)
     steps = []
     for action in spec.steps:
@@ -127,8 +153,13 @@ def build_case(rs: Ruleset, prefix: str, spec: casemod.CaseSpec) -> dict[str, Js
             refs.add(e.rule)
             if state.over and not isinstance(e, RecordError):
                 refs.add("over-no-action")
+            if start_rs.game == NESTED:
+                refs.add("nested-check-order")
         else:
-            refs |= _transition_refs(start_rs, state, action, after)
+            if isinstance(state, NestedState) and isinstance(after, NestedState):
+                refs |= _nested_refs(start_rs, state, after)
+            elif isinstance(state, State) and isinstance(after, State):
+                refs |= _transition_refs(start_rs, state, action, after)
             state = after
         step.update(_expect(state, variant))
         steps.append(step)
@@ -141,7 +172,8 @@ def build_case(rs: Ruleset, prefix: str, spec: casemod.CaseSpec) -> dict[str, Js
 def build_suite(rs: Ruleset, prefix: str | None = None) -> dict[str, Json]:
     """The whole suite of a ruleset: header, cases and perft entries."""
     prefix = prefix or rs.name
-    built = [build_case(rs, prefix, spec) for spec in casemod.case_specs(rs)]
+    specs = nested_cases.case_specs(rs) if rs.game == NESTED else casemod.case_specs(rs)
+    built = [build_case(rs, prefix, spec) for spec in specs]
     return {
         "suite": "qttt-conformance-vectors",
         "format": SUITE_FORMAT,

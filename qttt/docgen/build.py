@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..io import write_or_check
-from ..variant import builtin_names
+from ..variant import NESTED, builtin_names
+from .nested_pages import nested_ruleset_page
 from .pages import (
     ambiguities_page,
     claims_page,
@@ -41,6 +42,10 @@ def generate(root: Path | None = None) -> dict[str, str]:
                 site.page(f"rulebook/{name}.{code}.md", rulebook_page(name, code))
         site.add(f"spec/rules/{name}.md", GENERATED_NOTE + "\n\n"
                  + "\n".join(ruleset_page(Site(), name, docs=False)).rstrip() + "\n")
+    for name in builtin_names(NESTED):
+        site.page(f"rules/{name}.md", nested_ruleset_page(site, name, docs=True))
+        site.add(f"spec/rules/{name}.md", GENERATED_NOTE + "\n\n"
+                 + "\n".join(nested_ruleset_page(Site(), name, docs=False)).rstrip() + "\n")
     site.page("comparison.md", comparison_page(root))
     site.page("ambiguities.md", ambiguities_page())
     site.page("sources.md", sources_page())

@@ -11,7 +11,9 @@ from pathlib import Path
 from ..analysis.claims import compute, load_claims
 from ..engine import Measure
 from ..game import compile_game
+from ..games import quantum_state
 from ..narration import describe_action, result_text
+from ..nested import AWARD_RULES as NESTED_AWARD_RULES
 from ..notation import Record, from_notation, record_to_json, to_notation
 from ..scoring import AWARD_TYPES
 from ..spec import Rule, rules, spec_dir
@@ -19,8 +21,10 @@ from ..svg import board_svg, measurement_svg
 from ..variant import (
     AWARD_FIELDS,
     COMMON_FIELDS,
+    NESTED,
     PARAMETER_BY_NAME,
     PARAMETERS,
+    QUANTUM,
     SCORING_KEYS,
     builtin_names,
     format_value,
@@ -48,7 +52,7 @@ def example_lines(site: Site, ruleset_name: str, ex: Example, page: str, level: 
     """A worked example: the record, then each action in words with the board after it (a measured
     cycle with its two outcomes and the solver's value of each), the final board."""
     record = from_notation(ex.notation)
-    states = record.states()
+    states = [quantum_state(s) for s in record.states()]  # human notation is quantum
     source = f" Source: {source_link(ex.source, page)}." if ex.source else ""
     out = [f"{level} {ex.title}", "", ex.shows + source, "", "Record, in human notation (squares from "
            "1) and as JSON (cells from 0):", "", "```text", to_notation(record), "```", "",
@@ -87,7 +91,9 @@ def common_page(docs: bool) -> list[str]:
     groups: list[tuple[str, Callable[[Rule], bool]]] = [
         ("Rules every quantum ruleset shares", lambda r: r.scope == "common" and r.id not in apart),
         ("Rules selected by a parameter or a scoring award",
-         lambda r: r.scope != "common" and r.id not in apart),
+         lambda r: r.scope != "common" and r.id not in apart and not r.id.startswith("nested-")),
+        ("Rules of the nested-classical family (Intelligent Tic-Tac-Toe)",
+         lambda r: r.id.startswith("nested-")),
         ("Competition rules", lambda r: r.id in COMPETITION),
         ("For implementers: tooling rules", lambda r: r.id in IMPLEMENTERS)]
     for heading, belongs in groups:
@@ -105,9 +111,10 @@ def _rule_block(rule: Rule, docs: bool, page: str) -> list[str]:
     num = rule_number(rule.id)
     head = f"### R{num}. {rule.title}"
     lines = [f"{head} {{#{rule.id}}}" if docs else f'<a id="{rule.id}"></a>\n\n{head}', ""]
-    scope = "every quantum ruleset" if rule.scope == "common" else f"selected by `{rule.scope}`"
+    scope = ("every quantum ruleset" if rule.scope == "common" else
+             "every nested-classical ruleset" if rule.scope == NESTED else f"selected by `{rule.scope}`")
     lines += [f"**R{num}** (`{rule.id}`, {scope}). {rule.statement}", ""]
-    if docs and rule.scope != "common":
+    if docs and rule.scope not in ("common", NESTED):
         chosen = _choices(rule)
         if chosen:
             lines += ["Built-in rulesets: " + "; ".join(chosen) + ".", ""]
@@ -116,9 +123,9 @@ def _rule_block(rule: Rule, docs: bool, page: str) -> list[str]:
 
 def _choices(rule: Rule) -> list[str]:
     out = []
-    for name in builtin_names():
+    for name in builtin_names(None):
         rs = load_ruleset(name)
-        if rule.scope in PARAMETER_BY_NAME:
+        if rule.scope in PARAMETER_BY_NAME and rs.game in PARAMETER_BY_NAME[rule.scope].games:
             out.append(f"[{name}]({name}.md) {rule.scope} = {format_value(rs.value(rule.scope))}")
         elif rule.scope in AWARD_TYPES and any(c.award == rule.scope for c in rs.scoring):
             out.append(f"[{name}]({name}.md)")
@@ -146,7 +153,7 @@ def ruleset_page(site: Site, name: str, docs: bool) -> list[str]:
            "All rules of the [common mechanics](common.md) hold. This ruleset selects:", ""]
     i = 0
     for p in PARAMETERS:
-        if p.name == "end_line" or p.name == "game":
+        if p.name == "end_line" or p.name == "game" or rs.game not in p.games:
             continue
         i += 1
         out.append(f"{i}. **§{i}** {parameter_statement(rs, p.name)} "
@@ -162,6 +169,8 @@ def ruleset_page(site: Site, name: str, docs: bool) -> list[str]:
     out += ["## Parameters", "", "Values that differ from the default are in bold.", ""]
     rows = []
     for p in PARAMETERS:
+        if rs.game not in p.games:
+            continue
         v = format_value(rs.value(p.name))
         shown = f"**{v}**" if rs.value(p.name) != p.default else v
         rows.append([f"`{p.name}`", shown, format_value(p.default), p.description])
@@ -216,6 +225,8 @@ def comparison_page(root: Path) -> list[str]:
            "is in bold. Each row is one parameter of a [variant file](variant-files.md).", ""]
     rows = []
     for p in PARAMETERS:
+        if QUANTUM not in p.games:
+            continue
         values = [r.value(p.name) for r in rsets]
         vals = [f"**{format_value(v)}**" if v != p.default else format_value(v) for v in values]
         rows.append([f"`{p.name}`", *vals])
@@ -424,16 +435,20 @@ def parameters_page() -> list[str]:
     rows = []
     for p in PARAMETERS:
         allowed = (f"{p.allowed[0]} to {p.allowed[-1]}" if p.type is int
+                   else "same, or a list of block lists, one per cell position" if p.name == "route"
+                   else "a list of " + ", ".join(format_value(a) for a in p.allowed) if p.type is tuple
                    else ", ".join(format_value(a) for a in p.allowed))
         rows.append([f"`{p.name}`", allowed, format_value(p.default), p.description,
                      rule_link(p.rule, "reference/parameters.md")])
     out += table(["key", "allowed", "default", "description", "rule"], rows)
-    out += ["## `[[scoring]]`", "", "Keys every component takes:", ""]
+    out += ["## `[[scoring]]`", "", "Keys every quantum component takes (nested-classical awards "
+            "take only `award` and their own keys):", ""]
     out += table(["key", "default", "description"],
                   [[f"`{k}`", format_value(d) if d is not None else "required" if k == "award"
                     else "see text", t] for k, (_, d, t) in COMMON_FIELDS.items()])
     for award, fields in AWARD_FIELDS.items():
-        link = rule_link(AWARD_TYPES[award].rule, "reference/parameters.md")
+        rule = AWARD_TYPES[award].rule if award in AWARD_TYPES else NESTED_AWARD_RULES[award]
+        link = rule_link(rule, "reference/parameters.md")
         out += [f"### award = \"{award}\"", "", f"Rule: {link}.", ""]
         out += table(["key", "default", "description"],
                       [[f"`{k}`", format_value(d), t] for k, (_, d, t) in fields.items()])
@@ -470,7 +485,7 @@ def cli_page() -> list[str]:
 def home_page(site: Site) -> list[str]:
     """The game in a minute, with the Wikipedia cycle example drawn by the engine."""
     record = from_notation(INTRO.notation)
-    states = record.states()
+    states = [quantum_state(s) for s in record.states()]
     steps = [f"{i + 1}. `{tok}` {describe_action(states[i], a, states[i + 1])}"
              for i, (tok, a) in enumerate(zip(to_notation(record).split()[1:], record.actions, strict=True))]
     pending = states[-1]

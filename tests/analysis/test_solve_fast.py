@@ -23,6 +23,7 @@ from qttt.cli import main
 from qttt.conformance.suite import suite_path
 from qttt.errors import QtttError
 from qttt.game import compile_game
+from qttt.games import quantum_action
 from qttt.notation import action_from_json
 from qttt.variant import Component, Ruleset, with_params
 
@@ -180,12 +181,12 @@ def test_perft_equals_the_committed_tables(name: str) -> None:
     fs = fast.FastSolver(rs, 10)
     for entry in suite["perft"]:
         assert entry["start"]["variant"] == name
-        start = [encode(action_from_json(a), 9) for a in entry["start"]["actions"]]
+        start = [encode(quantum_action(action_from_json(a)), 9) for a in entry["start"]["actions"]]
         counts = entry["counts"]
         depth = len(counts)
         assert fs.perft(start, depth) == counts, entry["id"]
         for d in entry.get("divide", []):
-            after = [*start, encode(action_from_json(d["action"]), 9)]
+            after = [*start, encode(quantum_action(action_from_json(d["action"])), 9)]
             nodes = fs.perft(after, depth - 1)[-1] if depth > 1 else 1
             assert nodes == d["nodes"], (entry["id"], d["action"])
     with pytest.raises(QtttError, match="not legal"):

@@ -129,9 +129,10 @@ def test_variants(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(["variants"], capsys)
     assert status == 0
     rows = out.splitlines()
-    assert [row.split()[0] for row in rows] == list(builtin_names())
-    assert "4×4" in rows[list(builtin_names()).index("bonus4x4")]
-    assert all("3×3" in row for row in rows if not row.startswith("bonus4x4"))
+    assert [row.split()[0] for row in rows] == list(builtin_names(None))
+    assert "4×4" in rows[list(builtin_names(None)).index("bonus4x4")]
+    assert "16×16" in rows[list(builtin_names(None)).index("intelligent")]
+    assert all("3×3" in row for row in rows if row.split()[0] not in ("bonus4x4", "intelligent"))
 
 
 def test_show(capsys: pytest.CaptureFixture[str]) -> None:

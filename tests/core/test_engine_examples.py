@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from nested_reference import RefNested, load_nested
 from refbridge import ref_replay
 
 from qttt import (
@@ -30,6 +31,8 @@ from qttt import (
     state_to_json,
     with_params,
 )
+from qttt.games import start
+from qttt.nested import Mark, NestedState
 from qttt.spec import rules
 
 QTTT = Path(__file__).resolve().parents[2] / "qttt"
@@ -393,3 +396,147 @@ def test_every_cited_rule_is_exercised() -> None:
     cited = literals & set(rules())
     assert len(cited) >= 25
     assert cited <= COVERED, f"rules the engine cites but no test here exercises: {cited - COVERED}"
+
+
+# -- the nested-classical family (seed 002, Intelligent Tic-Tac-Toe) -------------------------------
+# Small boards make the examples checkable by hand: with board = 2 the board is 4×4 cells in four
+# 2×2 blocks. Cell c is (row c // 4, column c % 4); its block is (row // 2) * 2 + column // 2 and its
+# position in the block (row % 2) * 2 + column % 2, so cells 0 1 4 5 are block 0 at positions
+# 0 1 2 3, cells 2 3 6 7 block 1, cells 8 9 12 13 block 2 and cells 10 11 14 15 block 3.
+
+
+def nested(variant: str | Path, cells: Sequence[int], **changes: Any) -> NestedState:
+    """The engine's state after marking `cells`, checked against the nested reference model
+    (tests/nested_reference.py) after every move: states and legal sets."""
+    rs = load_ruleset(str(variant))
+    if changes:
+        rs = with_params(rs, **changes)
+    params = {**load_nested(variant), **dict(rs.params)}
+    ref = RefNested(params, "v")
+    state = start(rs)
+    for c in [*cells, None]:
+        assert isinstance(state, NestedState)
+        assert state_to_json(state, "v") == ref.state()
+        assert [action_to_json(a) for a in state.legal_actions()] == ref.legal()
+        if c is None:
+            return state
+        ref.apply({"mark": c})
+        state = state.apply(Mark(c))
+    raise AssertionError("unreachable")
+
+
+@covers("nested-board", "nested-first-move", "nested-turn", "nested-route")
+def test_nested_first_moves_and_routing() -> None:
+    s = nested("intelligent", [])
+    assert len(s.legal_actions()) == 256 and s.target is None and s.to_move == "x"  # any cell
+    rejects_nested(s, 256, "nested-board")
+    # X marks (5, 4): block 5, position 4 (row 1, column 0 of its block), so O must use block 4.
+    s = nested("intelligent", [5 * 16 + 4])
+    assert s.target == (4,) and s.to_move == "o" and s.marks[84] == "x1"
+    assert {a.cell for a in s.legal_actions()} == {r * 16 + c for r in range(4, 8) for c in range(4)}
+    rejects_nested(s, 0, "nested-route")
+
+
+def rejects_nested(state: NestedState, cell: int, rule: str) -> None:
+    with pytest.raises(IllegalAction) as err:
+        state.apply(Mark(cell))
+    assert err.value.rule == rule, err.value
+
+
+@covers("nested-block-win", "nested-board-win", "nested-score-win", "nested-patterns")
+def test_nested_win() -> None:
+    # board = 2, all patterns: any two own marks in a block win it, any two own blocks the game.
+    # x0 (block 0, position 0) sends O to block 0; o4 (b0 p2) -> X to b2; x9 (b2 p1) -> O to b1;
+    # o7 (b1 p3) -> X to b3; x10 (b3 p0) -> O to b0; o1 (b0 p1): with o4 the anti-diagonal of
+    # block 0, O wins it; -> X to b1; x3 (b1 p1) -> O to b1; o6 (b1 p2): with o7 the bottom row,
+    # O wins block 1, and blocks 0 and 1 are the top row of blocks: O wins 16-0.
+    s = nested("intelligent", [0, 4, 9, 7, 10, 1, 3], board=2)
+    assert s.blocks == ("o", "open", "open", "open") and not s.over
+    s = nested("intelligent", [0, 4, 9, 7, 10, 1, 3, 6], board=2)
+    assert s.over and s.winner == "o" and s.blocks == ("o", "o", "open", "open")
+    assert {p: str(v) for p, v in s.scores.items()} == {"x": "0", "o": "16"}
+    assert s.legal_actions() == ()
+    rejects_nested(s, 2, "over-no-action")
+
+
+DRAW = [0, 5, 14, 13, 15, 1, 3, 7, 4, 12, 2]
+
+
+@covers("nested-block-closed", "nested-cell-empty", "nested-free-move", "nested-block-draw",
+        "nested-end-closed", "nested-score-draw-blocks", "nested-check-order")
+def test_nested_draw_scores_blocks() -> None:
+    # board = 2, blocks won by rows only, the game by the two diagonals of blocks only.
+    # x0 -> O to b0; o5 -> X to b3; x14 -> O to b2; o13 -> X to b3; x15: row 14-15, X wins block 3;
+    # O is sent to block 3 (position 3), which is closed: a free move.
+    kw: dict[str, Any] = {"board": 2, "block_patterns": ("rows",), "board_patterns": ("diagonals",)}
+    s = nested("intelligent", DRAW[:5], **kw)
+    assert s.blocks == ("open", "open", "open", "x") and s.target is None and s.to_move == "o"
+    rejects_nested(s, 11, "nested-block-closed")
+    rejects_nested(s, 15, "nested-cell-empty")  # occupied and closed: the cell is reported first
+    # o1 -> X to b1; x3 -> O to b1; o7 -> X to b3 (closed: free); x4 fills block 0 as x o / x o:
+    # no row, so block 0 is drawn; -> O to b2; o12: row 12-13, O wins block 2; -> X free;
+    # x2: row 2-3, X wins block 1. X holds blocks 1 and 3, O block 2: no diagonal, every block is
+    # closed: nobody wins and each scores the blocks won, 2 and 1.
+    s = nested("intelligent", DRAW[:9], **kw)
+    assert s.blocks == ("drawn", "open", "open", "x")
+    s = nested("intelligent", DRAW, **kw)
+    assert s.over and s.winner is None and s.blocks == ("drawn", "x", "o", "x")
+    assert {p: str(v) for p, v in s.scores.items()} == {"x": "2", "o": "1"}
+    assert s.marks[6] is None  # empty cells remain in a won block
+
+
+@covers("nested-score-draw-majority")
+def test_nested_draw_majority_with_weights(tmp_path: Path) -> None:
+    path = tmp_path / "majority.toml"
+    path.write_text('[variant]\nname = "majority"\nextends = "intelligent"\n[rules]\nboard = 2\n'
+                    'block_patterns = ["rows"]\nboard_patterns = ["diagonals"]\n[[scoring]]\n'
+                    'award = "draw-majority"\nweights = ["3", "1", "1", "1"]\n', encoding="utf-8")
+    # The same game: X's blocks 1 and 3 are worth 1 + 1, O's block 2 is worth 1: X has more.
+    s = nested(path, DRAW)
+    assert {p: str(v) for p, v in s.scores.items()} == {"x": "1", "o": "0"}
+    # Weights 1, 1, 3, 1: O's block 2 is worth 3 against X's 2: O has more.
+    path.write_text(path.read_text(encoding="utf-8").replace('"3", "1", "1", "1"', '"1", "1", "3", "1"'),
+                    encoding="utf-8")
+    s = nested(path, DRAW)
+    assert {p: str(v) for p, v in s.scores.items()} == {"x": "0", "o": "1"}
+    path.write_text(path.read_text(encoding="utf-8").replace('"1", "1", "3", "1"', '"1", "1", "2", "1"'),
+                    encoding="utf-8")
+    s = nested(path, DRAW)  # 2 against 2: equal, 1/2 each by default
+    assert {p: str(v) for p, v in s.scores.items()} == {"x": "1/2", "o": "1/2"}
+
+
+@covers("nested-block-draw")
+def test_nested_full_block_with_a_pattern() -> None:
+    # board = 2, rows only: x15 -> O to b3; o10 -> X to b0; x5 -> O to b3; o14 -> X to b2;
+    # x13 -> O to b3; o11 fills block 3 (o10 o11 / o14 x15) completing the row 10-11.
+    kw: dict[str, Any] = {"board": 2, "block_patterns": ("rows",), "board_patterns": ("diagonals",)}
+    moves = [15, 10, 5, 14, 13, 11]
+    assert nested("intelligent", moves, **kw).blocks[3] == "o"  # pattern-first (2017)
+    assert nested("intelligent", moves, full_block="drawn-first", **kw).blocks[3] == "drawn"  # 2016
+
+
+@covers("nested-bonus")
+def test_nested_bonus_move() -> None:
+    # board = 2, bonus = block-win, the game won by the diagonals of blocks only.
+    # x6 (b1 p2) -> O to b2; o8 -> X to b0; x5 -> O to b3; o10 -> X to b0; x1: column 1-5, X wins
+    # block 0 and moves again, routed by position 1 to block 1 ...
+    kw: dict[str, Any] = {"board": 2, "bonus": "block-win", "board_patterns": ("diagonals",)}
+    s = nested("intelligent", [6, 8, 5, 10, 1], **kw)
+    assert s.to_move == "x" and s.bonus and s.target == (1,) and s.move == 6
+    # ... x3: with x6 the anti-diagonal of block 1, X wins it during the bonus move: no second
+    # bonus. O moves, routed to block 1 (position 1), which is closed: a free move.
+    s = nested("intelligent", [6, 8, 5, 10, 1, 3], **kw)
+    assert s.to_move == "o" and not s.bonus and s.target is None and s.marks[3] == "x6"
+    assert s.blocks == ("x", "x", "open", "open") and not s.over
+    # Without the bonus the same first five moves pass the turn to O.
+    s = nested("intelligent", [6, 8, 5, 10, 1], board=2, board_patterns=("diagonals",))
+    assert s.to_move == "o" and not s.bonus
+
+
+def test_nested_diamonds_are_the_2018_simulators() -> None:
+    # The 2018 simulator's diamonds on a 4×4 grid, as (row, column) cells.
+    from qttt.geometry import grid_patterns
+    expected = [{(1, 0), (0, 1), (2, 1), (1, 2)}, {(1, 1), (0, 2), (2, 2), (1, 3)},
+                {(2, 0), (1, 1), (3, 1), (2, 2)}, {(2, 1), (1, 2), (3, 2), (2, 3)}]
+    got = [{divmod(c, 4) for c in p.cells} for p in grid_patterns(4, ("diamonds",))]
+    assert sorted(map(sorted, got)) == sorted(map(sorted, expected))

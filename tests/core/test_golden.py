@@ -30,6 +30,7 @@ from qttt import (
     state_to_json,
     to_notation,
 )
+from qttt.games import quantum_state
 
 GOLDEN = Path(__file__).resolve().parents[1] / "support" / "golden"
 REGENERATE = os.environ.get("QTTT_REGEN_GOLDEN") == "1"
@@ -50,7 +51,7 @@ HAND = {
 
 def transcript(record: Record) -> dict[str, Any]:
     """A record with its notation, every state as v1 JSON and every position string."""
-    states = record.states()
+    states = [quantum_state(s) for s in record.states()]
     return {
         "record": record_to_json(record),
         "notation": to_notation(record),

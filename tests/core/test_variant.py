@@ -18,9 +18,12 @@ from qttt.testing import random_rulesets
 
 def test_every_parameter_is_documented() -> None:
     for p in PARAMETERS:
-        assert p.type in (str, int, bool), p
-        assert p.allowed and all(isinstance(v, p.type) for v in p.allowed), p
-        assert p.default in p.allowed, p
+        assert p.type in (str, int, bool, tuple), p
+        if p.type is tuple:  # a list parameter: kinds from `allowed`, or a route ("same" or lists)
+            assert p.default == "same" if p.name == "route" else set(p.default) <= set(p.allowed), p
+        else:
+            assert p.allowed and all(isinstance(v, p.type) for v in p.allowed), p
+            assert p.default in p.allowed, p
         assert p.description and "\n" not in p.description and p.description.endswith("."), p
     assert {p.name for p in PARAMETERS} >= {"board", "measurer", "two_cycles", "last_square",
                                              "untouched", "end"}

@@ -18,6 +18,7 @@ from reference import RefGame, load_variant
 from qttt import Measure, from_notation, load_ruleset, record_to_json, state_to_json
 from qttt.docgen import EXAMPLES, INTRO, ambiguities, generate, generated_paths, main, sources
 from qttt.errors import IllegalAction
+from qttt.games import quantum_state
 from qttt.spec import rules
 from qttt.svg import board_svg, measurement_svg
 from qttt.variant import PARAMETER_BY_NAME, builtin_names
@@ -210,13 +211,13 @@ def test_worked_examples_agree_with_the_reference_model(example: Any) -> None:
     ref = RefGame(load_variant(record.variant), record.variant)
     for action in record_to_json(record)["actions"]:
         ref.apply(action)
-    state = record.replay()
+    state = quantum_state(record.replay())
     assert state_to_json(state, record.variant) == ref.state()
 
 
 def test_the_cycle_example_has_the_outcomes_the_home_page_states() -> None:
     # Wikipedia: X1 to 1 forces O4 to 8, X3 to 4; X1 to 4 forces X3 to 8, O4 to 1; O2 to 5 either way.
-    pending = from_notation(INTRO.notation).replay()
+    pending = quantum_state(from_notation(INTRO.notation).replay())
     assert pending.cycle == (0, 3, 7) and pending.to_move == "x"
     to8, to1 = pending.apply(Measure(7)), pending.apply(Measure(0))
     assert to8.classical[:9] == (1, 0, 0, 3, 2, 0, 0, 4, 0)
@@ -233,7 +234,7 @@ def _texts(root: ET.Element, cls: str) -> list[ET.Element]:
 
 
 def test_board_svg_draws_every_mark_edge_and_cycle_cell() -> None:
-    state = from_notation("[wikipedia] X1:1-4 O2:1-5 X3:4-8 O4:8-1").replay()
+    state = quantum_state(from_notation("[wikipedia] X1:1-4 O2:1-5 X3:4-8 O4:8-1").replay())
     root = ET.fromstring(board_svg(state))
     ref = RefGame(load_variant("wikipedia"))
     for a in record_to_json(from_notation(INTRO.notation))["actions"]:
@@ -248,7 +249,7 @@ def test_board_svg_draws_every_mark_edge_and_cycle_cell() -> None:
 
 def test_measurement_svg_shows_both_outcomes() -> None:
     record = from_notation(INTRO.notation)
-    root = ET.fromstring(measurement_svg(record.replay()))
+    root = ET.fromstring(measurement_svg(quantum_state(record.replay())))
     boards = [g for g in root.iter(f"{SVG}g") if g.get("class") == "qttt-board"]
     assert len(boards) == 3
     outcomes = []
@@ -261,7 +262,7 @@ def test_measurement_svg_shows_both_outcomes() -> None:
     for g, expected in zip(boards[1:], outcomes, strict=True):
         assert sorted(e.get("data-mark") or "" for e in _texts(g, "classical")) == expected
     with pytest.raises(IllegalAction) as e:
-        measurement_svg(from_notation("[wikipedia] X1:1-2").replay())
+        measurement_svg(quantum_state(from_notation("[wikipedia] X1:1-2").replay()))
     assert e.value.rule == "measure-pending"
 
 

@@ -12,6 +12,7 @@ from qttt import Measure, Place, State, from_notation, load_ruleset, new_game, w
 from qttt.analysis import contrast
 from qttt.docgen import EXAMPLES, Example
 from qttt.errors import QtttError
+from qttt.games import quantum_action
 from qttt.variant import Ruleset
 
 ALL = [(name, ex) for name, exs in EXAMPLES.items() for ex in exs]
@@ -125,7 +126,8 @@ def test_committed_contrasts_replay_to_their_outcomes() -> None:
             label = c[side]
             rs = load_ruleset(label) if "(" not in label else _parameterised(label)
             # the first ruleset's game, replayed under each side (measurers re-choosing there)
-            played, text = contrast.play_record(rs, from_notation(f"[{rs.name}] {c['record_a']}").actions)
+            played, text = contrast.play_record(
+                rs, tuple(quantum_action(a) for a in from_notation(f"[{rs.name}] {c['record_a']}").actions))
             assert text == c["outcome_" + side], (c["a"], c["b"], side)
             assert played == list(from_notation(f"[{rs.name}] {c['record_' + side]}").actions)
         assert c["outcome_a"].startswith("ends") and c["outcome_a"] != c["outcome_b"]

@@ -31,6 +31,7 @@ from qttt import (
     state_to_json,
     to_notation,
 )
+from qttt.games import quantum_state
 from qttt.testing import rulesets
 
 # German Wikipedia cycle (seed 001): X1 squares 1-4, O2 3-9, X3 4-8, O4 8-1, X measures O4 into 1.
@@ -153,7 +154,7 @@ def test_round_trips(rs: Ruleset, seed: int) -> None:
     record = Record(rs.canonical, tuple(acts))
     assert record_from_json(json.loads(json.dumps(record_to_json(record)))) == record
     assert from_notation(to_notation(record)) == record
-    states = record.states()
+    states = [quantum_state(s) for s in record.states()]
     assert state_to_json(states[-1]) == state_to_json(final)
     for state in states:
         if state.over and any(state.spooky):
