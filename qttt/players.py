@@ -1,7 +1,7 @@
 """Computer players: each chooses one legal action for the side to move.
 
-Players only call the engine (`State.legal_actions`, `State.apply`, `State.scores`); they
-know no rule of their own. Given the same seed and the same states, they choose the same actions.
+Players only call the engine (`legal_actions`, `apply`, `scores` of a state of any game family);
+they know no rule of their own. Given the same seed and the same states, they choose the same actions.
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ import time
 from fractions import Fraction
 from typing import Protocol
 
-from .engine import Action, State
+from .engine import AnyAction
 from .errors import IllegalAction
+from .games import GameState
 
 
 class Player(Protocol):
@@ -21,12 +22,12 @@ class Player(Protocol):
 
     name: str
 
-    def choose(self, state: State) -> Action:
+    def choose(self, state: GameState) -> AnyAction:
         """One of `state.legal_actions()`."""
         ...
 
 
-def _legal(state: State) -> tuple[Action, ...]:
+def _legal(state: GameState) -> tuple[AnyAction, ...]:
     """The legal actions, or IllegalAction when there are none (game over, or a deadlock)."""
     legal = state.legal_actions()
     if not legal:
@@ -37,7 +38,7 @@ def _legal(state: State) -> tuple[Action, ...]:
     return legal
 
 
-def margin(state: State, player: str) -> Fraction:
+def margin(state: GameState, player: str) -> Fraction:
     """`player`'s points minus the opponent's (0 until the game is over: rule score-at-end)."""
     scores = state.scores
     return scores[player] - scores["o" if player == "x" else "x"]
@@ -51,7 +52,7 @@ class RandomPlayer:
     def __init__(self, seed: int | None = None, rng: random.Random | None = None) -> None:
         self.rng = rng if rng is not None else random.Random(seed)
 
-    def choose(self, state: State) -> Action:
+    def choose(self, state: GameState) -> AnyAction:
         return self.rng.choice(_legal(state))
 
 
@@ -75,7 +76,7 @@ class GreedyPlayer:
     def __init__(self, seed: int | None = None, rng: random.Random | None = None) -> None:
         self.rng = rng if rng is not None else random.Random(seed)
 
-    def value(self, state: State, action: Action) -> Fraction:
+    def value(self, state: GameState, action: AnyAction) -> Fraction:
         """The value of `action` for the side to move in `state`, as defined above."""
         me = state.to_move
         assert me is not None
@@ -87,7 +88,7 @@ class GreedyPlayer:
         return min((margin(r, me) if r.over else Fraction(0)
                     for r in (after.apply(b) for b in after.legal_actions())), default=Fraction(0))
 
-    def choose(self, state: State) -> Action:
+    def choose(self, state: GameState) -> AnyAction:
         legal = _legal(state)
         values = [self.value(state, a) for a in legal]
         top = max(values)
@@ -107,13 +108,13 @@ class _Node:
 
     __slots__ = ("children", "mover", "state", "untried", "value", "visits")
 
-    def __init__(self, state: State, mover: str | None, rng: random.Random) -> None:
+    def __init__(self, state: GameState, mover: str | None, rng: random.Random) -> None:
         self.state = state
         self.mover = mover
         untried = list(state.legal_actions())
         rng.shuffle(untried)
         self.untried = untried
-        self.children: list[tuple[Action, _Node]] = []
+        self.children: list[tuple[AnyAction, _Node]] = []
         self.visits = 0
         self.value = 0.0
 
@@ -136,7 +137,7 @@ class SearchPlayer:
         self.rng = rng if rng is not None else random.Random(seed)
         self.seconds, self.playouts, self.c = seconds, playouts, c
 
-    def choose(self, state: State) -> Action:
+    def choose(self, state: GameState) -> AnyAction:
         legal = _legal(state)
         me = state.to_move
         assert me is not None
@@ -176,7 +177,7 @@ class SearchPlayer:
         return max((child for _, child in node.children),
                    key=lambda ch: ch.value / ch.visits + self.c * math.sqrt(log_n / ch.visits))
 
-    def _rollout(self, state: State) -> State:
+    def _rollout(self, state: GameState) -> GameState:
         rng = self.rng
         while not state.over:
             legal = state.legal_actions()

@@ -17,7 +17,17 @@ from .nested import NestedState
 INK = {"x": "#c62828", "o": "#1565c0"}
 GRID, LABEL, CYCLE_FILL, CYCLE_EDGE = "#444444", "#9e9e9e", "#fff3c4", "#f9a825"
 FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
-CAPTION = 34  # height of the caption band under a board, in pixels
+CAPTION = 34  # least height of the caption band under a board, in pixels
+
+
+def _caption_font(size: float) -> float:
+    """Caption text grows with the board, so it stays readable where the board is scaled down."""
+    return min(24.0, max(14.0, size * 0.075))
+
+
+def _band(size: float) -> float:
+    """Height of the caption band under a board of `size`."""
+    return max(CAPTION, _caption_font(size) * 2.2)
 
 
 def _num(v: float) -> str:
@@ -118,8 +128,9 @@ def _panel(state: State, x0: float, y0: float, size: float, caption: str | None)
     out.append(f'<rect x="0" y="0" width="{_num(size)}" height="{_num(size)}" fill="none" '
                f'stroke="{GRID}" stroke-width="2"/>')
     if caption:
-        out.append(f'<text class="caption" x="{_num(size / 2)}" y="{_num(size + 22)}" '
-                   f'font-size="14" text-anchor="middle" fill="#212121">{escape(caption)}</text>')
+        f = _caption_font(size)
+        out.append(f'<text class="caption" x="{_num(size / 2)}" y="{_num(size + f * 1.45)}" '
+                   f'font-size="{_num(f)}" text-anchor="middle" fill="#212121">{escape(caption)}</text>')
     out.append("</g>")
     return out
 
@@ -139,7 +150,7 @@ def board_svg(state: State, size: float | None = None, caption: str | None = Non
     """One board as a standalone SVG document, with an optional caption under it (default size:
     80 pixels a cell)."""
     size = size or 80.0 * state.ruleset.board
-    height = size + (CAPTION if caption else 0)
+    height = size + (_band(size) if caption else 0)
     label = caption or f"board of {state.ruleset.canonical}"
     return _document(size + 8, height + 8, label, _panel(state, 4, 4, size, caption))
 
@@ -159,14 +170,14 @@ def measurement_svg(state: State, size: float | None = None) -> str:
     gap = 28
     wide = 2 * size + gap  # the cycle is drawn across the whole width, its marks twice as large
     body = _panel(panels[0][0], 4, 4, wide, panels[0][1])
-    top = wide + CAPTION + 12
+    top = wide + _band(wide) + 12
     for i, (st, caption) in enumerate(panels[1:]):
         body += _panel(st, 4 + i * (size + gap), top, size, caption)
     body.append(f'<text class="arrow" x="{_num(4 + size + gap / 2)}" y="{_num(top + size / 2)}" '
                 f'font-size="18" text-anchor="middle" fill="{LABEL}">or</text>')
     width = 2 * size + gap + 8
     label = f"{name} closes a cycle; the two outcomes of measuring it"
-    return _document(width, top + size + CAPTION + 4, label, body)
+    return _document(width, top + size + _band(size) + 4, label, body)
 
 
 BLOCK_FILL = {"x": "#fde0dc", "o": "#dde8fb", "drawn": "#e0e0e0"}

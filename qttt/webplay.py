@@ -147,7 +147,7 @@ class Bridge:
             if kind not in PLAYERS:
                 raise RecordError("record-format", f"unknown player {kind!r}; players: {', '.join(PLAYERS)}")
             rng = random.Random(f"{seed}:{self.session.cursor}")
-            self.session.act(PLAYERS[str(kind)](rng=rng).choose(self.session.state))
+            self.session.act(quantum_action(PLAYERS[str(kind)](rng=rng).choose(self.session.state)))
         elif cmd == "goto":
             ply = request.get("ply")
             self.session.goto(ply if isinstance(ply, int) else 0)

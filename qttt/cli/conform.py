@@ -16,7 +16,7 @@ from ..conformance.runner import (
     load_suites,
     python_factory,
 )
-from ..conformance.suite import suite_path, vectors_dir
+from ..conformance.suite import committed_suites, suite_path
 from ..io import write_atomic
 from ..variant import builtin_names
 from . import seconds
@@ -33,8 +33,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     who.add_argument("--engine", metavar="COMMAND", help='engine command line, e.g. "qttt engine"')
     who.add_argument("--python", metavar="MODULE:FACTORY",
                      help="in-process engine: FACTORY() returns an object with handle(request) -> response")
-    p.add_argument("--suite", type=Path, action="append", help="suite file (repeatable; default: all)")
-    p.add_argument("--ruleset", action="append", choices=builtin_names(),
+    p.add_argument("--suite", type=Path, action="append",
+                   help="suite file (repeatable; default: every committed suite)")
+    p.add_argument("--ruleset", action="append", choices=builtin_names(None),
                    help="only this built-in ruleset's suite (repeatable)")
     p.add_argument("--level", choices=LEVELS, default="strict",
                    help="the level the exit status reports (default strict; both are always printed)")
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     paths = list(args.suite or [])
     paths += [suite_path(n) for n in args.ruleset or []]
     if not paths:
-        paths = sorted(vectors_dir().glob("*.json"))
+        paths = committed_suites()
     suites = load_suites(paths)
     if args.python:
         factory = python_factory(args.python)

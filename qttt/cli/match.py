@@ -15,8 +15,9 @@ from rich.table import Table
 
 from ..competition.match import Standing, Store, game_line, manifest, plan, run, standings
 from ..competition.referee import KINDS_HELP, Forfeit, Seat, split_name
-from ..engine import Action, Measure, Place, State
+from ..engine import AnyAction, Measure, Place
 from ..errors import IllegalAction
+from ..games import GameState, quantum_state
 from ..notation import Json
 from ..text import drawing
 from .play import example, explain, parse, prompt
@@ -150,7 +151,8 @@ class HumanSeat:
     def start(self, variant: str, side: str) -> None:
         self.console.print(f"you play {side} ({variant}); type help at the prompt of qttt play for the input")
 
-    def choose(self, state: State, limit: float | None, remaining: dict[str, Any]) -> Action:
+    def choose(self, state: GameState, limit: float | None, remaining: dict[str, Any]) -> AnyAction:
+        state = quantum_state(state)
         self.console.print(drawing(state), markup=False)
         while True:
             try:
@@ -176,8 +178,8 @@ class HumanSeat:
                 return got
             self.console.print("commands here: quit; or type " + example(state), markup=False)
 
-    def observe(self, action: Action, after: State) -> None:
+    def observe(self, action: AnyAction, after: GameState) -> None:
         pass
 
-    def close(self, final: State) -> None:
+    def close(self, final: GameState) -> None:
         pass

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from ..engine import Action, Measure, Place, State, mark_name
 from ..errors import IllegalAction, QtttError
+from ..games import quantum_action
 from ..geometry import lines
 from ..io import write_atomic
 from ..narration import collapsed, describe, squares
@@ -211,7 +212,7 @@ class Game:
                 if player.name == "greedy" and legal > THINKING:
                     self.write(f"{self.state.to_move} ({player.name}) is thinking: {legal} actions, "
                                "each weighed against every reply...\n")
-                action = player.choose(self.state)
+                action = quantum_action(player.choose(self.state))
                 self.write(f"{self.state.to_move} ({player.name}) {describe(self.state, action)}\n")
             self.history.append((self.state, action))
             before, self.state = self.state, self.state.apply(action)

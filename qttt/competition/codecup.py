@@ -11,17 +11,19 @@ or the letter alone when the collapse ends the game. `Quit` ends the game.
 
 from __future__ import annotations
 
-from ..engine import Action, Measure, Place, State
+from ..engine import Action, AnyAction, Measure, Place, State
 from ..errors import IllegalAction, MatchError, RecordError
-from ..variant import Ruleset
+from ..games import GameState, quantum_action, quantum_state
+from ..variant import QUANTUM, Ruleset
 from .referee import ACK_SECONDS, Forfeit, LineProcess
 
 SQUARES = "ABCDEFGHIJKLMNOP"
 RULE = "codecup-dialogue"
 
 
-def letters(action: Action) -> str:
+def letters(action: AnyAction) -> str:
     """An action as the dialogue writes it: one letter for a collapse, two for a move."""
+    action = quantum_action(action)
     if isinstance(action, Measure):
         return SQUARES[action.cell]
     return SQUARES[action.a] + SQUARES[action.b]
@@ -57,6 +59,9 @@ def parse_answer(line: str, state: State) -> list[Action]:
 
 def check_ruleset(rs: Ruleset) -> None:
     """The dialogue fits 4×4 games where the opponent measures and fills the last square."""
+    if rs.game != QUANTUM:
+        raise MatchError(RULE, f"a CodeCup 2012 bot plays 4×4 quantum games; {rs.canonical} is a "
+                         f"{rs.game} ruleset")
     if rs.board != 4 or rs.rules.measurer != "opponent" or rs.rules.last_square != "forced":
         raise MatchError(RULE, f"a CodeCup 2012 bot plays 4×4 games with measurer = opponent and "
                          f"last_square = forced; {rs.canonical} has board {rs.board}, measurer "
@@ -82,7 +87,8 @@ class CodeCupSeat:
         self.proc, self.side = LineProcess(self.command), side
         self.state, self.pending, self.queued = State.initial(self.rs), "", []
 
-    def choose(self, state: State, limit: float | None, remaining: dict[str, float | None]) -> Action:
+    def choose(self, state: GameState, limit: float | None, remaining: dict[str, float | None]) -> AnyAction:
+        state = quantum_state(state)
         if self.queued:
             return self.queued.pop(0)
         assert self.proc is not None
@@ -93,12 +99,12 @@ class CodeCupSeat:
         self.queued = actions[1:]
         return actions[0]
 
-    def observe(self, action: Action, after: State) -> None:
+    def observe(self, action: AnyAction, after: GameState) -> None:
         if self.state.to_move != self.side:
             self.pending += letters(action)
-        self.state = after
+        self.state = quantum_state(after)
 
-    def close(self, final: State) -> None:
+    def close(self, final: GameState) -> None:
         if self.proc is None:
             return
         if final.over and len(self.pending) >= 2 and self.pending[-1] == self.pending[-2]:

@@ -23,7 +23,7 @@ from ..errors import MatchError
 from ..io import write_atomic
 from ..notation import Json
 from ..players import PLAYERS, SearchPlayer
-from ..variant import Ruleset, load_ruleset
+from ..variant import QUANTUM, Ruleset, load_ruleset
 from .codecup import CodeCupSeat
 from .referee import (
     ACK_SECONDS,
@@ -59,9 +59,14 @@ def plan(variant: str, players: list[str], games: int, seed: int, move: float | 
     games and O in even ones (two players: a match; more: a round robin)."""
     rs = load_ruleset(variant)
     for spec in players:
-        if split_name(check_spec(spec))[1].startswith("codecup:"):
+        bare = split_name(check_spec(spec))[1]
+        if bare.startswith("codecup:"):
             from .codecup import check_ruleset
             check_ruleset(rs)
+        if bare == "human" and rs.game != QUANTUM:
+            raise MatchError(RULE, f"{rs.canonical} is a {rs.game} ruleset: people play it with qttt "
+                             "play; "
+                             "qttt match seats people for quantum rulesets")
     if len(players) < 2:
         raise MatchError(RULE, "a match needs two players")
     names = [split_name(p)[0] for p in players]

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import IO, Any, Protocol
 
-from ..engine import Action, State
+from ..engine import AnyAction
 from ..errors import IllegalAction, MatchError, RecordError
-from ..games import quantum_action
+from ..games import GameState, start
 from ..notation import Record, action_from_json, action_to_json, record_to_json
 from ..players import PLAYERS, Player, SearchPlayer
 from ..variant import Ruleset
@@ -74,15 +74,15 @@ class Seat(Protocol):
         """Get ready for a new game of `variant`, playing `side`."""
         ...
 
-    def choose(self, state: State, limit: float | None, remaining: dict[str, float | None]) -> Action:
+    def choose(self, state: GameState, limit: float | None, remaining: dict[str, float | None]) -> AnyAction:
         """An action for the side to move, within `limit` seconds; Forfeit on failure."""
         ...
 
-    def observe(self, action: Action, after: State) -> None:
+    def observe(self, action: AnyAction, after: GameState) -> None:
         """`action` was played (by either side), giving `after`."""
         ...
 
-    def close(self, final: State) -> None:
+    def close(self, final: GameState) -> None:
         """The game is over (or abandoned); release the seat."""
         ...
 
@@ -111,8 +111,8 @@ class GameResult:
 
 def play_game(rs: Ruleset, variant: str, seats: dict[str, Seat], clock: Clock) -> GameResult:
     """Referee one game from the initial state (rules match-clock, match-forfeit)."""
-    state = State.initial(rs)
-    actions: list[Action] = []
+    state = start(rs)
+    actions: list[AnyAction] = []
     used = {"x": 0.0, "o": 0.0}
     end, forfeit = "over", None
     try:
@@ -187,7 +187,7 @@ class BuiltinSeat:
     def start(self, variant: str, side: str) -> None:
         pass
 
-    def choose(self, state: State, limit: float | None, remaining: dict[str, float | None]) -> Action:
+    def choose(self, state: GameState, limit: float | None, remaining: dict[str, float | None]) -> AnyAction:
         if isinstance(self.player, SearchPlayer) and limit is not None:
             budget = self.player.seconds
             self.player.seconds = min(budget, limit / 3) if budget is not None else limit / 3
@@ -197,10 +197,10 @@ class BuiltinSeat:
                 self.player.seconds = budget
         return self.player.choose(state)
 
-    def observe(self, action: Action, after: State) -> None:
+    def observe(self, action: AnyAction, after: GameState) -> None:
         pass
 
-    def close(self, final: State) -> None:
+    def close(self, final: GameState) -> None:
         pass
 
 
@@ -323,19 +323,19 @@ class EngineSeat:
             raise Forfeit("protocol", "does not play: its hello lists no go command", "engine-protocol")
         self.request({"cmd": "new", "variant": variant}, self.ack)
 
-    def choose(self, state: State, limit: float | None, remaining: dict[str, float | None]) -> Action:
+    def choose(self, state: GameState, limit: float | None, remaining: dict[str, float | None]) -> AnyAction:
         ms = {f"{p}_ms": None if t is None else int(t * 1000) for p, t in remaining.items()}
         response = self.request({"cmd": "go", "move_ms": None if limit is None else int(limit * 1000),
                                  **ms}, limit)
         try:
-            return quantum_action(action_from_json(response.get("action")))
+            return action_from_json(response.get("action"))
         except RecordError as e:
             raise Forfeit("garbage", f"go answered no action: {e.message}", e.rule) from None
 
-    def observe(self, action: Action, after: State) -> None:
+    def observe(self, action: AnyAction, after: GameState) -> None:
         self.request({"cmd": "apply", "action": action_to_json(action)}, self.ack)
 
-    def close(self, final: State) -> None:
+    def close(self, final: GameState) -> None:
         if self.proc is not None:
             self.proc.stop(json.dumps({"id": self.id + 1, "cmd": "quit"}))
             self.proc = None

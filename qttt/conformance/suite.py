@@ -20,7 +20,7 @@ from ..io import read_text
 from ..nested import NestedState
 from ..notation import Json, action_from_json, action_to_json, state_to_json
 from ..spec import spec_dir
-from ..variant import NESTED, Ruleset, load_ruleset
+from ..variant import NESTED, Ruleset, builtin_names, load_ruleset
 from . import cases as casemod
 from . import nested_cases
 from .perft import perft_entries
@@ -62,8 +62,13 @@ def coverage_vectors_dir() -> Path:
 
 
 def suite_path(name: str) -> Path:
-    """The committed suite of a built-in ruleset."""
-    return vectors_dir() / f"{name}.json"
+    """The committed suite of a built-in ruleset (the nested-classical ones under nested/)."""
+    return (nested_vectors_dir() if name in builtin_names(NESTED) else vectors_dir()) / f"{name}.json"
+
+
+def committed_suites() -> list[Path]:
+    """Every committed suite: spec/vectors/*.json and the suites in its subfolders."""
+    return sorted(vectors_dir().rglob("*.json"))
 
 
 def _error(e: QtttError) -> dict[str, str]:

@@ -63,7 +63,7 @@ def run_match(capsys: pytest.CaptureFixture[str], args: list[str]) -> tuple[int,
     return code, out, err
 
 
-@pytest.mark.parametrize("ruleset", builtin_names())
+@pytest.mark.parametrize("ruleset", builtin_names(None))
 def test_builtin_players_complete_a_match_on_every_ruleset(ruleset: str, tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_match(capsys, [ruleset, "random", "greedy", "--games", "2",
@@ -86,6 +86,16 @@ def test_search_player_completes_every_ruleset() -> None:
         result = play_game(rs, name, seats, Clock())  # type: ignore[arg-type]
         assert result.end in ("over", "deadlock") and result.forfeit is None
         check_record(result.to_json())
+
+
+@pytest.mark.slow
+def test_search_player_completes_intelligent() -> None:
+    rs = load_ruleset("intelligent")
+    seats = {"x": BuiltinSeat(SearchPlayer(seed=1, seconds=None, playouts=5), "search"),
+             "o": BuiltinSeat(GreedyPlayer(seed=2), "greedy")}
+    result = play_game(rs, "intelligent", seats, Clock())  # type: ignore[arg-type]
+    assert result.end == "over" and result.forfeit is None
+    check_record(result.to_json())
 
 
 @pytest.mark.slow
@@ -133,6 +143,19 @@ def test_misbehaving_engine_loses_by_forfeit(mode: str, kind: str, words: str, t
         assert rec["result"]["scores"][side] == "0"
         check_record(rec)
     assert f"{kind}" in out
+
+
+def test_intelligent_forfeit_is_16_to_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Seed 002: an invalid move gives the opponent 16 points and the player 0."""
+    code, _, _ = run_match(capsys, ["intelligent", f"engine:{ENGINES} illegal", "random", "--games", "1",
+                                    "--ack-time", "10", "--out", str(tmp_path)])
+    assert code == 0
+    (rec,) = records(tmp_path)
+    assert rec["result"]["forfeit"]["kind"] == "illegal" and rec["result"]["scores"] == {"x": "0", "o": "16"}
+    check_record(rec)
+    assert Clock.of(load_ruleset("intelligent")) == Clock(move=15, game=None)
+    code = main(["match", "intelligent", "human", "random", "--out", str(tmp_path / "h")])
+    assert code == 2 and "people play it with qttt play" in capsys.readouterr().err
 
 
 def test_forfeit_score_is_the_rulesets(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,9 +14,11 @@ from qttt.cli import main
 from qttt.conformance.check import check_files
 from qttt.conformance.protocol import QtttEngine
 from qttt.conformance.suite import (
+    committed_suites,
     coverage_variants_dir,
     coverage_vectors_dir,
     nested_vectors_dir,
+    suite_path,
     vectors_dir,
 )
 from qttt.spec import spec_dir
@@ -126,3 +128,14 @@ def test_vectors_generate_check_covers_the_nested_suites(tmp_path: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["vectors", "generate", "--check"]) == 0
     capsys.readouterr()
+
+
+def test_conform_runs_the_nested_suites_by_default_and_by_name(capsys: pytest.CaptureFixture[str]) -> None:
+    every = committed_suites()
+    assert {p.name for p in nested_vectors_dir().glob("*.json")} <= {p.name for p in every}
+    assert suite_path("intelligent") == nested_vectors_dir() / "intelligent.json"
+    factory = "qttt.conformance.protocol:QtttEngine"
+    assert main(["conform", "--python", factory, "--ruleset", "intelligent"]) == 0
+    cases = len(SUITES["intelligent"]["cases"]) + len(SUITES["intelligent"]["perft"])
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"core: {cases} passed, 0 failed, 0 skipped; strict: {cases} passed, 0 failed, 0 skipped")
