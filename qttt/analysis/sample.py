@@ -20,8 +20,9 @@ from typing import Any
 from ..engine import State, playout
 from ..errors import FileError, UsageError
 from ..io import read_checkpoint, write_atomic
+from ..nested import nested_playout
 from ..scoring import first_line_result
-from ..variant import Ruleset
+from ..variant import NESTED, Ruleset
 
 Histogram = Counter[tuple[Fraction, Fraction]]
 Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
@@ -30,16 +31,25 @@ Z95 = 1.959963984540054
 LINE_RESULTS = ("x", "o", "neither", "tie", "unfinished")
 
 
-def play_chunk(rs: Ruleset, seed: int, index: int, games: int, core: str = "auto"
-               ) -> tuple[list[tuple[str, str, int]], list[tuple[str, int]]]:
-    """Histogram of (x score, o score) over `games` random games of chunk `index`, and the games
-    by line result (`scoring.first_line_result`; unfinished: a deadlock), as plain data. The
-    compiled core plays the same games as the Python engine (`compiled.use_compiled`)."""
+Chunk = tuple[list[tuple[str, str, int]], list[tuple[str, int]], list[tuple[int, int, int]]]
+
+
+def play_chunk(rs: Ruleset, seed: int, index: int, games: int, core: str = "auto") -> Chunk:
+    """Histogram of (x score, o score) over `games` random games of chunk `index`, the games by
+    line result (`scoring.first_line_result`; unfinished: a deadlock), and for nested-classical
+    rulesets the games by (moves, cells left empty), as plain data. The compiled core plays the
+    same games as the Python engine (`compiled.use_compiled`)."""
     from .compiled import core_for, use_compiled
     rng = random.Random(f"{seed}:{index}")
     hist: Histogram = Counter()
     lines: Counter[str] = Counter()
-    if use_compiled(rs, core):
+    shapes: Counter[tuple[int, int]] = Counter()
+    if rs.game == NESTED:
+        for _ in range(games):
+            moves, final = nested_playout(rs, rng)
+            hist[(final.scores["x"], final.scores["o"])] += 1
+            shapes[(len(moves), final.marks.count(None))] += 1
+    elif use_compiled(rs, core):
         hist, lines = core_for(rs).sample(rng, games)
     else:
         lined = any(c.award == "first-line" for c in rs.scoring)
@@ -49,7 +59,8 @@ def play_chunk(rs: Ruleset, seed: int, index: int, games: int, core: str = "auto
             hist[(s["x"], s["o"])] += 1
             if lined:
                 lines[_line_result(rs, state)] += 1
-    return ([(str(x), str(o), k) for (x, o), k in sorted(hist.items())], sorted(lines.items()))
+    return ([(str(x), str(o), k) for (x, o), k in sorted(hist.items())], sorted(lines.items()),
+            [(m, e, k) for (m, e), k in sorted(shapes.items())])
 
 
 def _line_result(rs: Ruleset, state: State) -> str:
@@ -70,6 +81,7 @@ class SampleResult:
     chunk: int
     histogram: Histogram = field(default_factory=Counter)
     lines: Counter[str] = field(default_factory=Counter)
+    shapes: Counter[tuple[int, int]] = field(default_factory=Counter)  # (moves, cells left empty)
 
     @property
     def games(self) -> int:
@@ -91,6 +103,15 @@ class SampleResult:
     def _value(which: str, k: tuple[Fraction, Fraction]) -> Fraction:
         return k[0] if which == "x" else k[1] if which == "o" else k[0] - k[1]
 
+    def shape(self) -> dict[str, Any]:
+        """Game length in moves (min, mean, max) and cells left empty (mean), from `shapes`."""
+        n = sum(self.shapes.values())
+        moves = [m for m, _ in self.shapes]
+        mean_moves = sum(m * c for (m, _), c in self.shapes.items()) / n
+        mean_empty = sum(e * c for (_, e), c in self.shapes.items()) / n
+        return {"moves": {"min": min(moves), "mean": round(mean_moves, 6), "max": max(moves)},
+                "empty_cells": {"mean": round(mean_empty, 6)}}
+
     def outcomes(self) -> dict[str, int]:
         """Games X won (higher score), O won, and drawn (equal scores)."""
         out = {"x": 0, "o": 0, "draw": 0}
@@ -108,6 +129,7 @@ class SampleResult:
             "ci95": {w: [r(v) for v in self.interval(w)] for w in ("x", "o", "diff")},
             "outcomes": self.outcomes(),
             **({"line_outcomes": {k: self.lines.get(k, 0) for k in LINE_RESULTS}} if self.lines else {}),
+            **(self.shape() if self.shapes else {}),
             "histogram": [{"x": str(x), "o": str(o), "games": c}
                           for (x, o), c in sorted(self.histogram.items())],
         }
@@ -135,11 +157,13 @@ def sample_games(rs: Ruleset, games: int, *, seed: int = 0, chunk: int = 2000,
     played = sum(sizes[i] for i in done)
     results = (mapper(play_chunk, todo) if mapper is not None
                else (play_chunk(*args) for args in todo))
-    for args, (rows, lines) in zip(todo, results, strict=True):
+    for args, (rows, lines, shapes) in zip(todo, results, strict=True):
         for x, o, c in rows:
             res.histogram[(Fraction(x), Fraction(o))] += c
         for k, c in lines:
             res.lines[k] += c
+        for m, e, c in shapes:
+            res.shapes[(m, e)] += c
         done.add(args[2])
         played += args[3]
         if cp is not None:
@@ -152,7 +176,7 @@ def sample_games(rs: Ruleset, games: int, *, seed: int = 0, chunk: int = 2000,
 def _save(path: Path, res: SampleResult, done: set[int], chunks: int) -> None:
     data = {"ruleset": res.ruleset, "seed": res.seed, "chunk": res.chunk, "chunks": chunks,
             "done": sorted(done), "histogram": [[str(x), str(o), c] for (x, o), c in res.histogram.items()],
-            "lines": dict(res.lines)}
+            "lines": dict(res.lines), "shapes": [[m, e, c] for (m, e), c in res.shapes.items()]}
     write_atomic(path, json.dumps(data))
 
 
@@ -160,16 +184,18 @@ def _resume(path: Path, res: SampleResult, chunks: int) -> set[int]:
     mine = {"ruleset": res.ruleset, "seed": res.seed, "chunk": res.chunk, "chunks": chunks}
 
     def parse(data: dict[str, Any]) -> tuple[dict[str, Any], Counter[tuple[Fraction, Fraction]],
-                                             Counter[str], set[int]]:
+                                             Counter[str], Counter[tuple[int, int]], set[int]]:
         histogram: Counter[tuple[Fraction, Fraction]] = Counter()
         for x, o, c in data["histogram"]:
             histogram[(Fraction(x), Fraction(o))] += int(c)
         lines = Counter({str(k): int(c) for k, c in data.get("lines", {}).items()})
-        return {k: data.get(k) for k in mine}, histogram, lines, {int(i) for i in data["done"]}
+        shapes = Counter({(int(m), int(e)): int(c) for m, e, c in data.get("shapes", [])})
+        return {k: data.get(k) for k in mine}, histogram, lines, shapes, {int(i) for i in data["done"]}
 
-    theirs, histogram, lines, done = read_checkpoint(path, parse)
+    theirs, histogram, lines, shapes, done = read_checkpoint(path, parse)
     if theirs != mine:
         raise FileError(None, f"checkpoint {path} is for another run: {theirs}, not {mine}")
     res.histogram.update(histogram)
     res.lines.update(lines)
+    res.shapes.update(shapes)
     return done

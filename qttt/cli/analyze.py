@@ -202,6 +202,11 @@ def run_random(args: argparse.Namespace) -> int:
     if res.lines:
         text += ("  by the first-line award: " + "  ".join(
             f"{k} {res.lines[k] / n:.4f}" for k in LINE_RESULTS if res.lines[k] or k in ("x", "o")) + "\n")
+    if res.shapes:
+        shape = res.shape()
+        moves = shape["moves"]
+        text += (f"  moves: mean {moves['mean']:.1f}, min {moves['min']}, max {moves['max']}; "
+                 f"cells left empty: mean {shape['empty_cells']['mean']:.1f}\n")
     _emit(args, rs, "random", res.to_json(), text)
     return 0
 
