@@ -7,7 +7,8 @@
   and a min-sum key ties only if the line length is even (L odd numbers sum to L mod 2, L even
   ones to 0). When a tie is possible a designed game exhibits it (`tie_witness`).
 * Range. A sound range per player (`declared_range`): the best and worst the components can give
-  a player, exhaustively over every set of cells the player can hold at the end (`most_cells`),
+  a player, exhaustively over every set of cells the player can hold at the end (`most_cells`,
+  which states why each count is an upper bound),
   with the opponent's cells known on a full board. It is tight when designed games, replayed by
   the engine, reach all four ends (`range_witnesses`).
 """
@@ -38,10 +39,16 @@ def most_cells(rs: Ruleset, player: int, full: bool) -> int:
     with cells left open. With untouched = keep every move's mark is classical in a cell of its
     own or a live edge, and at the end the live edges form a forest on the open cells, so at most
     n² moves were made, n² - 1 if a cell is open: x holds at most the odd ones, o the even ones.
-    With vanish, only n² is known."""
+    With vanish the move count bounds nothing, but under end = full each player holds a cell of a
+    finished game, so at most n² - 1 (under end = first-line only n² is known). The argument: the
+    game is over only with at most one open cell, so some collapse left at most one open; take the
+    last, closed by move m. Its cycle has two or more live edges, and with vanish every live edge
+    was placed after the previous collapse, so move m - 1 (the other player's) is live too. Were it
+    outside the collapsed component, its two cells would stay open; so it is inside, and both
+    players' moves m - 1 and m become classical marks, which nothing changes afterwards."""
     cells = rs.board * rs.board
     if rs.rules.untouched == "vanish":
-        return cells
+        return cells - 1 if rs.rules.end == "full" else cells
     moves = cells if full else cells - 1
     return (moves + 1) // 2 if player == 0 else moves // 2
 

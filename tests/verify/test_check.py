@@ -242,6 +242,26 @@ def test_declared_range_by_hand() -> None:
     # wikipedia: first-line awards 0, 1/2, 1.
     values, _ = declared_range(load_ruleset("wikipedia")) or ({}, {})
     assert [values[k] for k in ("x min", "x max", "o min", "o max")] == [0, 1, 0, 1]
+    # russian-unstable: each player holds a cell of a finished game (most_cells), so at most 8 of
+    # the 9; every cell lies on 2 or more of the 8 lines (an edge cell on 2): 8 - 2 = 6 lines.
+    values, _ = declared_range(load_ruleset("russian-unstable")) or ({}, {})
+    assert [values[k] for k in ("x min", "x max", "o min", "o max")] == [0, 6, 0, 6]
+
+
+@pytest.mark.parametrize("name", ["russian-unstable", "kumar(untouched=vanish,last_square=end)",
+                                  "wikipedia(untouched=vanish,end=full,two_cycles=false)"])
+def test_under_vanish_and_end_full_each_player_holds_a_cell_of_a_finished_game(name: str) -> None:
+    """The premise of most_cells' bound under vanish, on games the engine plays."""
+    rs = load_ruleset(name)
+    rng = random.Random(11)
+    finished = 0
+    for _ in range(300):
+        _, final = playout(rs, rng)
+        if final.over:  # (with no 2-cycles a game can also stall with two open cells)
+            finished += 1
+            marks = [m for m in final.classical if m]
+            assert any(m & 1 for m in marks) and any(not m & 1 for m in marks)
+    assert finished > 200
 
 
 # Engine checks catch broken outcomes ----------------------------------------------------------------
