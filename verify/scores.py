@@ -10,7 +10,8 @@
   a player, exhaustively over every set of cells the player can hold at the end (`most_cells`,
   which states why each count is an upper bound),
   with the opponent's cells known on a full board. It is tight when designed games, replayed by
-  the engine, reach all four ends (`range_witnesses`).
+  the engine, reach all four ends (`range_witnesses`): one-collapse designs, and under vanish
+  games of several collapses of one player's marks alone (`sole_collapse_game`).
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from qttt import Action, Place, Ruleset
+from qttt import Action, IllegalAction, Place, Ruleset, State, new_game
 from qttt.game import compile_game
 from qttt.geometry import Pattern, lines, patterns
 from qttt.scoring import NONE, SOME, UNKNOWN
@@ -45,12 +46,33 @@ def most_cells(rs: Ruleset, player: int, full: bool) -> int:
     last, closed by move m. Its cycle has two or more live edges, and with vanish every live edge
     was placed after the previous collapse, so move m - 1 (the other player's) is live too. Were it
     outside the collapsed component, its two cells would stay open; so it is inside, and both
-    players' moves m - 1 and m become classical marks, which nothing changes afterwards."""
+    players' moves m - 1 and m become classical marks, which nothing changes afterwards.
+    And a player holds n² - 1 only if `_sole_collapses_reach_two` (else n² - 2)."""
     cells = rs.board * rs.board
     if rs.rules.untouched == "vanish":
-        return cells - 1 if rs.rules.end == "full" else cells
+        if rs.rules.end != "full":
+            return cells
+        return cells - 1 if _sole_collapses_reach_two(cells, player) else cells - 2
     moves = cells if full else cells - 1
     return (moves + 1) // 2 if player == 0 else moves // 2
+
+
+def _sole_collapses_reach_two(cells: int, player: int) -> bool:
+    """Whether, under vanish and end = full, collapses of player's marks alone can leave exactly two
+    open cells; only then can the player hold all cells but one at the end. Why: the other player
+    then holds one cell, so the last collapse made one cell of each (its component holds all live
+    moves, else two cells stay open; three moves would need the player to move first after the
+    player's own collapse), on the last two open cells, and every earlier collapse was the
+    player's alone. Such a collapse of c cells from N open ones had the other player's live
+    moves, at least c - 1 (c when the other moved first: always after the player's own collapse,
+    and at the start for o), outside its component on a forest of at least one more cell:
+    N >= 2c, or 2c + 1."""
+    def reach(open_cells: int, other_first: bool) -> bool:
+        if open_cells == 2:
+            return True
+        return any(reach(open_cells - c, True)
+                   for c in range(2, open_cells + 1) if open_cells >= 2 * c + other_first)
+    return reach(cells, player == 1)
 
 
 @dataclass(frozen=True)
@@ -244,9 +266,85 @@ def range_witnesses(rs: Ruleset, variant: str, budget: int = 20000) -> Range | N
         w = design_witness(rs, variant, design)
         if w is not None:
             witnesses[key] = w
-    reached = tuple((best[ENDS[2 * p]][0], best[ENDS[2 * p + 1]][0]) for p in (0, 1))
+    values = {key: v for key, (v, _) in best.items()}
+    for key in ("x max", "o max"):  # under vanish one collapse is not enough: play several
+        player = ENDS.index(key) // 2
+        if values.get(key) != goals[key] and rs.rules.untouched == "vanish":
+            game = sole_collapse_game(rs, player, where[key])
+            if game is not None and game[1].scores[key[0]] == goals[key]:
+                values[key] = goals[key]
+                witnesses[key] = Witness(record(variant, game[0]), "collapses of "
+                                         f"{key[0]}'s marks alone, then a 2-cycle: final board "
+                                         f"{list(game[1].classical)} scores x {game[1].scores['x']}, "
+                                         f"o {game[1].scores['o']}")
+    reached = tuple((values[ENDS[2 * p]], values[ENDS[2 * p + 1]]) for p in (0, 1))
     stated = tuple((goals[ENDS[2 * p]], goals[ENDS[2 * p + 1]]) for p in (0, 1))
     return Range((stated[0], stated[1]), (reached[0], reached[1]), witnesses)
+
+
+def sole_collapse_game(rs: Ruleset, player: int, mask: int) -> tuple[list[Action], State] | None:
+    """Under vanish and end = full, a game where player ends holding the cells of mask: collapses
+    of the player's marks alone (a cycle through cells of mask, the other player's moves on a path
+    through other open cells, vanishing), then one 2-cycle on a cell of mask and one other cell,
+    closed by the player and measured to give the player its cell. Played on the engine; None
+    when the plan does not fit or the engine ends elsewhere."""
+    if rs.rules.untouched != "vanish" or rs.rules.end != "full" or player not in (0, 1):
+        return None
+    cells = rs.board * rs.board
+    want = [c for c in range(cells) if mask >> c & 1]
+    rest = [c for c in range(cells) if not mask >> c & 1]
+    if not want or not rest or len(rest) > 2:
+        return None
+    state = new_game(rs)
+    acts: list[Action] = []
+
+    def act(a: Action) -> None:
+        nonlocal state
+        acts.append(a)
+        state = state.apply(a)
+
+    def measure(goal: Callable[[State], bool]) -> bool:
+        while state.phase == "measure":
+            good = [a for a in state.legal_actions() if goal(state.apply(a))]
+            if not good:
+                return False
+            act(good[0])
+        return True
+
+    least = 2 if rs.rules.two_cycles else 3
+    name = "xo"[player]
+    try:
+        while len(want) > 1:
+            free = sorted(state.open_cells)
+            first = state.to_move == name
+            fits = [size for size in range(len(want) - 1, least - 1, -1)
+                    if len(free) - size >= (size - 1 if first else size) + 1]
+            if not fits:
+                return None
+            size = fits[0]
+            ring = want[:size]
+            q_moves = size - 1 if first else size  # the other player's moves, on a path
+            path = [c for c in free if c not in ring]
+            mine = ([(ring[0], ring[1])] * 2 if size == 2 else
+                    [(ring[i], ring[(i + 1) % size]) for i in range(size)])
+            theirs = [(path[i], path[i + 1]) for i in range(q_moves)]
+            turns = [mine, theirs] if first else [theirs, mine]
+            for i in range(len(mine) + len(theirs)):
+                act(Place(*turns[i % 2][i // 2]))
+            if not measure(lambda after: True):
+                return None
+            want = want[size:]
+        last = want[0]
+        other = next(c for c in rest if c in state.open_cells)
+        if state.to_move == name:
+            return None
+        act(Place(last, other))
+        act(Place(last, other))
+        if not measure(lambda after: after.classical[last] % 2 == 1 - player):
+            return None
+    except (IllegalAction, StopIteration, IndexError):
+        return None
+    return acts, state
 
 
 def _owns(board: Board, mask: int) -> bool:
