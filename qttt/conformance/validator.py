@@ -108,14 +108,19 @@ def _required(self: Validator, req: Json, s: Json, v: Json, path: str, out: list
     return f"missing {', '.join(missing)}" if missing else ""
 
 
+def _key(k: str) -> str:
+    """An object key as a message shows it: bare when it is a plain name, else as JSON."""
+    return k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else json.dumps(k)
+
+
 def _additional(self: Validator, extra: Json, s: Json, v: Json, path: str, out: list[str], limit: int) -> str:
     if not isinstance(v, dict):
         return ""
     others = [k for k in v if k not in s.get("properties", {})]
     if extra is False:
-        return f"unexpected {', '.join(others)}" if others else ""
+        return f"unexpected {', '.join(_key(k) for k in others)}" if others else ""
     for k in others:
-        self._check(extra, v[k], f"{path}.{k}", out, limit)
+        self._check(extra, v[k], f"{path}.{_key(k)}", out, limit)
     return ""
 
 

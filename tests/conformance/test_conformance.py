@@ -83,6 +83,12 @@ def test_validator_rejects_what_jsonschema_rejects() -> None:
         assert ours and theirs, ours
 
 
+def test_validator_names_odd_keys_as_json_on_one_line() -> None:
+    errors = Validator(load_schema("vectors.schema.json")).errors({"\n": None, "ok_key": 1})
+    unexpected = [e for e in errors if "unexpected" in e]
+    assert unexpected == ['$: unexpected "\\n", ok_key'] and all("\n" not in e for e in errors)
+
+
 def test_check_passes_and_covers_every_rule_of_every_ruleset() -> None:
     problems, count = check_files(sorted(vectors_dir().glob("*.json")), vectors_dir() / "RETIRED")
     assert problems == []
