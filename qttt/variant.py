@@ -388,7 +388,7 @@ def load_ruleset(spec: str | Path) -> Ruleset:
     path = Path(text)
     if path.suffix == ".toml" or _is_file(path):
         if not _is_file(path):
-            raise VariantError("record-variant", f"variant file {_cut(text)} does not exist")
+            raise VariantError("record-variant", f"variant file {_cut_path(text)} does not exist")
         return _load_file(path.resolve(), ())
     raise VariantError("record-variant", f"unknown ruleset {_cut(text)}; built-in rulesets: "
                        + ", ".join(builtin_names(None)) + ", or a path to a .toml variant file")
@@ -400,6 +400,12 @@ def _is_file(path: Path) -> bool:
         return path.is_file()
     except OSError:
         return False
+
+
+def _cut_path(text: str, width: int = 240) -> str:
+    """A path quoted for a message; a long one keeps its start and its file name."""
+    quoted = repr(text)
+    return quoted if len(quoted) <= width else quoted[:width // 3] + "..." + quoted[-(2 * width // 3):]
 
 
 def _cut(text: str, width: int = 80) -> str:

@@ -124,6 +124,7 @@ def test_perft_command_on_a_nested_ruleset(capsys: pytest.CaptureFixture[str]) -
     assert lines[-1] == "total at depth 1: 15" and lines[0] == '{"mark": 1}: 1'
 
 
+@pytest.mark.slow
 def test_vectors_generate_check_covers_the_nested_suites(tmp_path: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["vectors", "generate", "--check"]) == 0

@@ -87,6 +87,11 @@ def test_missing_file_and_unknown_ruleset(tmp_path: Path) -> None:
     with pytest.raises(VariantError) as err:
         load_ruleset(str(missing))
     assert str(missing) in str(err.value) and err.value.rule == "record-variant"
+    deep = tmp_path / ("d" * 200) / ("e" * 200) / "missing.toml"
+    with pytest.raises(VariantError) as err:
+        load_ruleset(str(deep))
+    assert "...' does not exist" not in str(err.value) and "/missing.toml' does not exist" in str(err.value)
+    assert len(str(err.value)) < 300
     with pytest.raises(VariantError) as err:
         load_ruleset("wikipedya")
     assert "wikipedya" in str(err.value) and "wikipedia" in str(err.value)
