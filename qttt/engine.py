@@ -11,7 +11,7 @@ import random
 from collections.abc import Iterable
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from .errors import IllegalAction, RecordError
 from .game import Game, compile_game
@@ -417,8 +417,16 @@ def new_game(ruleset: Ruleset) -> State:
     return State.initial(ruleset)
 
 
-def replay_actions(state: State, actions: Iterable[AnyAction]) -> State:
-    """Apply actions in order; IllegalAction carries the failing index as `.index`."""
+class _Applies(Protocol):
+    def apply(self, action: Any) -> Any: ...
+
+
+S = TypeVar("S", bound=_Applies)
+
+
+def replay_actions(state: S, actions: Iterable[AnyAction]) -> S:
+    """Apply actions in order to a state of any game family; the error carries the failing
+    index as `.index`."""
     for i, act in enumerate(actions):
         try:
             state = state.apply(act)

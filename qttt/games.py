@@ -8,10 +8,9 @@ family is a RecordError), over, to_move, move, phase, scores and key.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
 
 from .engine import Action, AnyAction, State, playout
-from .errors import IllegalAction, RecordError
+from .errors import RecordError
 from .nested import Mark, NestedState, nested_playout
 from .variant import NESTED, Ruleset
 
@@ -23,17 +22,6 @@ def start(ruleset: Ruleset) -> GameState:
     if ruleset.game == NESTED:
         return NestedState.initial(ruleset)
     return State.initial(ruleset)
-
-
-def replay(state: GameState, actions: Iterable[AnyAction]) -> GameState:
-    """Apply actions in order; errors carry the failing index as `.index`."""
-    for i, act in enumerate(actions):
-        try:
-            state = state.apply(act)
-        except (IllegalAction, RecordError) as e:
-            e.index = i
-            raise
-    return state
 
 
 def random_game(ruleset: Ruleset, rng: random.Random) -> tuple[list[AnyAction], GameState]:

@@ -27,6 +27,7 @@ from .engine import (
     State,
     mark_name,
     player_of,
+    replay_actions,
 )
 from .errors import QtttError, RecordError
 from .game import compile_game
@@ -52,7 +53,7 @@ class Record:
 
     def replay(self) -> GameState:
         """The final state; errors carry the failing action's index as `.index`."""
-        return games.replay(games.start(self.ruleset()), self.actions)
+        return replay_actions(games.start(self.ruleset()), self.actions)
 
     def states(self) -> list[GameState]:
         """The initial state and the state after each action."""

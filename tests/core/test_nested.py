@@ -14,7 +14,8 @@ import pytest
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from qttt import IllegalAction, RecordError, VariantError, load_ruleset
-from qttt.games import random_game, replay, start
+from qttt.engine import replay_actions as replay
+from qttt.games import random_game, start
 from qttt.nested import Mark, NestedState, cell_of
 from qttt.notation import Record, record_to_json, state_to_json
 from qttt.spec import spec_dir
