@@ -13,8 +13,9 @@ import pytest
 from evaluator_2016 import Evaluator2016
 
 from qttt import load_ruleset
+from qttt.family import Mark
 from qttt.games import start
-from qttt.nested import Mark, NestedState
+from qttt.nested.engine import NestedState
 from qttt.notation import state_to_json
 from qttt.variant import Ruleset, with_params
 
