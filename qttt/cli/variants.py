@@ -70,9 +70,11 @@ def run_show(args: argparse.Namespace) -> int:
             value = getattr(c, name) if name in ("award", "pattern", "length") else c.get(name)
             scoring.add_row(c.award, name, _shown(value), _shown(default), description)
     console.print(scoring)
+    awards = {c.award for c in rs.scoring}
     keys = [f"{key} (sets {field} of every {award} component, e.g. {example})"
-            for key, (award, field, example) in SCORING_KEYS.items() if any(c.award == award for c in rs.scoring)]
-    console.print(escape("canonical names may also set: " + ", ".join([*keys, "scoring=JSON (the whole scoring)"])))
+            for key, (award, field, example) in SCORING_KEYS.items() if award in awards]
+    keys.append("scoring=JSON (the whole scoring)")
+    console.print(escape("canonical names may also set: " + ", ".join(keys)))
     if rs.sources:
         console.print("sources: " + ", ".join(rs.sources))
     return 0

@@ -50,7 +50,8 @@ def single_changes(name: str) -> list[str]:
         out += [f"{name}({p.name}={_canonical_value(v)})" for v in values]
     for key, (award, _, _) in SCORING_KEYS.items():
         if any(c.award == award for c in rs.scoring):
-            settings = ["2"] if key == "double_line" else [f"[{c}]" for c in CRITERIA] + ["[" + ",".join(CRITERIA) + "]"]
+            settings = (["2"] if key == "double_line"
+                        else [f"[{c}]" for c in CRITERIA] + ["[" + ",".join(CRITERIA) + "]"])
             out += [f"{name}({key}={s})" for s in settings]
     return out
 
@@ -132,7 +133,8 @@ def test_a_broken_id_is_named_by_its_field(tmp_path: Path, capsys: pytest.Captur
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(suite))
     assert main(["vectors", "check", str(path)]) == 1
-    assert "closest: $.cases[3].id: 'wikipedia(double_line=2).opening' does not match" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "closest: $.cases[3].id: 'wikipedia(double_line=2).opening' does not match" in out
 
 
 @pytest.mark.parametrize("name", builtin_names(None))

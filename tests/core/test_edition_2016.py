@@ -14,7 +14,7 @@ from evaluator_2016 import Evaluator2016
 
 from qttt import load_ruleset
 from qttt.family import Mark
-from qttt.games import start
+from qttt.games import new_game
 from qttt.nested.engine import NestedState
 from qttt.notation import state_to_json
 from qttt.variant import Ruleset, with_params
@@ -27,7 +27,7 @@ def _disagreement(rs: Ruleset, seed: int, engine_chooses: bool) -> tuple[str | N
     """Play one random game in the engine and the evaluator together; the first disagreement (or
     None), and whether a move filled a block while completing one of its lines."""
     rng = random.Random(seed)
-    state = start(rs)
+    state = new_game(rs)
     assert isinstance(state, NestedState)
     ref = Evaluator2016()
     decisive = False
