@@ -129,7 +129,7 @@ def test_prefixes_are_valid_ids_and_distinct() -> None:
 
 def test_a_broken_id_is_named_by_its_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     suite = build_suite(load_ruleset("wikipedia(double_line=2)"))
-    suite["cases"][3]["id"] = "wikipedia(double_line=2).opening"  # type: ignore[index]
+    suite["cases"][3]["id"] = "wikipedia(double_line=2).opening"
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(suite))
     assert main(["vectors", "check", str(path)]) == 1

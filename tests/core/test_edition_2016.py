@@ -32,11 +32,11 @@ def _disagreement(rs: Ruleset, seed: int, engine_chooses: bool) -> tuple[str | N
     ref = Evaluator2016()
     decisive = False
     for step in range(82):
-        legal = sorted(divmod(a.cell, 9) for a in state.legal_actions())  # type: ignore[attr-defined]
+        legal = sorted(divmod(a.cell, 9) for a in state.legal_actions())
         if legal != ref.cells():
             return f"step {step}: legal cells {legal} != {ref.cells()}", decisive
         got = state_to_json(state, "x")
-        if [BLOCKS[b] for b in got["blocks"]] != ref.blocks:  # type: ignore[union-attr]
+        if [BLOCKS[b] for b in got["blocks"]] != ref.blocks:
             return f"step {step}: blocks {got['blocks']} != {ref.blocks}", decisive
         if state.over != (ref.result is not None):
             return f"step {step}: over {state.over} != {ref.result}", decisive
