@@ -18,11 +18,11 @@ from functools import cache
 from html import escape
 from typing import Any
 
-from ..engine import Measure, Place, State, mark_name, player_of, playout
-from ..games import quantum_state
 from ..geometry import patterns
 from ..narration import frac
-from ..notation import Record, from_notation, to_notation
+from ..notation import Record
+from ..quantum.engine import Measure, Place, State, mark_name, player_of, playout, quantum_state
+from ..quantum.notation import from_notation, to_notation
 from ..spec import rules, spec_dir
 from ..svg import board_svg
 from ..variant import Ruleset, builtin_names, load_ruleset

@@ -33,9 +33,9 @@ from qttt.docgen.rulebook import (
     winner_text,
     words,
 )
-from qttt.game import compile_game
 from qttt.geometry import patterns
-from qttt.notation import from_notation
+from qttt.quantum.game import compile_game
+from qttt.quantum.notation import from_notation
 from qttt.spec import rules
 
 ROOT = Path(__file__).resolve().parents[2]
