@@ -20,9 +20,9 @@ from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
-from ..engine import Action, Measure, Place
 from ..errors import IllegalAction, QtttError
-from ..game import compile_game
+from ..quantum.engine import Action, Measure, Place
+from ..quantum.game import compile_game
 from ..variant import Ruleset
 from . import fast
 

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..io import write_or_check
+from ..nested.pages import nested_ruleset_page
 from ..variant import NESTED, builtin_names
-from .nested_pages import nested_ruleset_page
 from .pages import (
     ambiguities_page,
     claims_page,

@@ -10,13 +10,13 @@ from pathlib import Path
 
 from ..analysis.claims import compute, load_claims
 from ..conformance.values import value_coverage
-from ..engine import Measure
-from ..game import compile_game
-from ..games import quantum_state
 from ..narration import describe_action, result_text
-from ..nested import AWARD_RULES as NESTED_AWARD_RULES
-from ..notation import Record, from_notation, record_to_json, to_notation
-from ..scoring import AWARD_TYPES
+from ..nested.engine import AWARD_RULES as NESTED_AWARD_RULES
+from ..notation import Record, record_to_json
+from ..quantum.engine import Measure, quantum_state
+from ..quantum.game import compile_game
+from ..quantum.notation import from_notation, to_notation
+from ..quantum.scoring import AWARD_TYPES
 from ..spec import Rule, rules, spec_dir
 from ..svg import board_svg, measurement_svg
 from ..variant import (

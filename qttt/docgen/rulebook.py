@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..game import compile_game
+from ..quantum.game import compile_game
 from ..spec import rules, spec_dir
 from ..variant import Ruleset, load_ruleset
 from .prose import parameter_statement

@@ -10,7 +10,7 @@ import pytest
 
 from qttt import builtin_names, load_ruleset
 from qttt.docgen.rulebook import ARTICLES, COMPETITION, IMPLEMENTERS, rulebook_page
-from qttt.game import compile_game
+from qttt.quantum.game import compile_game
 from qttt.spec import rules
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 import random
 
-from ..nested import AWARD_RULES, nested_playout
+from ..docgen.site import Site, img, rule_link, source_link, table
 from ..notation import action_to_json
 from ..spec import spec_dir
-from ..svg import nested_svg
 from ..variant import PARAMETERS, Component, Ruleset, format_value, load_ruleset
-from .site import Site, img, rule_link, source_link, table
+from .engine import AWARD_RULES, nested_playout
+from .svg import nested_svg
 
 WORDS = {"rows": "rows", "columns": "columns", "diagonals": "the two long diagonals",
          "diamonds": "diamonds (the four cells around the centre of each 3×3 square)"}

@@ -8,31 +8,18 @@ build by hand are found by seeded random play, so the same ruleset always gives 
 from __future__ import annotations
 
 import random
-import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine import Action, Measure, Place, State
+from ..conformance.casespec import CaseSpec, seed_of
 from ..errors import QtttError
+from ..family import GameState
 from ..geometry import lines, patterns
 from ..notation import Json, action_from_json, action_to_json
 from ..variant import Ruleset
+from .engine import Action, Measure, Place, State, quantum_state
 
 SEARCH_GAMES = 3000  # random games tried before a searched-for case is given up
-
-
-@dataclass(frozen=True)
-class CaseSpec:
-    """A case without expectations: its start record, the actions to check and extra rule ids."""
-
-    slug: str
-    description: str
-    start: tuple[Json, ...]
-    steps: tuple[Json, ...]
-    refs: tuple[str, ...] = ()
-    variant: str | None = None  # None: the ruleset's canonical name
-    seed_note: str = field(default="", compare=False)
 
 
 def place(a: int, b: int) -> Json:
@@ -43,11 +30,6 @@ def place(a: int, b: int) -> Json:
 def measure(c: int) -> Json:
     """A measurement as interchange JSON."""
     return {"measure": c}
-
-
-def seed_of(text: str) -> int:
-    """A stable seed derived from a name."""
-    return zlib.crc32(text.encode("utf-8"))
 
 
 def play(rs: Ruleset, actions: list[Json]) -> State | None:
@@ -390,3 +372,83 @@ BUILDERS: tuple[Callable[[Ruleset], list[CaseSpec]], ...] = (
 def case_specs(rs: Ruleset) -> list[CaseSpec]:
     """Every case of a ruleset's suite, in a fixed order."""
     return [spec for build in BUILDERS for spec in build(rs)]
+
+
+def perft_positions(rs: Ruleset) -> list[tuple[str, str, list[Json]]]:
+    """The positions a quantum ruleset's perft table starts from: (slug, description, actions)."""
+    prefix, f = collapsed_prefix(rs)
+    out: list[tuple[str, str, list[Json]]] = [
+        ("start", "the empty board", []),
+        ("pending-two-cycle", "a 2-cycle waits to be measured", [place(0, 1), place(1, 0)]),
+        ("after-collapse", f"{'two' if f == 2 else 'three'} classical cells and a spooky move",
+         [*prefix, place(f, f + 1)]),
+    ]
+    out = [p for p in out if play(rs, p[2]) is not None]
+    rng = random.Random(rs.board)
+    for _ in range(200):
+        state, actions = State.initial(rs), list[Json]()
+        while not state.over and state.legal_actions():
+            if state.phase == "place" and len(state.open_cells) == 4:
+                out.append(("four-open", "late in a random game: four open cells", actions))
+                return out
+            legal = state.legal_actions()
+            act = legal[rng.randrange(len(legal))]
+            actions.append(action_to_json(act))
+            state = state.apply(act)
+    return out
+
+
+def start_refs(rs: Ruleset) -> set[str]:
+    """Rule ids a case from the empty board exercises."""
+    return {"board-cells", "turn-order"}
+
+
+def error_refs(rs: Ruleset, before: GameState) -> set[str]:
+    """No rule beyond the one an illegal quantum action breaks."""
+    return set()
+
+
+def move_refs(rs: Ruleset, before_state: GameState, action: Json, after_state: GameState) -> set[str]:
+    """Rule ids a legal action exercises, from what it did."""
+    before, after = quantum_state(before_state), quantum_state(after_state)
+    act = action_from_json(action)
+    refs: set[str] = set()
+    if isinstance(act, Place) and act.a == act.b:
+        refs |= {"last-square", "place-distinct", "classical-fixed"}
+    elif isinstance(act, Place):
+        refs |= {"turn-order", "mark", "entanglement", "place-open"}
+        if after.phase == "measure":
+            refs |= {"cycle-close", "measure-by", "measure-pending"}
+            if len(after.cycle or ()) == 2:
+                refs.add("place-two-cycle")
+    if isinstance(act, Measure):
+        refs |= {"measure-cell", "collapse-component", "classical-fixed"}
+        component = set(before.component[act.cell])
+        if any(a not in component for a, _ in before.edges.values()):
+            refs.add("collapse-untouched")
+        if not after.over:
+            refs.add("turn-after-measure")
+    if after.over:
+        refs |= _end_refs(rs, after)
+    return refs
+
+
+def _end_refs(rs: Ruleset, state: State) -> set[str]:
+    refs = {"score-at-end"}
+    xs, os_ = owned_lines(state, rs.rules.end_line)
+    if rs.rules.end == "first-line" and (xs or os_):
+        refs.add("end-line")
+    else:
+        refs.add("end-full")
+        if len(state.open_cells) == 1:
+            refs.add("last-square")
+    cls = state.classical
+    for comp in rs.scoring:
+        refs.add({"per-pattern": "score-per-pattern", "first-line": "score-first-line",
+                  "rank": "score-rank"}[comp.award])
+        for p in patterns(rs.board, comp.pattern, comp.length):
+            if all(cls[c] for c in p.cells) and len({cls[c] & 1 for c in p.cells}) == 1:
+                refs.add(f"pattern-{comp.pattern}")
+    if state.score_notes:
+        refs.add("score-tie-gap")
+    return refs

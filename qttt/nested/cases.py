@@ -11,10 +11,11 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..nested import Mark, NestedState
+from ..conformance.casespec import CaseSpec, seed_of
+from ..family import GameState, Mark
 from ..notation import action_to_json
 from ..variant import Ruleset
-from .cases import CaseSpec, seed_of
+from .engine import AWARD_RULES, NestedState
 
 Json = Any
 SEARCH_GAMES = 300
@@ -154,3 +155,36 @@ def perft_positions(rs: Ruleset) -> list[tuple[str, str, list[Json]]]:
                 out.append((slug, description, actions))
                 break
     return out
+
+
+def start_refs(rs: Ruleset) -> set[str]:
+    """Rule ids a case from the empty board exercises."""
+    return {"nested-board", "nested-turn"}
+
+
+def error_refs(rs: Ruleset, before: GameState) -> set[str]:
+    """An illegal nested-classical action also exercises the order of the checks."""
+    return {"nested-check-order"}
+
+
+def move_refs(rs: Ruleset, before_state: GameState, action: Json, after_state: GameState) -> set[str]:
+    """Rule ids a legal nested-classical move exercises, from what it did."""
+    before, after = _nested(before_state), _nested(after_state)
+    refs = {"nested-turn", "nested-cell-empty"}
+    refs.add("nested-first-move" if before.last is None else
+             "nested-route" if before.target is not None else "nested-free-move")
+    if after.blocks != before.blocks:
+        changed = next(a for a, b in zip(after.blocks, before.blocks, strict=True) if a != b)
+        refs |= {"nested-block-closed", "nested-patterns"}
+        refs.add("nested-block-draw" if changed == "drawn" else "nested-block-win")
+        if changed != "drawn" and not after.over and (after.bonus or rs.rules.bonus == "none"):
+            refs.add("nested-bonus")  # a bonus move follows, or (bonus = none) the turn passes
+    if after.over:
+        refs |= {"score-at-end", "nested-board-win" if after.winner else "nested-end-closed"}
+        refs |= {AWARD_RULES[c.award] for c in rs.scoring}
+    return refs
+
+
+def _nested(state: GameState) -> NestedState:
+    assert isinstance(state, NestedState)
+    return state

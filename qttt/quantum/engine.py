@@ -8,17 +8,15 @@ drive in place.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import Any, NamedTuple
 
-from .errors import IllegalAction, RecordError
+from ..errors import IllegalAction, RecordError
+from ..geometry import cells_of
+from ..variant import Ruleset
 from .game import Game, compile_game
-from .geometry import cells_of
-from .nested import Mark
 from .scoring import Scores
-from .variant import Ruleset
 
 PLACE, MEASURE, OVER = 0, 1, 2
 PHASES = ("place", "measure", "over")
@@ -39,7 +37,6 @@ class Measure(NamedTuple):
 
 
 Action = Place | Measure
-AnyAction = Action | Mark  # an action of any game family (Mark: nested-classical)
 
 
 def player_of(move: int) -> str:
@@ -215,10 +212,7 @@ class Board:
 
     def check(self, action: object) -> Action:
         """The action, normalised, or IllegalAction naming the first rule it breaks (rule check-order)."""
-        if isinstance(action, Mark):
-            raise RecordError("record-format", "a quantum game takes place and measure actions, not mark")
-        if not isinstance(action, (Place, Measure)):
-            raise RecordError("record-format", f"not an action: {action!r}")
+        action = quantum_action(action)
         if self.phase == OVER:
             raise IllegalAction("over-no-action", "the game is over; no action is legal")
         if isinstance(action, Measure):
@@ -314,7 +308,7 @@ class State:
         """Every legal action, sorted: placements by (a, b), measurements by cell."""
         return self._b.legal()
 
-    def apply(self, action: AnyAction) -> State:
+    def apply(self, action: object) -> State:
         """The state after `action`; raises IllegalAction (naming the rule) if it is illegal."""
         b = self._b
         act = b.check(action)
@@ -417,25 +411,6 @@ def new_game(ruleset: Ruleset) -> State:
     return State.initial(ruleset)
 
 
-class _Applies(Protocol):
-    def apply(self, action: Any) -> Any: ...
-
-
-S = TypeVar("S", bound=_Applies)
-
-
-def replay_actions(state: S, actions: Iterable[AnyAction]) -> S:
-    """Apply actions in order to a state of any game family; the error carries the failing
-    index as `.index`."""
-    for i, act in enumerate(actions):
-        try:
-            state = state.apply(act)
-        except (IllegalAction, RecordError) as e:
-            e.index = i
-            raise
-    return state
-
-
 def playout(ruleset: Ruleset, rng: random.Random) -> tuple[list[Action], State]:
     """One game of uniformly random legal actions; returns its actions and the final state.
 
@@ -481,3 +456,22 @@ def playout(ruleset: Ruleset, rng: random.Random) -> tuple[list[Action], State]:
         else:
             break
     return actions, State(b)
+
+
+def quantum_state(state: object) -> State:
+    """`state` as a quantum State; RecordError (record-variant) for a state of another family."""
+    if not isinstance(state, State):
+        game = getattr(getattr(state, "ruleset", None), "game", type(state).__name__)
+        raise RecordError("record-variant", f"a {game} state where a quantum one is needed")
+    return state
+
+
+def quantum_action(action: object) -> Action:
+    """`action` as a quantum action; RecordError (record-format) for another family's action or
+    anything else."""
+    if isinstance(action, (Place, Measure)):
+        return action
+    if isinstance(action, tuple) and hasattr(action, "_fields"):  # another family's action
+        kind = type(action).__name__.lower()
+        raise RecordError("record-format", f"a quantum game takes place and measure actions, not {kind}")
+    raise RecordError("record-format", f"not an action: {action!r}")

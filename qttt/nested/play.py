@@ -10,11 +10,12 @@ import re
 from collections.abc import Callable
 
 from ..errors import IllegalAction
+from ..family import Mark
 from ..io import write_atomic
-from ..nested import Mark, NestedState
 from ..notation import Record, record_to_json
-from ..text import nested_status, nested_text
 from ..variant import Ruleset
+from .engine import NestedState
+from .text import nested_status, nested_text
 
 COMMANDS = {"help": "help", "h": "help", "?": "help", "moves": "moves", "m": "moves", "undo": "undo",
             "u": "undo", "quit": "quit", "q": "quit", "exit": "quit"}

@@ -11,8 +11,8 @@ from fractions import Fraction
 from math import lcm
 from typing import ClassVar
 
-from .geometry import Pattern, patterns
-from .variant import Component, Ruleset
+from ..geometry import Pattern, patterns
+from ..variant import Component, Ruleset
 
 ZERO = Fraction(0)
 Scores = tuple[Fraction, Fraction]

@@ -12,11 +12,12 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any
 
-from .errors import IllegalAction, RecordError
-from .geometry import grid_patterns
-from .variant import Component, Ruleset
+from ..errors import IllegalAction, RecordError
+from ..family import Mark
+from ..geometry import grid_patterns
+from ..variant import Component, Ruleset
 
 OPEN, X_WON, O_WON, DRAWN = 0, 1, 2, 3
 BLOCK_STATES = ("open", "x", "o", "drawn")
@@ -36,12 +37,6 @@ def bits(mask: int) -> list[int]:
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
-
-
-class Mark(NamedTuple):
-    """Put the mover's mark in `cell` of the n²×n² board."""
-
-    cell: int
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,10 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
-from .errors import VariantError
-from .geometry import Pattern, board_symmetries, cells_of, lines
+from ..errors import VariantError
+from ..geometry import Pattern, board_symmetries, cells_of, lines
+from ..variant import Parameters, Ruleset
 from .scoring import Award, Scorer, compile_awards, compile_scoring, score_bound, score_scale
-from .variant import Parameters, Ruleset
 
 
 @dataclass(frozen=True, eq=False)
