@@ -1,10 +1,11 @@
 """A ruleset as game frameworks see it: numbered actions, a tensor and a text observation, final
 points, the score range and sum, and the longest game; shared by the OpenSpiel and PettingZoo
-adapters (`qttt.openspiel`, `qttt.pettingzoo`), which add nothing family-specific of their own.
+adapters (`qttt.openspiel`, `qttt.pettingzoo`), which never ask which family they hold.
 
-Each game family contributes one `Codec` (`FAMILIES`). Final points are the state's scores; at a
-deadlock (no legal action although the game is not over) the board scored as it stands, as
-`qttt analyze solve` values it. Players are numbered 0 (x) and 1 (o).
+Each game family gives a `Codec` through its `frameworks` tool (qttt.family: "module:attribute" of
+a function from a ruleset to its Codec). Final points are the state's scores; at a deadlock (no
+legal action although the game is not over) the board scored as it stands, as `qttt analyze solve`
+values it. Players are numbered 0 (x) and 1 (o).
 """
 
 from __future__ import annotations
@@ -12,22 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache, partial
+from functools import cache
 from typing import Any
 from urllib.parse import quote, unquote
 
-from verify.abstract import Params, explore
-from verify.nested import max_points
-from verify.scores import declared_range
-
-from .engine import AnyAction, Measure, Place, State
-from .game import Game, compile_game
-from .games import GameState, start
-from .nested import Mark, NestedState
+from .family import AnyAction, GameState, family_of, tool
+from .games import new_game
 from .notation import Record
-from .scoring import UNKNOWN
-from .text import board_text
-from .variant import NESTED, QUANTUM, Component, Ruleset, load_ruleset
+from .variant import Ruleset, load_ruleset
 
 PLAYERS = ("x", "o")
 Range = tuple[Fraction, Fraction, Fraction, Fraction]  # x min, x max, o min, o max
@@ -66,7 +59,7 @@ class Rules:
 
     def start(self) -> GameState:
         """The initial state."""
-        return start(self.ruleset)
+        return new_game(self.ruleset)
 
     def legal(self, state: GameState) -> list[int]:
         """The legal action numbers, increasing."""
@@ -102,7 +95,7 @@ class Rules:
 
     def text(self, state: GameState) -> str:
         """The board and status as the terminal shows them, without colour."""
-        return board_text(state)
+        return family_of(self.ruleset).board_text(state, False)
 
     def record(self, history: Sequence[int]) -> Record:
         """The record of a game given as action numbers."""
@@ -127,7 +120,7 @@ def decode_name(text: str) -> str:
 @cache
 def _rules(name: str) -> Rules:
     rs = load_ruleset(name)
-    return Rules(rs, FAMILIES[rs.game](rs))
+    return Rules(rs, tool(rs, "frameworks")(rs))
 
 
 def rules_of(ruleset: str | Ruleset) -> Rules:
@@ -135,154 +128,3 @@ def rules_of(ruleset: str | Ruleset) -> Rules:
     if isinstance(ruleset, Ruleset):
         return _rules(ruleset.canonical)
     return _rules(decode_name(ruleset))
-
-
-# -- quantum ----------------------------------------------------------------------------------
-
-def _quantum(rs: Ruleset) -> Codec:
-    game = compile_game(rs)
-    n, cells = game.n, game.cells
-    moves = game.length_bound
-    places = cells * cells
-
-    def encode(action: AnyAction) -> int:
-        if isinstance(action, Measure):
-            return places + action.cell
-        if isinstance(action, Place):
-            a, b = sorted(action)
-            return a * cells + b
-        raise ValueError(f"{action!r} is not a quantum action")
-
-    def decode(code: int) -> AnyAction:
-        if not 0 <= code < places + cells:
-            raise ValueError(f"action {code} is not one of 0 to {places + cells - 1}")
-        return Measure(code - places) if code >= places else Place(*divmod(code, cells))
-
-    return Codec(places + cells, encode, decode, (3 * moves + 3, n, n),
-                 partial(_quantum_planes, moves, cells), partial(_quantum_points, game),
-                 _quantum_range(rs), _quantum_sums(rs.scoring),
-                 explore(Params.of(rs)).longest)
-
-
-def _quantum_planes(moves: int, cells: int, state: GameState) -> list[int]:
-    """Per move k (1 to the most placements): its classical mark, its spooky marks; the next move
-    number (one-hot); measuring; x to act."""
-    assert isinstance(state, State)
-    out = [0] * ((3 * moves + 3) * cells)
-    for c, k in enumerate(state.classical):
-        if k:
-            out[(k - 1) * cells + c] = 1
-    for c, ks in enumerate(state.spooky):
-        for k in ks:
-            out[(moves + k - 1) * cells + c] = 1
-    whole = [2 * moves + min(state.move, moves + 1) - 1]
-    if state.phase == "measure":
-        whole.append(3 * moves + 1)
-    if state.to_move == "x":
-        whole.append(3 * moves + 2)
-    for plane in whole:
-        out[plane * cells:(plane + 1) * cells] = [1] * cells
-    return out
-
-
-def _quantum_points(game: Game, state: GameState) -> tuple[Fraction, Fraction]:
-    """The final scores; at a deadlock the board scored as it stands."""
-    assert isinstance(state, State)
-    if state.over:
-        return state.scores["x"], state.scores["o"]
-    cls = state.classical
-    xmask = sum(1 << c for c, k in enumerate(cls) if k & 1)
-    omask = sum(1 << c for c, k in enumerate(cls) if k and not k & 1)
-    return game.score(list(cls), xmask, omask)[0]
-
-
-def _quantum_range(rs: Ruleset) -> Range:
-    """The checker's declared score range; above 16 cells, each award's extremes added up."""
-    declared = declared_range(rs)
-    if declared is not None:
-        v = declared[0]
-        return v["x min"], v["x max"], v["o min"], v["o max"]
-    awards = compile_game(rs).awards
-    low = sum((min(a.range_for(k, UNKNOWN)[0] for k in range(len(a.patterns) + 1)) for a in awards),
-              Fraction(0))
-    high = sum((max(a.range_for(k, UNKNOWN)[1] for k in range(len(a.patterns) + 1)) for a in awards),
-               Fraction(0))
-    return low, high, low, high
-
-
-def _quantum_sums(scoring: tuple[Component, ...]) -> frozenset[Fraction] | None:
-    """x + o over every result the awards can give (a superset of those games reach), when each
-    award gives one total whatever the board; else None. Per pattern and rank awards give none
-    or some points by the board; a first-line award one of its stated results."""
-    total = Fraction(0)
-    for c in scoring:
-        if c.award == "per-pattern" and c.get("points") == 0:
-            continue
-        if c.award != "first-line":
-            return None
-        sole = c.get("sole")
-        double, tie = c.get("double"), c.get("tie")
-        sums = {sole, c.get("first") + c.get("second"), 2 * c.get("neither"),
-                2 * (tie if tie is not None else Fraction(0)), double if double is not None else sole}
-        if len(sums) != 1:
-            return None
-        total += sums.pop()
-    return frozenset({total})
-
-
-# -- nested-classical -------------------------------------------------------------------------
-
-def _nested(rs: Ruleset) -> Codec:
-    side = rs.board * rs.board
-    cells = side * side
-
-    def encode(action: AnyAction) -> int:
-        if isinstance(action, Mark):
-            return action.cell
-        raise ValueError(f"{action!r} is not a nested-classical action")
-
-    def decode(code: int) -> AnyAction:
-        if not 0 <= code < cells:
-            raise ValueError(f"action {code} is not one of 0 to {cells - 1}")
-        return Mark(code)
-
-    def planes(state: GameState) -> list[int]:
-        """x's marks, o's marks, the legal cells; a bonus move; x to act."""
-        assert isinstance(state, NestedState)
-        out = [0] * (5 * cells)
-        for c, mark in enumerate(state.marks):
-            if mark is not None:
-                out[(0 if mark[0] == "x" else 1) * cells + c] = 1
-        for a in state.legal_actions():
-            out[2 * cells + a.cell] = 1
-        for plane, on in ((3, state.bonus), (4, state.to_move == "x")):
-            if on:
-                out[plane * cells:(plane + 1) * cells] = [1] * cells
-        return out
-
-    def points(state: GameState) -> tuple[Fraction, Fraction]:
-        return state.scores["x"], state.scores["o"]
-
-    won, drawn = max_points(rs, True), max_points(rs, False)
-    return Codec(cells, encode, decode, (5, side, side), planes, points,
-                 (Fraction(0), max(won, drawn), Fraction(0), max(won, drawn)),
-                 _nested_sums(rs.scoring), cells)
-
-
-def _nested_sums(scoring: tuple[Component, ...]) -> frozenset[Fraction] | None:
-    """x + o of a won game (the win points) and of each drawn result; None when block counts
-    decide a drawn game's total (draw-blocks)."""
-    won = sum((c.get("points") for c in scoring if c.award == "win"), Fraction(0))
-    drawn = Fraction(0)
-    for c in scoring:
-        if c.award == "draw-blocks":
-            return None
-        if c.award == "draw-majority":
-            majority = {c.get("more") + c.get("fewer"), 2 * c.get("equal")}
-            if len(majority) != 1:
-                return None
-            drawn += majority.pop()
-    return frozenset({won, drawn})
-
-
-FAMILIES: dict[str, Callable[[Ruleset], Codec]] = {QUANTUM: _quantum, NESTED: _nested}

@@ -23,8 +23,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import mcts
 
-from .engine import AnyAction
-from .games import GameState
+from .family import AnyAction, GameState
 from .interop import Rules, encode_name, rules_of
 from .notation import Record, action_to_json
 

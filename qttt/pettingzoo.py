@@ -22,7 +22,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .games import GameState
+from .family import GameState
 from .interop import Rules, rules_of
 
 RENDER_MODES = ("ansi", "human")

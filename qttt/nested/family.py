@@ -45,7 +45,8 @@ class NestedFamily:
     action_types: tuple[type[AnyAction], ...] = (Mark,)
     vectors = "nested"
     tools = MappingProxyType({"cases": "qttt.nested.cases", "page": "qttt.nested.pages:nested_ruleset_page",
-             "play": "qttt.nested.play:play", "check": "verify.nested:check_nested"})
+             "play": "qttt.nested.play:play", "check": "verify.nested:check_nested",
+             "frameworks": "qttt.nested.frameworks:codec"})
 
     def initial(self, rs: Ruleset) -> GameState:
         return NestedState.initial(rs)

@@ -24,7 +24,8 @@ class QuantumFamily:
     action_types: tuple[type[AnyAction], ...] = (Place, Measure)
     vectors = ""
     tools = MappingProxyType({"cases": "qttt.quantum.cases", "page": "qttt.docgen.pages:ruleset_page",
-             "play": "qttt.quantum.play:play", "check": "verify.check:check"})
+             "play": "qttt.quantum.play:play", "check": "verify.check:check",
+             "frameworks": "qttt.quantum.frameworks:codec"})
 
     def initial(self, rs: Ruleset) -> GameState:
         return State.initial(rs)

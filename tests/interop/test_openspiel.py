@@ -22,6 +22,7 @@ from refbridge import ref_game
 import qttt.openspiel as qo
 from qttt import load_ruleset, record_from_json
 from qttt.cli import main
+from qttt.family import family_names, find_family
 from qttt.interop import rules_of
 from qttt.notation import action_from_json, action_to_json
 from qttt.spec import spec_dir
@@ -259,3 +260,8 @@ def test_bad_parameters_name_the_problem() -> None:
     assert bare.legal_actions() == game.new_initial_state().legal_actions()
     with pytest.raises(Exception, match="no history to serialise"):
         bare.serialize()
+
+
+def test_every_family_gives_the_adapters_a_codec() -> None:
+    """The adapters hold no family of their own: each registered family names its `frameworks` tool."""
+    assert all("frameworks" in find_family(name).tools for name in family_names())

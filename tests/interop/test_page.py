@@ -59,10 +59,10 @@ def test_page_is_in_the_navigation() -> None:
 
 def test_the_rules_core_imports_no_adapter() -> None:
     """Importing qttt and every module of the rules, players and referee loads neither framework."""
-    probe = ("import sys, qttt, qttt.engine, qttt.nested, qttt.games, qttt.players, qttt.variant, "
-             "qttt.competition.match, qttt.cli\n"
+    probe = ("import sys, qttt, qttt.quantum.engine, qttt.nested.engine, qttt.family, qttt.games, "
+             "qttt.players, qttt.variant, qttt.competition.match, qttt.cli\n"
              "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pyspiel', 'open_spiel', "
              "'pettingzoo', 'gymnasium', 'numpy') or m in ('qttt.openspiel', 'qttt.pettingzoo', "
-             "'qttt.interop')))")
+             "'qttt.interop', 'qttt.quantum.frameworks', 'qttt.nested.frameworks')))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"

@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qttt import load_ruleset
-from qttt.games import start
+from qttt.family import family_of
+from qttt.games import new_game
 from qttt.interop import rules_of
 from qttt.testing.strategies import random_rulesets
-from qttt.text import board_text
 from qttt.variant import builtin_names
 
 pettingzoo_test = pytest.importorskip("pettingzoo.test")
@@ -67,7 +67,7 @@ def test_rewards_are_the_final_scores(rs: Any, seed: int) -> None:
         x, o = rules.codec.points(final)
         want = (x, o) if returns == "points" else (x - o, o - x)
         assert [rewards[a] for a in AGENTS] == [float(v) for v in want]
-        assert e.render() == board_text(final)
+        assert e.render() == family_of(rs).board_text(final, False)
 
 
 @pytest.mark.parametrize("name", ["bonus4x4", "intelligent"])
@@ -94,8 +94,8 @@ def test_observation_is_the_openspiel_tensor_and_legal_mask(name: str) -> None:
     planes, rows, cols = rules.codec.shape
     assert obs["observation"].shape == (rows, cols, planes)
     flat = np.moveaxis(obs["observation"], -1, 0).reshape(-1).tolist()
-    assert flat == rules.codec.planes(start(rules.ruleset))
-    assert np.flatnonzero(obs["action_mask"]).tolist() == rules.legal(start(rules.ruleset))
+    assert flat == rules.codec.planes(new_game(rules.ruleset))
+    assert np.flatnonzero(obs["action_mask"]).tolist() == rules.legal(new_game(rules.ruleset))
 
 
 def test_bad_arguments_name_the_problem() -> None:
