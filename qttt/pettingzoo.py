@@ -7,7 +7,7 @@ Agents `player_0` (x) and `player_1` (o). An observation is a dict: `observation
 (rows × columns × planes, the OpenSpiel adapter's tensor) and `action_mask` (1 for the legal
 action numbers of the agent to act; all 0 for the other). Rewards come at the end: each agent's
 points (`returns="margin"`: own points minus the opponent's); an illegal action ends the game as a
-forfeit with the ruleset's forfeit score (rule match-forfeit). Who acts next follows the rules (a
+forfeit with the ruleset's forfeit score (the referee's forfeit rule). Who acts next follows the rules (a
 measurement, a bonus move), not strict alternation. Needs the `pettingzoo` extra.
 """
 
@@ -22,6 +22,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from .competition.match import RULE as FORFEIT_RULE
 from .family import GameState
 from .interop import Rules, rules_of
 
@@ -116,7 +117,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
             self.rewards = ({agent: lost - won, other: won - lost} if self.margin
                             else {agent: lost, other: won})
             self.terminations = dict.fromkeys(self.agents, True)
-            self.infos[agent]["forfeit"] = f"action {action} is not legal here (rule match-forfeit)"
+            self.infos[agent]["forfeit"] = f"action {action} is not legal here (rule {FORFEIT_RULE})"
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
