@@ -8,7 +8,8 @@ import json
 from rich.console import Console
 from rich.table import Table
 
-from ..variant import NESTED, PARAMETERS, builtin_names, load_ruleset
+from ..family import family_of
+from ..variant import PARAMETERS, builtin_names, load_ruleset
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,7 +26,7 @@ def run_variants(args: argparse.Namespace) -> int:
     width = max(len(n) for n in names)
     for name in names:
         rs = load_ruleset(name)
-        side = rs.board * rs.board if rs.game == NESTED else rs.board
+        side = family_of(rs).side(rs)
         print(f"{name:<{width}}  {side}×{side}  {rs.summary}")
     return 0
 
@@ -50,11 +51,12 @@ def run_show(args: argparse.Namespace) -> int:
     console.print(table)
     scoring = Table("award", "pattern", "length", "settings", title="scoring")
     for c in rs.scoring:
-        settings = ", ".join(f"{k}={json.dumps(v)}" for k, v in c.to_dict().items()
+        data = c.to_dict()  # an award that scores no pattern (the game's result) has none
+        settings = ", ".join(f"{k}={json.dumps(v)}" for k, v in data.items()
                              if k not in ("award", "pattern", "length"))
-        quantum = rs.game != NESTED
-        scoring.add_row(c.award, c.pattern if quantum else "-", str(c.length or rs.board) if quantum else "-",
-                        settings)
+        patterned = "pattern" in data
+        scoring.add_row(c.award, c.pattern if patterned else "-",
+                        str(c.length or rs.board) if patterned else "-", settings)
     console.print(scoring)
     if rs.sources:
         console.print("sources: " + ", ".join(rs.sources))
