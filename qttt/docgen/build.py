@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..family import family_of, tool
+from ..family import tool
 from ..io import write_or_check
 from ..variant import builtin_names, load_ruleset
 from .pages import (
@@ -21,7 +21,7 @@ from .pages import (
     sources_page,
     verification_page,
 )
-from .rulebook import languages
+from .rulebook import card_html, card_path, editions, page_path, rulebook_page
 from .site import GENERATED_NOTE, Site, repo_root
 
 
@@ -34,17 +34,13 @@ def generate(root: Path | None = None) -> dict[str, str]:
     site.add("spec/rules/common.md",
              GENERATED_NOTE + "\n\n" + "\n".join(common_page(docs=False)).rstrip() + "\n")
     for name in builtin_names(None):
-        rs = load_ruleset(name)
-        page = tool(rs, "page")
+        page = tool(load_ruleset(name), "page")
         site.page(f"rules/{name}.md", page(site, name, docs=True))
-        if "rulebook" in family_of(rs).tools:
-            rulebook = tool(rs, "rulebook")
-            site.page(f"rulebook/{name}.md", rulebook(name))
-            for code, words in languages().items():
-                if name in words["rulesets"]:
-                    site.page(f"rulebook/{name}.{code}.md", rulebook(name, code))
         site.add(f"spec/rules/{name}.md", GENERATED_NOTE + "\n\n"
                  + "\n".join(page(Site(), name, docs=False)).rstrip() + "\n")
+    for name, lang in editions():
+        site.page(page_path(name, lang), rulebook_page(site, name, lang))
+        site.add("docs/" + card_path(name, lang), card_html(name, lang))
     site.page("comparison.md", comparison_page(root))
     site.page("ambiguities.md", ambiguities_page())
     site.page("sources.md", sources_page())
@@ -60,6 +56,8 @@ def generated_paths(root: Path) -> Iterator[Path]:
     """Files on disk that the generator owns (so stale ones can be found)."""
     yield from (root / "docs" / "boards").glob("*.svg")
     yield from (root / "spec" / "rules").glob("*.md")
+    yield from (root / "docs" / "rulebook").glob("*.md")
+    yield from (root / "docs" / "cards").glob("*.html")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -33,7 +33,7 @@ from ..variant import (
 )
 from .examples import EXAMPLES, INTRO, Example, contrasts
 from .prose import parameter_statement
-from .rulebook import COMPETITION, IMPLEMENTERS
+from .rulebook import COMPETITION, IMPLEMENTERS, implementer_lines
 from .site import Site, ambiguities, img, load_toml, rule_link, rule_number, source_link, sources, table
 
 
@@ -167,6 +167,7 @@ def ruleset_page(site: Site, name: str, docs: bool) -> list[str]:
     out.append("")
     if not docs:
         return out
+    out += implementer_lines(name, page)
     out += ["## Parameters", "", "Values that differ from the default are in bold.", ""]
     rows = []
     for p in PARAMETERS:
@@ -513,6 +514,13 @@ def home_page(site: Site) -> list[str]:
     pending = states[-1]
     first = site.board("intro-after-x1", board_svg(states[1], caption="X1 in squares 1 and 4"))
     measure = site.board("intro-cycle-measure", measurement_svg(pending))
+    # measurement_svg draws the cycle on top and the outcomes below it, the edge's first cell left
+    why = {0: "square 1 is O's, so X1 must take square 4, so X3 must take square 8, and O2, which can "
+              "no longer be in square 1, takes square 5.",
+           7: "square 8 is O's, so X3 must take square 4, so X1 must take square 1, so O2 again takes "
+              "square 5."}
+    outcomes = [f"- **O4 to square {c + 1}** (the board below, {side}): {why[c]}"
+                for c, side in zip(pending.edges[pending.pending or 0], ("left", "right"), strict=True)]
     return [
         "# Quantum tic-tac-toe", "",
         "Allan Goff's quantum tic-tac-toe, stated precisely: the rules as data, an engine, a checker "
@@ -535,12 +543,10 @@ def home_page(site: Site) -> list[str]:
         f"The record `{INTRO.notation}`. {INTRO.shows}", "",
         *steps, "",
         "The shaded squares are the cycle; lines join the two marks of each move. O2 hangs from square 1 "
-        "as a stem. X must measure, choosing a square for O4:", "",
+        "as a stem. X must measure, choosing a square for O4. The picture shows the cycle on top and "
+        "its two outcomes below:", "",
         img(measure, "index.md", "the cycle and its two outcomes"), "",
-        "- **O4 to square 1** (middle board): square 1 is O's, so X1 must take square 4, so X3 must take "
-        "square 8, and O2, which can no longer be in square 1, takes square 5.",
-        "- **O4 to square 8** (right board): square 8 is O's, so X3 must take square 4, so X1 must take "
-        "square 1, so O2 again takes square 5.", "",
+        *outcomes, "",
         "Either way every square of the component holds exactly one classical mark, and the stem follows "
         f"the cycle ({rule_link('collapse-component', 'index.md')}).", "",
         "## Where to go next", "",

@@ -27,8 +27,7 @@ class QuantumFamily:
     scope = "common"
     vectors = ""
     tools = MappingProxyType({"cases": "qttt.quantum.cases", "page": "qttt.docgen.pages:ruleset_page",
-             "play": "qttt.quantum.play:play", "check": "verify.check:check",
-                             "rulebook": "qttt.docgen.rulebook:rulebook_page"})
+             "play": "qttt.quantum.play:play", "check": "verify.check:check"})
 
     def initial(self, rs: Ruleset) -> GameState:
         return State.initial(rs)
