@@ -17,6 +17,7 @@ from ..conformance.suite import (
     retired_text,
     suite_ids,
     suite_path,
+    suite_prefix,
     vectors_dir,
 )
 from ..errors import FileError
@@ -80,7 +81,7 @@ def default_suites() -> list[tuple[str, Path]]:
 def run_generate(args: argparse.Namespace) -> int:
     builtin = not args.rulesets
     out_dir: Path = args.out or vectors_dir()
-    jobs = [(n, out_dir / f"{load_ruleset(n).name}.json", suite_path(n))
+    jobs = [(n, out_dir / f"{suite_prefix(load_ruleset(n).name)}.json", suite_path(n))
             for n in args.rulesets or [n for n in builtin_names(None) if _top(n)]]
     if builtin:
         jobs += [(n, path if args.out is None else out_dir / path.parent.name / path.name, path)
