@@ -8,17 +8,19 @@ lists ids that were dropped and may never be used again (one per line, `#` comme
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import QtttError, RecordError
 from ..family import GameState, cases, family_of
 from ..games import new_game
-from ..io import read_text
+from ..io import read_json, read_text
 from ..notation import Json, action_from_json, action_to_json, state_to_json
 from ..spec import spec_dir
-from ..variant import Ruleset, load_ruleset
+from ..variant import Ruleset, builtin_names, load_ruleset
 from .casespec import CaseSpec
 from .perft import perft_entries
 from .scope import rule_ids
@@ -56,6 +58,26 @@ def coverage_variants_dir() -> Path:
 def coverage_vectors_dir() -> Path:
     """spec/vectors/coverage/: the suites of the coverage variants, both game families."""
     return vectors_dir() / "coverage"
+
+
+def suite_prefix(name: str) -> str:
+    """The id prefix (and file stem) of a ruleset's suite: its name when that is a plain word
+    (`wikipedia`, `intelligent-2016`); for a canonical name, its words joined by `-` (at most 48
+    characters) and the first 8 hex digits of the name's SHA-256, so that every canonical name
+    has its own prefix: `wikipedia(double_line=2)` -> `wikipedia-double_line-2-<hash>`."""
+    if re.fullmatch(r"[A-Za-z0-9_-]+", name):
+        return name
+    words = re.sub(r"[^A-Za-z0-9_]+", "-", name).strip("-")[:48].rstrip("-")
+    return f"{words}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+
+
+def suite_for(name: str) -> dict[str, Json]:
+    """The suite of any ruleset the resolver (load_ruleset) accepts: a built-in ruleset's
+    committed file, else one generated for it now."""
+    if name in builtin_names(None):
+        result: dict[str, Json] = read_json(suite_path(name))
+        return result
+    return build_suite(load_ruleset(name))
 
 
 def suite_path(name: str) -> Path:
@@ -120,7 +142,7 @@ def build_case(rs: Ruleset, prefix: str, spec: CaseSpec) -> dict[str, Json]:
 
 def build_suite(rs: Ruleset, prefix: str | None = None) -> dict[str, Json]:
     """The whole suite of a ruleset: header, cases and perft entries."""
-    prefix = prefix or rs.name
+    prefix = prefix or suite_prefix(rs.name)
     specs = cases(rs).case_specs(rs)
     built = [build_case(rs, prefix, spec) for spec in specs]
     return {

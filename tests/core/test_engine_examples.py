@@ -518,7 +518,7 @@ def test_nested_full_block_with_a_pattern() -> None:
     kw: dict[str, Any] = {"board": 2, "block_patterns": ("rows",), "board_patterns": ("diagonals",)}
     moves = [15, 10, 5, 14, 13, 11]
     assert nested("intelligent", moves, **kw).blocks[3] == "o"  # pattern-first (2017)
-    assert nested("intelligent", moves, full_block="drawn-first", **kw).blocks[3] == "drawn"  # 2016
+    assert nested("intelligent", moves, full_block="drawn-first", **kw).blocks[3] == "drawn"  # 2016, early
 
 
 @covers("nested-bonus")
