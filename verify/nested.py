@@ -41,9 +41,10 @@ def _max_points(rs: Ruleset, winner: bool) -> Fraction:
     return total
 
 
-def check_nested(spec: str, *, games: int | None = None, seed: int = 0) -> Report:
+def check_nested(spec: str, *, games: int | None = None, seed: int = 0, **options: object) -> Report:
     """Settle the nested-classical properties of the ruleset named by spec over `games` seeded
-    random games."""
+    random games; the quantum checker's other options (progress, timeout, exhaustive, …) have
+    nothing to settle here."""
     rs = load_ruleset(spec)
     games = games or DEFAULT_GAMES
     cells = (rs.board ** 2) ** 2
