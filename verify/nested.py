@@ -26,7 +26,7 @@ def _block_cells(n: int, block: int) -> list[int]:
     return [(top + i) * side + left + j for i in range(n) for j in range(n)]
 
 
-def _max_points(rs: Ruleset, winner: bool) -> Fraction:
+def max_points(rs: Ruleset, winner: bool) -> Fraction:
     """The most points one player can get from the scoring components, in a won or drawn game."""
     total = Fraction(0)
     blocks = rs.board ** 2
@@ -82,7 +82,7 @@ def check_nested(spec: str, *, games: int | None = None, seed: int = 0, **option
             ends[winner or "none"] += 1
             if winner is None and "open" in state.blocks:
                 fail("nested-scores-defined", "the game ended without a winner with a block open")
-            best = _max_points(rs, winner is not None)
+            best = max_points(rs, winner is not None)
             if any(v < 0 or v > best for v in state.scores.values()):
                 fail("nested-scores-defined", f"a score outside 0..{best}")
             if winner is not None and state.scores["o" if winner == "x" else "x"] != 0:

@@ -47,7 +47,8 @@ class NestedFamily:
     scope = "nested-classical"
     vectors = "nested"
     tools = MappingProxyType({"cases": "qttt.nested.cases", "page": "qttt.nested.pages:nested_ruleset_page",
-             "play": "qttt.nested.play:play", "check": "verify.nested:check_nested"})
+             "play": "qttt.nested.play:play", "check": "verify.nested:check_nested",
+             "frameworks": "qttt.nested.frameworks:codec"})
 
     def initial(self, rs: Ruleset) -> GameState:
         return NestedState.initial(rs)

@@ -27,7 +27,8 @@ class QuantumFamily:
     scope = "common"
     vectors = ""
     tools = MappingProxyType({"cases": "qttt.quantum.cases", "page": "qttt.docgen.pages:ruleset_page",
-             "play": "qttt.quantum.play:play", "check": "verify.check:check"})
+             "play": "qttt.quantum.play:play", "check": "verify.check:check",
+             "frameworks": "qttt.quantum.frameworks:codec"})
 
     def initial(self, rs: Ruleset) -> GameState:
         return State.initial(rs)
