@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 
-from qttt import IllegalAction, Place, engine, game, load_ruleset, scoring
+from qttt import IllegalAction, Place, load_ruleset
 from qttt.analysis import compiled
-from qttt.engine import MEASURE, PLACE, Board
 from qttt.geometry import cells_of
+from qttt.quantum import engine, game, scoring
+from qttt.quantum.engine import MEASURE, PLACE, Board
 from verify.check import Finding, Report, check, designed
 from verify.sampled import Context, confirm
 
