@@ -505,7 +505,7 @@ def test_confirm_replays_under_the_real_rules_only() -> None:
 def test_refusals_follow_check_order() -> None:
     rs = with_params(load_ruleset("wikipedia"), two_cycles=False)
     ctx = Context.of(rs, cores=False)
-    state = replay_actions(new_game(rs), [Place(0, 1), Place(2, 3), Place(0, 2), Place(1, 3)])
+    state = replay_actions(State.initial(rs), [Place(0, 1), Place(2, 3), Place(0, 2), Place(1, 3)])
     want = expected_refusals(ctx, state)
     assert state.pending == 4
     assert want[Place(4, 5)] == "measure-pending" and want[Measure(5)] == "measure-cell"
