@@ -13,6 +13,7 @@ weakest of its parts; its label names each part. A violation is reported only wi
 from __future__ import annotations
 
 import functools
+import json
 import time
 import tomllib
 from collections.abc import Callable, Sequence
@@ -423,17 +424,21 @@ def register() -> tuple[dict[str, Any], ...]:
 
 
 def documented_gap(rs: Ruleset) -> str | None:
-    """The documented gap a tie of rs's first-line awards falls into, as `score-tie-gap, ambiguity
-    ID`: every first-line component of rs that can leave its source criteria tied resolves the tie
-    by stated fallback criteria (which no source states), and the register has a point on rule
-    score-tie-gap reading ties that way. None when a tie would be undocumented."""
+    """The documented gap a tie of rs's first-line awards falls into, as `score-tie-gap, ...`:
+    every first-line component of rs resolves ties by stated fallback criteria (the vocabulary's
+    criteria no source states, reported under rule score-tie-gap), named with the ambiguity-register
+    point that reads ties with the same fallback when there is one. None when a tie would be
+    undocumented (no fallback stated)."""
     lined = [c for c in rs.scoring if c.award == "first-line"]
     if not lined or not all(c.get("fallback") for c in lined):
         return None
+    fallbacks = {"fallback = " + json.dumps(list(c.get("fallback"))).replace(", ", ",") for c in lined}
     for point in register():
-        if "score-tie-gap" in point.get("rules", ()) and "fallback" in point.get("reading", ""):
+        reading = point.get("reading", "").replace(", ", ",")
+        if "score-tie-gap" in point.get("rules", ()) and all(f in reading for f in fallbacks):
             return f"score-tie-gap, ambiguity {point['id']}"
-    return None
+    criteria = " / ".join("/".join(c.get("fallback")) for c in lined)
+    return f"score-tie-gap, the ruleset's stated fallback {criteria}"
 
 
 def documented_deadlock(rs: Ruleset) -> str | None:

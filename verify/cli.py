@@ -294,7 +294,8 @@ def markdown(data: dict[str, Any]) -> list[str]:
     for rep in data["rulesets"]:
         n = rep["board"]
         out += [f"## {rep['ruleset']}", "",
-                f"Canonical name `{rep['canonical']}`, {n}×{n}, {rep['sampled_games']} sampled games.", "",
+                f"Canonical name `{rep['canonical']}`, {n}×{n}, {rep['sampled_games']} sampled games; "
+                f"{rep.get('cores', 'engine (Python)')}.", "",
                 "| property | status | how it was settled | method |", "|---|---|---|---|"]
         for p in rep["properties"]:
             out.append(f"| `{p['property']}` | {data['statuses'][p['status']]} | {p['label']} | "
@@ -304,4 +305,6 @@ def markdown(data: dict[str, Any]) -> list[str]:
             if "witness" in p:
                 out += [f"Witness for `{p['property']}`: {p['witness']['shows']}", "",
                         f"    {short_witness(p['witness']['record'])}", ""]
+    if "summary" in data:
+        out += [f"Summary: {data['summary']}.", "", f"{SHAPE_KEY}.", ""]
     return out

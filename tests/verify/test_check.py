@@ -359,6 +359,13 @@ def test_check_builtin(name: str) -> None:
     report = check(name, games=60)
     expected = (WALKED if name == "wikipedia" else EXPECTED)[name]
     assert {f.property: f.status for f in report.findings} == expected
+    turn = next(f for f in report.findings if f.property == "turn-order")
+    if name == "wikipedia":  # the walk says what it covered, never "exhaustive"
+        assert report.walk is not None and "exhaustive" not in turn.label
+        classes, members = report.walk["positions"], report.walk["relabelled_checked"]
+        assert f"one position per shape class, {classes} classes" in turn.label
+        assert f"K = 4 relabelled members: {members} checked" in turn.label and members > 2 * classes
+    assert "compiled core (C)" in report.cores
     for f in report.findings:
         if f.status in ("violated", "accepted"):
             assert f.witness is not None
