@@ -144,6 +144,8 @@ class HumanSeat:
     """A person at the terminal, typing squares as in `qttt play`; quit or end of input resigns."""
 
     clocked = False
+    notation: Callable[[AnyAction], str] | None = None
+    last_line: str | None = None
 
     def __init__(self, name: str, console: Console) -> None:
         self.name, self.console = name, console

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from ..competition.match import story
 from ..errors import FileError, IllegalAction, RecordError, VariantError
 from ..family import GameState, family_of
 from ..games import new_game
@@ -60,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"{where}: {variant}, {count} actions")
             print(family_of(state.ruleset).board_text(state, colour), flush=True)
+            for line in story(reader.extra):
+                print(line, flush=True)
         reader.finish()
     if not records:
         name = "standard input" if args.record == "-" else args.record

@@ -15,9 +15,10 @@ import random
 import shlex
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 from ..errors import MatchError
 from ..io import write_atomic
@@ -127,7 +128,7 @@ def play_job(job: Job, human: Callable[[str], Seat] | None = None) -> Json:
     rs = load_ruleset(job.variant)
     seats = {side: make_seat(spec, rs, random.Random(f"{job.seed}:{job.index}:{side}"), job.ack, human)
              for side, spec in (("x", job.x), ("o", job.o))}
-    result = play_game(rs, job.variant, seats, Clock.of(rs, job.move, job.game))
+    result = play_game(rs, job.variant, seats, Clock.of(rs, job.move, job.game), job.ack)
     return {"game": job.index, **result.to_json()}
 
 
@@ -148,10 +149,12 @@ class Store:
                 old = json.loads(target.read_text(encoding="utf-8"))
             except (ValueError, RecursionError):  # not JSON, not UTF-8, nested too deeply
                 old = None
-            if not isinstance(old, dict) or {k: v for k, v in old.items() if k != "games"} != \
-                    {k: v for k, v in manifest.items() if k != "games"}:
-                raise MatchError(RULE, f"{self.root} holds another match ({target}); choose another "
-                                 "--out or remove it")
+            if not isinstance(old, dict) or old != manifest:
+                changed = [k for k in manifest if not isinstance(old, dict) or old.get(k) != manifest[k]]
+                what = ", ".join(f"{k} {json.dumps(old.get(k))} there, {json.dumps(manifest[k])} now"
+                                 for k in changed) if isinstance(old, dict) else "it cannot be read"
+                raise MatchError(None, f"{self.root} holds another schedule ({target}: {what}); "
+                                 "resume with the same arguments, or choose another --out")
         write_atomic(target, json.dumps(manifest, indent=1) + "\n", make_dirs=True)  # the match directory
         done = {}
         for rec in self.records():
@@ -177,10 +180,12 @@ class Store:
 
 
 def manifest(kind: str, jobs: list[Job], players: list[str], games: int) -> Json:
-    """What identifies a match directory's contents."""
-    first = asdict(jobs[0])
-    return {"kind": kind, "variant": first["variant"], "players": players, "games": games,
-            "seed": first["seed"], "move_seconds": first["move"], "game_seconds": first["game"]}
+    """What identifies a match directory's contents: the schedule and the clock in effect
+    (seconds, null for no limit)."""
+    first = jobs[0]
+    clock = Clock.of(load_ruleset(first.variant), first.move, first.game)
+    return {"kind": kind, "variant": first.variant, "players": players, "games": games,
+            "seed": first.seed, "move_seconds": clock.move, "game_seconds": clock.game}
 
 
 def run(jobs: list[Job], store: Store, done: dict[int, Json], workers: int,
@@ -263,3 +268,42 @@ def game_line(rec: Json, total: int) -> str:
         why = f"{f['side']} forfeits ({f['kind']}: {f['message']})"
     return (f"game {rec['game']}/{total}: {names['x']} (x) {s['x']} - {s['o']} {names['o']} (o), "
             f"{len(rec['actions'])} actions, {why}")
+
+
+def _seconds(value: object) -> str:
+    return "no limit" if value is None else f"{value:g} s" if isinstance(value, int | float) else "?"
+
+
+def story(rec: dict[str, Any]) -> list[str]:
+    """What a match record tells beyond its actions, for people: the players, the clock in
+    effect, the result and its reason (with the forfeiting program's own line), and the time
+    used; fields of another shape are left out (a record may come from anywhere)."""
+    out = []
+    players = rec.get("players")
+    if isinstance(players, dict) and all(isinstance(players.get(s), str) for s in ("x", "o")):
+        out.append(f"players: X {players['x']}, O {players['o']}")
+    clock = rec.get("clock")
+    if isinstance(clock, dict):
+        out.append(f"clock: {_seconds(clock.get('move_seconds'))} per action, "
+                   f"{_seconds(clock.get('game_seconds'))} per game, "
+                   f"{_seconds(clock.get('ack_seconds'))} to acknowledge")
+    result = rec.get("result")
+    if not isinstance(result, dict):
+        return out
+    scores = result.get("scores")
+    if isinstance(scores, dict) and all(isinstance(scores.get(s), str) for s in ("x", "o")):
+        line = f"result: X {scores['x']} - {scores['o']} O, {result.get('end', '?')}"
+        f = result.get("forfeit")
+        if isinstance(f, dict) and f.get("side") in ("x", "o"):
+            rule = f" (rule {f['rule']})" if isinstance(f.get("rule"), str) else ""
+            line += f": {str(f['side']).upper()} forfeits, {f.get('kind')}: {f.get('message')}{rule}"
+            if isinstance(f.get("line"), str):
+                line += f"; its line: {json.dumps(f['line'], ensure_ascii=False)}"
+        out.append(line)
+    used = result.get("seconds")
+    if isinstance(used, dict) and all(isinstance(used.get(s), int | float) for s in ("x", "o")):
+        times = result.get("action_seconds")
+        per = (" ; per action: " + " ".join(f"{s:g}" for s in times)
+               if isinstance(times, list) and all(isinstance(s, int | float) for s in times) else "")
+        out.append(f"time used: X {used['x']:g} s, O {used['o']:g} s{per}")
+    return out

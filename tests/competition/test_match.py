@@ -201,7 +201,11 @@ def test_resume_plays_only_missing_games(tmp_path: Path, capsys: pytest.CaptureF
     assert games(records(tmp_path)) == games(first)  # same seeds, same games
     code = main(["match", "wikipedia", "random", "search", "--out", str(tmp_path)])
     assert code == 2
-    assert "holds another match" in capsys.readouterr().err
+    assert "holds another schedule" in capsys.readouterr().err
+    code = main(["match", "wikipedia", "random", "greedy", "--games", "6", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "games 4 there, 6 now" in err  # a changed schedule is refused on resume
+    assert len(records(tmp_path)) == 4
 
 
 @pytest.mark.slow
@@ -351,7 +355,7 @@ def test_person_at_the_terminal_resigns_by_quit(tmp_path: Path, monkeypatch: pyt
     (rec,) = records(tmp_path)
     assert rec["actions"][0] == {"place": [0, 8]} and len(rec["actions"]) == 2
     assert rec["result"]["forfeit"] == {"side": "x", "kind": "resigned", "rule": None,
-                                        "message": "quit at the prompt"}
+                                        "message": "quit at the prompt", "line": None}
     assert rec["result"]["scores"] == {"x": "0", "o": "1"}
     check_record(rec)
 
