@@ -102,6 +102,14 @@ class CodeCupSeat:
         self.queued = actions[1:]
         return actions[0]
 
+    def alive(self) -> bool:
+        """Whether the bot's program still runs."""
+        return self.proc is not None and self.proc.alive()
+
+    def gone(self) -> str:
+        """Why the bot's program stopped."""
+        return self.proc.gone() if self.proc is not None else "it was never started"
+
     def observe(self, action: AnyAction, after: GameState) -> None:
         if self.state.to_move != self.side:
             self.pending += letters(action)

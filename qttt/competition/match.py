@@ -13,17 +13,21 @@ import math
 import multiprocessing
 import random
 import shlex
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import suppress
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from ..errors import MatchError
+from ..games import new_game
 from ..io import write_atomic
 from ..notation import Json
 from ..players import PLAYERS, Player, SearchPlayer
+from ..text import count
 from ..variant import QUANTUM, Ruleset, load_ruleset
 from .codecup import CodeCupSeat
 from .referee import (
@@ -31,6 +35,7 @@ from .referee import (
     BuiltinSeat,
     Clock,
     EngineSeat,
+    Forfeit,
     Seat,
     check_spec,
     play_game,
@@ -65,22 +70,22 @@ def plan(variant: str, players: list[str], games: int, seed: int, move: float | 
             from .codecup import check_ruleset
             check_ruleset(rs)
         if bare == "human" and rs.game != QUANTUM:
-            raise MatchError(RULE, f"{rs.canonical} is a {rs.game} ruleset: people play it with qttt "
+            raise MatchError(None, f"{rs.canonical} is a {rs.game} ruleset: people play it with qttt "
                              "play; "
                              "qttt match seats people for quantum rulesets")
     if len(players) < 2:
-        raise MatchError(RULE, "a match needs two players")
+        raise MatchError(None, "a match needs two players")
     names = [split_name(p)[0] for p in players]
     if len(set(names)) != len(names):
         twice = next(p for p in names if names.count(p) > 1)
-        raise MatchError(RULE, f"player {twice!r} is named twice; each player plays under its name")
+        raise MatchError(None, f"player {twice!r} is named twice; each player plays under its name")
     if games < 1:
-        raise MatchError(RULE, f"--games {games}: at least one game")
+        raise MatchError(None, f"--games {games}: at least one game")
     for name, value in (("--move-time", move), ("--game-time", game)):
         if value is not None and not 0 <= value < math.inf:
-            raise MatchError("match-clock", f"{name} {value}: seconds >= 0 (0: no limit)")
+            raise MatchError(None, f"{name} {value}: seconds >= 0 (0: no limit)")
     if not 0 < ack < math.inf:
-        raise MatchError("match-clock", f"--ack-time {ack}: seconds > 0")
+        raise MatchError(None, f"--ack-time {ack}: seconds > 0")
     jobs, index = [], 0
     for i, a in enumerate(players):
         for b in players[i + 1:]:
@@ -102,7 +107,7 @@ def make_seat(spec: str, rs: Ruleset, rng: random.Random, ack_seconds: float = A
         return CodeCupSeat(shlex.split(arg), name, rs, ack_seconds)
     if kind == "human":
         if human is None:
-            raise MatchError("match-forfeit", "a person plays only at the terminal, with --workers 1")
+            raise MatchError(None, "a person plays only at the terminal, with --workers 1")
         return human(name)
     if kind == "search":
         return BuiltinSeat(SearchPlayer(rng=rng, seconds=float(arg) if arg else 0.5), name)
@@ -119,8 +124,36 @@ def mcts_player(rng: random.Random, simulations: int) -> Player:
     try:
         from ..openspiel import MctsPlayer
     except ImportError:
-        raise MatchError(RULE, "player mcts needs OpenSpiel: pip install 'qttt[openspiel]'") from None
+        raise MatchError(None, "player mcts needs OpenSpiel: pip install 'qttt[openspiel]'") from None
     return MctsPlayer(rng, simulations)
+
+
+GREETING_SECONDS = 0.3  # how long a CodeCup bot, which answers nothing before its turn, must stay up
+
+
+def greet(jobs: list[Job], players: list[str]) -> None:
+    """Start and greet every program player once before the schedule begins (an engine answers
+    hello and new; a CodeCup bot stays up), so that a dead or mistyped command stops the run with
+    one clear error (MatchError) instead of forfeiting every game."""
+    first = jobs[0]
+    rs = load_ruleset(first.variant)
+    for spec in players:
+        kind = split_name(spec)[1].partition(":")[0]
+        if kind not in ("engine", "codecup"):
+            continue
+        seat = make_seat(spec, rs, random.Random(0), first.ack)
+        try:
+            seat.start(first.variant, "x")
+            if isinstance(seat, CodeCupSeat):
+                time.sleep(GREETING_SECONDS)
+                if not seat.alive():
+                    raise Forfeit("crash", seat.gone())
+        except Forfeit as f:
+            raise MatchError(None, f"player {split_name(spec)[0]!r} cannot play: {f.message}; "
+                             "nothing was played") from None
+        finally:
+            with suppress(Forfeit, OSError):
+                seat.close(new_game(rs))
 
 
 def play_job(job: Job, human: Callable[[str], Seat] | None = None) -> Json:
@@ -267,7 +300,7 @@ def game_line(rec: Json, total: int) -> str:
         f = res["forfeit"]
         why = f"{f['side']} forfeits ({f['kind']}: {f['message']})"
     return (f"game {rec['game']}/{total}: {names['x']} (x) {s['x']} - {s['o']} {names['o']} (o), "
-            f"{len(rec['actions'])} actions, {why}")
+            f"{count(len(rec['actions']), 'action')}, {why}")
 
 
 def _seconds(value: object) -> str:

@@ -305,6 +305,10 @@ class LineProcess:
             raise Forfeit("crash", self.gone())
         return line.rstrip("\r\n")
 
+    def alive(self) -> bool:
+        """Whether the program still runs."""
+        return self.proc.poll() is None
+
     def gone(self) -> str:
         """Why the program stopped talking: its exit status and last words on standard error."""
         try:
@@ -417,27 +421,27 @@ def check_spec(spec: str) -> str:
     kind, _, arg = split_name(spec)[1].partition(":")
     if kind in ("engine", "codecup"):
         if not arg.strip():
-            raise MatchError("match-forfeit", f"player {spec!r}: {kind}: needs a command")
+            raise MatchError(None, f"player {spec!r}: {kind}: needs a command")
         try:
             shlex.split(arg)
         except ValueError as e:
-            raise MatchError("match-forfeit", f"player {spec!r}: the command cannot be split: {e}") from None
+            raise MatchError(None, f"player {spec!r}: the command cannot be split: {e}") from None
         return spec
     if kind == "search" and arg:
         try:
             if float(arg) <= 0:
                 raise ValueError
         except ValueError:
-            raise MatchError("match-forfeit", f"player {spec!r}: search:SECONDS needs a positive "
+            raise MatchError(None, f"player {spec!r}: search:SECONDS needs a positive "
                              "number of seconds") from None
         return spec
     if kind == "mcts" and arg:
         if not arg.isdigit() or int(arg) < 1:
-            raise MatchError("match-forfeit", f"player {spec!r}: mcts:SIMULATIONS needs a positive whole "
+            raise MatchError(None, f"player {spec!r}: mcts:SIMULATIONS needs a positive whole "
                              "number of simulations")
         return spec
     if kind in PLAYERS or kind in ("human", "mcts"):
         if arg:
-            raise MatchError("match-forfeit", f"player {spec!r}: {kind} takes no argument")
+            raise MatchError(None, f"player {spec!r}: {kind} takes no argument")
         return spec
-    raise MatchError("match-forfeit", f"unknown player {spec!r}; a player is one of: {KINDS_HELP}")
+    raise MatchError(None, f"unknown player {spec!r}; a player is one of: {KINDS_HELP}")

@@ -99,5 +99,5 @@ def test_describe_numbers_squares_from_1(name: str) -> None:
     for action in [*actions[:10], *actions[-10:]]:
         text = describe(state, action)
         numbers = [int(n) for n in text.replace("X1:", "").replace("square ", "").split("-")]
-        assert 1 <= min(numbers) and max(numbers) <= cells
+        assert min(numbers) >= 1 and max(numbers) <= cells
     assert describe(state, actions[-1]).endswith(str(cells))  # the last square is numbered n²
