@@ -20,9 +20,10 @@ from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
-from ..engine import Action, Measure, Place
+from ..engine import Action, AnyAction, Measure, Place
 from ..errors import IllegalAction, QtttError
 from ..game import compile_game
+from ..games import quantum_action
 from ..variant import Ruleset
 from . import fast
 
@@ -137,7 +138,7 @@ class Core:
         """`games` random games drawn from `rng` as `qttt.playout` would (rng is advanced the
         same way): per game its encoded actions, scaled x and o (0-0 at a deadlock), the final
         phase and a digest of actions and outcome."""
-        state, finish = _generator(rng)
+        state, finish = generator_state(rng)
         cap = games * 2 * (self.cells + 2)
         codes = (ctypes.c_int32 * max(cap, 1))()
         lens = (ctypes.c_int32 * max(games, 1))()
@@ -160,7 +161,7 @@ class Core:
                ) -> tuple[Counter[tuple[Fraction, Fraction]], Counter[str]]:
         """Histogram of final (x, o) points over `games` random games drawn from `rng`, and the
         games by line result (as `sample.play_chunk`; empty without a first-line component)."""
-        state, finish = _generator(rng)
+        state, finish = generator_state(rng)
         cap = 8192
         hist = (ctypes.c_int64 * (3 * cap))()
         lines = (ctypes.c_int64 * 6)()
@@ -173,7 +174,7 @@ class Core:
         return (Counter({(self.points(hist[3 * i]), self.points(hist[3 * i + 1])): hist[3 * i + 2]
                          for i in range(rows)}), by_line)
 
-    def position(self, actions: Iterable[Action] = ()) -> CorePosition:
+    def position(self, actions: Iterable[AnyAction] = ()) -> CorePosition:
         """The position after `actions` from the empty board (IllegalAction if one is illegal)."""
         pos = CorePosition(self)
         for act in actions:
@@ -195,7 +196,7 @@ class Core:
             self.lib.qc_table_free(table)
 
 
-def _generator(rng: random.Random) -> tuple[ctypes.Array[ctypes.c_uint32], Callable[[], None]]:
+def generator_state(rng: random.Random) -> tuple[ctypes.Array[ctypes.c_uint32], Callable[[], None]]:
     """The Mersenne Twister state of `rng` as C words, and a callback storing it back."""
     version, words, gauss = rng.getstate()
     state = (ctypes.c_uint32 * 625)(*words)
@@ -266,8 +267,10 @@ class CorePosition:
         out.buf = ctypes.create_string_buffer(self.buf.raw, self.core.pos_size)
         return out
 
-    def apply(self, action: Action) -> None:
-        """Apply `action`; IllegalAction naming the first rule it breaks (rule check-order)."""
+    def apply(self, action: AnyAction) -> None:
+        """Apply `action`; IllegalAction naming the first rule it breaks (rule check-order), and
+        RecordError (record-format) for an action of another family."""
+        action = quantum_action(action)
         c = self.core
         if isinstance(action, Measure):
             got = c.lib.qc_apply(c.handle, self.buf, 1, action.cell, 0)

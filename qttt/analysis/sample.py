@@ -37,14 +37,17 @@ Chunk = tuple[list[tuple[str, str, int]], list[tuple[str, int]], list[tuple[int,
 def play_chunk(rs: Ruleset, seed: int, index: int, games: int, core: str = "auto") -> Chunk:
     """Histogram of (x score, o score) over `games` random games of chunk `index`, the games by
     line result (`scoring.first_line_result`; unfinished: a deadlock), and for nested-classical
-    rulesets the games by (moves, cells left empty), as plain data. The compiled core plays the
-    same games as the Python engine (`compiled.use_compiled`)."""
+    rulesets the games by (moves, cells left empty), as plain data. The compiled cores play the
+    same games as the Python engine (`compiled.use_compiled`, `nested_core.use_nested_core`)."""
     from .compiled import core_for, use_compiled
+    from .nested_core import nested_core_for, use_nested_core
     rng = random.Random(f"{seed}:{index}")
     hist: Histogram = Counter()
     lines: Counter[str] = Counter()
     shapes: Counter[tuple[int, int]] = Counter()
-    if rs.game == NESTED:
+    if use_nested_core(rs, core):
+        hist, shapes = nested_core_for(rs).sample(rng, games)
+    elif rs.game == NESTED:
         for _ in range(games):
             moves, final = nested_playout(rs, rng)
             hist[(final.scores["x"], final.scores["o"])] += 1
@@ -143,7 +146,9 @@ def sample_games(rs: Ruleset, games: int, *, seed: int = 0, chunk: int = 2000,
     cluster; `checkpoint` is saved (atomically) as chunks finish and resumed from; `core` chooses
     the compiled core or the Python engine (auto: compiled where it can; same games either way)."""
     from .compiled import use_compiled
-    use_compiled(rs, core)  # refuses compiled here, before any work, when it cannot be used
+    from .nested_core import use_nested_core
+    # refuses compiled here, before any work, when it cannot be used
+    use_nested_core(rs, core) if rs.game == NESTED else use_compiled(rs, core)
     if games < 1 or chunk < 1:
         raise UsageError(None, f"need at least one game and a positive chunk size "
                         f"(got {games} games, chunk {chunk})")

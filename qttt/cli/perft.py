@@ -7,10 +7,11 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..analysis.compiled import core_for, use_compiled
+from ..analysis.compiled import CorePosition, core_for, use_compiled
+from ..analysis.nested_core import NestedPosition, nested_core_for, use_nested_core
 from ..conformance.perft import PERFT_LIMIT, divide, perft_counts, table_depth
 from ..errors import UsageError
-from ..games import GameState, quantum_action, start
+from ..games import GameState, start
 from ..io import parse_json
 from ..notation import action_to_json, record_from_json
 from ..variant import load_ruleset
@@ -46,8 +47,12 @@ def run(args: argparse.Namespace) -> int:
     limit = None if args.force else PERFT_LIMIT
     split: list[tuple[Any, int]] = []
     try:
-        if use_compiled(rs, args.core):
-            pos = core_for(rs).position([quantum_action(a) for a in state_actions])
+        pos: CorePosition | NestedPosition | None = None
+        if use_nested_core(rs, args.core):
+            pos = nested_core_for(rs).position(state_actions)
+        elif use_compiled(rs, args.core):
+            pos = core_for(rs).position(state_actions)
+        if pos is not None:
             counts = _bounded(pos.perft, args.depth, limit) if args.depth else table_depth(state, pos.perft)
             depth = len(counts)
             for act in pos.legal() if args.divide else []:

@@ -9,9 +9,11 @@ import sys
 from collections.abc import Iterator
 
 from ..analysis.compiled import core_for, decode, use_compiled
+from ..analysis.nested_core import nested_core_for, use_nested_core
 from ..engine import AnyAction
 from ..games import random_game
 from ..io import write_atomic
+from ..nested import Mark
 from ..notation import Record, record_to_json
 from ..variant import Ruleset, load_ruleset
 from . import integer
@@ -38,6 +40,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def played(rs: Ruleset, count: int, seed: int, core: str) -> Iterator[list[AnyAction]]:
     """The actions of `count` random games of `rs`, one game at a time."""
     rng = random.Random(seed)
+    if use_nested_core(rs, core):
+        for start in range(0, count, BATCH):
+            for marks in nested_core_for(rs).games(rng, min(BATCH, count - start))[0]:
+                yield [Mark(c) for c in marks]
+        return
     if use_compiled(rs, core):
         cells = rs.board ** 2
         for start in range(0, count, BATCH):

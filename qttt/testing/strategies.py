@@ -10,6 +10,7 @@ invariants of the common rules.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any, Protocol
 
@@ -30,7 +31,16 @@ from ..notation import (
     to_notation,
 )
 from ..scoring import PerPattern, compile_scoring
-from ..variant import PARAMETER_BY_NAME, Ruleset, builtin_names, load_ruleset, with_params
+from ..variant import (
+    PARAMETER_BY_NAME,
+    PATTERN_KINDS,
+    AwardName,
+    Component,
+    Ruleset,
+    builtin_names,
+    load_ruleset,
+    with_params,
+)
 
 
 class ReferenceGame(Protocol):
@@ -68,6 +78,43 @@ def random_rulesets(draw: st.DrawFn, max_board: int = 4) -> Ruleset:
 def rulesets(max_board: int = 4) -> st.SearchStrategy[Ruleset]:
     """A built-in ruleset, or one with random valid parameters."""
     return st.one_of(builtin_rulesets(), random_rulesets(max_board))
+
+
+def _fractions(low: int = 0, high: int = 20) -> st.SearchStrategy[Fraction]:
+    return st.builds(Fraction, st.integers(low, high), st.integers(1, 4))
+
+
+@st.composite
+def nested_components(draw: st.DrawFn, blocks: int) -> tuple[Component, ...]:
+    """The scoring of a nested-classical ruleset: any of the win, draw-blocks and draw-majority
+    awards, with exact points and weights (equal or one per block)."""
+    weights = st.one_of(st.just("equal"), st.lists(_fractions(), min_size=blocks, max_size=blocks).map(tuple))
+    out = []
+    nested: tuple[AwardName, ...] = ("win", "draw-blocks", "draw-majority")
+    for award in draw(st.lists(st.sampled_from(nested), min_size=1, max_size=3)):
+        fields = {"win": ("points",), "draw-blocks": (), "draw-majority": ("more", "fewer", "equal")}[award]
+        settings: list[tuple[str, Any]] = [(k, draw(_fractions())) for k in fields]
+        if award != "win":
+            settings.append(("weights", draw(weights)))
+        out.append(Component(award, "line", 0, tuple(settings)))
+    return tuple(out)
+
+
+@st.composite
+def nested_rulesets(draw: st.DrawFn, max_board: int = 5) -> Ruleset:
+    """A nested-classical ruleset with random valid parameters: board, route (same, or any blocks
+    per position), block and board pattern kinds, full_block, bonus and scoring."""
+    n = draw(st.integers(2, max_board))
+    blocks = n * n
+    kinds = st.lists(st.sampled_from(PATTERN_KINDS), min_size=1, max_size=4, unique=True).map(tuple)
+    route = st.one_of(st.just("same"), st.lists(
+        st.lists(st.integers(0, blocks - 1), min_size=1, max_size=3, unique=True).map(tuple),
+        min_size=blocks, max_size=blocks).map(tuple))
+    rs = with_params(load_ruleset("intelligent"), board=n, route=draw(route),
+                     block_patterns=draw(kinds), board_patterns=draw(kinds),
+                     full_block=draw(st.sampled_from(PARAMETER_BY_NAME["full_block"].allowed)),
+                     bonus=draw(st.sampled_from(PARAMETER_BY_NAME["bonus"].allowed)))
+    return replace(rs, scoring=draw(nested_components(blocks)))
 
 
 # -- states and actions -------------------------------------------------------------------------
