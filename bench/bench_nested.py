@@ -2,7 +2,7 @@
 random-play statistics.
 
 Four figures, all measured in this run, each by CPU time and by wall time: the compiled nested core
-(qttt/analysis/_nested.c, `NestedCore.games`), `qttt.nested.nested_playout` (the Python engine's
+(qttt/analysis/_nested.c, `NestedCore.games`), `qttt.nested.engine.nested_playout` (the Python engine's
 playout loop), a loop over the immutable `NestedState` API (`legal_actions` + `apply`), and the
 baseline: a naive re-implementation in the style of the 2017 course simulator (a 16×16 list of '-',
 'x', 'o', the valid cells found by scanning the routed block or the whole board, block and board
@@ -27,9 +27,9 @@ import sys
 import time
 from collections.abc import Callable
 
-from qttt.analysis.nested_core import available, nested_core_for
+from qttt.analysis.nested_core import available, core_for
 from qttt.cli.vectors import default_suites
-from qttt.nested import NestedState, nested_playout
+from qttt.nested.engine import NestedState, nested_playout
 from qttt.variant import NESTED, load_ruleset
 
 PATTERNS = ([[(r, c) for c in range(4)] for r in range(4)] + [[(r, c) for r in range(4)] for c in range(4)]
@@ -98,7 +98,7 @@ def agree(games: int) -> int:
     names = [n for n, _ in default_suites() if load_ruleset(n).game == NESTED]
     for name in names:
         rs = load_ruleset(name)
-        core = nested_core_for(rs)
+        core = core_for(rs)
         fast, slow = random.Random(f"agree:{games}"), random.Random(f"agree:{games}")
         start, done = time.perf_counter(), 0
         while done < games:
@@ -138,14 +138,14 @@ def main() -> int:
 
     print(f"{'games per second':<34} {'CPU':>10} {'wall':>10}  ratio (CPU)")
     base, _ = figure("course-simulator style (baseline)", rate(one(simulator_game), args.seconds), None)
-    engine, _ = figure("qttt.nested.nested_playout", rate(one(lambda rng: nested_playout(rs, rng)),
+    engine, _ = figure("qttt.nested.engine.nested_playout", rate(one(lambda rng: nested_playout(rs, rng)),
                                                            args.seconds), base)
     figure("NestedState legal_actions + apply", rate(one(state_api), args.seconds), base)
     reason = available()
     if reason is not None:
         print(f"compiled nested core: not measured: {reason}")
     else:
-        core = nested_core_for(rs)
+        core = core_for(rs)
         fast, _ = figure("compiled nested core", rate(lambda rng: len(core.games(rng, 2000, cells=False)[1]),
                                                       args.seconds), base)
         print(f"compiled nested core against the Python engine (CPU): {fast / engine:.0f}x (target 100x)")

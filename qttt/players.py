@@ -12,11 +12,10 @@ import time
 from fractions import Fraction
 from typing import Protocol
 
-from .analysis.nested_core import NestedCore, nested_core_for, use_nested_core
-from .engine import AnyAction
+from .analysis import nested_core
 from .errors import IllegalAction
-from .games import GameState
-from .nested import NestedState
+from .family import AnyAction, GameState
+from .nested.engine import NestedState
 
 
 class Player(Protocol):
@@ -145,7 +144,7 @@ class SearchPlayer:
                  core: str = "auto") -> None:
         self.rng = rng if rng is not None else random.Random(seed)
         self.seconds, self.playouts, self.c, self.core = seconds, playouts, c, core
-        self._fast: NestedCore | None = None
+        self._fast: nested_core.NestedCore | None = None
 
     def choose(self, state: GameState) -> AnyAction:
         legal = _legal(state)
@@ -158,7 +157,7 @@ class SearchPlayer:
             if after.over and margin(after, me) > 0:
                 return action
         rs = state.ruleset
-        self._fast = nested_core_for(rs) if use_nested_core(rs, self.core) else None
+        self._fast = nested_core.core_for(rs) if nested_core.use_compiled(rs, self.core) else None
         root = _Node(state, None, self.rng)
         deadline = time.monotonic() + self.seconds if self.seconds is not None else math.inf
         budget = self.playouts if self.playouts is not None else 1 << 62

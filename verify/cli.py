@@ -19,8 +19,9 @@ from rich.table import Table
 
 from qttt import QtttError, builtin_names, load_ruleset
 from qttt.cli import integer, seconds
-from qttt.nested import Mark
-from qttt.notation import Record, record_from_json, to_notation
+from qttt.family import Mark
+from qttt.notation import Record, record_from_json
+from qttt.quantum.notation import to_notation
 from qttt.variant import NESTED
 
 from .catalogue import LABELS, PROPERTIES

@@ -10,7 +10,8 @@ import time
 from fractions import Fraction
 
 from qttt import Ruleset, load_ruleset
-from qttt.nested import Mark, NestedState
+from qttt.family import Mark
+from qttt.nested.engine import NestedState
 from qttt.notation import action_to_json
 
 from .check import Report, finding

@@ -20,10 +20,10 @@ from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
-from ..engine import Action, AnyAction, Measure, Place
 from ..errors import IllegalAction, QtttError
-from ..game import compile_game
-from ..games import quantum_action
+from ..family import AnyAction, Tally
+from ..quantum.engine import Action, Measure, Place, quantum_action
+from ..quantum.game import compile_game
 from ..variant import Ruleset
 from . import fast
 
@@ -157,10 +157,14 @@ class Core:
             at += n
         return out
 
-    def sample(self, rng: random.Random, games: int
-               ) -> tuple[Counter[tuple[Fraction, Fraction]], Counter[str]]:
-        """Histogram of final (x, o) points over `games` random games drawn from `rng`, and the
-        games by line result (as `sample.play_chunk`; empty without a first-line component)."""
+    def random_actions(self, rng: random.Random, games: int) -> list[list[Action]]:
+        """The actions of `games` random games drawn from `rng` as `qttt.playout` draws them."""
+        return [[decode(c, self.cells) for c in game[0]] for game in self.games(rng, games)]
+
+    def sample(self, rng: random.Random, games: int) -> Tally:
+        """Histogram of final (x, o) points over `games` random games drawn from `rng`, the games
+        by line result (as `sample.play_chunk`; empty without a first-line component), and no
+        shapes (a quantum game's length is not tallied)."""
         state, finish = generator_state(rng)
         cap = 8192
         hist = (ctypes.c_int64 * (3 * cap))()
@@ -172,7 +176,7 @@ class Core:
         names = ("none", "x", "o", "neither", "tie", "unfinished")
         by_line = Counter({k: lines[i] for i, k in enumerate(names) if lines[i]}) if self.lined else Counter()
         return (Counter({(self.points(hist[3 * i]), self.points(hist[3 * i + 1])): hist[3 * i + 2]
-                         for i in range(rows)}), by_line)
+                         for i in range(rows)}), by_line, Counter())
 
     def position(self, actions: Iterable[AnyAction] = ()) -> CorePosition:
         """The position after `actions` from the empty board (IllegalAction if one is illegal)."""

@@ -27,10 +27,10 @@ from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
-from ..engine import Action, State
 from ..errors import QtttError
-from ..game import compile_game
-from ..scoring import scaled
+from ..quantum.engine import Action, State
+from ..quantum.game import compile_game
+from ..quantum.scoring import scaled
 from ..variant import Ruleset
 from .count import board_after, encode
 

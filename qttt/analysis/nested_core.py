@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import IllegalAction, QtttError, RecordError
+from ..family import Mark, Tally
 from ..geometry import grid_patterns
-from ..nested import BLOCK_STATES, DRAWN, PLAYERS, Mark, NestedState, award_weights, compile_nested
-from ..scoring import scaled
+from ..nested.engine import BLOCK_STATES, DRAWN, PLAYERS, NestedState, award_weights, compile_nested
+from ..quantum.scoring import scaled
 from ..variant import AWARD_FIELDS, NESTED, Component, Ruleset
 from . import fast
 from .compiled import CoreUnavailable, generator_state
@@ -94,7 +95,7 @@ def supports(rs: Ruleset) -> str | None:
     return None
 
 
-def use_nested_core(rs: Ruleset, core: str) -> bool:
+def use_compiled(rs: Ruleset, core: str) -> bool:
     """Whether to use the compiled nested core for `rs`: never for a ruleset of another family or
     for core python; always for compiled (CoreUnavailable if it cannot); for auto whenever it can."""
     if rs.game != NESTED or core == "python":
@@ -156,7 +157,7 @@ class NestedView(NamedTuple):
 
 
 class NestedCore:
-    """The compiled nested core configured for one ruleset (see `nested_core_for`)."""
+    """The compiled nested core configured for one ruleset (see `core_for`)."""
 
     def __init__(self, rs: Ruleset) -> None:
         reason = supports(rs) or available()
@@ -212,15 +213,19 @@ class NestedCore:
         pts = scores[:2 * games]
         return played, moves, list(zip(pts[0::2], pts[1::2], strict=True))
 
-    def sample(self, rng: random.Random, games: int
-               ) -> tuple[Counter[tuple[Fraction, Fraction]], Counter[tuple[int, int]]]:
-        """Over `games` random games drawn from `rng`: the histogram of final (x, o) points and
-        the games by (moves, cells left empty), as `sample.play_chunk` tallies them."""
+    def random_actions(self, rng: random.Random, games: int) -> list[list[Mark]]:
+        """The moves of `games` random games drawn from `rng` as `nested_playout` draws them."""
+        return [[Mark(c) for c in cells] for cells in self.games(rng, games)[0]]
+
+    def sample(self, rng: random.Random, games: int) -> Tally:
+        """Over `games` random games drawn from `rng`: the histogram of final (x, o) points, no line
+        results (no such award in this family) and the games by (moves, cells left empty), as
+        `sample.play_chunk` tallies them."""
         _, moves, pts = self.games(rng, games, cells=False)
         hist = Counter(pts)
         shapes = Counter((m, self.cells - m) for m in moves)
         return (Counter({(self.points(x), self.points(o)): k for (x, o), k in hist.items()}),
-                shapes)
+                Counter(), shapes)
 
     def position(self, actions: Iterable[object] = ()) -> NestedPosition:
         """The position after `actions` from the empty board (IllegalAction if one is illegal)."""
@@ -264,7 +269,7 @@ def _cores(key: object, rs: Ruleset) -> NestedCore:
     return NestedCore(rs)
 
 
-def nested_core_for(rs: Ruleset) -> NestedCore:
+def core_for(rs: Ruleset) -> NestedCore:
     """The compiled nested core of `rs`, made once per process and ruleset."""
     return _cores(rs.key(), rs)
 

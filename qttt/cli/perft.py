@@ -7,11 +7,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..analysis.compiled import CorePosition, core_for, use_compiled
-from ..analysis.nested_core import NestedPosition, nested_core_for, use_nested_core
 from ..conformance.perft import PERFT_LIMIT, divide, perft_counts, table_depth
 from ..errors import UsageError
-from ..games import GameState, start
+from ..family import GameState, compiled_core
+from ..games import new_game
 from ..io import parse_json
 from ..notation import action_to_json, record_from_json
 from ..variant import load_ruleset
@@ -40,19 +39,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     rs = load_ruleset(args.ruleset)
     actions = parse_json(args.actions, "--actions", "record-format")
-    state: GameState = start(rs)
+    state: GameState = new_game(rs)
     state_actions = record_from_json({"variant": args.ruleset, "actions": actions}).actions
     for act in state_actions:
         state = state.apply(act)
     limit = None if args.force else PERFT_LIMIT
     split: list[tuple[Any, int]] = []
     try:
-        pos: CorePosition | NestedPosition | None = None
-        if use_nested_core(rs, args.core):
-            pos = nested_core_for(rs).position(state_actions)
-        elif use_compiled(rs, args.core):
-            pos = core_for(rs).position(state_actions)
-        if pos is not None:
+        fast = compiled_core(rs, args.core)
+        if fast is not None:
+            pos = fast.position(state_actions)
             counts = _bounded(pos.perft, args.depth, limit) if args.depth else table_depth(state, pos.perft)
             depth = len(counts)
             for act in pos.legal() if args.divide else []:

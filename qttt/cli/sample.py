@@ -8,12 +8,9 @@ import random
 import sys
 from collections.abc import Iterator
 
-from ..analysis.compiled import core_for, decode, use_compiled
-from ..analysis.nested_core import nested_core_for, use_nested_core
-from ..engine import AnyAction
+from ..family import AnyAction, compiled_core
 from ..games import random_game
 from ..io import write_atomic
-from ..nested import Mark
 from ..notation import Record, record_to_json
 from ..variant import Ruleset, load_ruleset
 from . import integer
@@ -40,16 +37,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def played(rs: Ruleset, count: int, seed: int, core: str) -> Iterator[list[AnyAction]]:
     """The actions of `count` random games of `rs`, one game at a time."""
     rng = random.Random(seed)
-    if use_nested_core(rs, core):
+    fast = compiled_core(rs, core)
+    if fast is not None:
         for start in range(0, count, BATCH):
-            for marks in nested_core_for(rs).games(rng, min(BATCH, count - start))[0]:
-                yield [Mark(c) for c in marks]
-        return
-    if use_compiled(rs, core):
-        cells = rs.board ** 2
-        for start in range(0, count, BATCH):
-            for game in core_for(rs).games(rng, min(BATCH, count - start)):
-                yield [decode(c, cells) for c in game[0]]
+            yield from fast.random_actions(rng, min(BATCH, count - start))
         return
     for _ in range(count):
         yield random_game(rs, rng)[0]

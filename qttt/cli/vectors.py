@@ -18,6 +18,7 @@ from ..conformance.suite import (
     retired_text,
     suite_ids,
     suite_path,
+    suite_prefix,
     vectors_dir,
 )
 from ..errors import FileError
@@ -70,7 +71,7 @@ def default_suites() -> list[tuple[str, Path]]:
 def run_generate(args: argparse.Namespace) -> int:
     builtin = not args.rulesets
     out_dir: Path = args.out or vectors_dir()
-    jobs = [(n, out_dir / f"{load_ruleset(n).name}.json", suite_path(n))
+    jobs = [(n, out_dir / f"{suite_prefix(load_ruleset(n).name)}.json", suite_path(n))
             for n in args.rulesets or builtin_names()]
     if builtin:
         jobs += [(n, path if args.out is None else out_dir / path.parent.name / path.name, path)

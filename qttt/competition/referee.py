@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import IO, Any, Protocol
 
-from ..engine import AnyAction
 from ..errors import IllegalAction, MatchError, RecordError
-from ..games import GameState, start
+from ..family import AnyAction, GameState
+from ..games import new_game
 from ..notation import Record, action_from_json, action_to_json, record_to_json
 from ..players import PLAYERS, Player, SearchPlayer
 from ..variant import Ruleset
@@ -111,7 +111,7 @@ class GameResult:
 
 def play_game(rs: Ruleset, variant: str, seats: dict[str, Seat], clock: Clock) -> GameResult:
     """Referee one game from the initial state (rules match-clock, match-forfeit)."""
-    state = start(rs)
+    state = new_game(rs)
     actions: list[AnyAction] = []
     used = {"x": 0.0, "o": 0.0}
     end, forfeit = "over", None

@@ -9,13 +9,14 @@ not implement are answered by the Python engine on the same actions.
 
 from __future__ import annotations
 
-from ..analysis.compiled import CorePosition, core_for, supports, use_compiled
-from ..analysis.nested_core import NestedPosition, nested_core_for, use_nested_core
-from ..engine import AnyAction, mark_name, replay_actions
+from ..analysis.compiled import CorePosition
+from ..analysis.nested_core import NestedPosition
 from ..errors import QtttError
-from ..games import start
-from ..nested import Mark
+from ..family import AnyAction, Mark, compiled_core
+from ..family import CorePosition as AnyPosition
+from ..games import new_game, replay_actions
 from ..notation import Json, action_from_json, action_to_json
+from ..quantum.engine import mark_name
 from .protocol import QtttEngine, error
 
 OWN = ("apply", "state", "legal", "perft")
@@ -26,7 +27,7 @@ class CompiledEngine(QtttEngine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.pos: CorePosition | NestedPosition | None = None
+        self.pos: AnyPosition | None = None
         self.actions: list[AnyAction] = []
 
     def handle(self, request: dict[str, Json]) -> dict[str, Json]:
@@ -37,22 +38,19 @@ class CompiledEngine(QtttEngine):
             self.pos, self.actions = None, []
             if response["ok"] and self.state is not None:
                 rs = self.state.ruleset
-                if use_nested_core(rs, "compiled"):
-                    self.pos = nested_core_for(rs).position()
-                elif supports(rs) is None and use_compiled(rs, "compiled"):
-                    self.pos = core_for(rs).position()
+                fast = compiled_core(rs, "auto")  # `qttt engine --core compiled` checked the compiler
+                self.pos = fast.position() if fast is not None else None
             return response
         if self.pos is None or cmd not in OWN:
             if self.state is not None and self.pos is not None:  # the Python engine catches up
-                self.state = replay_actions(start(self.state.ruleset), self.actions)
+                self.state = replay_actions(new_game(self.state.ruleset), self.actions)
             return super().handle(request)
         try:
             return self._own(cmd, request, self.pos)
         except QtttError as e:
             return error(e.kind, e.message, e.rule)
 
-    def _own(self, cmd: str, request: dict[str, Json], pos: CorePosition | NestedPosition
-             ) -> dict[str, Json]:
+    def _own(self, cmd: str, request: dict[str, Json], pos: AnyPosition) -> dict[str, Json]:
         if cmd == "apply":
             if "action" not in request:
                 return error("protocol", "apply needs an action")
@@ -77,10 +75,11 @@ class CompiledEngine(QtttEngine):
                     "divide": [{"action": a, "nodes": n} for a, n in split] if depth > 0 else []}
         return {"ok": True, "nodes": pos.perft(depth)[-1] if depth > 0 else 1}
 
-    def _state_json(self, pos: CorePosition | NestedPosition) -> dict[str, Json]:
+    def _state_json(self, pos: AnyPosition) -> dict[str, Json]:
         """The v1 state object (as `notation.state_to_json`) from the core's position."""
         if isinstance(pos, NestedPosition):
             return self._nested_json(pos)
+        assert isinstance(pos, CorePosition)
         v = pos.view()
         return {
             "variant": self.variant,

@@ -14,8 +14,9 @@ from typing import IO, Protocol
 
 from .. import __version__
 from ..errors import QtttError, UsageError
-from ..games import GameState, start
-from ..nested import NestedState
+from ..family import GameState
+from ..games import new_game
+from ..nested.engine import NestedState
 from ..notation import Json, action_from_json, action_to_json, state_to_json
 from ..players import Player, RandomPlayer
 from ..variant import load_ruleset
@@ -60,7 +61,7 @@ class QtttEngine:
                 variant = request.get("variant")
                 if not isinstance(variant, str):
                     return error("protocol", "new needs a variant string")
-                self.state, self.variant = start(load_ruleset(variant)), variant
+                self.state, self.variant = new_game(load_ruleset(variant)), variant
                 return {"ok": True}
             if cmd == "quit":
                 return {"ok": True}

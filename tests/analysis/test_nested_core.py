@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 from unittest import mock
 
@@ -18,7 +19,6 @@ from hypothesis import strategies as st
 
 from qttt.analysis import nested_core
 from qttt.analysis.compiled import CoreUnavailable
-from qttt.analysis.nested_core import nested_core_for, use_nested_core
 from qttt.analysis.sample import sample_games
 from qttt.cli import main
 from qttt.conformance.core import CompiledEngine
@@ -26,7 +26,8 @@ from qttt.conformance.perft import perft_counts
 from qttt.conformance.runner import InProcessEngine, Runner, load_suites
 from qttt.conformance.suite import coverage_vectors_dir, nested_vectors_dir
 from qttt.errors import IllegalAction, RecordError
-from qttt.nested import Mark, NestedState, nested_playout
+from qttt.family import Mark
+from qttt.nested.engine import NestedState, nested_playout
 from qttt.notation import action_from_json
 from qttt.players import SearchPlayer
 from qttt.spec import spec_dir
@@ -44,7 +45,7 @@ IDS = [Path(n).stem for n in NAMES]
 def assert_same_games(rs: Ruleset, seed: int, games: int) -> None:
     """The core's games from `seed` are the engine's, move by move, with the same points, and
     leave the generator where the engine leaves it."""
-    core = nested_core_for(rs)
+    core = nested_core.core_for(rs)
     fast, slow = random.Random(seed), random.Random(seed)
     cells, lengths, points = core.games(fast, games)
     for i in range(games):
@@ -83,7 +84,7 @@ def assert_same_positions(rs: Ruleset, seed: int) -> None:
     """Along a random game: the same view, legal set and refusals (rule and message) as the engine,
     and a position loaded from the engine's state equals the one reached by moves."""
     rng = random.Random(seed)
-    core = nested_core_for(rs)
+    core = nested_core.core_for(rs)
     pos, state = core.position(), NestedState.initial(rs)
     while True:
         v = pos.view()
@@ -94,22 +95,20 @@ def assert_same_positions(rs: Ruleset, seed: int) -> None:
         assert {"x": v.scores[0], "o": v.scores[1]} == state.scores
         assert core.load(state).view() == v
         assert tuple(pos.legal()) == state.legal_actions()
-        for probe in [rng.randrange(-2, core.cells + 2) for _ in range(4)]:
-            expected = _refusal(lambda: state.apply(Mark(probe)))
-            got = _refusal(lambda: pos.copy().apply(Mark(probe)))
-            assert got == expected, probe
+        for probe in [Mark(rng.randrange(-2, core.cells + 2)) for _ in range(4)]:
+            assert _refusal(pos.copy().apply, probe) == _refusal(state.apply, probe), probe
         if state.over:
-            assert _refusal(lambda: pos.apply(Mark(0))) == ("over-no-action", "the game is over; "
-                                                            "no action is legal")
+            assert _refusal(pos.apply, Mark(0)) == ("over-no-action", "the game is over; no action is legal")
             return
         act = state.legal_actions()[rng.randrange(len(state.legal_actions()))]
         state = state.apply(act)
         pos.apply(act)
 
 
-def _refusal(step: object) -> tuple[str, str] | None:
+def _refusal(apply: Callable[[Mark], object], action: Mark) -> tuple[str, str] | None:
+    """The rule and message of `apply(action)`'s refusal, or None when it is legal."""
     try:
-        step()  # type: ignore[operator]
+        apply(action)
     except IllegalAction as e:
         return str(e.rule), e.message
     return None
@@ -127,7 +126,7 @@ def test_positions_of_any_nested_ruleset_equal_the_engines(rs: Ruleset, seed: in
 
 
 def test_another_familys_action_is_a_record_error() -> None:
-    pos = nested_core_for(load_ruleset("intelligent")).position()
+    pos = nested_core.core_for(load_ruleset("intelligent")).position()
     with pytest.raises(RecordError) as e:
         pos.apply(action_from_json({"place": [0, 1]}))
     assert e.value.rule == "record-format"
@@ -145,7 +144,7 @@ def test_perft_equals_every_committed_nested_table() -> None:
         for entry in suite["perft"]:
             start = entry["start"]
             rs = load_ruleset(start["variant"])
-            pos = nested_core_for(rs).position(action_from_json(a) for a in start["actions"])
+            pos = nested_core.core_for(rs).position(action_from_json(a) for a in start["actions"])
             assert pos.perft(len(entry["counts"])) == entry["counts"], entry["id"]
             for d in entry["divide"]:
                 child = pos.copy()
@@ -161,12 +160,13 @@ def test_perft_equals_every_committed_nested_table() -> None:
 def test_perft_equals_the_engines_anywhere(rs: Ruleset, seed: int, plies: int) -> None:
     rng = random.Random(seed)
     state = NestedState.initial(rs)
-    pos = nested_core_for(rs).position()
+    pos = nested_core.core_for(rs).position()
     for _ in range(plies):
         if state.over:
             break
         act = state.legal_actions()[rng.randrange(len(state.legal_actions()))]
-        state, _ = state.apply(act), pos.apply(act)
+        state = state.apply(act)
+        pos.apply(act)
     assert pos.perft(3) == perft_counts(state, 3)
 
 
@@ -191,7 +191,7 @@ def test_a_core_that_lies_fails_a_nested_suite() -> None:
         def handle(self, request: dict[str, object]) -> dict[str, object]:
             out = super().handle(request)
             if request.get("cmd") == "state" and isinstance(out.get("state"), dict):
-                state = dict(out["state"])  # type: ignore[arg-type]
+                state = dict(out["state"])
                 state["blocks"] = ["open"] * len(state["blocks"])
                 return {**out, "state": state}
             return out
@@ -207,7 +207,7 @@ def test_search_rollouts_are_the_engines(name: str) -> None:
     rng = random.Random(11)
     for _ in range(20):
         state = state.apply(state.legal_actions()[rng.randrange(len(state.legal_actions()))])
-    core = nested_core_for(rs)
+    core = nested_core.core_for(rs)
     for seed in range(20):
         a, b = random.Random(seed), random.Random(seed)
         _, final = _engine_rollout(state, b)
@@ -248,9 +248,9 @@ def test_without_a_compiler_commands_fall_back_or_refuse(capsys: pytest.CaptureF
     try:
         with mock.patch("qttt.analysis.fast.compiler", return_value=None):
             assert "no C compiler" in (nested_core.available() or "")
-            assert not use_nested_core(rs, "auto")
+            assert not nested_core.use_compiled(rs, "auto")
             with pytest.raises(CoreUnavailable):
-                use_nested_core(rs, "compiled")
+                nested_core.use_compiled(rs, "compiled")
             assert main(["random", "intelligent", "-n", "2", "--seed", "8"]) == 0
             assert len(capsys.readouterr().out.splitlines()) == 2
             assert main(["perft", "intelligent", "--depth", "2"]) == 0

@@ -17,8 +17,8 @@ import reference
 
 from qttt.analysis.nested_core import AWARD_CODES
 from qttt.geometry import grid_patterns
-from qttt.nested import AWARD_RULES
-from qttt.scoring import AWARD_TYPES, CRITERIA_CODES
+from qttt.nested.engine import AWARD_RULES
+from qttt.quantum.scoring import AWARD_TYPES, CRITERIA_CODES
 from qttt.spec import rules
 from qttt.variant import (
     AWARD_FIELDS,
