@@ -42,11 +42,47 @@ class CoreUnavailable(fast.FastUnavailable):
     """The compiled core cannot be used: no compiler, a failed build, or an unsupported ruleset."""
 
 
+Signatures = dict[str, tuple[object, list[object]]]
+
+
+def bind(source: Path, prefix: str, sig: Signatures) -> ctypes.CDLL:
+    """The library built from `source` (`fast.build`) with each function's result and argument
+    types set from `sig` (name: (result, arguments))."""
+    lib = fast.build(source, prefix)
+    for name, (res, args) in sig.items():
+        fn = getattr(lib, name)
+        fn.restype = res
+        fn.argtypes = args
+    return lib
+
+
+def unavailable(library: Callable[[], ctypes.CDLL]) -> str | None:
+    """None when `library()` can be built and loaded here, else the reason it cannot."""
+    try:
+        library()
+    except (fast.FastUnavailable, OSError) as e:
+        return str(e)
+    return None
+
+
+def usable(core: str, reason: Callable[[], str | None]) -> bool:
+    """Whether to use a compiled core given `core` and `reason()` (why it cannot serve, None when it
+    can): never for python, always for compiled (CoreUnavailable if it cannot), and for auto
+    whenever it can."""
+    if core == "python":
+        return False
+    why = reason()
+    if why is None:
+        return True
+    if core == "compiled":
+        raise CoreUnavailable("core-compiled", why)
+    return False
+
+
 @cache
 def library() -> ctypes.CDLL:
     """The built core, compiling it first if no cached build matches the source."""
-    lib = fast.build(SOURCE, "qttt_core")
-    sig: dict[str, tuple[object, list[object]]] = {
+    return bind(SOURCE, "qttt_core", {
         "qc_new": (_P, [_I64, ctypes.c_int64]),
         "qc_free": (None, [_P]),
         "qc_pos_size": (ctypes.c_int, []),
@@ -63,21 +99,12 @@ def library() -> ctypes.CDLL:
         "qc_table_free": (None, [_P]),
         "qc_table_nodes": (ctypes.c_uint64, [_P]),
         "qc_search": (ctypes.c_int64, [_P, _P, _P, ctypes.c_int64, ctypes.c_int64]),
-    }
-    for name, (res, args) in sig.items():
-        fn = getattr(lib, name)
-        fn.restype = res
-        fn.argtypes = args
-    return lib
+    })
 
 
 def available() -> str | None:
     """None when the core can be built and loaded here, else the reason it cannot."""
-    try:
-        library()
-    except (fast.FastUnavailable, OSError) as e:
-        return str(e)
-    return None
+    return unavailable(library)
 
 
 def supports(rs: Ruleset) -> str | None:
@@ -94,14 +121,7 @@ def supports(rs: Ruleset) -> str | None:
 def use_compiled(rs: Ruleset, core: str) -> bool:
     """Whether to use the compiled core for `rs`: always for compiled (CoreUnavailable if it
     cannot), never for python, and for auto whenever it can."""
-    if core == "python":
-        return False
-    reason = supports(rs) or available()
-    if reason is None:
-        return True
-    if core == "compiled":
-        raise CoreUnavailable("core-compiled", reason)
-    return False
+    return usable(core, lambda: supports(rs) or available())
 
 
 class Core:

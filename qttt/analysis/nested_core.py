@@ -33,8 +33,7 @@ from ..geometry import grid_patterns
 from ..nested.engine import BLOCK_STATES, DRAWN, PLAYERS, NestedState, award_weights, compile_nested
 from ..quantum.scoring import scaled
 from ..variant import AWARD_FIELDS, NESTED, Component, Ruleset
-from . import fast
-from .compiled import CoreUnavailable, generator_state
+from .compiled import CoreUnavailable, bind, generator_state, unavailable, usable
 
 SOURCE = Path(__file__).with_name("_nested.c")
 MAX_BOARD = 8
@@ -53,8 +52,7 @@ _INT = ctypes.c_int
 @cache
 def library() -> ctypes.CDLL:
     """The built core, compiling it first if no cached build matches the source."""
-    lib = fast.build(SOURCE, "qttt_nested")
-    sig: dict[str, tuple[object, list[object]]] = {
+    return bind(SOURCE, "qttt_nested", {
         "qn_new": (_P, [_I64, ctypes.c_int64]),
         "qn_free": (None, [_P]),
         "qn_pos_size": (_INT, []),
@@ -67,21 +65,12 @@ def library() -> ctypes.CDLL:
         "qn_perft": (None, [_P, _P, _INT, _U64]),
         "qn_games": (ctypes.c_int64, [_P, _U32, ctypes.c_int64, _I32, ctypes.c_int64, _I32, _I64, _I8]),
         "qn_playout": (_INT, [_P, _P, _U32]),
-    }
-    for name, (res, args) in sig.items():
-        fn = getattr(lib, name)
-        fn.restype = res
-        fn.argtypes = args
-    return lib
+    })
 
 
 def available() -> str | None:
     """None when the core can be built and loaded here, else the reason it cannot."""
-    try:
-        library()
-    except (fast.FastUnavailable, OSError) as e:
-        return str(e)
-    return None
+    return unavailable(library)
 
 
 def supports(rs: Ruleset) -> str | None:
@@ -96,16 +85,9 @@ def supports(rs: Ruleset) -> str | None:
 
 
 def use_compiled(rs: Ruleset, core: str) -> bool:
-    """Whether to use the compiled nested core for `rs`: never for a ruleset of another family or
-    for core python; always for compiled (CoreUnavailable if it cannot); for auto whenever it can."""
-    if rs.game != NESTED or core == "python":
-        return False
-    reason = supports(rs) or available()
-    if reason is None:
-        return True
-    if core == "compiled":
-        raise CoreUnavailable("core-compiled", reason)
-    return False
+    """Whether to use the compiled nested core for `rs`: never for a ruleset of another family (its
+    own core serves it), otherwise as `compiled.usable` decides."""
+    return rs.game == NESTED and usable(core, lambda: supports(rs) or available())
 
 
 POINT_FIELDS = ("points", "more", "fewer", "equal")  # the fraction fields of the nested awards
