@@ -82,10 +82,15 @@ class Family(Protocol):
     title: str  # how pages and listings name the family
     action_types: tuple[type[AnyAction], ...]
     tools: Mapping[str, str]
+    players: tuple[str, ...]  # the computer players of qttt.players that play it well enough to offer
+    scope: str  # the `scope` of its rules in spec/rules.toml
     vectors: str  # the folder of its built-in rulesets' suites under spec/vectors/ ("" for the top)
 
     def initial(self, rs: Ruleset) -> GameState:
         """The initial state of a ruleset of this family."""
+
+    def side(self, rs: Ruleset) -> int:
+        """Cells along one edge of the board."""
 
     def playout(self, rs: Ruleset, rng: random.Random) -> tuple[list[AnyAction], GameState]:
         """One game of uniformly random legal actions: its actions and final state."""

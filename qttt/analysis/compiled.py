@@ -25,7 +25,7 @@ from ..family import AnyAction, Tally
 from ..quantum.engine import Action, Measure, Place, quantum_action
 from ..quantum.game import compile_game
 from ..variant import Ruleset
-from . import fast
+from .fast import FastUnavailable, build, config
 
 SOURCE = Path(__file__).with_name("_core.c")
 MAX_CELLS = 16
@@ -38,7 +38,7 @@ _U64 = ctypes.POINTER(ctypes.c_uint64)
 _P = ctypes.c_void_p
 
 
-class CoreUnavailable(fast.FastUnavailable):
+class CoreUnavailable(FastUnavailable):
     """The compiled core cannot be used: no compiler, a failed build, or an unsupported ruleset."""
 
 
@@ -48,7 +48,7 @@ Signatures = dict[str, tuple[object, list[object]]]
 def bind(source: Path, prefix: str, sig: Signatures) -> ctypes.CDLL:
     """The library built from `source` (`fast.build`) with each function's result and argument
     types set from `sig` (name: (result, arguments))."""
-    lib = fast.build(source, prefix)
+    lib = build(source, prefix)
     for name, (res, args) in sig.items():
         fn = getattr(lib, name)
         fn.restype = res
@@ -60,7 +60,7 @@ def unavailable(library: Callable[[], ctypes.CDLL]) -> str | None:
     """None when `library()` can be built and loaded here, else the reason it cannot."""
     try:
         library()
-    except (fast.FastUnavailable, OSError) as e:
+    except (FastUnavailable, OSError) as e:
         return str(e)
     return None
 
@@ -135,7 +135,7 @@ class Core:
         self.cells = rs.board ** 2
         self.scale = compile_game(rs).scale
         self.lib = library()
-        cfg = fast.config(rs, symmetries=False)
+        cfg = config(rs, symmetries=False)
         handle = self.lib.qc_new((ctypes.c_int64 * len(cfg))(*cfg), len(cfg))
         if not handle:
             raise CoreUnavailable("core-compiled", f"the core refused the configuration of {rs.canonical}")

@@ -10,11 +10,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..family import family_of
 from ..variant import (
     AWARD_FIELDS,
     AWARD_GAME,
     COMMON_FIELDS,
-    NESTED,
     PARAMETERS,
     QUANTUM,
     SCORING_KEYS,
@@ -38,7 +38,7 @@ def run_variants(args: argparse.Namespace) -> int:
     width = max(len(n) for n in names)
     for name in names:
         rs = load_ruleset(name)
-        side = rs.board * rs.board if rs.game == NESTED else rs.board
+        side = family_of(rs).side(rs)
         print(f"{name:<{width}}  {side}×{side}  {rs.summary}")
     return 0
 

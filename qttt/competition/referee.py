@@ -343,8 +343,9 @@ class EngineSeat:
 
 # -- player specifications ------------------------------------------------------------------
 
-KINDS_HELP = ("random, greedy, search[:SECONDS], human, engine:COMMAND (qttt-engine/1 with go), "
-              "codecup:COMMAND (a CodeCup 2012 bot); NAME=PLAYER names a player")
+KINDS_HELP = ("random, greedy, search[:SECONDS], mcts[:SIMULATIONS] (OpenSpiel's MCTS bot, the openspiel "
+              "extra), human, engine:COMMAND (qttt-engine/1 with go), codecup:COMMAND (a CodeCup 2012 "
+              "bot); NAME=PLAYER names a player")
 
 
 NAMED = re.compile(r"([A-Za-z0-9_.-]+)=(.+)", re.S)
@@ -375,7 +376,12 @@ def check_spec(spec: str) -> str:
             raise MatchError("match-forfeit", f"player {spec!r}: search:SECONDS needs a positive "
                              "number of seconds") from None
         return spec
-    if kind in PLAYERS or kind == "human":
+    if kind == "mcts" and arg:
+        if not arg.isdigit() or int(arg) < 1:
+            raise MatchError("match-forfeit", f"player {spec!r}: mcts:SIMULATIONS needs a positive whole "
+                             "number of simulations")
+        return spec
+    if kind in PLAYERS or kind in ("human", "mcts"):
         if arg:
             raise MatchError("match-forfeit", f"player {spec!r}: {kind} takes no argument")
         return spec

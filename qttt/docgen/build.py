@@ -6,9 +6,9 @@ import argparse
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..family import tool
 from ..io import write_or_check
-from ..nested.pages import nested_ruleset_page
-from ..variant import NESTED, builtin_names
+from ..variant import builtin_names, load_ruleset
 from .pages import (
     ambiguities_page,
     claims_page,
@@ -18,7 +18,6 @@ from .pages import (
     conformance_page,
     home_page,
     parameters_page,
-    ruleset_page,
     sources_page,
     verification_page,
 )
@@ -34,17 +33,14 @@ def generate(root: Path | None = None) -> dict[str, str]:
     site.page("rules/common.md", common_page(docs=True))
     site.add("spec/rules/common.md",
              GENERATED_NOTE + "\n\n" + "\n".join(common_page(docs=False)).rstrip() + "\n")
-    for name in builtin_names():
-        site.page(f"rules/{name}.md", ruleset_page(site, name, docs=True))
+    for name in builtin_names(None):
+        page = tool(load_ruleset(name), "page")
+        site.page(f"rules/{name}.md", page(site, name, docs=True))
         site.add(f"spec/rules/{name}.md", GENERATED_NOTE + "\n\n"
-                 + "\n".join(ruleset_page(Site(), name, docs=False)).rstrip() + "\n")
+                 + "\n".join(page(Site(), name, docs=False)).rstrip() + "\n")
     for name, lang in editions():
         site.page(page_path(name, lang), rulebook_page(site, name, lang))
         site.add("docs/" + card_path(name, lang), card_html(name, lang))
-    for name in builtin_names(NESTED):
-        site.page(f"rules/{name}.md", nested_ruleset_page(site, name, docs=True))
-        site.add(f"spec/rules/{name}.md", GENERATED_NOTE + "\n\n"
-                 + "\n".join(nested_ruleset_page(Site(), name, docs=False)).rstrip() + "\n")
     site.page("comparison.md", comparison_page(root))
     site.page("ambiguities.md", ambiguities_page())
     site.page("sources.md", sources_page())

@@ -43,13 +43,19 @@ class NestedFamily:
     name = "nested-classical"
     title = "nested-classical (Intelligent Tic-Tac-Toe)"
     action_types: tuple[type[AnyAction], ...] = (Mark,)
+    players = ("random",)
+    scope = "nested-classical"
     vectors = "nested"
     tools = MappingProxyType({"cases": "qttt.nested.cases", "page": "qttt.nested.pages:nested_ruleset_page",
              "play": "qttt.nested.play:play", "check": "verify.nested:check_nested",
+             "frameworks": "qttt.nested.frameworks:codec",
              "core": "qttt.analysis.nested_core"})
 
     def initial(self, rs: Ruleset) -> GameState:
         return NestedState.initial(rs)
+
+    def side(self, rs: Ruleset) -> int:
+        return rs.board * rs.board
 
     def playout(self, rs: Ruleset, rng: random.Random) -> tuple[list[AnyAction], GameState]:
         moves, final = nested_playout(rs, rng)

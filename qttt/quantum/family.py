@@ -8,6 +8,7 @@ from typing import Any
 
 from ..family import AnyAction, GameState
 from ..notation import Record
+from ..players import PLAYERS
 from ..svg import board_svg
 from ..text import board_text, status_line
 from ..variant import Ruleset
@@ -22,13 +23,19 @@ class QuantumFamily:
     name = "quantum"
     title = "quantum"
     action_types: tuple[type[AnyAction], ...] = (Place, Measure)
+    players = tuple(PLAYERS)
+    scope = "common"
     vectors = ""
     tools = MappingProxyType({"cases": "qttt.quantum.cases", "page": "qttt.docgen.pages:ruleset_page",
              "play": "qttt.quantum.play:play", "check": "verify.check:check",
+             "frameworks": "qttt.quantum.frameworks:codec",
              "core": "qttt.analysis.compiled"})
 
     def initial(self, rs: Ruleset) -> GameState:
         return State.initial(rs)
+
+    def side(self, rs: Ruleset) -> int:
+        return rs.board
 
     def playout(self, rs: Ruleset, rng: random.Random) -> tuple[list[AnyAction], GameState]:
         actions, final = playout(rs, rng)
