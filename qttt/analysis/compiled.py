@@ -24,7 +24,7 @@ from ..errors import IllegalAction, QtttError
 from ..quantum.engine import Action, Measure, Place
 from ..quantum.game import compile_game
 from ..variant import Ruleset
-from . import fast
+from .fast import FastUnavailable, build, config
 
 SOURCE = Path(__file__).with_name("_core.c")
 MAX_CELLS = 16
@@ -37,14 +37,14 @@ _U64 = ctypes.POINTER(ctypes.c_uint64)
 _P = ctypes.c_void_p
 
 
-class CoreUnavailable(fast.FastUnavailable):
+class CoreUnavailable(FastUnavailable):
     """The compiled core cannot be used: no compiler, a failed build, or an unsupported ruleset."""
 
 
 @cache
 def library() -> ctypes.CDLL:
     """The built core, compiling it first if no cached build matches the source."""
-    lib = fast.build(SOURCE, "qttt_core")
+    lib = build(SOURCE, "qttt_core")
     sig: dict[str, tuple[object, list[object]]] = {
         "qc_new": (_P, [_I64, ctypes.c_int64]),
         "qc_free": (None, [_P]),
@@ -74,7 +74,7 @@ def available() -> str | None:
     """None when the core can be built and loaded here, else the reason it cannot."""
     try:
         library()
-    except (fast.FastUnavailable, OSError) as e:
+    except (FastUnavailable, OSError) as e:
         return str(e)
     return None
 
@@ -114,7 +114,7 @@ class Core:
         self.cells = rs.board ** 2
         self.scale = compile_game(rs).scale
         self.lib = library()
-        cfg = fast.config(rs, symmetries=False)
+        cfg = config(rs, symmetries=False)
         handle = self.lib.qc_new((ctypes.c_int64 * len(cfg))(*cfg), len(cfg))
         if not handle:
             raise CoreUnavailable("core-compiled", f"the core refused the configuration of {rs.canonical}")
