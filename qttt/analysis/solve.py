@@ -250,10 +250,11 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
     nodes = 0
     fast = None
     if use_c:
-        from . import fast as fastmod
-        fast = fastmod.FastSolver(rs, fastmod.DEFAULT_LOG2)
+        from .fast import DEFAULT_LOG2, FastSolver, principal_variation
+        from .fast import first_value as fast_first_value
+        fast = FastSolver(rs, DEFAULT_LOG2)
     if mapper is not None:
-        work = fastmod.first_value if use_c else first_value
+        work = fast_first_value if use_c else first_value
         results: Iterable[tuple[str, int, int]] = mapper(work, [(rs, start, c) for c in todo])
     else:
         def local() -> Iterable[tuple[str, int, int]]:
@@ -281,7 +282,7 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
     best = next(i for i, (_, v) in enumerate(first) if v == value)
     if fast is not None:
         try:
-            rest = fastmod.principal_variation(fast, (*start, codes[best]), value)
+            rest = principal_variation(fast, (*start, codes[best]), value)
             return SolveResult(rs.canonical, value, [first[best][0], *rest], first,
                                nodes + fast.nodes, fast.stored)
         finally:
