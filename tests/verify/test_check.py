@@ -23,7 +23,6 @@ from qttt import (
     State,
     builtin_names,
     load_ruleset,
-    new_game,
     playout,
     replay_actions,
     with_params,
