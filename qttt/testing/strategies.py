@@ -26,8 +26,10 @@ from ..variant import (
     AWARD_GAME,
     AWARDS,
     CRITERIA,
+    NESTED,
     PARAMETER_BY_NAME,
     PARAMETERS,
+    PATTERN_KINDS,
     PATTERNS,
     Ruleset,
     builtin_names,
@@ -161,6 +163,20 @@ def variant_files(draw: st.DrawFn) -> str:
 def rulesets(max_board: int = 4) -> st.SearchStrategy[Ruleset]:
     """A built-in ruleset, or one with random valid parameters."""
     return st.one_of(builtin_rulesets(), random_rulesets(max_board))
+
+
+@st.composite
+def nested_rulesets(draw: st.DrawFn, max_board: int = 3) -> Ruleset:
+    """A nested-classical built-in ruleset with random valid block size, pattern kinds, full-block
+    rule and bonus (via with_params); route and scoring kept (the route fits its board only)."""
+    base = load_ruleset(draw(st.sampled_from(builtin_names(NESTED))))
+    kinds = st.lists(st.sampled_from(PATTERN_KINDS), min_size=1, max_size=len(PATTERN_KINDS), unique=True)
+    changes: dict[str, Any] = {"block_patterns": tuple(draw(kinds)), "board_patterns": tuple(draw(kinds))}
+    if base.rules.route == "same":
+        changes["board"] = draw(st.integers(2, max(2, max_board)))
+    for name in ("full_block", "bonus"):
+        changes[name] = draw(st.sampled_from(PARAMETER_BY_NAME[name].allowed))
+    return with_params(base, **changes)
 
 
 # -- states and actions -------------------------------------------------------------------------
