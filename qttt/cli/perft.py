@@ -7,14 +7,12 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..analysis.compiled import core_for, use_compiled
 from ..conformance.perft import PERFT_LIMIT, divide, perft_counts, table_depth
 from ..errors import UsageError
-from ..family import GameState
+from ..family import GameState, compiled_core
 from ..games import new_game
 from ..io import parse_json
 from ..notation import action_to_json, record_from_json
-from ..quantum.engine import quantum_action
 from ..variant import load_ruleset
 from . import integer
 
@@ -48,8 +46,9 @@ def run(args: argparse.Namespace) -> int:
     limit = None if args.force else PERFT_LIMIT
     split: list[tuple[Any, int]] = []
     try:
-        if use_compiled(rs, args.core):
-            pos = core_for(rs).position([quantum_action(a) for a in state_actions])
+        fast = compiled_core(rs, args.core)
+        if fast is not None:
+            pos = fast.position(state_actions)
             counts = _bounded(pos.perft, args.depth, limit) if args.depth else table_depth(state, pos.perft)
             depth = len(counts)
             for act in pos.legal() if args.divide else []:
