@@ -28,7 +28,7 @@ from ..io import write_atomic
 from ..notation import Record, from_notation, to_notation
 from ..spec import spec_dir
 from ..variant import PARAMETERS, Ruleset, builtin_names, load_ruleset, with_params
-from . import fast
+from . import compiled
 from .count import board_after, encode
 from .solve import Solver
 
@@ -67,14 +67,14 @@ def position_value(rs: Ruleset, actions: list[Action]) -> Fraction | None:
         return None
     n2 = rs.board ** 2
     codes = [encode(a, n2) for a in actions]
-    if fast.available() is None and fast.supports(rs) is None:
+    if compiled.available() is None and compiled.solver_supports(rs) is None:
         if rs.canonical not in _SOLVERS:
-            _SOLVERS[rs.canonical] = fast.FastSolver(rs, 20)
+            _SOLVERS[rs.canonical] = compiled.FastSolver(rs, 20)
         return _SOLVERS[rs.canonical].exact_value(codes)
     return Solver(rs).exact_value(board_after(rs, codes))
 
 
-_SOLVERS: dict[str, fast.FastSolver] = {}  # one table per ruleset, shared by its positions
+_SOLVERS: dict[str, compiled.FastSolver] = {}  # one table per ruleset, shared by its positions
 
 
 def branch_values(rs: Ruleset, actions: tuple[Action, ...]) -> list[dict[str, Any]]:

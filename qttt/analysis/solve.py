@@ -6,7 +6,8 @@ position where no action is legal although the game is not over (a deadlock, pos
 2-cycles) is scored as its board stands. The search is alpha-beta over canonical positions
 (`keys.numbered_key`, or `keys.owner_key` when the scoring ignores move numbers), with a
 transposition table of bounds; the principal variation is rebuilt by replaying the solved values.
-`solve` uses the compiled core (`fast`, the same definition and keys in C) when it can, this
+`solve` uses the compiled core's solver (`compiled.FastSolver`, the same definition and keys in C)
+when it can, this
 search otherwise; each checks the other in tests/analysis/test_solve_fast.py.
 """
 
@@ -25,6 +26,7 @@ from ..game import compile_game
 from ..io import read_checkpoint, write_atomic
 from ..notation import action_to_json
 from ..variant import Ruleset
+from . import compiled
 from .count import board_after, encode
 from .keys import Key, numbered_key, owner_key
 
@@ -206,18 +208,18 @@ ENGINES = ("auto", "c", "python")
 
 
 def choose_engine(rs: Ruleset, engine: str = "auto") -> str:
-    """The solver to use: `c` (the compiled core, `fast`) or `python` (`Solver`). `auto` takes the
-    compiled core when it can be built here and handles the ruleset; `c` insists on it."""
+    """The solver to use: `c` (the compiled core, `compiled.FastSolver`) or `python` (`Solver`).
+    `auto` takes the compiled core when it can be built here and handles the ruleset; `c` insists
+    on it."""
     if engine not in ENGINES:
         raise UsageError(None, f"unknown solver engine {engine!r}; allowed: " + ", ".join(ENGINES))
     if engine == "python":
         return engine
-    from .fast import FastUnavailable, available, supports
-    reason = supports(rs) or available()
+    reason = compiled.solver_supports(rs) or compiled.available()
     if reason is None:
         return "c"
     if engine == "c":
-        raise FastUnavailable("solve-fast", reason)
+        raise compiled.CoreUnavailable("solve-fast", reason)
     return "python"
 
 
@@ -248,12 +250,9 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
                             f"{rs.canonical!r} from {list(start)}")
     todo = [c for c in codes if c not in values]
     nodes = 0
-    fast = None
-    if use_c:
-        from . import fast as fastmod
-        fast = fastmod.FastSolver(rs, fastmod.DEFAULT_LOG2)
+    fast = compiled.FastSolver(rs, compiled.DEFAULT_LOG2) if use_c else None
     if mapper is not None:
-        work = fastmod.first_value if use_c else first_value
+        work = compiled.first_value if use_c else first_value
         results: Iterable[tuple[str, int, int]] = mapper(work, [(rs, start, c) for c in todo])
     else:
         def local() -> Iterable[tuple[str, int, int]]:
@@ -281,7 +280,7 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
     best = next(i for i, (_, v) in enumerate(first) if v == value)
     if fast is not None:
         try:
-            rest = fastmod.principal_variation(fast, (*start, codes[best]), value)
+            rest = compiled.principal_variation(fast, (*start, codes[best]), value)
             return SolveResult(rs.canonical, value, [first[best][0], *rest], first,
                                nodes + fast.nodes, fast.stored)
         finally:

@@ -3,13 +3,15 @@ them, and `divide`, the same count split by first action.
 
 Every action counts: placements, measurements (each choice of cell) and the forced last-square
 placement. A finished game has no continuation, so sequences that reach the end early are not
-counted at greater depths.
+counted at greater depths. One walk serves every position: an engine state, or a compiled core's
+position, which counts its own subtrees (`SelfCounting`).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
 
 from ..engine import State
 from ..errors import UsageError
@@ -24,6 +26,21 @@ MAX_DEPTH = 6
 PERFT_LIMIT = 1_000_000  # positions one perft request may expand (spec/protocol.md, qttt perft)
 
 
+class Position(Protocol):
+    """What perft walks: legal actions in order, and the position after one of them."""
+
+    def legal_actions(self) -> Sequence[Any]: ...
+
+    def apply(self, action: Any) -> Position: ...
+
+
+@runtime_checkable
+class SelfCounting(Protocol):
+    """A position that counts its own action sequences of length 1..depth (the compiled core)."""
+
+    def perft(self, depth: int) -> list[int]: ...
+
+
 class _Walk:
     """Perft counting with a budget of positions expanded (applied and asked for their legal
     actions), shared by every count it makes."""
@@ -32,17 +49,22 @@ class _Walk:
         self.limit = limit
         self.expanded = 0
 
-    def counts(self, state: GameState, depth: int, whole: int) -> list[int]:
+    def refuse(self, whole: int) -> UsageError:
+        return UsageError(None, f"perft to depth {whole} expands more than {self.limit:,} positions, "
+                          "the limit")
+
+    def counts(self, state: Position, depth: int, whole: int) -> list[int]:
+        if isinstance(state, SelfCounting):
+            return self.deepen(state, depth, whole)
         counts = [0] * depth
 
-        def walk(s: GameState, level: int) -> None:
+        def walk(s: Position, level: int) -> None:
             legal = s.legal_actions()
             counts[level] += len(legal)
             if level + 1 < depth:
                 self.expanded += len(legal)
                 if self.limit is not None and self.expanded > self.limit:
-                    raise UsageError(None, f"perft to depth {whole} expands more than "
-                                     f"{self.limit:,} positions, the limit")
+                    raise self.refuse(whole)
                 for act in legal:
                     walk(s.apply(act), level + 1)
 
@@ -50,19 +72,30 @@ class _Walk:
             walk(state, 0)
         return counts
 
+    def deepen(self, state: SelfCounting, depth: int, whole: int) -> list[int]:
+        """Counts from a self-counting position, one depth at a time, refusing a depth whose
+        positions to expand (every shorter sequence) break the budget."""
+        counts: list[int] = []
+        for d in range(1, depth + 1):
+            if self.limit is not None and self.expanded + sum(counts) > self.limit:
+                raise self.refuse(whole)
+            counts = state.perft(d)
+        self.expanded += sum(counts[:-1])
+        return counts
 
-def perft_counts(state: GameState, depth: int, limit: int | None = None) -> list[int]:
+
+def perft_counts(state: Position, depth: int, limit: int | None = None) -> list[int]:
     """The number of action sequences of length 1..depth from `state`; UsageError when that
     needs more than `limit` positions expanded."""
     return _Walk(limit).counts(state, depth, depth)
 
 
-def perft(state: GameState, depth: int, limit: int | None = None) -> int:
+def perft(state: Position, depth: int, limit: int | None = None) -> int:
     """The number of action sequences of length exactly `depth` (1 for depth 0)."""
     return perft_counts(state, depth, limit)[-1] if depth > 0 else 1
 
 
-def divide(state: GameState, depth: int, limit: int | None = None) -> list[tuple[Json, int]]:
+def divide(state: Position, depth: int, limit: int | None = None) -> list[tuple[Json, int]]:
     """perft(depth) split by first action: (action JSON, sequences starting with it), sorted;
     `limit` bounds the positions expanded, as for `perft_counts`."""
     w = _Walk(limit)
@@ -74,14 +107,13 @@ def divide(state: GameState, depth: int, limit: int | None = None) -> list[tuple
     return out
 
 
-def table_depth(state: GameState, count: Callable[[int], list[int]] | None = None) -> list[int]:
-    """Counts for depths 1..d, d the largest (up to MAX_DEPTH) with perft(d-1) <= EXPAND_LIMIT;
-    `count(depth)` counts 1..depth from the position (default: `perft_counts` of `state`)."""
+def table_depth(state: Position) -> list[int]:
+    """Counts for depths 1..d, d the largest (up to MAX_DEPTH) with perft(d-1) <= EXPAND_LIMIT."""
     counts: list[int] = []
     depth = 0
     while depth < MAX_DEPTH and (not counts or counts[-1] <= EXPAND_LIMIT):
         depth += 1
-        counts = count(depth) if count is not None else perft_counts(state, depth)
+        counts = perft_counts(state, depth)
         if counts[-1] == 0:
             break
     return counts

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from qttt import State, builtin_names, load_ruleset, playout
-from qttt.analysis import compiled, fast
+from qttt.analysis import compiled
 from qttt.analysis.compiled import CoreUnavailable, core_for, use_compiled
 from qttt.analysis.count import board_after, encode
 from qttt.analysis.sample import sample_games
@@ -137,16 +137,15 @@ def test_positions_and_refusals_equal_the_engine(rs: Ruleset) -> None:
                 state.phase, state.move, state.pending, state.to_move, state.cycle)
             assert v.classical == state.classical and v.spooky == state.spooky
             assert v.scores == (state.scores["x"], state.scores["o"])
-            assert pos.legal() == list(state.legal_actions())
+            assert pos.legal_actions() == list(state.legal_actions())
             probe = compiled.decode(rng.randrange(-n2 - 1, n2 * n2 + 1), n2)
             try:
                 state.apply(probe)
                 expected = None
             except Exception as e:  # the engine's refusal names a rule
                 expected = getattr(e, "rule", None)
-            trial = pos.copy()
             try:
-                trial.apply(probe)
+                pos.apply(probe)
                 got = None
             except Exception as e:
                 got = getattr(e, "rule", None)
@@ -156,7 +155,7 @@ def test_positions_and_refusals_equal_the_engine(rs: Ruleset) -> None:
                 break
             act = legal[rng.randrange(len(legal))]
             state = state.apply(act)
-            pos.apply(act)
+            pos.play(act)
 
 
 def _conform(engine: type[CompiledEngine], pattern: str = "*.json") -> tuple[int, int]:
@@ -268,7 +267,7 @@ def test_rulesets_beyond_the_core_fall_back_to_python() -> None:
 
 def test_without_a_compiler_everything_falls_back(monkeypatch: pytest.MonkeyPatch,
                                                   capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    monkeypatch.setattr(fast, "compiler", lambda: None)
+    monkeypatch.setattr(compiled, "compiler", lambda: None)
     compiled.library.cache_clear()
     compiled._cores.cache_clear()
     try:
@@ -311,3 +310,25 @@ def test_compiled_core_on_dask_gives_the_python_engines_table() -> None:
     with dask_mapper(None, 2) as m:
         on_dask = sample_games(rs, 2000, seed=5, chunk=500, mapper=m, core="compiled")
     assert on_dask.to_json() == sample_games(rs, 2000, seed=5, chunk=500, core="python").to_json()
+
+
+def test_the_configuration_header_is_generated_from_the_declarations() -> None:
+    """_config.h, which the C parser reads its field names from, is what Python writes from the Game
+    fields and Award classes it serialises (build() refuses a stale one)."""
+    assert compiled.HEADER_PATH.read_text(encoding="utf-8") == compiled.config_header()
+    game = compile_game(load_ruleset("wikipedia"))
+    assert all(hasattr(game, f) for f in compiled.CONFIG_FIELDS)
+    for rs in RULESETS:
+        for award in compile_game(rs).awards:
+            assert all(hasattr(award, f) for f in award.c_fields)
+
+
+@needs_core
+@pytest.mark.parametrize("rs", RULESETS, ids=IDS)
+def test_the_core_refuses_a_configuration_of_another_length(rs: Ruleset) -> None:
+    cfg = compiled.config(rs)
+    build = compiled.BUILDS[-1]
+    compiled._Rules(rs, build, cfg)  # accepted
+    for bad in (cfg[:-1], [*cfg, 0]):
+        with pytest.raises(CoreUnavailable, match="refused the configuration"):
+            compiled._Rules(rs, build, bad)
