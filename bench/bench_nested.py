@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 
 import qttt
-from qttt.nested import NestedState, nested_playout
+from qttt.nested.engine import NestedState, nested_playout
 
 PATTERNS = ([[(r, c) for c in range(4)] for r in range(4)] + [[(r, c) for r in range(4)] for c in range(4)]
             + [[(i, i) for i in range(4)], [(i, 3 - i) for i in range(4)]])

@@ -12,9 +12,8 @@ import time
 from fractions import Fraction
 from typing import Protocol
 
-from .engine import AnyAction
 from .errors import IllegalAction
-from .games import GameState
+from .family import AnyAction, GameState
 
 
 class Player(Protocol):

@@ -13,21 +13,19 @@ import random
 import tempfile
 from pathlib import Path
 
-from .engine import Action, Place, State
 from .errors import QtttError, RecordError
-from .games import quantum_action
 from .notation import (
     Json,
     Record,
     action_from_json,
     action_to_json,
-    from_notation,
     parse_records,
     record_to_json,
     state_to_json,
-    to_notation,
 )
 from .players import PLAYERS
+from .quantum.engine import Action, Place, State, quantum_action
+from .quantum.notation import from_notation, to_notation
 from .svg import board_svg
 from .text import status_line
 from .variant import Ruleset, builtin_names, load_ruleset

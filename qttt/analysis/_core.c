@@ -1,5 +1,5 @@
 /* Compiled rules core for quantum rulesets (qttt.analysis.compiled): the one C implementation of
-   the rules of qttt/engine.py (Board) and the scoring of qttt/scoring.py, named by the same rule
+   the rules of qttt/quantum/engine.py (Board) and the scoring of qttt/quantum/scoring.py, named by the same rule
    ids, with everything built on top of it: random playouts that draw from Python's own Mersenne
    Twister state (so a seed gives the same games as `qttt.playout`), perft, positions for the engine
    protocol, and an exact alpha-beta solver.
@@ -100,7 +100,7 @@ static uint64_t mix(uint64_t z) {
     return z ^ (z >> 31);
 }
 
-/* ---- rules (qttt/engine.py Board) -------------------------------------------------------------- */
+/* ---- rules (qttt/quantum/engine.py Board) -------------------------------------------------------------- */
 
 static void init_pos(const Rules *r, Pos *p) {
     memset(p, 0, sizeof *p);
@@ -238,7 +238,7 @@ static void apply_code(const Rules *r, Pos *p, int code) {
 /* An action code as Python encodes it (qttt/analysis/count.py encode): -(cell+1) measures. */
 static int32_t external(const Rules *r, int code) { return code >= r->sq ? -(r->ca[code] + 1) : code; }
 
-/* ---- scoring (qttt/scoring.py), scaled ---------------------------------------------------------- */
+/* ---- scoring (qttt/quantum/scoring.py), scaled ---------------------------------------------------------- */
 
 static int64_t line_key(const Comp *c, int i, const Pos *p) {
     int64_t key = 0;
@@ -381,7 +381,7 @@ static void mt_store(const MT *g, uint32_t *state) {
     state[624] = (uint32_t)g->index;
 }
 
-/* ---- playouts (qttt/engine.py playout, the same draws in the same order) -------------------- */
+/* ---- playouts (qttt/quantum/engine.py playout, the same draws in the same order) -------------------- */
 
 #define DIGEST0 0xcbf29ce484222325ull
 #define DIGESTP 0x100000001b3ull

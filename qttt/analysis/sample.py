@@ -17,11 +17,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ..engine import State, playout
 from ..errors import FileError, UsageError
 from ..io import read_checkpoint, write_atomic
-from ..nested import nested_playout
-from ..scoring import first_line_result
+from ..nested.engine import nested_playout
+from ..quantum.engine import State, playout
+from ..quantum.scoring import first_line_result
 from ..variant import NESTED, Ruleset
 
 Histogram = Counter[tuple[Fraction, Fraction]]

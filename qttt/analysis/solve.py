@@ -20,11 +20,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ..engine import OVER, Action, Board, Measure
 from ..errors import FileError, UsageError
-from ..game import compile_game
 from ..io import read_checkpoint, write_atomic
 from ..notation import action_to_json
+from ..quantum.engine import OVER, Action, Board, Measure
+from ..quantum.game import compile_game
 from ..variant import Ruleset
 from . import compiled
 from .count import board_after, encode

@@ -15,12 +15,12 @@ from rich.table import Table
 
 from ..competition.match import Standing, Store, game_line, manifest, plan, run, standings
 from ..competition.referee import KINDS_HELP, Forfeit, Seat, split_name
-from ..engine import AnyAction, Measure, Place
 from ..errors import IllegalAction
-from ..games import GameState, quantum_state
+from ..family import AnyAction, GameState
 from ..notation import Json
+from ..quantum.engine import Measure, Place, quantum_state
+from ..quantum.play import example, explain, parse, prompt
 from ..text import drawing
-from .play import example, explain, parse, prompt
 
 EPILOG = f"""\
 players: {KINDS_HELP}.

@@ -8,9 +8,11 @@ import json
 from ..analysis.compiled import core_for, use_compiled
 from ..conformance.perft import PERFT_LIMIT, Position, divide, perft_counts, table_depth
 from ..errors import UsageError
-from ..games import GameState, quantum_action, start
+from ..family import GameState
+from ..games import new_game
 from ..io import parse_json
 from ..notation import record_from_json
+from ..quantum.engine import quantum_action
 from ..variant import load_ruleset
 from . import integer
 
@@ -37,7 +39,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     rs = load_ruleset(args.ruleset)
     actions = parse_json(args.actions, "--actions", "record-format")
-    state: GameState = start(rs)
+    state: GameState = new_game(rs)
     state_actions = record_from_json({"variant": args.ruleset, "actions": actions}).actions
     for act in state_actions:
         state = state.apply(act)

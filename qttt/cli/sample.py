@@ -9,7 +9,7 @@ import sys
 from collections.abc import Iterator
 
 from ..analysis.compiled import core_for, decode, use_compiled
-from ..engine import AnyAction
+from ..family import AnyAction
 from ..games import random_game
 from ..io import write_atomic
 from ..notation import Record, record_to_json

@@ -22,7 +22,7 @@ from pathlib import Path
 from ..errors import MatchError
 from ..io import write_atomic
 from ..notation import Json
-from ..players import PLAYERS, SearchPlayer
+from ..players import PLAYERS, Player, SearchPlayer
 from ..variant import QUANTUM, Ruleset, load_ruleset
 from .codecup import CodeCupSeat
 from .referee import (
@@ -105,7 +105,21 @@ def make_seat(spec: str, rs: Ruleset, rng: random.Random, ack_seconds: float = A
         return human(name)
     if kind == "search":
         return BuiltinSeat(SearchPlayer(rng=rng, seconds=float(arg) if arg else 0.5), name)
+    if kind == "mcts":
+        return BuiltinSeat(mcts_player(rng, int(arg) if arg else MCTS_SIMULATIONS), name)
     return BuiltinSeat(PLAYERS[kind](rng=rng), name)
+
+
+MCTS_SIMULATIONS = 200
+
+
+def mcts_player(rng: random.Random, simulations: int) -> Player:
+    """OpenSpiel's MCTS bot (qttt.openspiel, imported only when a match seats it)."""
+    try:
+        from ..openspiel import MctsPlayer
+    except ImportError:
+        raise MatchError(RULE, "player mcts needs OpenSpiel: pip install 'qttt[openspiel]'") from None
+    return MctsPlayer(rng, simulations)
 
 
 def play_job(job: Job, human: Callable[[str], Seat] | None = None) -> Json:

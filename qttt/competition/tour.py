@@ -22,11 +22,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ..engine import State
 from ..errors import MatchError, QtttError
-from ..games import quantum_state
 from ..io import read_text
 from ..notation import record_from_json
+from ..quantum.engine import State, quantum_state
 from ..variant import Ruleset, load_ruleset
 
 RULE = "tour-protocol"

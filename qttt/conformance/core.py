@@ -9,10 +9,10 @@ does not implement are answered by the Python engine on the same actions.
 from __future__ import annotations
 
 from ..analysis.compiled import CorePosition, core_for, supports, use_compiled
-from ..engine import Action, State, mark_name, replay_actions
 from ..errors import QtttError
-from ..games import quantum_action
+from ..games import replay_actions
 from ..notation import Json, action_from_json, action_to_json
+from ..quantum.engine import Action, State, mark_name, quantum_action
 from .protocol import QtttEngine, error
 
 OWN = ("apply", "state", "legal", "perft")

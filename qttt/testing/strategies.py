@@ -16,20 +16,11 @@ from typing import Any, Protocol
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from ..engine import Action, Measure, Place, State
-from ..game import compile_game
-from ..notation import (
-    Record,
-    action_to_json,
-    from_notation,
-    from_position,
-    position,
-    record_from_json,
-    record_to_json,
-    state_to_json,
-    to_notation,
-)
-from ..scoring import PerPattern, compile_scoring
+from ..notation import Record, action_to_json, record_from_json, record_to_json, state_to_json
+from ..quantum.engine import Action, Measure, Place, State
+from ..quantum.game import compile_game
+from ..quantum.notation import from_notation, from_position, position, to_notation
+from ..quantum.scoring import PerPattern, compile_scoring
 from ..variant import (
     AWARD_FIELDS,
     AWARD_GAME,

@@ -6,8 +6,9 @@ import json
 import random
 from typing import Any
 
-from qttt.engine import Place, State, playout
-from qttt.notation import Record, action_to_json, to_notation
+from qttt.notation import Record, action_to_json
+from qttt.quantum.engine import Place, State, playout
+from qttt.quantum.notation import to_notation
 from qttt.text import status_line
 from qttt.variant import load_ruleset
 from qttt.webplay import Bridge, call

@@ -31,8 +31,9 @@ from qttt import (
     state_to_json,
     with_params,
 )
-from qttt.games import start
-from qttt.nested import Mark, NestedState
+from qttt.family import Mark
+from qttt.games import new_game
+from qttt.nested.engine import NestedState
 from qttt.spec import rules
 
 QTTT = Path(__file__).resolve().parents[2] / "qttt"
@@ -358,13 +359,18 @@ def test_record_and_variant_errors(tmp_path: Path) -> None:
 
 RULE_ID = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 ERRORS = ("IllegalAction", "RecordError", "VariantError", "QtttError")
+CORE_MODULES = ("engine", "game", "scoring", "notation", "text", "svg", "family")
+FAMILY_PACKAGES = ("quantum", "nested", "classical")
 
 
 def cited_ids() -> tuple[set[str], set[str]]:
-    """(ids in any string literal of qttt/*.py, first arguments of the error constructors)."""
+    """(ids in any string literal of the rules core: qttt/*.py and the rules, notation and drawing
+    modules of each family package; first arguments of the error constructors)."""
     literals: set[str] = set()
     raised: set[str] = set()
-    for path in sorted(QTTT.glob("*.py")):
+    core = [*QTTT.glob("*.py"), *(p for p in QTTT.glob("*/*.py")
+                                  if p.parent.name in FAMILY_PACKAGES and p.stem in CORE_MODULES)]
+    for path in sorted(core):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         constants = {t.id: n.value.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
                      for t in n.targets if isinstance(t, ast.Name)
@@ -413,7 +419,7 @@ def nested(variant: str | Path, cells: Sequence[int], **changes: Any) -> NestedS
         rs = with_params(rs, **changes)
     params = {**load_nested(variant), **dict(rs.params)}
     ref = RefNested(params, "v")
-    state = start(rs)
+    state = new_game(rs)
     for c in [*cells, None]:
         assert isinstance(state, NestedState)
         assert state_to_json(state, "v") == ref.state()
@@ -512,7 +518,7 @@ def test_nested_full_block_with_a_pattern() -> None:
     kw: dict[str, Any] = {"board": 2, "block_patterns": ("rows",), "board_patterns": ("diagonals",)}
     moves = [15, 10, 5, 14, 13, 11]
     assert nested("intelligent", moves, **kw).blocks[3] == "o"  # pattern-first (2017)
-    assert nested("intelligent", moves, full_block="drawn-first", **kw).blocks[3] == "drawn"  # 2016
+    assert nested("intelligent", moves, full_block="drawn-first", **kw).blocks[3] == "drawn"  # 2016, early
 
 
 @covers("nested-bonus")

@@ -4,12 +4,15 @@ ink. Screenshots of a ruleset page and the home page go to artifacts/screenshots
 
 from __future__ import annotations
 
+import base64
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 from docsite import ROOT, build_site, pages, serve
 
+from qttt.docgen.rulebook import card_path, editions
 from qttt.variant import builtin_names
 
 pytestmark = pytest.mark.slow  # builds the site and drives Chromium: the full run, not the quick lane
@@ -124,3 +127,31 @@ def test_boards_stay_legible_at_phone_width(browser: Any, site: Path) -> None:
     assert widths and all(0 < shown <= 375 for shown, _ in widths)
     # a step board is shown at its own size: 56 px a cell, spooky marks about 17 px high
     assert any(shown == natural for shown, natural in widths)
+
+
+def pdf_pages(pdf: bytes) -> int:
+    """The pages of a PDF Chromium printed: its page objects."""
+    return len(re.findall(rb"/Type\s*/Page(?![s\w])", pdf))
+
+
+@pytest.mark.parametrize(("name", "lang"), editions())
+def test_each_rules_card_prints_on_one_a4_page(browser: Any, site: Path, name: str, lang: str) -> None:
+    """Each card, printed to PDF as a judge would print it, is one A4 page (210 × 297 mm) holding
+    its board pictures; a screenshot goes to artifacts/screenshots/."""
+    with serve(site) as base:
+        browser.goto(base + card_path(name, lang))
+        assert browser.errors() == []
+        drawn = browser.evaluate("document.querySelectorAll('.boards svg').length")
+        lang_attr = browser.evaluate("document.documentElement.lang")
+        printed = browser.call("Page.printToPDF", preferCSSPageSize=True, printBackground=True)
+        pdf = base64.b64decode(printed["data"])
+        browser.screenshot(SCREENSHOTS / f"card-{name}.{lang}.png")
+    assert drawn == 3 and lang_attr == lang
+    assert pdf.startswith(b"%PDF") and pdf_pages(pdf) == 1
+    box = re.search(rb"/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", pdf)
+    assert box is not None
+    assert (round(float(box[1]) * 25.4 / 72), round(float(box[2]) * 25.4 / 72)) == (210, 297)
+
+
+def test_pdf_page_count_sees_two_pages() -> None:
+    assert pdf_pages(b"<< /Type /Pages /Count 2 >> << /Type /Page >> << /Type /Page /Parent 1 0 R >>") == 2

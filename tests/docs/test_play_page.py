@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 from docsite import ROOT, build_site, serve
 
-from qttt.engine import Measure, Place, playout
-from qttt.notation import Record, action_to_json, from_notation, to_notation
+from qttt.notation import Record, action_to_json
+from qttt.quantum.engine import Measure, Place, playout, quantum_state
+from qttt.quantum.notation import from_notation, to_notation
 from qttt.text import status_line
 from qttt.variant import load_ruleset
 
@@ -83,8 +84,8 @@ def test_a_full_game_played_by_clicking_scores_as_the_engine(page: Any, name: st
         for c in squares:
             click(page, f'#play-squares button[data-cell="{c}"]')
     assert page.evaluate("document.getElementById('qttt-play').dataset.over") == "true"
-    assert text(page, "play-status") == status_line(final)
-    assert "game over" in status_line(final)
+    assert text(page, "play-status") == status_line(quantum_state(final))
+    assert "game over" in status_line(quantum_state(final))
     record = json.loads(text(page, "play-record-out"))
     assert record == {"variant": name, "actions": [action_to_json(a) for a in actions]}
 
@@ -97,7 +98,7 @@ def test_built_in_players_finish_a_game_the_engine_replays(page: Any) -> None:
     record = json.loads(text(page, "play-record-out"))
     final = Record(record["variant"], tuple(Place(*a["place"]) if "place" in a else Measure(a["measure"])
                                             for a in record["actions"])).replay()
-    assert final.over and text(page, "play-status") == status_line(final)
+    assert final.over and text(page, "play-status") == status_line(quantum_state(final))
 
 
 def test_a_pasted_record_steps_through_its_positions(page: Any) -> None:
@@ -112,9 +113,10 @@ def test_a_pasted_record_steps_through_its_positions(page: Any) -> None:
     for ply in range(1, 5):
         click(page, "#play-next")
         assert text(page, "play-ply") == f"{ply} / 4"
-        assert text(page, "play-status") == status_line(states[ply])
+        assert text(page, "play-status") == status_line(quantum_state(states[ply]))
     click(page, "#play-first")
-    assert text(page, "play-ply") == "0 / 4" and text(page, "play-status") == status_line(states[0])
+    assert text(page, "play-ply") == "0 / 4"
+    assert text(page, "play-status") == status_line(quantum_state(states[0]))
 
 
 def test_a_pasted_variant_plays_under_its_canonical_name(page: Any) -> None:
@@ -126,5 +128,5 @@ def test_a_pasted_variant_plays_under_its_canonical_name(page: Any) -> None:
     for c in (0, 8, 0, 4, 4, 8):
         click(page, f'#play-squares button[data-cell="{c}"]')
     state = from_notation("[wikipedia(measurer=creator)] X1:1-9 O2:1-5 X3:5-9").replay()
-    assert text(page, "play-status") == status_line(state) and state.to_move == "x"
+    assert text(page, "play-status") == status_line(quantum_state(state)) and state.to_move == "x"
     assert to_notation(Record("wikipedia(measurer=creator)", ())) == "[wikipedia(measurer=creator)]"

@@ -19,8 +19,8 @@ from qttt.analysis import compiled
 from qttt.analysis.count import encode
 from qttt.conformance.perft import perft_counts
 from qttt.geometry import grid_patterns
-from qttt.nested import AWARD_RULES
-from qttt.scoring import AWARD_TYPES, CRITERIA_CODES
+from qttt.nested.engine import AWARD_RULES
+from qttt.quantum.scoring import AWARD_TYPES, CRITERIA_CODES
 from qttt.spec import rules
 from qttt.variant import (
     AWARD_FIELDS,
