@@ -92,7 +92,11 @@ typedef struct {
     uint8_t pairperm[MAXSYM][NPAIR]; /* a pair's index under each symmetry */
 } Rules;
 
-static int ctz(uint64_t v) { return __builtin_ctzll(v); }
+#define HOT static inline __attribute__((always_inline))
+
+HOT int ctz(uint64_t v) { return __builtin_ctzll(v); }
+
+HOT int popc(moves_t v) { return sizeof v == 4 ? __builtin_popcount((uint32_t)v) : __builtin_popcountll(v); }
 
 static uint64_t mix(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -111,7 +115,7 @@ static void init_pos(const Rules *r, Pos *p) {
 }
 
 /* rules end-line, end-full, last-square, turn-after-measure */
-static void settle(const Rules *r, Pos *p) {
+HOT void settle(const Rules *r, Pos *p) {
     for (int i = 0; i < r->nend; i++) {
         uint16_t m = r->endm[i];
         if ((m & p->x) == m || (m & p->o) == m) { p->phase = OVER; return; }
@@ -122,7 +126,7 @@ static void settle(const Rules *r, Pos *p) {
 }
 
 /* rules turn-order, entanglement, cycle-close, last-square */
-static void place(const Rules *r, Pos *p, int a, int b) {
+HOT void place(const Rules *r, Pos *p, int a, int b) {
     int k = p->move++;
     if (a == b) {
         p->cls[a] = (uint8_t)k;
@@ -149,7 +153,7 @@ static void place(const Rules *r, Pos *p, int a, int b) {
 }
 
 /* rules measure-cell, collapse-component, collapse-untouched, then the end checks */
-static void measure(const Rules *r, Pos *p, int cell) {
+HOT void measure(const Rules *r, Pos *p, int cell) {
     uint16_t component = p->comp[cell];
     int sm[2 * MAXM], sc[2 * MAXM], sp = 0;
     sm[sp] = p->pending; sc[sp] = cell; sp++;
@@ -209,7 +213,7 @@ static int x_moves(const Rules *r, const Pos *p) {
 
 /* Legal actions in the engine's order as action codes (rules measure-pending, last-square,
    place-distinct, place-two-cycle). */
-static int legal(const Rules *r, const Pos *p, int *out) {
+HOT int legal(const Rules *r, const Pos *p, int *out) {
     int n = 0;
     if (p->phase == OVER) return 0;
     if (p->phase == MEASURE) {
@@ -230,7 +234,7 @@ static int legal(const Rules *r, const Pos *p, int *out) {
     return n;
 }
 
-static void apply_code(const Rules *r, Pos *p, int code) {
+HOT void apply_code(const Rules *r, Pos *p, int code) {
     if (code >= r->sq) measure(r, p, r->ca[code]);
     else place(r, p, r->ca[code], r->cb[code]);
 }
@@ -240,7 +244,7 @@ static int32_t external(const Rules *r, int code) { return code >= r->sq ? -(r->
 
 /* ---- scoring (qttt/quantum/scoring.py), scaled ---------------------------------------------------------- */
 
-static int64_t line_key(const Comp *c, int i, const Pos *p) {
+HOT int64_t line_key(const Comp *c, int i, const Pos *p) {
     int64_t key = 0;
     for (int k = 0; k < c->nlist; k++) {
         int v = 0;
@@ -254,7 +258,7 @@ static int64_t line_key(const Comp *c, int i, const Pos *p) {
 }
 
 /* The smallest key of an x line and of an o line (-1: none) and how many each owns. */
-static void best_lines(const Comp *c, const Pos *p, int64_t *kx, int64_t *ko, int *nx, int *no) {
+HOT void best_lines(const Comp *c, const Pos *p, int64_t *kx, int64_t *ko, int *nx, int *no) {
     *kx = *ko = -1;
     *nx = *no = 0;
     for (int i = 0; i < c->npat; i++) {
@@ -301,11 +305,11 @@ static void score(const Rules *r, const Pos *p, int64_t *xs, int64_t *os) {
                 if (who == 1) tx[nx++] = t; else to[no++] = t;
             }
             for (int i = 0; i < nx; i++) {
-                int k = __builtin_popcountll(times & (((moves_t)1 << tx[i]) - 1));
+                int k = popc(times & (((moves_t)1 << tx[i]) - 1));
                 if (k < c->nlist) sx += c->list[k];
             }
             for (int i = 0; i < no; i++) {
-                int k = __builtin_popcountll(times & (((moves_t)1 << to[i]) - 1));
+                int k = popc(times & (((moves_t)1 << to[i]) - 1));
                 if (k < c->nlist) so += c->list[k];
             }
         }
@@ -313,7 +317,7 @@ static void score(const Rules *r, const Pos *p, int64_t *xs, int64_t *os) {
     *xs = sx; *os = so;
 }
 
-static int64_t diff_now(const Rules *r, const Pos *p) {
+HOT int64_t diff_now(const Rules *r, const Pos *p) {
     int64_t xs, os;
     score(r, p, &xs, &os);
     return xs - os;
@@ -340,7 +344,7 @@ static int line_result(const Rules *r, const Pos *p) {
 
 typedef struct { uint32_t mt[624]; int index; } MT;
 
-static uint32_t mt_next(MT *g) {
+HOT uint32_t mt_next(MT *g) {
     uint32_t y;
     if (g->index >= 624) {
         int k;
@@ -366,7 +370,7 @@ static uint32_t mt_next(MT *g) {
 }
 
 /* random.random(): 53 random bits */
-static double mt_random(MT *g) {
+HOT double mt_random(MT *g) {
     uint32_t a = mt_next(g) >> 5, b = mt_next(g) >> 6;
     return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
 }

@@ -46,7 +46,7 @@ HEADER_PATH = Path(__file__).with_name("_config.h")
 BUILDS = (9, 16)  # QC_CELLS of the two builds: a ruleset uses the smallest that holds its board
 MAX_CELLS = BUILDS[-1]
 SOLVER_CELLS = BUILDS[0]  # the solver's canonical keys need the small build
-CFLAGS = ("-O2", "-shared", "-fPIC", "-std=c11")
+CFLAGS = ("-O3", "-shared", "-fPIC", "-std=c11")
 CONFIG_FIELDS = ("cells", "creator_measures", "two_cycles", "forced_last", "vanish", "uses_move_numbers")
 HEADER = 7  # phase, move, pending, to-move, x score, o score, cycle mask; then cells
 CORES = ("auto", "compiled", "python")
