@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import IllegalAction, QtttError
-from ..quantum.engine import Action, Measure, Place, State
+from ..family import AnyAction, Tally
+from ..quantum.engine import Action, Measure, Place, State, quantum_action
 from ..quantum.game import Game, compile_game
 from ..quantum.scoring import AWARD_TYPES, CRITERIA_CODES, scaled
 from ..variant import Ruleset
@@ -94,33 +95,67 @@ def compiler() -> str | None:
     return None
 
 
-def build(cells: int) -> ctypes.CDLL:
-    """The core built for boards of at most `cells` cells with the system compiler, cached by a hash
-    of the source, header and flags; CoreUnavailable when there is no compiler, the header is
-    stale or the build fails."""
+def build(source: Path, prefix: str, defines: tuple[str, ...] = ()) -> ctypes.CDLL:
+    """The shared library built from `source` with the system compiler and `defines` (-D...), cached
+    by a hash of the source, the headers beside it and the flags; CoreUnavailable when there is no
+    compiler or the build fails."""
     cc = compiler()
     if cc is None:
         raise CoreUnavailable("core-compiled", "no C compiler found (set CC, or install cc)")
-    header = HEADER_PATH.read_text(encoding="utf-8")
-    if header != config_header():
-        raise CoreUnavailable("core-compiled", f"{HEADER_PATH.name} does not match the declarations; "
-                              "regenerate it with qttt.analysis.compiled.config_header()")
-    flags = (*CFLAGS, f"-DQC_CELLS={cells}")
-    tag = hashlib.sha256(SOURCE.read_bytes() + header.encode() + " ".join(flags).encode()).hexdigest()[:16]
-    target = cache_dir() / f"qttt_core{cells}_{tag}.so"
+    flags = (*CFLAGS, *defines)
+    src = b"".join(p.read_bytes() for p in (source, *sorted(source.parent.glob("*.h"))))
+    tag = hashlib.sha256(src + " ".join(flags).encode()).hexdigest()[:16]
+    target = cache_dir() / f"{prefix}_{tag}.so"
     if not target.is_file():
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".build.", suffix=".so")
         os.close(fd)
         try:
-            run = subprocess.run([cc, *flags, "-o", tmp, str(SOURCE)], capture_output=True, text=True)
+            run = subprocess.run([cc, *flags, "-o", tmp, str(source)], capture_output=True, text=True)
             if run.returncode != 0:
                 first = (run.stderr.strip().splitlines() or ["no message"])[0]
-                raise CoreUnavailable("core-compiled", f"building {SOURCE.name} with {cc} failed: {first}")
+                raise CoreUnavailable("core-compiled", f"building {source.name} with {cc} failed: {first}")
             os.replace(tmp, target)
         finally:
             Path(tmp).unlink(missing_ok=True)
     return ctypes.CDLL(str(target))
+
+
+Signatures = dict[str, tuple[object, list[object]]]
+
+
+def bind(source: Path, prefix: str, sig: Signatures, defines: tuple[str, ...] = ()) -> ctypes.CDLL:
+    """The library built from `source` (`build`) with each function's result and argument types set
+    from `sig` (name: (result, arguments))."""
+    lib = build(source, prefix, defines)
+    for name, (res, args) in sig.items():
+        fn = getattr(lib, name)
+        fn.restype = res
+        fn.argtypes = args
+    return lib
+
+
+def unavailable(library: Callable[[], object]) -> str | None:
+    """None when `library()` can be built and loaded here, else the reason it cannot."""
+    try:
+        library()
+    except (CoreUnavailable, OSError) as e:
+        return str(e)
+    return None
+
+
+def usable(core: str, reason: Callable[[], str | None]) -> bool:
+    """Whether to use a compiled core given `core` and `reason()` (why it cannot serve, None when it
+    can): never for python, always for compiled (CoreUnavailable if it cannot), and for auto
+    whenever it can."""
+    if core == "python":
+        return False
+    why = reason()
+    if why is None:
+        return True
+    if core == "compiled":
+        raise CoreUnavailable("core-compiled", why)
+    return False
 
 
 _SIGNATURES: dict[str, tuple[object, list[object]]] = {
@@ -148,23 +183,17 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
 @cache
 def library(cells: int = MAX_CELLS) -> ctypes.CDLL:
     """The core built for boards of at most `cells` cells (one of `BUILDS`), compiling it first if
-    no cached build matches the source."""
-    lib = build(cells)
-    for name, (res, args) in _SIGNATURES.items():
-        fn = getattr(lib, name)
-        fn.restype = res
-        fn.argtypes = args
-    return lib
+    no cached build matches the source; CoreUnavailable if `_config.h` does not match the
+    declarations it is generated from."""
+    if HEADER_PATH.read_text(encoding="utf-8") != config_header():
+        raise CoreUnavailable("core-compiled", f"{HEADER_PATH.name} does not match the declarations; "
+                              "regenerate it with qttt.analysis.compiled.config_header()")
+    return bind(SOURCE, f"qttt_core{cells}", _SIGNATURES, (f"-DQC_CELLS={cells}",))
 
 
 def available() -> str | None:
     """None when the core can be built and loaded here, else the reason it cannot."""
-    try:
-        for cells in BUILDS:
-            library(cells)
-    except (CoreUnavailable, OSError) as e:
-        return str(e)
-    return None
+    return unavailable(lambda: [library(cells) for cells in BUILDS])
 
 
 def supports(rs: Ruleset, cells: int = MAX_CELLS) -> str | None:
@@ -222,14 +251,7 @@ def _build_for(rs: Ruleset) -> int:
 def use_compiled(rs: Ruleset, core: str) -> bool:
     """Whether to use the compiled core for `rs`: always for compiled (CoreUnavailable if it
     cannot), never for python, and for auto whenever it can."""
-    if core == "python":
-        return False
-    reason = supports(rs) or available()
-    if reason is None:
-        return True
-    if core == "compiled":
-        raise CoreUnavailable("core-compiled", reason)
-    return False
+    return usable(core, lambda: supports(rs) or available())
 
 
 class Core:
@@ -259,7 +281,7 @@ class Core:
         """`games` random games drawn from `rng` as `qttt.playout` would (rng is advanced the
         same way): per game its encoded actions, scaled x and o (0-0 at a deadlock), the final
         phase and a digest of actions and outcome."""
-        state, finish = _generator(rng)
+        state, finish = generator_state(rng)
         cap = games * 2 * (self.cells + 2)
         codes = (ctypes.c_int32 * max(cap, 1))()
         lens = (ctypes.c_int32 * max(games, 1))()
@@ -278,11 +300,15 @@ class Core:
             at += n
         return out
 
-    def sample(self, rng: random.Random, games: int
-               ) -> tuple[Counter[tuple[Fraction, Fraction]], Counter[str]]:
-        """Histogram of final (x, o) points over `games` random games drawn from `rng`, and the
-        games by line result (as `sample.play_chunk`; empty without a first-line component)."""
-        state, finish = _generator(rng)
+    def random_actions(self, rng: random.Random, games: int) -> list[list[Action]]:
+        """The actions of `games` random games drawn from `rng` as `qttt.playout` draws them."""
+        return [[decode(c, self.cells) for c in game[0]] for game in self.games(rng, games)]
+
+    def sample(self, rng: random.Random, games: int) -> Tally:
+        """Histogram of final (x, o) points over `games` random games drawn from `rng`, the games
+        by line result (as `sample.play_chunk`; empty without a first-line component), and no
+        shapes (a quantum game's length is not tallied)."""
+        state, finish = generator_state(rng)
         cap = 8192
         hist = (ctypes.c_int64 * (3 * cap))()
         lines = (ctypes.c_int64 * 6)()
@@ -293,13 +319,13 @@ class Core:
         names = ("none", "x", "o", "neither", "tie", "unfinished")
         by_line = Counter({k: lines[i] for i, k in enumerate(names) if lines[i]}) if self.lined else Counter()
         return (Counter({(self.points(hist[3 * i]), self.points(hist[3 * i + 1])): hist[3 * i + 2]
-                         for i in range(rows)}), by_line)
+                         for i in range(rows)}), by_line, Counter())
 
-    def position(self, actions: Iterable[Action] = ()) -> CorePosition:
+    def position(self, actions: Iterable[AnyAction] = ()) -> CorePosition:
         """The position after `actions` from the empty board (IllegalAction if one is illegal)."""
         pos = CorePosition(self)
         for act in actions:
-            pos.play(act)
+            pos.apply(act)
         return pos
 
     def exact_value(self, pos: CorePosition, log2size: int = 20) -> tuple[Fraction, int]:
@@ -312,7 +338,7 @@ class Core:
         return self.points(v), table.nodes
 
 
-def _generator(rng: random.Random) -> tuple[ctypes.Array[ctypes.c_uint32], Callable[[], None]]:
+def generator_state(rng: random.Random) -> tuple[ctypes.Array[ctypes.c_uint32], Callable[[], None]]:
     """The Mersenne Twister state of `rng` as C words, and a callback storing it back."""
     version, words, gauss = rng.getstate()
     state = (ctypes.c_uint32 * 625)(*words)
@@ -383,14 +409,10 @@ class CorePosition:
         out.buf = ctypes.create_string_buffer(self.buf.raw, self.core.pos_size)
         return out
 
-    def apply(self, action: Action) -> CorePosition:
-        """The position after `action` (as `State.apply`; this one is left as it is)."""
-        out = self.copy()
-        out.play(action)
-        return out
-
-    def play(self, action: Action) -> None:
-        """Apply `action` in place; IllegalAction naming the first rule it breaks (rule check-order)."""
+    def apply(self, action: AnyAction) -> None:
+        """Apply `action`; IllegalAction naming the first rule it breaks (rule check-order), and
+        RecordError (record-format) for an action of another family."""
+        action = quantum_action(action)
         c = self.core
         if isinstance(action, Measure):
             got = c.lib.qc_apply(c.handle, self.buf, 1, action.cell, 0)
@@ -402,7 +424,7 @@ class CorePosition:
             rule, message = _REFUSALS[got]
             raise IllegalAction(rule, message)
 
-    def legal_actions(self) -> list[Action]:
+    def legal(self) -> list[Action]:
         """Legal actions in the engine's order."""
         c = self.core
         out = (ctypes.c_int32 * (c.cells * c.cells + 2))()
@@ -431,7 +453,6 @@ class CorePosition:
         counts = (ctypes.c_uint64 * max(depth, 1))()
         c.lib.qc_perft(c.handle, self.buf, depth, counts)
         return [counts[i] for i in range(depth)]
-
 
 
 class _Table:

@@ -5,14 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..analysis.compiled import core_for, use_compiled
 from ..conformance.perft import PERFT_LIMIT, Position, divide, perft_counts, table_depth
 from ..errors import UsageError
-from ..family import GameState
+from ..family import GameState, compiled_core
 from ..games import new_game
 from ..io import parse_json
 from ..notation import record_from_json
-from ..quantum.engine import quantum_action
 from ..variant import load_ruleset
 from . import integer
 
@@ -43,9 +41,8 @@ def run(args: argparse.Namespace) -> int:
     state_actions = record_from_json({"variant": args.ruleset, "actions": actions}).actions
     for act in state_actions:
         state = state.apply(act)
-    position: Position = state
-    if use_compiled(rs, args.core):
-        position = core_for(rs).position([quantum_action(a) for a in state_actions])
+    fast = compiled_core(rs, args.core)
+    position: Position = state if fast is None else fast.position(state_actions)
     limit = None if args.force else PERFT_LIMIT
     try:
         counts = perft_counts(position, args.depth, limit) if args.depth else table_depth(position)
@@ -61,3 +58,4 @@ def run(args: argparse.Namespace) -> int:
     for depth, nodes in enumerate(counts, start=1):
         print(f"depth {depth}: {nodes}")
     return 0
+

@@ -3,17 +3,16 @@ them, and `divide`, the same count split by first action.
 
 Every action counts: placements, measurements (each choice of cell) and the forced last-square
 placement. A finished game has no continuation, so sequences that reach the end early are not
-counted at greater depths. One walk serves every position: an engine state, or a compiled core's
-position, which counts its own subtrees (`SelfCounting`).
+counted at greater depths. One walk serves every position: an engine state (`GameState`), or a
+compiled core's position (`family.CorePosition`), which counts its own subtrees.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, TypeGuard, cast
 
 from ..errors import UsageError
-from ..family import GameState, cases
+from ..family import CorePosition, GameState, cases
 from ..games import new_game
 from ..notation import Json, action_from_json, action_to_json
 from ..variant import Ruleset
@@ -23,19 +22,24 @@ MAX_DEPTH = 6
 PERFT_LIMIT = 1_000_000  # positions one perft request may expand (spec/protocol.md, qttt perft)
 
 
-class Position(Protocol):
-    """What perft walks: legal actions in order, and the position after one of them."""
-
-    def legal_actions(self) -> Sequence[Any]: ...
-
-    def apply(self, action: Any) -> Position: ...
+Position = GameState | CorePosition
 
 
-@runtime_checkable
-class SelfCounting(Protocol):
-    """A position that counts its own action sequences of length 1..depth (the compiled core)."""
+def _counts_itself(p: Position) -> TypeGuard[CorePosition]:
+    return hasattr(p, "perft")
 
-    def perft(self, depth: int) -> list[int]: ...
+
+def children(p: Position) -> list[tuple[Any, Position]]:
+    """Each legal action, in order, with the position after it."""
+    if not _counts_itself(p):
+        state = cast(GameState, p)
+        return [(a, state.apply(a)) for a in state.legal_actions()]
+    out: list[tuple[Any, Position]] = []
+    for a in p.legal():
+        child = p.copy()
+        child.apply(a)
+        out.append((a, child))
+    return out
 
 
 class _Walk:
@@ -51,11 +55,11 @@ class _Walk:
                           "the limit")
 
     def counts(self, state: Position, depth: int, whole: int) -> list[int]:
-        if isinstance(state, SelfCounting):
+        if _counts_itself(state):
             return self.deepen(state, depth, whole)
         counts = [0] * depth
 
-        def walk(s: Position, level: int) -> None:
+        def walk(s: GameState, level: int) -> None:
             legal = s.legal_actions()
             counts[level] += len(legal)
             if level + 1 < depth:
@@ -66,10 +70,10 @@ class _Walk:
                     walk(s.apply(act), level + 1)
 
         if depth > 0:
-            walk(state, 0)
+            walk(cast(GameState, state), 0)
         return counts
 
-    def deepen(self, state: SelfCounting, depth: int, whole: int) -> list[int]:
+    def deepen(self, state: CorePosition, depth: int, whole: int) -> list[int]:
         """Counts from a self-counting position, one depth at a time, refusing a depth whose
         positions to expand (every shorter sequence) break the budget."""
         counts: list[int] = []
@@ -97,9 +101,9 @@ def divide(state: Position, depth: int, limit: int | None = None) -> list[tuple[
     `limit` bounds the positions expanded, as for `perft_counts`."""
     w = _Walk(limit)
     out = []
-    for a in state.legal_actions():
+    for a, child in children(state):
         w.expanded += 1
-        counts = w.counts(state.apply(a), depth - 1, depth)
+        counts = w.counts(child, depth - 1, depth)
         out.append((action_to_json(a), counts[-1] if depth > 1 else 1))
     return out
 

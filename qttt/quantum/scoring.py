@@ -328,6 +328,14 @@ def compile_awards(rs: Ruleset) -> tuple[Award, ...]:
     return tuple(AWARD_TYPES[c.award](c, rs.board) for c in rs.scoring)
 
 
+def breakdown(rs: Ruleset, cls: Sequence[int]) -> list[tuple[Award, Points, list[Pattern], list[Pattern]]]:
+    """Each award of a final board (rule score-at-end): its points and the patterns each player
+    owns under it, X's then O's."""
+    xmask = sum(1 << c for c, k in enumerate(cls) if k and k % 2)
+    omask = sum(1 << c for c, k in enumerate(cls) if k and not k % 2)
+    return [(a, a.evaluate(cls, xmask, omask), *owned(a.patterns, xmask, omask)) for a in compile_awards(rs)]
+
+
 def compile_scoring(awards: Sequence[Award]) -> Scorer:
     """One function scoring a final board under every award (rule score-at-end)."""
     evaluators = [a.evaluate for a in awards]

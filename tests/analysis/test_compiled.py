@@ -137,15 +137,16 @@ def test_positions_and_refusals_equal_the_engine(rs: Ruleset) -> None:
                 state.phase, state.move, state.pending, state.to_move, state.cycle)
             assert v.classical == state.classical and v.spooky == state.spooky
             assert v.scores == (state.scores["x"], state.scores["o"])
-            assert pos.legal_actions() == list(state.legal_actions())
+            assert pos.legal() == list(state.legal_actions())
             probe = compiled.decode(rng.randrange(-n2 - 1, n2 * n2 + 1), n2)
             try:
                 state.apply(probe)
                 expected = None
             except Exception as e:  # the engine's refusal names a rule
                 expected = getattr(e, "rule", None)
+            trial = pos.copy()
             try:
-                pos.apply(probe)
+                trial.apply(probe)
                 got = None
             except Exception as e:
                 got = getattr(e, "rule", None)
@@ -155,7 +156,7 @@ def test_positions_and_refusals_equal_the_engine(rs: Ruleset) -> None:
                 break
             act = legal[rng.randrange(len(legal))]
             state = state.apply(act)
-            pos.play(act)
+            pos.apply(act)
 
 
 def _conform(engine: type[CompiledEngine], pattern: str = "*.json") -> tuple[int, int]:

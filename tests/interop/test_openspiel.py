@@ -21,6 +21,8 @@ from refbridge import ref_game
 
 import qttt.openspiel as qo
 from qttt import load_ruleset, record_from_json
+from qttt.analysis.count import encode
+from qttt.analysis.solve import solve
 from qttt.cli import main
 from qttt.family import family_names, find_family
 from qttt.interop import rules_of
@@ -213,6 +215,25 @@ def test_exact_value_agrees_with_analyze_solve(name: str, capsys: pytest.Capture
         state.apply_action(rules.codec.encode(action_from_json(first["action"])))
         after, _ = minimax.alpha_beta_search(game, state=state, maximizing_player_id=0)
         assert Fraction(after) == Fraction(first["value"])
+
+
+@settings(max_examples=15)
+@given(st.sampled_from(["wikipedia", "russian", "kumar", "ishizeki-complete"]), st.integers(6, 9),
+       st.integers(0, 2**32 - 1))
+def test_exact_values_of_3x3_positions_agree_with_solve(name: str, depth: int, seed: int) -> None:
+    """From random positions of 3×3 rulesets, alpha-beta on the zero-sum game gives the value the
+    solver of `qttt analyze solve` gives from the same actions."""
+    game = load(name, "margin")
+    rng = np.random.RandomState(seed)
+    state = game.new_initial_state()
+    for _ in range(depth):
+        if state.is_terminal():
+            break
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assume(not state.is_terminal())
+    value, _ = minimax.alpha_beta_search(game, state=state, maximizing_player_id=0)
+    codes = [encode(game.rules.codec.decode(a), 9) for a in state.history()]
+    assert Fraction(value) == solve(load_ruleset(name), start=codes).value
 
 
 def test_mcts_plays_search_under_the_referee(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,13 +1,15 @@
 """Every parameter value and award of the vocabulary has one owner in the product and exactly two
 deliberate, independent copies: for the quantum family the compiled C core (checked by behaviour:
 a ruleset using each value plays the same games and perft in C as in the engine) and the tests'
-reference model; for the nested-classical family the engine (qttt/nested.py) and its reference
-model (tests/support/nested_reference.py). Adding a value or an award fails here until both copies
+reference model; for the nested-classical family the engine (qttt/nested/engine.py), its compiled
+core (qttt/analysis/_nested.c, its header) and its reference model (tests/support/nested_reference.py).
+Adding a value or an award fails here until both copies
 cover it; removing one fails until both drop it."""
 
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import nested_reference
@@ -17,6 +19,7 @@ import reference
 from qttt import State, playout
 from qttt.analysis import compiled
 from qttt.analysis.count import encode
+from qttt.analysis.nested_core import AWARD_CODES
 from qttt.conformance.perft import perft_counts
 from qttt.geometry import grid_patterns
 from qttt.nested.engine import AWARD_RULES
@@ -40,7 +43,9 @@ from qttt.variant import (
 
 QUANTUM_PARAMETERS = [p for p in PARAMETERS if QUANTUM in p.games]
 REASON = compiled.available()
-COVERAGE = sorted((Path(__file__).resolve().parents[2] / "spec" / "coverage").glob("*.toml"))
+ROOT = Path(__file__).resolve().parents[2]
+COVERAGE = sorted((ROOT / "spec" / "coverage").glob("*.toml"))
+NESTED_CORE = "qttt/analysis/_nested.c"
 
 
 def _word(value: object) -> str:
@@ -128,6 +133,21 @@ def test_the_product_has_one_owner_per_award_and_parameter() -> None:
             assert p.default == "same" if p.name == "route" else set(p.default) <= set(p.allowed)
         else:
             assert p.default in p.allowed
+
+
+def c_vocabulary(path: Path) -> dict[str, tuple[str, ...]]:
+    header = path.read_text(encoding="utf-8").split("*/", 1)[0]
+    found = re.search(r"Vocabulary \([^)]*\):(.*)", header, re.S)
+    assert found, f"{path.name} states no vocabulary in its header"
+    items = " ".join(found[1].split()).rstrip(".").split("; ")
+    return {key: tuple(words.split()) for key, _, words in (i.partition(" ") for i in items)}
+
+
+def test_the_compiled_nested_core_covers_exactly_the_nested_vocabulary() -> None:
+    expected = {p.name: tuple(str(v) for v in p.allowed) for p in PARAMETERS
+                if NESTED in p.games and p.type is str and p.name != "game"}
+    expected["award"] = tuple(w for a in AWARD_RULES for w in (str(AWARD_CODES[a]), a))
+    assert c_vocabulary(ROOT / NESTED_CORE) == expected
 
 
 def test_the_reference_model_covers_exactly_the_vocabulary() -> None:
