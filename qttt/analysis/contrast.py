@@ -28,7 +28,7 @@ from ..quantum.engine import Action, Measure, State, playout, quantum_action
 from ..quantum.notation import from_notation, to_notation
 from ..spec import spec_dir
 from ..variant import PARAMETERS, Ruleset, builtin_names, load_ruleset, with_params
-from . import compiled
+from .compiled import FastSolver, available, solver_supports
 from .count import board_after, encode
 from .solve import Solver
 
@@ -67,14 +67,14 @@ def position_value(rs: Ruleset, actions: list[Action]) -> Fraction | None:
         return None
     n2 = rs.board ** 2
     codes = [encode(a, n2) for a in actions]
-    if compiled.available() is None and compiled.solver_supports(rs) is None:
+    if available() is None and solver_supports(rs) is None:
         if rs.canonical not in _SOLVERS:
-            _SOLVERS[rs.canonical] = compiled.FastSolver(rs, 20)
+            _SOLVERS[rs.canonical] = FastSolver(rs, 20)
         return _SOLVERS[rs.canonical].exact_value(codes)
     return Solver(rs).exact_value(board_after(rs, codes))
 
 
-_SOLVERS: dict[str, compiled.FastSolver] = {}  # one table per ruleset, shared by its positions
+_SOLVERS: dict[str, FastSolver] = {}  # one table per ruleset, shared by its positions
 
 
 def branch_values(rs: Ruleset, actions: tuple[Action, ...]) -> list[dict[str, Any]]:

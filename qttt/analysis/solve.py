@@ -26,7 +26,15 @@ from ..notation import action_to_json
 from ..quantum.engine import OVER, Action, Board, Measure
 from ..quantum.game import compile_game
 from ..variant import Ruleset
-from . import compiled
+from .compiled import (
+    DEFAULT_LOG2,
+    CoreUnavailable,
+    FastSolver,
+    available,
+    principal_variation,
+    solver_supports,
+)
+from .compiled import first_value as compiled_first_value
 from .count import board_after, encode
 from .keys import Key, numbered_key, owner_key
 
@@ -215,11 +223,11 @@ def choose_engine(rs: Ruleset, engine: str = "auto") -> str:
         raise UsageError(None, f"unknown solver engine {engine!r}; allowed: " + ", ".join(ENGINES))
     if engine == "python":
         return engine
-    reason = compiled.solver_supports(rs) or compiled.available()
+    reason = solver_supports(rs) or available()
     if reason is None:
         return "c"
     if engine == "c":
-        raise compiled.CoreUnavailable("solve-fast", reason)
+        raise CoreUnavailable("solve-fast", reason)
     return "python"
 
 
@@ -250,9 +258,9 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
                             f"{rs.canonical!r} from {list(start)}")
     todo = [c for c in codes if c not in values]
     nodes = 0
-    fast = compiled.FastSolver(rs, compiled.DEFAULT_LOG2) if use_c else None
+    fast = FastSolver(rs, DEFAULT_LOG2) if use_c else None
     if mapper is not None:
-        work = compiled.first_value if use_c else first_value
+        work = compiled_first_value if use_c else first_value
         results: Iterable[tuple[str, int, int]] = mapper(work, [(rs, start, c) for c in todo])
     else:
         def local() -> Iterable[tuple[str, int, int]]:
@@ -280,7 +288,7 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
     best = next(i for i, (_, v) in enumerate(first) if v == value)
     if fast is not None:
         try:
-            rest = compiled.principal_variation(fast, (*start, codes[best]), value)
+            rest = principal_variation(fast, (*start, codes[best]), value)
             return SolveResult(rs.canonical, value, [first[best][0], *rest], first,
                                nodes + fast.nodes, fast.stored)
         finally:
