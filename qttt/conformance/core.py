@@ -62,7 +62,7 @@ class CompiledEngine(QtttEngine):
             return {"ok": True, "state": self._state_json(pos)}
         if cmd == "legal":
             return {"ok": True, "legal": [action_to_json(a) for a in pos.legal()]}
-        return self._perft(request, pos)
+        return self.perft_response(request, pos)
 
     def _state_json(self, pos: AnyPosition) -> dict[str, Json]:
         """The v1 state object (as `notation.state_to_json`) from the core's position."""

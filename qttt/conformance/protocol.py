@@ -79,7 +79,7 @@ class QtttEngine:
                 return {"ok": True, "legal": [action_to_json(a) for a in self.state.legal_actions()]}
             if cmd == "go":  # the clock fields are advisory here: the built-in players are quick
                 return self._go(self.state)
-            return self._perft(request)
+            return self.perft_response(request)
         except QtttError as e:
             return error(e.kind, e.message, e.rule or None)
 
@@ -91,7 +91,7 @@ class QtttEngine:
             player = RandomPlayer(rng=self.rng)
         return {"ok": True, "action": action_to_json(player.choose(state))}
 
-    def _perft(self, request: dict[str, Json], position: Position | None = None) -> dict[str, Json]:
+    def perft_response(self, request: dict[str, Json], position: Position | None = None) -> dict[str, Json]:
         """Answer perft from the current state, or from `position` standing for it."""
         assert self.state is not None
         position = self.state if position is None else position
