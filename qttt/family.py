@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import importlib
 import random
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
-from .errors import UsageError, VariantError
+from .errors import QtttError, UsageError, VariantError
 from .gametype import GAME_TYPES
 
 if TYPE_CHECKING:  # annotations only: the registry sits below the ruleset model and the case lists
@@ -73,7 +74,9 @@ class Family(Protocol):
     type name as the key, one cell as a number, several as a list (`{"place": [a, b]}`).
     `tools` names, as "module:attribute", what consumers above the rules load on demand:
     `cases` (a module with case_specs, perft_positions, start_refs, move_refs, error_refs), `page`
-    (a ruleset page: site, name, docs -> lines), `play` (`qttt play`), `check` (the checker).
+    (a ruleset page: site, name, docs -> lines), `play` (`qttt play`), `check` (the checker), and
+    where the family has one, `core`: its compiled rules core, a module with `use_compiled(rs,
+    core) -> bool` and `core_for(rs) -> CompiledCore` (see `compiled_core`).
     """
 
     name: str  # the value of the `game` parameter
@@ -107,6 +110,40 @@ class Family(Protocol):
 
     def notation(self, variant: str, actions: tuple[AnyAction, ...]) -> str | None:
         """A record in the family's human notation; None when it has none (JSON is the record)."""
+
+
+class CorePosition(Protocol):
+    """A mutable position held by a compiled core."""
+
+    def copy(self) -> CorePosition:
+        """An independent copy."""
+
+    def apply(self, action: object) -> None:
+        """Apply an action after the core's own check (IllegalAction naming the rule)."""
+
+    def legal(self) -> list[Any]:
+        """The legal actions, in the family's order."""
+
+    def perft(self, depth: int) -> list[int]:
+        """The number of action sequences of each length 1..depth from here."""
+
+
+Tally = tuple[Counter[tuple[Fraction, Fraction]], Counter[str], Counter[tuple[int, int]]]
+
+
+class CompiledCore(Protocol):
+    """A family's compiled rules core configured for one ruleset: the Python engine's games for a
+    seed, its positions and its counts, faster."""
+
+    def position(self, actions: Iterable[object] = ()) -> CorePosition:
+        """The position after `actions` from the start (IllegalAction if one is illegal)."""
+
+    def random_actions(self, rng: random.Random, games: int) -> list[list[Any]]:
+        """The actions of `games` random games drawn from `rng` as the family's `playout` draws them."""
+
+    def sample(self, rng: random.Random, games: int) -> Tally:
+        """Over `games` random games drawn from `rng` (as `sample.play_chunk` tallies them): final
+        (x, o) points, games by line result, and games by (moves, cells left empty)."""
 
 
 class Cases(Protocol):
@@ -182,4 +219,21 @@ def tool(rs: Ruleset, name: str) -> Any:
 def cases(rs: Ruleset) -> Cases:
     """The conformance tool of a ruleset's family."""
     found: Cases = tool(rs, "cases")
+    return found
+
+
+def compiled_core(rs: Ruleset, core: str = "auto") -> CompiledCore | None:
+    """The compiled core of a ruleset's family (its `core` tool) when `core` (auto, compiled or
+    python) allows it: never for python; for compiled always (CoreUnavailable, or QtttError
+    core-compiled for a family without one, when it cannot); for auto whenever it can. Callers
+    fall back to the Python engine on None."""
+    ref = family_of(rs).tools.get("core")
+    if ref is None:
+        if core == "compiled":
+            raise QtttError("core-compiled", f"the {rs.game} family has no compiled core")
+        return None
+    module = load(ref)
+    if not module.use_compiled(rs, core):
+        return None
+    found: CompiledCore = module.core_for(rs)
     return found

@@ -4,7 +4,7 @@
 (() => {
   "use strict";
   const $ = (id) => document.getElementById(id);
-  const root = $("qttt-play");
+  const root = document.querySelector("div#qttt-play");  // the script is on every page (and a heading may be #qttt-play)
   if (!root) return;
   const statusEl = $("play-status");
   const started = performance.now();
@@ -16,9 +16,12 @@
     statusEl.classList.toggle("error", Boolean(isError));
   }
 
+  const timings = {};  // milliseconds from the start to the beginning of each loading step
   function progress(step) {
     $("play-progress").value = step;
     root.dataset.loading = String(step);
+    timings[STEPS[step]] = Math.round(performance.now() - started);
+    root.dataset.timings = JSON.stringify(timings);
     if (step < STEPS.length) say(`Loading the engine (${step + 1}/${STEPS.length}): ${STEPS[step]}…`);
   }
 
@@ -197,15 +200,16 @@
       root.dataset.ready = "no-runtime";
       return;
     }
-    const engine = fetch("qttt.zip").then((r) => r.arrayBuffer());  // downloads while Python starts
+    const base = runtime.base || "";  // another language's build shares the default build's runtime
+    const engine = fetch(base + "qttt.zip").then((r) => r.arrayBuffer());  // downloads while Python starts
     await new Promise((resolve, reject) => {
       const s = document.createElement("script");
-      s.src = "pyodide/pyodide.js";
+      s.src = base + "pyodide/pyodide.js";
       s.onload = resolve; s.onerror = reject;
       document.head.appendChild(s);
     });
     progress(1);
-    const py = await loadPyodide({indexURL: new URL("pyodide/", location.href).href});
+    const py = await loadPyodide({indexURL: new URL(base + "pyodide/", location.href).href});
     progress(2);
     py.unpackArchive(await engine, "zip", {extractDir: "/home/pyodide/site"});
     py.runPython("import sys; sys.path.insert(0, '/home/pyodide/site')");

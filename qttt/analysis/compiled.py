@@ -1,18 +1,33 @@
-"""The compiled rules core: `_core.c`, a second implementation of the rules for every quantum
-ruleset of at most 16 cells, built on demand with the system C compiler (`fast.build`) and used
-through ctypes.
+"""The compiled rules core: `_core.c`, the one C implementation of the rules (random playouts,
+perft, positions for the engine protocol, an exact solver), built on demand with the system C
+compiler and used through ctypes; this module is its only binding.
 
-It plays random games drawing from a `random.Random`'s own Mersenne Twister state, so a seed
-gives the same games as `qttt.playout` (the generator is left where the Python engine would leave
-it); it counts perft, serves positions to the engine protocol (`CorePosition`) and solves positions
-near the end. `supports` says which rulesets it takes; callers fall back to the Python engine
-where there is no compiler (`available`). Scores are integers scaled by `Game.scale`.
+The source is compiled twice (`BUILDS`): for boards of at most 9 cells (32-bit move masks, solver
+keys canonical under the board's symmetries) and of at most 16 (64-bit masks). Random games draw
+from a `random.Random`'s own Mersenne Twister state, so a seed gives the same games as
+`qttt.playout` (the generator is left where the Python engine would leave it). `supports` says
+which rulesets it takes; callers fall back to the Python engine where there is no compiler
+(`available`). Scores are integers scaled by `Game.scale`. Built libraries are cached under
+$QTTT_CACHE (default ~/.cache/qttt) by a hash of the source, header and flags.
+
+The ruleset reaches C as `config(rs)`, a flat int64 array serialised from `qttt.game.Game`: the
+Game fields `CONFIG_FIELDS`; end-line masks (count, masks); the masks whose ownership matters
+(count, masks); symmetries (count, then a cell permutation each); scoring components (count, then
+each award's `Award.encode`: code, pattern count and masks, its `c_fields`, its list counted).
+The C parser reads the same names from `_config.h`, which `config_header` writes from these
+declarations; `build` refuses a header that does not match them.
 """
 
 from __future__ import annotations
 
+import array
 import ctypes
+import hashlib
+import os
 import random
+import shutil
+import subprocess
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable
 from fractions import Fraction
@@ -21,13 +36,20 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import IllegalAction, QtttError
-from ..quantum.engine import Action, Measure, Place
-from ..quantum.game import compile_game
+from ..family import AnyAction, Tally
+from ..quantum.engine import Action, Measure, Place, State, quantum_action
+from ..quantum.game import Game, compile_game
+from ..quantum.scoring import AWARD_TYPES, CRITERIA_CODES, scaled
 from ..variant import Ruleset
-from .fast import FastUnavailable, build, config
+from .count import board_after, encode
 
 SOURCE = Path(__file__).with_name("_core.c")
-MAX_CELLS = 16
+HEADER_PATH = Path(__file__).with_name("_config.h")
+BUILDS = (9, 16)  # QC_CELLS of the two builds: a ruleset uses the smallest that holds its board
+MAX_CELLS = BUILDS[-1]
+SOLVER_CELLS = BUILDS[0]  # the solver's canonical keys need the small build
+CFLAGS = ("-O3", "-shared", "-fPIC", "-std=c11")
+CONFIG_FIELDS = ("cells", "creator_measures", "two_cycles", "forced_last", "vanish", "uses_move_numbers")
 HEADER = 7  # phase, move, pending, to-move, x score, o score, cycle mask; then cells
 CORES = ("auto", "compiled", "python")
 _I64 = ctypes.POINTER(ctypes.c_int64)
@@ -37,32 +59,76 @@ _U64 = ctypes.POINTER(ctypes.c_uint64)
 _P = ctypes.c_void_p
 
 
-class CoreUnavailable(FastUnavailable):
+class CoreUnavailable(QtttError):
     """The compiled core cannot be used: no compiler, a failed build, or an unsupported ruleset."""
 
 
-@cache
-def library() -> ctypes.CDLL:
-    """The built core, compiling it first if no cached build matches the source."""
-    lib = build(SOURCE, "qttt_core")
-    sig: dict[str, tuple[object, list[object]]] = {
-        "qc_new": (_P, [_I64, ctypes.c_int64]),
-        "qc_free": (None, [_P]),
-        "qc_pos_size": (ctypes.c_int, []),
-        "qc_pos_init": (None, [_P, _P]),
-        "qc_apply": (ctypes.c_int, [_P, _P, ctypes.c_int, ctypes.c_int, ctypes.c_int]),
-        "qc_legal": (ctypes.c_int, [_P, _P, _I32]),
-        "qc_export": (None, [_P, _P, _I64]),
-        "qc_score": (None, [_P, _P, _I64]),
-        "qc_perft": (None, [_P, _P, ctypes.c_int, _U64]),
-        "qc_games": (ctypes.c_int64, [_P, _U32, ctypes.c_int64, _I32, ctypes.c_int64, _I32, _I64,
-                                      ctypes.POINTER(ctypes.c_int8), _U64]),
-        "qc_sample": (ctypes.c_int64, [_P, _U32, ctypes.c_int64, _I64, ctypes.c_int64, _I64]),
-        "qc_table_new": (_P, [ctypes.c_int]),
-        "qc_table_free": (None, [_P]),
-        "qc_table_nodes": (ctypes.c_uint64, [_P]),
-        "qc_search": (ctypes.c_int64, [_P, _P, _P, ctypes.c_int64, ctypes.c_int64]),
-    }
+def _c_name(name: str) -> str:
+    return name.upper().replace("-", "_")
+
+
+def config_header() -> str:
+    """The text of `_config.h`: the configuration's field names and codes, from the declarations
+    `config` serialises (Game fields, Award classes, criteria)."""
+    lines = ["/* The compiled core's configuration fields and codes. Generated by",
+             "   qttt.analysis.compiled.config_header() from the Game fields it serialises, the Award",
+             "   classes of qttt/quantum/scoring.py and their criteria codes; do not edit. */", "",
+             "#define QC_GAME_FIELDS(X) " + " ".join(f"X({f})" for f in CONFIG_FIELDS), ""]
+    for award in AWARD_TYPES.values():
+        name = _c_name(award.name)
+        lines += [f"#define QC_AWARD_{name} {award.code}",
+                  f"#define QC_AWARD_{name}_FIELDS(X) {' '.join(f'X({f})' for f in award.c_fields)}".rstrip()]
+    lines += ["#define QC_AWARDS(X) " + " ".join(f"X({_c_name(a)})" for a in AWARD_TYPES), ""]
+    lines += [f"#define QC_CRITERION_{_c_name(k)} {v}" for k, v in CRITERIA_CODES.items()]
+    return "\n".join(lines) + "\n"
+
+
+def cache_dir() -> Path:
+    """Where built libraries are kept: $QTTT_CACHE, else ~/.cache/qttt."""
+    return Path(os.environ.get("QTTT_CACHE") or Path.home() / ".cache" / "qttt")
+
+
+def compiler() -> str | None:
+    """The C compiler to use ($CC, else cc, else gcc), or None."""
+    for name in (os.environ.get("CC"), "cc", "gcc"):
+        if name and shutil.which(name):
+            return name
+    return None
+
+
+def build(source: Path, prefix: str, defines: tuple[str, ...] = ()) -> ctypes.CDLL:
+    """The shared library built from `source` with the system compiler and `defines` (-D...), cached
+    by a hash of the source, the headers beside it and the flags; CoreUnavailable when there is no
+    compiler or the build fails."""
+    cc = compiler()
+    if cc is None:
+        raise CoreUnavailable("core-compiled", "no C compiler found (set CC, or install cc)")
+    flags = (*CFLAGS, *defines)
+    src = b"".join(p.read_bytes() for p in (source, *sorted(source.parent.glob("*.h"))))
+    tag = hashlib.sha256(src + " ".join(flags).encode()).hexdigest()[:16]
+    target = cache_dir() / f"{prefix}_{tag}.so"
+    if not target.is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".build.", suffix=".so")
+        os.close(fd)
+        try:
+            run = subprocess.run([cc, *flags, "-o", tmp, str(source)], capture_output=True, text=True)
+            if run.returncode != 0:
+                first = (run.stderr.strip().splitlines() or ["no message"])[0]
+                raise CoreUnavailable("core-compiled", f"building {source.name} with {cc} failed: {first}")
+            os.replace(tmp, target)
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+    return ctypes.CDLL(str(target))
+
+
+Signatures = dict[str, tuple[object, list[object]]]
+
+
+def bind(source: Path, prefix: str, sig: Signatures, defines: tuple[str, ...] = ()) -> ctypes.CDLL:
+    """The library built from `source` (`build`) with each function's result and argument types set
+    from `sig` (name: (result, arguments))."""
+    lib = build(source, prefix, defines)
     for name, (res, args) in sig.items():
         fn = getattr(lib, name)
         fn.restype = res
@@ -70,37 +136,123 @@ def library() -> ctypes.CDLL:
     return lib
 
 
-def available() -> str | None:
-    """None when the core can be built and loaded here, else the reason it cannot."""
+def unavailable(library: Callable[[], object]) -> str | None:
+    """None when `library()` can be built and loaded here, else the reason it cannot."""
     try:
         library()
-    except (FastUnavailable, OSError) as e:
+    except (CoreUnavailable, OSError) as e:
         return str(e)
     return None
 
 
-def supports(rs: Ruleset) -> str | None:
-    """None when the core handles `rs`, else the reason it does not."""
+def usable(core: str, reason: Callable[[], str | None]) -> bool:
+    """Whether to use a compiled core given `core` and `reason()` (why it cannot serve, None when it
+    can): never for python, always for compiled (CoreUnavailable if it cannot), and for auto
+    whenever it can."""
+    if core == "python":
+        return False
+    why = reason()
+    if why is None:
+        return True
+    if core == "compiled":
+        raise CoreUnavailable("core-compiled", why)
+    return False
+
+
+_SIGNATURES: dict[str, tuple[object, list[object]]] = {
+    "qc_new": (_P, [_I64, ctypes.c_int64]),
+    "qc_free": (None, [_P]),
+    "qc_pos_size": (ctypes.c_int, []),
+    "qc_pos_init": (None, [_P, _P]),
+    "qc_apply": (ctypes.c_int, [_P, _P, ctypes.c_int, ctypes.c_int, ctypes.c_int]),
+    "qc_replay": (ctypes.c_int, [_P, _P, _I32, ctypes.c_int]),
+    "qc_legal": (ctypes.c_int, [_P, _P, _I32]),
+    "qc_export": (None, [_P, _P, _I64]),
+    "qc_score": (None, [_P, _P, _I64]),
+    "qc_perft": (None, [_P, _P, ctypes.c_int, _U64]),
+    "qc_games": (ctypes.c_int64, [_P, _U32, ctypes.c_int64, _I32, ctypes.c_int64, _I32, _I64,
+                                  ctypes.POINTER(ctypes.c_int8), _U64]),
+    "qc_sample": (ctypes.c_int64, [_P, _U32, ctypes.c_int64, _I64, ctypes.c_int64, _I64]),
+    "qc_table_new": (_P, [ctypes.c_int]),
+    "qc_table_free": (None, [_P]),
+    "qc_table_nodes": (ctypes.c_uint64, [_P]),
+    "qc_table_stored": (ctypes.c_uint64, [_P]),
+    "qc_search": (ctypes.c_int64, [_P, _P, _P, ctypes.c_int64, ctypes.c_int64]),
+}
+
+
+@cache
+def library(cells: int = MAX_CELLS) -> ctypes.CDLL:
+    """The core built for boards of at most `cells` cells (one of `BUILDS`), compiling it first if
+    no cached build matches the source; CoreUnavailable if `_config.h` does not match the
+    declarations it is generated from."""
+    if HEADER_PATH.read_text(encoding="utf-8") != config_header():
+        raise CoreUnavailable("core-compiled", f"{HEADER_PATH.name} does not match the declarations; "
+                              "regenerate it with qttt.analysis.compiled.config_header()")
+    return bind(SOURCE, f"qttt_core{cells}", _SIGNATURES, (f"-DQC_CELLS={cells}",))
+
+
+def available() -> str | None:
+    """None when the core can be built and loaded here, else the reason it cannot."""
+    return unavailable(lambda: [library(cells) for cells in BUILDS])
+
+
+def supports(rs: Ruleset, cells: int = MAX_CELLS) -> str | None:
+    """None when the core (built for at most `cells` cells) handles `rs`, else the reason it does
+    not."""
     if rs.rules.game != "quantum":
         return f"the compiled core plays quantum rulesets, not {rs.rules.game}"
-    if rs.board ** 2 > MAX_CELLS:
-        return f"the compiled core handles boards of at most {MAX_CELLS} cells, not {rs.board}×{rs.board}"
+    if rs.board ** 2 > cells:
+        return f"the compiled core handles boards of at most {cells} cells, not {rs.board}×{rs.board}"
     if len(rs.scoring) > 8:
         return "the compiled core handles at most 8 scoring components"
     return None
 
 
+def config(rs: Ruleset, symmetries: bool = True, numbered: bool | None = None) -> list[int]:
+    """The ruleset's game as the C core reads it (layout in the module docstring), point values in
+    units of 1/`Game.scale`. symmetries=False keys positions without board symmetries, numbered=True
+    keeps move numbers in keys even when the scoring ignores them: finer keys, for cross-checks."""
+    g = compile_game(rs)
+    fields = {f: int(getattr(g, f)) for f in CONFIG_FIELDS}
+    if numbered is not None:
+        fields["uses_move_numbers"] = int(numbered)
+    syms = g.symmetries if symmetries else g.symmetries[:1]  # identity first
+    out = [*fields.values(), len(g.end_masks), *g.end_masks, len(g.relevant_masks), *g.relevant_masks,
+           len(syms)]
+    for p in syms:
+        out += list(p)
+    out.append(len(g.awards))
+    for award in g.awards:
+        out += award.encode(g.scale)
+    return out
+
+
+class _Rules:
+    """A configuration loaded into one build of the core (freed with it)."""
+
+    def __init__(self, rs: Ruleset, cells: int, cfg: list[int]) -> None:
+        self.lib = library(cells)
+        handle = self.lib.qc_new((ctypes.c_int64 * len(cfg))(*cfg), len(cfg))
+        if not handle:
+            raise CoreUnavailable("core-compiled", f"the core refused the configuration of {rs.canonical}")
+        self.handle: int = handle
+
+    def __del__(self) -> None:
+        if getattr(self, "handle", 0):
+            self.lib.qc_free(self.handle)
+            self.handle = 0
+
+
+def _build_for(rs: Ruleset) -> int:
+    """The smallest build that holds the ruleset's board."""
+    return next((c for c in BUILDS if rs.board ** 2 <= c), MAX_CELLS)
+
+
 def use_compiled(rs: Ruleset, core: str) -> bool:
     """Whether to use the compiled core for `rs`: always for compiled (CoreUnavailable if it
     cannot), never for python, and for auto whenever it can."""
-    if core == "python":
-        return False
-    reason = supports(rs) or available()
-    if reason is None:
-        return True
-    if core == "compiled":
-        raise CoreUnavailable("core-compiled", reason)
-    return False
+    return usable(core, lambda: supports(rs) or available())
 
 
 class Core:
@@ -111,21 +263,14 @@ class Core:
         if reason is not None:
             raise CoreUnavailable("core-compiled", reason)
         self.rs = rs
+        self.game: Game = compile_game(rs)
         self.cells = rs.board ** 2
-        self.scale = compile_game(rs).scale
-        self.lib = library()
-        cfg = config(rs, symmetries=False)
-        handle = self.lib.qc_new((ctypes.c_int64 * len(cfg))(*cfg), len(cfg))
-        if not handle:
-            raise CoreUnavailable("core-compiled", f"the core refused the configuration of {rs.canonical}")
-        self.handle: int = handle
+        self.scale = self.game.scale
+        self.rules = _Rules(rs, _build_for(rs), config(rs, symmetries=False))
+        self.lib = self.rules.lib
+        self.handle = self.rules.handle
         self.pos_size = int(self.lib.qc_pos_size())
         self.lined = any(c.award == "first-line" for c in rs.scoring)
-
-    def __del__(self) -> None:
-        if getattr(self, "handle", 0):
-            self.lib.qc_free(self.handle)
-            self.handle = 0
 
     def points(self, v: int) -> Fraction:
         """A scaled score as points."""
@@ -137,7 +282,7 @@ class Core:
         """`games` random games drawn from `rng` as `qttt.playout` would (rng is advanced the
         same way): per game its encoded actions, scaled x and o (0-0 at a deadlock), the final
         phase and a digest of actions and outcome."""
-        state, finish = _generator(rng)
+        state, finish = generator_state(rng)
         cap = games * 2 * (self.cells + 2)
         codes = (ctypes.c_int32 * max(cap, 1))()
         lens = (ctypes.c_int32 * max(games, 1))()
@@ -156,11 +301,15 @@ class Core:
             at += n
         return out
 
-    def sample(self, rng: random.Random, games: int
-               ) -> tuple[Counter[tuple[Fraction, Fraction]], Counter[str]]:
-        """Histogram of final (x, o) points over `games` random games drawn from `rng`, and the
-        games by line result (as `sample.play_chunk`; empty without a first-line component)."""
-        state, finish = _generator(rng)
+    def random_actions(self, rng: random.Random, games: int) -> list[list[Action]]:
+        """The actions of `games` random games drawn from `rng` as `qttt.playout` draws them."""
+        return [[decode(c, self.cells) for c in game[0]] for game in self.games(rng, games)]
+
+    def sample(self, rng: random.Random, games: int) -> Tally:
+        """Histogram of final (x, o) points over `games` random games drawn from `rng`, the games
+        by line result (as `sample.play_chunk`; empty without a first-line component), and no
+        shapes (a quantum game's length is not tallied)."""
+        state, finish = generator_state(rng)
         cap = 8192
         hist = (ctypes.c_int64 * (3 * cap))()
         lines = (ctypes.c_int64 * 6)()
@@ -171,9 +320,9 @@ class Core:
         names = ("none", "x", "o", "neither", "tie", "unfinished")
         by_line = Counter({k: lines[i] for i, k in enumerate(names) if lines[i]}) if self.lined else Counter()
         return (Counter({(self.points(hist[3 * i]), self.points(hist[3 * i + 1])): hist[3 * i + 2]
-                         for i in range(rows)}), by_line)
+                         for i in range(rows)}), by_line, Counter())
 
-    def position(self, actions: Iterable[Action] = ()) -> CorePosition:
+    def position(self, actions: Iterable[AnyAction] = ()) -> CorePosition:
         """The position after `actions` from the empty board (IllegalAction if one is illegal)."""
         pos = CorePosition(self)
         for act in actions:
@@ -184,24 +333,22 @@ class Core:
         """The value x − o of `pos` under perfect play (as `solve.Solver`; a deadlock is scored as
         the board stands) and the positions searched: plain alpha-beta with a table, for
         positions near the end of a game."""
-        table = self.lib.qc_table_new(log2size)
-        if not table:
-            raise CoreUnavailable("core-compiled", f"cannot allocate a table of 2**{log2size} entries")
-        try:
-            bound = int(compile_game(self.rs).bound * self.scale)
-            v = self.lib.qc_search(self.handle, table, pos.buf, -bound - 1, bound + 1)
-            return self.points(v), int(self.lib.qc_table_nodes(table))
-        finally:
-            self.lib.qc_table_free(table)
+        table = _Table(self.lib, log2size)
+        bound = int(self.game.bound * self.scale)
+        v = self.lib.qc_search(self.handle, table.handle, pos.buf, -bound - 1, bound + 1)
+        return self.points(v), table.nodes
 
 
-def _generator(rng: random.Random) -> tuple[ctypes.Array[ctypes.c_uint32], Callable[[], None]]:
-    """The Mersenne Twister state of `rng` as C words, and a callback storing it back."""
+def generator_state(rng: random.Random) -> tuple[ctypes.Array[ctypes.c_uint32], Callable[[], None]]:
+    """The Mersenne Twister state of `rng` as C words, and a callback storing it back (through an
+    array of machine words: converting word by word through ctypes cost more than a short game)."""
     version, words, gauss = rng.getstate()
-    state = (ctypes.c_uint32 * 625)(*words)
+    buffer = array.array("I", words)
+    assert buffer.itemsize == 4
+    state = (ctypes.c_uint32 * 625).from_buffer(buffer)
 
     def finish() -> None:
-        rng.setstate((version, tuple(state), gauss))
+        rng.setstate((version, tuple(buffer), gauss))
     return state, finish
 
 
@@ -266,8 +413,10 @@ class CorePosition:
         out.buf = ctypes.create_string_buffer(self.buf.raw, self.core.pos_size)
         return out
 
-    def apply(self, action: Action) -> None:
-        """Apply `action`; IllegalAction naming the first rule it breaks (rule check-order)."""
+    def apply(self, action: AnyAction) -> None:
+        """Apply `action`; IllegalAction naming the first rule it breaks (rule check-order), and
+        RecordError (record-format) for an action of another family."""
+        action = quantum_action(action)
         c = self.core
         if isinstance(action, Measure):
             got = c.lib.qc_apply(c.handle, self.buf, 1, action.cell, 0)
@@ -309,3 +458,163 @@ class CorePosition:
         c.lib.qc_perft(c.handle, self.buf, depth, counts)
         return [counts[i] for i in range(depth)]
 
+
+class _Table:
+    """A solver table of 2**log2size entries (with its move-ordering history), freed with it."""
+
+    def __init__(self, lib: ctypes.CDLL, log2size: int) -> None:
+        self.lib = lib
+        handle = lib.qc_table_new(log2size)
+        if not handle:
+            raise CoreUnavailable("solve-fast", f"cannot allocate a table of 2**{log2size} entries")
+        self.handle: int = handle
+
+    @property
+    def nodes(self) -> int:
+        """Positions searched so far."""
+        return int(self.lib.qc_table_nodes(self.handle))
+
+    @property
+    def stored(self) -> int:
+        """Table entries in use."""
+        return int(self.lib.qc_table_stored(self.handle))
+
+    def close(self) -> None:
+        """Free the table."""
+        if self.handle:
+            self.lib.qc_table_free(self.handle)
+            self.handle = 0
+
+    def __del__(self) -> None:
+        if getattr(self, "handle", 0):
+            self.close()
+
+
+def solver_supports(rs: Ruleset) -> str | None:
+    """None when the solver (`FastSolver`) handles `rs`, else the reason it does not."""
+    return supports(rs, SOLVER_CELLS)
+
+
+class FastSolver:
+    """The core's exact solver for one ruleset of at most 9 cells, with its own transposition table
+    (2**log2size entries of 32 bytes) keyed on canonical positions; positions are given as encoded
+    actions from the start (`count.encode`). Values are those of `solve.Solver` (x − o under
+    perfect play), scaled to integers by `Game.scale`."""
+
+    def __init__(self, rs: Ruleset, log2size: int = 22, symmetries: bool = True,
+                 numbered: bool | None = None) -> None:
+        reason = solver_supports(rs)
+        if reason is not None:
+            raise CoreUnavailable("solve-fast", reason)
+        self.rs = rs
+        game = compile_game(rs)
+        self.scale = game.scale
+        self.bound = int(game.bound * self.scale)
+        self.rules = _Rules(rs, SOLVER_CELLS, config(rs, symmetries, numbered))
+        self.lib = self.rules.lib
+        self.table = _Table(self.lib, log2size)
+        self.pos = ctypes.create_string_buffer(int(self.lib.qc_pos_size()))
+
+    def close(self) -> None:
+        """Free the table."""
+        self.table.close()
+
+    @property
+    def nodes(self) -> int:
+        """Positions searched so far."""
+        return self.table.nodes
+
+    @property
+    def stored(self) -> int:
+        """Table entries in use."""
+        return self.table.stored
+
+    def _replay(self, codes: tuple[int, ...] | list[int]) -> None:
+        arr = (ctypes.c_int32 * max(1, len(codes)))(*codes)
+        status = self.lib.qc_replay(self.rules.handle, self.pos, arr, len(codes))
+        if status:
+            raise QtttError("solve-fast", f"action {status - 1} of {list(codes)} is not legal")
+
+    def search(self, codes: tuple[int, ...] | list[int], alpha: int, beta: int) -> int:
+        """Fail-soft alpha-beta value (scaled) of the position after `codes`, within (alpha, beta)."""
+        self._replay(codes)
+        return int(self.lib.qc_search(self.rules.handle, self.table.handle, self.pos, alpha, beta))
+
+    def score(self, codes: tuple[int, ...] | list[int]) -> tuple[str, int]:
+        """The phase (place, measure, over) after `codes` and the scaled x − o of the board as it
+        stands (the final score once over)."""
+        self._replay(codes)
+        view = (ctypes.c_int64 * (HEADER + 2 * self.rs.board ** 2))()
+        self.lib.qc_export(self.rules.handle, self.pos, view)
+        xo = (ctypes.c_int64 * 2)()
+        self.lib.qc_score(self.rules.handle, self.pos, xo)
+        return ("place", "measure", "over")[view[0]], xo[0] - xo[1]
+
+    def perft(self, codes: tuple[int, ...] | list[int], depth: int) -> list[int]:
+        """Action sequences of each length 1..depth from the position after `codes`, counted by the
+        core's own move generator (as `conformance.perft.perft_counts` counts them)."""
+        self._replay(codes)
+        counts = (ctypes.c_uint64 * max(1, depth))()
+        self.lib.qc_perft(self.rules.handle, self.pos, depth, counts)
+        return [int(c) for c in counts[:depth]]
+
+    def exact(self, codes: tuple[int, ...] | list[int], guess: int = 0) -> int:
+        """The exact scaled value: MTD(f) null-window searches from `guess`, sharing the table."""
+        lo, hi = -self.bound - 1, self.bound + 1
+        g = guess
+        while lo < hi:
+            beta = g + 1 if g == lo else g
+            g = self.search(codes, beta - 1, beta)
+            if g < beta:
+                hi = g
+            else:
+                lo = g
+        return g
+
+    def exact_value(self, codes: tuple[int, ...] | list[int]) -> Fraction:
+        """The exact value of the position after `codes`, as a fraction."""
+        return Fraction(self.exact(codes), self.scale)
+
+
+DEFAULT_LOG2 = 24  # 2**24 entries of 32 bytes: 512 MiB per solver
+
+
+def first_value(rs: Ruleset, start: tuple[int, ...], code: int) -> tuple[str, int, int]:
+    """Exact value (as a string) after one encoded action from `start`, with nodes searched and table
+    entries used: a unit of work for another process (`solve.first_value` with the compiled core)."""
+    fs = FastSolver(rs, DEFAULT_LOG2)
+    try:
+        v = fs.exact_value((*start, code))
+        return str(v), fs.nodes, fs.stored
+    finally:
+        fs.close()
+
+
+def principal_variation(fs: FastSolver, start: tuple[int, ...], value: Fraction) -> list[Action]:
+    """Actions of a perfect game from the position after `start`, replayed with the engine: at each
+    step the first legal action (in the engine's order) whose position keeps `value`. Raises
+    QtttError if no action keeps it (the table and the engine disagree)."""
+    rs = fs.rs
+    n2 = rs.board ** 2
+    codes = list(start)
+    b = board_after(rs, codes)
+    target = scaled(value, fs.scale)
+    pv: list[Action] = []
+    state = State(b)
+    while not state.over:
+        legal = state.legal_actions()
+        if not legal:
+            break  # deadlock: scored as the board stands
+        for act in legal:
+            code = encode(act, n2)
+            if fs.search([*codes, code], target - 1, target + 1) == target:
+                state = state.apply(act)  # the engine's own check of the action
+                codes.append(code)
+                pv.append(act)
+                break
+        else:
+            raise QtttError("solve-fast", f"no action keeps the value {value} after {codes}")
+    end = board_after(rs, codes).score_difference()
+    if end != value:
+        raise QtttError("solve-fast", f"the principal variation ends at {end}, not {value}")
+    return pv

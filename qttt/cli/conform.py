@@ -69,12 +69,12 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         write_atomic(args.json, json.dumps(report.to_json(args.level), indent=1, ensure_ascii=False) + "\n")
     if args.junit:
-        write_atomic(args.junit, report.to_junit())
+        write_atomic(args.junit, report.to_junit(args.level))
     if report.could_not_run is None or report.results:
         print(report.summary())
     if report.could_not_run is not None:
         print(f"qttt: could not run: {report.could_not_run}", file=sys.stderr)
-    elif not report.count(args.level, "passed") and not report.count(args.level, "failed"):
+    elif not any(report.count(args.level, o) for o in ("passed", "failed", "error")):
         print("qttt: could not run: no item was run (none is supported, or all were skipped)",
               file=sys.stderr)
     return report.status(args.level)

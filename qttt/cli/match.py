@@ -13,14 +13,14 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..competition.match import Standing, Store, game_line, manifest, plan, run, standings
+from ..competition.match import Standing, Store, game_line, greet, manifest, plan, run, standings
 from ..competition.referee import KINDS_HELP, Forfeit, Seat, split_name
 from ..errors import IllegalAction
 from ..family import AnyAction, GameState
 from ..notation import Json
 from ..quantum.engine import Measure, Place, quantum_state
 from ..quantum.play import example, explain, parse, prompt
-from ..text import drawing
+from ..text import count, drawing
 
 EPILOG = f"""\
 players: {KINDS_HELP}.
@@ -75,9 +75,11 @@ def run_command(args: argparse.Namespace, kind: str, players: list[str]) -> int:
     workers = 1 if people else max(args.workers, 1)
     store = Store(args.out or f"{kind}-{_slug(args.ruleset)}")
     done = store.open(manifest(kind, jobs, players, args.games))
+    if len(done) < len(jobs):
+        greet(jobs, players)
     total = len(jobs)
     if done:
-        console.print(f"resuming: {len(done)} of {total} games already in {store.root}")
+        console.print(f"resuming: {len(done)} of {count(total, 'game')} already in {store.root}")
     live = console.is_terminal and not people
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), console=console, disable=not live)
@@ -93,12 +95,12 @@ def run_command(args: argparse.Namespace, kind: str, players: list[str]) -> int:
             records = run(jobs, store, done, workers, on_game, human)
     except KeyboardInterrupt:
         saved = len(list(store.records()))
-        console.print(f"interrupted: {saved} of {total} games saved in {store.root}; run the same "
+        console.print(f"interrupted: {saved} of {count(total, 'game')} saved in {store.root}; run the same "
                       "command again to play the rest")
         return 130
     names = [split_name(p)[0] for p in players]
     rows = standings(names, records)
-    console.print(results_table(rows, f"{kind}: {args.ruleset}, {len(records)} games"))
+    console.print(results_table(rows, f"{kind}: {args.ruleset}, {count(len(records), 'game')}"))
     if len(players) > 2:
         console.print(cross_table(names, rows))
     console.print(f"records: {store.root}/game-*.json")
@@ -144,6 +146,8 @@ class HumanSeat:
     """A person at the terminal, typing squares as in `qttt play`; quit or end of input resigns."""
 
     clocked = False
+    notation: Callable[[AnyAction], str] | None = None
+    last_line: str | None = None
 
     def __init__(self, name: str, console: Console) -> None:
         self.name, self.console = name, console

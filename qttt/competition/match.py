@@ -13,16 +13,21 @@ import math
 import multiprocessing
 import random
 import shlex
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from contextlib import suppress
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 from ..errors import MatchError
+from ..games import new_game
 from ..io import write_atomic
 from ..notation import Json
 from ..players import PLAYERS, Player, SearchPlayer
+from ..text import count
 from ..variant import QUANTUM, Ruleset, load_ruleset
 from .codecup import CodeCupSeat
 from .referee import (
@@ -30,6 +35,7 @@ from .referee import (
     BuiltinSeat,
     Clock,
     EngineSeat,
+    Forfeit,
     Seat,
     check_spec,
     play_game,
@@ -64,22 +70,22 @@ def plan(variant: str, players: list[str], games: int, seed: int, move: float | 
             from .codecup import check_ruleset
             check_ruleset(rs)
         if bare == "human" and rs.game != QUANTUM:
-            raise MatchError(RULE, f"{rs.canonical} is a {rs.game} ruleset: people play it with qttt "
+            raise MatchError(None, f"{rs.canonical} is a {rs.game} ruleset: people play it with qttt "
                              "play; "
                              "qttt match seats people for quantum rulesets")
     if len(players) < 2:
-        raise MatchError(RULE, "a match needs two players")
+        raise MatchError(None, "a match needs two players")
     names = [split_name(p)[0] for p in players]
     if len(set(names)) != len(names):
         twice = next(p for p in names if names.count(p) > 1)
-        raise MatchError(RULE, f"player {twice!r} is named twice; each player plays under its name")
+        raise MatchError(None, f"player {twice!r} is named twice; each player plays under its name")
     if games < 1:
-        raise MatchError(RULE, f"--games {games}: at least one game")
+        raise MatchError(None, f"--games {games}: at least one game")
     for name, value in (("--move-time", move), ("--game-time", game)):
         if value is not None and not 0 <= value < math.inf:
-            raise MatchError("match-clock", f"{name} {value}: seconds >= 0 (0: no limit)")
+            raise MatchError(None, f"{name} {value}: seconds >= 0 (0: no limit)")
     if not 0 < ack < math.inf:
-        raise MatchError("match-clock", f"--ack-time {ack}: seconds > 0")
+        raise MatchError(None, f"--ack-time {ack}: seconds > 0")
     jobs, index = [], 0
     for i, a in enumerate(players):
         for b in players[i + 1:]:
@@ -101,7 +107,7 @@ def make_seat(spec: str, rs: Ruleset, rng: random.Random, ack_seconds: float = A
         return CodeCupSeat(shlex.split(arg), name, rs, ack_seconds)
     if kind == "human":
         if human is None:
-            raise MatchError("match-forfeit", "a person plays only at the terminal, with --workers 1")
+            raise MatchError(None, "a person plays only at the terminal, with --workers 1")
         return human(name)
     if kind == "search":
         return BuiltinSeat(SearchPlayer(rng=rng, seconds=float(arg) if arg else 0.5), name)
@@ -118,8 +124,36 @@ def mcts_player(rng: random.Random, simulations: int) -> Player:
     try:
         from ..openspiel import MctsPlayer
     except ImportError:
-        raise MatchError(RULE, "player mcts needs OpenSpiel: pip install 'qttt[openspiel]'") from None
+        raise MatchError(None, "player mcts needs OpenSpiel: pip install 'qttt[openspiel]'") from None
     return MctsPlayer(rng, simulations)
+
+
+GREETING_SECONDS = 0.3  # how long a CodeCup bot, which answers nothing before its turn, must stay up
+
+
+def greet(jobs: list[Job], players: list[str]) -> None:
+    """Start and greet every program player once before the schedule begins (an engine answers
+    hello and new; a CodeCup bot stays up), so that a dead or mistyped command stops the run with
+    one clear error (MatchError) instead of forfeiting every game."""
+    first = jobs[0]
+    rs = load_ruleset(first.variant)
+    for spec in players:
+        kind = split_name(spec)[1].partition(":")[0]
+        if kind not in ("engine", "codecup"):
+            continue
+        seat = make_seat(spec, rs, random.Random(0), first.ack)
+        try:
+            seat.start(first.variant, "x")
+            if isinstance(seat, CodeCupSeat):
+                time.sleep(GREETING_SECONDS)
+                if not seat.alive():
+                    raise Forfeit("crash", seat.gone())
+        except Forfeit as f:
+            raise MatchError(None, f"player {split_name(spec)[0]!r} cannot play: {f.message}; "
+                             "nothing was played") from None
+        finally:
+            with suppress(Forfeit, OSError):
+                seat.close(new_game(rs))
 
 
 def play_job(job: Job, human: Callable[[str], Seat] | None = None) -> Json:
@@ -127,7 +161,7 @@ def play_job(job: Job, human: Callable[[str], Seat] | None = None) -> Json:
     rs = load_ruleset(job.variant)
     seats = {side: make_seat(spec, rs, random.Random(f"{job.seed}:{job.index}:{side}"), job.ack, human)
              for side, spec in (("x", job.x), ("o", job.o))}
-    result = play_game(rs, job.variant, seats, Clock.of(rs, job.move, job.game))
+    result = play_game(rs, job.variant, seats, Clock.of(rs, job.move, job.game), job.ack)
     return {"game": job.index, **result.to_json()}
 
 
@@ -148,10 +182,12 @@ class Store:
                 old = json.loads(target.read_text(encoding="utf-8"))
             except (ValueError, RecursionError):  # not JSON, not UTF-8, nested too deeply
                 old = None
-            if not isinstance(old, dict) or {k: v for k, v in old.items() if k != "games"} != \
-                    {k: v for k, v in manifest.items() if k != "games"}:
-                raise MatchError(RULE, f"{self.root} holds another match ({target}); choose another "
-                                 "--out or remove it")
+            if not isinstance(old, dict) or old != manifest:
+                changed = [k for k in manifest if not isinstance(old, dict) or old.get(k) != manifest[k]]
+                what = ", ".join(f"{k} {json.dumps(old.get(k))} there, {json.dumps(manifest[k])} now"
+                                 for k in changed) if isinstance(old, dict) else "it cannot be read"
+                raise MatchError(None, f"{self.root} holds another schedule ({target}: {what}); "
+                                 "resume with the same arguments, or choose another --out")
         write_atomic(target, json.dumps(manifest, indent=1) + "\n", make_dirs=True)  # the match directory
         done = {}
         for rec in self.records():
@@ -177,10 +213,12 @@ class Store:
 
 
 def manifest(kind: str, jobs: list[Job], players: list[str], games: int) -> Json:
-    """What identifies a match directory's contents."""
-    first = asdict(jobs[0])
-    return {"kind": kind, "variant": first["variant"], "players": players, "games": games,
-            "seed": first["seed"], "move_seconds": first["move"], "game_seconds": first["game"]}
+    """What identifies a match directory's contents: the schedule and the clock in effect
+    (seconds, null for no limit)."""
+    first = jobs[0]
+    clock = Clock.of(load_ruleset(first.variant), first.move, first.game)
+    return {"kind": kind, "variant": first.variant, "players": players, "games": games,
+            "seed": first.seed, "move_seconds": clock.move, "game_seconds": clock.game}
 
 
 def run(jobs: list[Job], store: Store, done: dict[int, Json], workers: int,
@@ -262,4 +300,43 @@ def game_line(rec: Json, total: int) -> str:
         f = res["forfeit"]
         why = f"{f['side']} forfeits ({f['kind']}: {f['message']})"
     return (f"game {rec['game']}/{total}: {names['x']} (x) {s['x']} - {s['o']} {names['o']} (o), "
-            f"{len(rec['actions'])} actions, {why}")
+            f"{count(len(rec['actions']), 'action')}, {why}")
+
+
+def _seconds(value: object) -> str:
+    return "no limit" if value is None else f"{value:g} s" if isinstance(value, int | float) else "?"
+
+
+def story(rec: dict[str, Any]) -> list[str]:
+    """What a match record tells beyond its actions, for people: the players, the clock in
+    effect, the result and its reason (with the forfeiting program's own line), and the time
+    used; fields of another shape are left out (a record may come from anywhere)."""
+    out = []
+    players = rec.get("players")
+    if isinstance(players, dict) and all(isinstance(players.get(s), str) for s in ("x", "o")):
+        out.append(f"players: X {players['x']}, O {players['o']}")
+    clock = rec.get("clock")
+    if isinstance(clock, dict):
+        out.append(f"clock: {_seconds(clock.get('move_seconds'))} per action, "
+                   f"{_seconds(clock.get('game_seconds'))} per game, "
+                   f"{_seconds(clock.get('ack_seconds'))} to acknowledge")
+    result = rec.get("result")
+    if not isinstance(result, dict):
+        return out
+    scores = result.get("scores")
+    if isinstance(scores, dict) and all(isinstance(scores.get(s), str) for s in ("x", "o")):
+        line = f"result: X {scores['x']} - {scores['o']} O, {result.get('end', '?')}"
+        f = result.get("forfeit")
+        if isinstance(f, dict) and f.get("side") in ("x", "o"):
+            rule = f" (rule {f['rule']})" if isinstance(f.get("rule"), str) else ""
+            line += f": {str(f['side']).upper()} forfeits, {f.get('kind')}: {f.get('message')}{rule}"
+            if isinstance(f.get("line"), str):
+                line += f"; its line: {json.dumps(f['line'], ensure_ascii=False)}"
+        out.append(line)
+    used = result.get("seconds")
+    if isinstance(used, dict) and all(isinstance(used.get(s), int | float) for s in ("x", "o")):
+        times = result.get("action_seconds")
+        per = (" ; per action: " + " ".join(f"{s:g}" for s in times)
+               if isinstance(times, list) and all(isinstance(s, int | float) for s in times) else "")
+        out.append(f"time used: X {used['x']:g} s, O {used['o']:g} s{per}")
+    return out

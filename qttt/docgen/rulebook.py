@@ -107,6 +107,16 @@ def page_path(name: str, lang: str) -> str:
     return f"rulebook/{name}.md" if lang == "en" else f"rulebook/{name}.{lang}.md"
 
 
+def language_url(page: str, lang: str, other: str) -> str:
+    """The site URL of a page's version in another language, relative to the page's own URL: the
+    site builds each language under its code (mkdocs-static-i18n, suffix structure; English at the
+    root), pages at directory URLs."""
+    def parts(code: str) -> list[str]:
+        return ([] if code == "en" else [code]) + page.removesuffix(".md").split("/")
+    here = parts(lang)
+    return "../" * len(here) + "/".join(parts(other)) + "/"
+
+
 def card_path(name: str, lang: str) -> str:
     """A rules card's docs-relative path."""
     return f"cards/{name}.{lang}.html"
@@ -330,7 +340,9 @@ def rulebook_page(site: Site, name: str, lang: str = "en") -> list[str]:
     page = page_path(name, lang)
     paras = _numbered(paragraphs(name, lang))
     out = [f"# {title(rs, w)}", "", w["lead"][name], ""]
-    others = [f"[{v['language']}]({page_path(name, code).split('/')[-1]})"
+    # raw links: the other language's build is another site, which MkDocs does not check
+    base = page_path(name, "en")
+    others = [f'<a href="{language_url(base, lang, code)}" hreflang="{code}">{v["language"]}</a>'
               for code, v in languages().items() if code != lang and name in v["rulesets"]]
     if others:
         out += [w["other_languages"].format(links=", ".join(others)), ""]

@@ -99,7 +99,8 @@ def compile_nested(rs: Ruleset) -> NestedRules:
     return rules
 
 
-def _weights(c: Component, blocks: int) -> tuple[Fraction, ...]:
+def award_weights(c: Component, blocks: int) -> tuple[Fraction, ...]:
+    """The worth of each block under a draw award (weights = equal: 1 each)."""
     w = c.get("weights")
     return (Fraction(1),) * blocks if w == "equal" else tuple(w)
 
@@ -120,7 +121,7 @@ def compile_nested_scoring(scoring: tuple[Component, ...], blocks: int) -> Score
                 continue
             if winner:  # the draw awards score only a game without a winner
                 continue
-            weights = _weights(c, blocks)
+            weights = award_weights(c, blocks)
             worth = [sum((w for w, s in zip(weights, states, strict=True) if s == who), ZERO)
                      for who in (X_WON, O_WON)]
             if c.award == "draw-blocks":
@@ -316,6 +317,11 @@ class NestedState:
         b = self._b
         return tuple(None if not k else f"{'x' if b.masks[0] >> c & 1 else 'o'}{k}"
                      for c, k in enumerate(b.ply))
+
+    @property
+    def cell_masks(self) -> tuple[int, int]:
+        """The cells marked by x and by o, as bitmasks."""
+        return self._b.masks[0], self._b.masks[1]
 
     @property
     def blocks(self) -> tuple[str, ...]:

@@ -48,7 +48,8 @@ class NestedFamily:
     vectors = "nested"
     tools = MappingProxyType({"cases": "qttt.nested.cases", "page": "qttt.nested.pages:nested_ruleset_page",
              "play": "qttt.nested.play:play", "check": "verify.nested:check_nested",
-             "frameworks": "qttt.nested.frameworks:codec"})
+             "frameworks": "qttt.nested.frameworks:codec",
+             "core": "qttt.analysis.nested_core"})
 
     def initial(self, rs: Ruleset) -> GameState:
         return NestedState.initial(rs)

@@ -28,7 +28,8 @@ class QuantumFamily:
     vectors = ""
     tools = MappingProxyType({"cases": "qttt.quantum.cases", "page": "qttt.docgen.pages:ruleset_page",
              "play": "qttt.quantum.play:play", "check": "verify.check:check",
-             "frameworks": "qttt.quantum.frameworks:codec"})
+             "frameworks": "qttt.quantum.frameworks:codec",
+             "core": "qttt.analysis.compiled"})
 
     def initial(self, rs: Ruleset) -> GameState:
         return State.initial(rs)

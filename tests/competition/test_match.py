@@ -120,9 +120,7 @@ def test_search_player_beats_greedy() -> None:
     ("exit", "crash", "exited with status 7"),
     ("garbage", "garbage", "not JSON"),
     pytest.param("silent", "timeout", "no answer to go within 0.50 s", marks=pytest.mark.slow),
-    pytest.param("mute", "timeout", "no answer to hello within 0.50 s", marks=pytest.mark.slow),
     ("refuse", "protocol", "refused apply"),
-    ("nogo", "protocol", "lists no go command"),
 ])
 def test_misbehaving_engine_loses_by_forfeit(mode: str, kind: str, words: str, tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
@@ -201,7 +199,11 @@ def test_resume_plays_only_missing_games(tmp_path: Path, capsys: pytest.CaptureF
     assert games(records(tmp_path)) == games(first)  # same seeds, same games
     code = main(["match", "wikipedia", "random", "search", "--out", str(tmp_path)])
     assert code == 2
-    assert "holds another match" in capsys.readouterr().err
+    assert "holds another schedule" in capsys.readouterr().err
+    code = main(["match", "wikipedia", "random", "greedy", "--games", "6", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "games 4 there, 6 now" in err  # a changed schedule is refused on resume
+    assert len(records(tmp_path)) == 4
 
 
 @pytest.mark.slow
@@ -243,6 +245,13 @@ def test_bad_arguments_one_line(args: list[str], message: str, tmp_path: Path,
     code = main(["match", *args, "--out", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 2 and message in err and err.count("\n") == 1
+    assert "match-forfeit" not in err and "match-clock" not in err  # a usage error, not a forfeit
+
+
+def test_one_game_is_one_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["wikipedia", "random", "greedy", "--games", "1", "--out", str(tmp_path)]
+    code, out, _ = run_match(capsys, args)
+    assert code == 0 and "wikipedia, 1 game" in out and "1 games" not in out
 
 
 def test_match_table_validated(tmp_path: Path) -> None:
@@ -315,7 +324,8 @@ def test_codecup_bot_plays_both_colours(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def test_codecup_garbage_and_silence_forfeit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, _ = run_match(capsys, ["bonus4x4", "codecup:echo hello", "random", "--games", "1",
+    code, _, _ = run_match(capsys, ["bonus4x4", "codecup:sh -c 'echo hello; read a; read b'", "random",
+                                    "--games", "1",
                                     "--out", str(tmp_path)])
     assert code == 0
     (rec,) = records(tmp_path)
@@ -351,7 +361,7 @@ def test_person_at_the_terminal_resigns_by_quit(tmp_path: Path, monkeypatch: pyt
     (rec,) = records(tmp_path)
     assert rec["actions"][0] == {"place": [0, 8]} and len(rec["actions"]) == 2
     assert rec["result"]["forfeit"] == {"side": "x", "kind": "resigned", "rule": None,
-                                        "message": "quit at the prompt"}
+                                        "message": "quit at the prompt", "line": None}
     assert rec["result"]["scores"] == {"x": "0", "o": "1"}
     check_record(rec)
 
@@ -374,3 +384,21 @@ def test_clock_limit() -> None:
     assert Clock().limit(5) is None
     assert Clock.of(load_ruleset("russian")) == Clock(move=40, game=None)
     assert Clock.of(load_ruleset("russian"), move=0) == Clock()
+
+
+@pytest.mark.parametrize(("player", "words"), [
+    (f"engine:{ENGINES} mute", "no answer to hello within 0.50 s"),
+    (f"engine:{ENGINES} nogo", "lists no go command"),
+    ("engine:no-such-program-qttt --flag", "cannot start no-such-program-qttt --flag"),
+    ("codecup:no-such-bot-qttt", "cannot start no-such-bot-qttt"),
+    ("codecup:sh -c 'exit 3'", "exited with status 3"),
+])
+def test_a_dead_player_stops_the_match_before_the_first_game(
+        player: str, words: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ruleset = "bonus4x4" if player.startswith("codecup:") else "wikipedia"
+    ack = "0.5" if player.endswith("mute") else "10"
+    code, out, err = run_match(capsys, [ruleset, player, "random", "--games", "4", "--ack-time", ack,
+                                        "--out", str(tmp_path)])
+    assert code == 2 and words in err and "nothing was played" in err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert records(tmp_path) == [] and "game 1" not in out

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, TypeVar
+from unittest import mock
 
 import pytest
 from nested_reference import RefNested, load_nested
@@ -32,7 +33,9 @@ from qttt import (
     state_to_json,
     with_params,
 )
-from qttt.family import Mark
+from qttt.analysis import compiled, nested_core
+from qttt.errors import QtttError
+from qttt.family import Mark, compiled_core
 from qttt.games import new_game
 from qttt.nested.engine import NestedState
 from qttt.spec import rules
@@ -396,6 +399,24 @@ def test_engine_cites_only_catalogue_rules() -> None:
     assert raised <= catalogue, f"errors cite unknown rule ids: {raised - catalogue}"
     assert {"board-cells", "place-open", "measure-cell", "record-format"} <= raised
     assert literals & catalogue >= raised
+
+
+@covers("core-compiled")
+@pytest.mark.parametrize("name", ["wikipedia", "intelligent"])
+def test_the_compiled_core_is_refused_when_it_cannot_be_built(name: str) -> None:
+    rs = load_ruleset(name)
+    modules = (compiled, nested_core)
+    for m in modules:
+        m.library.cache_clear()
+    try:
+        with mock.patch("qttt.analysis.compiled.compiler", return_value=None):
+            assert compiled_core(rs, "auto") is None and compiled_core(rs, "python") is None
+            with pytest.raises(QtttError) as e:
+                compiled_core(rs, "compiled")
+            assert e.value.rule == "core-compiled" and "no C compiler" in e.value.message
+    finally:
+        for m in modules:
+            m.library.cache_clear()
 
 
 def test_every_cited_rule_is_exercised() -> None:
