@@ -13,7 +13,18 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..competition.match import Standing, Store, game_line, greet, manifest, plan, run, standings
+from ..competition.match import (
+    TIE_BREAKS,
+    Standing,
+    Store,
+    export,
+    game_line,
+    greet,
+    manifest,
+    plan,
+    run,
+    standings,
+)
 from ..competition.referee import KINDS_HELP, Forfeit, Seat, split_name
 from ..errors import IllegalAction
 from ..family import AnyAction, GameState
@@ -35,7 +46,11 @@ ruleset's forfeit score; the record says why.
 
 records: DIR/game-NNNN.json, one per game, written as the game ends (replay one with qttt
 replay); DIR/match.json says what DIR holds. Run the same command again to play the games
-still missing after an interruption.
+still missing after an interruption (a changed schedule is refused). At the end: DIR/moves.txt
+(each game's moves in the human notation, and in the CodeCup letters for 4x4 games),
+DIR/crosstable.csv and DIR/crosstable.html; standings by points, ties broken as printed, with
+Elo ratings. Program players are started and greeted before the first game: one that cannot
+start stops the run (exit 2).
 
 exit status: 0 when every game was played, 2 on bad arguments, 130 when interrupted."""
 
@@ -100,10 +115,14 @@ def run_command(args: argparse.Namespace, kind: str, players: list[str]) -> int:
         return 130
     names = [split_name(p)[0] for p in players]
     rows = standings(names, records)
-    console.print(results_table(rows, f"{kind}: {args.ruleset}, {count(len(records), 'game')}"))
+    title = f"{kind}: {args.ruleset}, {count(len(records), 'game')}"
+    console.print(results_table(rows, title))
     if len(players) > 2:
         console.print(cross_table(names, rows))
-    console.print(f"records: {store.root}/game-*.json")
+    console.print(TIE_BREAKS)
+    files = export(store, names, rows, records, title)
+    console.print(f"records: {store.root}/game-*.json; move lists and cross-table: "
+                  + ", ".join(str(f) for f in files))
     return 0
 
 
@@ -114,11 +133,11 @@ def _slug(text: str) -> str:
 def results_table(rows: list[Standing], title: str) -> Table:
     """Points, wins, draws, losses and forfeits per player."""
     table = Table(title=title)
-    for name in ("player", "games", "points", "won", "drawn", "lost", "forfeits"):
+    for name in ("player", "games", "points", "won", "drawn", "lost", "forfeits", "elo"):
         table.add_column(name, justify="left" if name == "player" else "right")
     for r in rows:
         table.add_row(r.player, str(r.games), str(r.points), str(r.wins), str(r.draws), str(r.losses),
-                      str(r.forfeits))
+                      str(r.forfeits), f"{r.elo:.0f}")
     return table
 
 
