@@ -167,6 +167,7 @@ class HumanSeat:
     clocked = False
     notation: Callable[[AnyAction], str] | None = None
     last_line: str | None = None
+    stderr = ""
 
     def __init__(self, name: str, console: Console) -> None:
         self.name, self.console = name, console

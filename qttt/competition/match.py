@@ -49,6 +49,7 @@ from .referee import (
 )
 
 RULE = "match-forfeit"
+STDERR = "stderr"  # the key under which a played job hands its programs' standard error to `run`
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,7 @@ def play_job(job: Job, human: Callable[[str], Seat] | None = None) -> Json:
     seats = {side: make_seat(spec, rs, random.Random(f"{job.seed}:{job.index}:{side}"), job.ack, human)
              for side, spec in (("x", job.x), ("o", job.o))}
     result = play_game(rs, job.variant, seats, Clock.of(rs, job.move, job.game), job.ack)
-    return {"game": job.index, **result.to_json()}
+    return {"game": job.index, **result.to_json(), STDERR: result.stderr}
 
 
 class Store:
@@ -253,6 +254,8 @@ def run(jobs: list[Job], store: Store, done: dict[int, Json], workers: int,
 
 
 def _finish(record: Json, store: Store, on_game: Callable[[Json], None]) -> Json:
+    for side, text in record.pop(STDERR, {}).items():
+        write_atomic(store.root / f"game-{int(record['game']):04d}-{side}.stderr", text)
     store.save(record)
     on_game(record)
     return record

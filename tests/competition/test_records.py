@@ -101,3 +101,13 @@ def test_describe_numbers_squares_from_1(name: str) -> None:
         numbers = [int(n) for n in text.replace("X1:", "").replace("square ", "").split("-")]
         assert min(numbers) >= 1 and max(numbers) <= cells
     assert describe(state, actions[-1]).endswith(str(cells))  # the last square is numbered n²
+
+
+def test_each_programs_stderr_is_saved_per_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bot = "codecup:sh -c 'echo thinking hard >&2; read line; echo said AA >&2; echo AA; read line'"
+    assert main(["match", "bonus4x4", bot, "random", "--games", "2", "--out", str(tmp_path)]) == 0
+    capsys.readouterr()
+    for game, side in ((1, "x"), (2, "o")):
+        text = (tmp_path / f"game-{game:04d}-{side}.stderr").read_text()
+        assert text == "thinking hard\nsaid AA\n"
+    assert not list(tmp_path.glob("*-random*")) and len(list(tmp_path.glob("*.stderr"))) == 2
