@@ -6,15 +6,26 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
+from rich.text import Text
 
 from ..competition.match import (
     TIE_BREAKS,
+    Job,
     Standing,
     Store,
     export,
@@ -25,7 +36,7 @@ from ..competition.match import (
     run,
     standings,
 )
-from ..competition.referee import KINDS_HELP, Forfeit, Seat, split_name
+from ..competition.referee import KINDS_HELP, Forfeit, Seat, Watch, split_name
 from ..errors import IllegalAction
 from ..family import AnyAction, GameState
 from ..notation import Json
@@ -96,9 +107,15 @@ def run_command(args: argparse.Namespace, kind: str, players: list[str]) -> int:
     if done:
         console.print(f"resuming: {len(done)} of {count(total, 'game')} already in {store.root}")
     live = console.is_terminal and not people
+    clocks = ClockColumn(workers)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), console=console, disable=not live)
+                        TimeElapsedColumn(), clocks, console=console, disable=not live)
     task = progress.add_task(f"{kind} {args.ruleset}", total=total, completed=len(done))
+
+    def follow(job: Job) -> Watch:
+        progress.update(task, description=f"game {job.index}/{total}")
+        clocks.watch = Watch()
+        return clocks.watch
 
     def on_game(rec: Json) -> None:
         progress.console.print(game_line(rec, total))
@@ -107,7 +124,7 @@ def run_command(args: argparse.Namespace, kind: str, players: list[str]) -> int:
     human = _human_factory(console) if people else None
     try:
         with progress:
-            records = run(jobs, store, done, workers, on_game, human)
+            records = run(jobs, store, done, workers, on_game, human, follow)
     except KeyboardInterrupt:
         saved = len(list(store.records()))
         console.print(f"interrupted: {saved} of {count(total, 'game')} saved in {store.root}; run the same "
@@ -124,6 +141,21 @@ def run_command(args: argparse.Namespace, kind: str, players: list[str]) -> int:
     console.print(f"records: {store.root}/game-*.json; move lists and cross-table: "
                   + ", ".join(str(f) for f in files))
     return 0
+
+
+class ClockColumn(ProgressColumn):
+    """The live display's view of the game being played: both players and their clocks,
+    ticking for the side thinking (games played one at a time)."""
+
+    def __init__(self, workers: int) -> None:
+        super().__init__()
+        self.watch, self.workers = Watch(), workers
+
+    def render(self, task: Task) -> Text:
+        """The clocks now, or nothing when games are played in parallel or none has begun."""
+        if self.workers > 1 or not self.watch.players:
+            return Text("")
+        return Text(self.watch.text(time.monotonic()))
 
 
 def _slug(text: str) -> str:

@@ -42,6 +42,7 @@ from .referee import (
     EngineSeat,
     Forfeit,
     Seat,
+    Watch,
     check_spec,
     describe,
     play_game,
@@ -163,12 +164,12 @@ def greet(jobs: list[Job], players: list[str]) -> None:
                 seat.close(new_game(rs))
 
 
-def play_job(job: Job, human: Callable[[str], Seat] | None = None) -> Json:
-    """Play one job; its record with players, result and game number."""
+def play_job(job: Job, human: Callable[[str], Seat] | None = None, watch: Watch | None = None) -> Json:
+    """Play one job; its record with players, result and game number (`watch` follows it)."""
     rs = load_ruleset(job.variant)
     seats = {side: make_seat(spec, rs, random.Random(f"{job.seed}:{job.index}:{side}"), job.ack, human)
              for side, spec in (("x", job.x), ("o", job.o))}
-    result = play_game(rs, job.variant, seats, Clock.of(rs, job.move, job.game), job.ack)
+    result = play_game(rs, job.variant, seats, Clock.of(rs, job.move, job.game), job.ack, watch)
     return {"game": job.index, **result.to_json(), STDERR: result.stderr}
 
 
@@ -229,14 +230,17 @@ def manifest(kind: str, jobs: list[Job], players: list[str], games: int) -> Json
 
 
 def run(jobs: list[Job], store: Store, done: dict[int, Json], workers: int,
-        on_game: Callable[[Json], None], human: Callable[[str], Seat] | None = None) -> list[Json]:
+        on_game: Callable[[Json], None], human: Callable[[str], Seat] | None = None,
+        watch: Callable[[Job], Watch | None] | None = None) -> list[Json]:
     """Play the jobs without a record, `workers` at a time, saving each record as it ends;
-    all records, in game order."""
+    all records, in game order. With one worker, `watch(job)` gives the Watch that follows
+    each game for a live display."""
     results = dict(done)
     todo = [j for j in jobs if j.index not in done]
     if workers <= 1 or len(todo) <= 1:
         for job in todo:
-            results[job.index] = _finish(play_job(job, human), store, on_game)
+            follow = watch(job) if watch is not None else None
+            results[job.index] = _finish(play_job(job, human, follow), store, on_game)
     else:
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:

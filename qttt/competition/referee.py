@@ -153,9 +153,34 @@ def why_illegal(state: GameState, action: AnyAction, e: IllegalAction | RecordEr
     return e.message
 
 
+@dataclass
+class Watch:
+    """What a live display shows of the game being played: who plays, the position's move
+    number, the side thinking since when, and each side's time used before that."""
+
+    players: dict[str, str] = field(default_factory=dict)
+    clock: Clock = Clock()
+    move: int = 0
+    thinking: str | None = None
+    since: float = 0.0
+    used: dict[str, float] = field(default_factory=lambda: {"x": 0.0, "o": 0.0})
+
+    def text(self, now: float) -> str:
+        """`X alpha 3.2 s | O beta 1.1 s (thinking, 8.9 s left) | move 7`: both clocks, ticking."""
+        parts = []
+        for side in ("x", "o"):
+            used = self.used[side] + (now - self.since if side == self.thinking else 0.0)
+            limit = self.clock.limit(self.used[side]) if side == self.thinking else None
+            left = f", {max(limit - (now - self.since), 0.0):.1f} s left" if limit is not None else ""
+            state = f" (thinking{left})" if side == self.thinking else ""
+            parts.append(f"{side.upper()} {self.players.get(side, '?')} {used:.1f} s{state}")
+        return " | ".join(parts) + f" | move {self.move}"
+
+
 def play_game(rs: Ruleset, variant: str, seats: dict[str, Seat], clock: Clock,
-              ack: float = ACK_SECONDS) -> GameResult:
-    """Referee one game from the initial state (rules match-clock, match-forfeit)."""
+              ack: float = ACK_SECONDS, watch: Watch | None = None) -> GameResult:
+    """Referee one game from the initial state (rules match-clock, match-forfeit); `watch`, if
+    given, follows it for a live display."""
     state = new_game(rs)
     actions: list[AnyAction] = []
     used = {"x": 0.0, "o": 0.0}
@@ -175,6 +200,10 @@ def play_game(rs: Ruleset, variant: str, seats: dict[str, Seat], clock: Clock,
             remaining = {p: None if clock.game is None else max(clock.game - used[p], 0.0) for p in used}
             seat.last_line = None
             t0 = time.monotonic()
+            if watch is not None:
+                watch.players = {s: seats[s].name for s in ("x", "o")}
+                watch.clock, watch.move, watch.used = clock, state.move, dict(used)
+                watch.thinking, watch.since = side, t0
             try:
                 with _charged(side):
                     action = seat.choose(state, limit, remaining)
@@ -196,6 +225,8 @@ def play_game(rs: Ruleset, variant: str, seats: dict[str, Seat], clock: Clock,
                 with _charged(s):
                     seats[s].observe(action, after)
             state = after
+            if watch is not None:
+                watch.thinking, watch.used, watch.move = None, dict(used), state.move
     except Forfeit as f:
         end, forfeit = "forfeit", f
         if f.line is None and f.side in seats:

@@ -439,7 +439,8 @@ def test_head_to_head_decides_before_wins() -> None:
             _rec(4, "c", "a", "1", "0"), _rec(5, "c", "a", "1", "0")]
     rows = standings(["a", "b", "c"], recs)
     # b and c are tied on 2 with 2 wins each; between them b scored 2, c 0: b ranks first
-    assert [(r.player, r.points, r.wins) for r in rows] == [("b", 2, 2), ("c", 2, 2), ("a", 1, 1)]
+    expected = [("b", Fraction(2), 2), ("c", Fraction(2), 2), ("a", Fraction(1), 1)]
+    assert [(r.player, r.points, r.wins) for r in rows] == expected
 
 
 def test_exports_move_lists_and_cross_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
