@@ -335,10 +335,10 @@ class Core:
         """The actions of `games` random games drawn from `rng` as `qttt.playout` draws them."""
         return [[decode(c, self.cells) for c in game[0]] for game in self.games(rng, games)]
 
-    def sample(self, rng: random.Random, games: int) -> Tally:
-        """Histogram of final (x, o) points over `games` random games drawn from `rng`, the games
-        by line result (as `sample.play_chunk`; empty without a first-line component), and no
-        shapes (a quantum game's length is not tallied)."""
+    def sample_scaled(self, rng: random.Random, games: int
+                      ) -> tuple[int, Counter[tuple[int, int]], Counter[str]]:
+        """As `sample`, the points left as integers: the scale, the histogram of scaled final (x, o)
+        and the games by line result."""
         state, finish = generator_state(rng)
         cap = 8192
         hist = (ctypes.c_int64 * (3 * cap))()
@@ -349,8 +349,17 @@ class Core:
         finish()
         names = ("none", "x", "o", "neither", "tie", "unfinished")
         by_line = Counter({k: lines[i] for i, k in enumerate(names) if lines[i]}) if self.lined else Counter()
-        return (Counter({(self.points(hist[3 * i]), self.points(hist[3 * i + 1])): hist[3 * i + 2]
-                         for i in range(rows)}), by_line, Counter())
+        flat = hist[:3 * rows]
+        return self.scale, Counter(dict(zip(zip(flat[0::3], flat[1::3], strict=True), flat[2::3],
+                                            strict=True))), by_line
+
+    def sample(self, rng: random.Random, games: int) -> Tally:
+        """Histogram of final (x, o) points over `games` random games drawn from `rng`, the games
+        by line result (as `sample.play_chunk`; empty without a first-line component), and no
+        shapes (a quantum game's length is not tallied)."""
+        scale, hist, by_line = self.sample_scaled(rng, games)
+        return (Counter({(Fraction(x, scale), Fraction(o, scale)): k for (x, o), k in hist.items()}), by_line,
+                Counter())
 
     def position(self, actions: Iterable[AnyAction] = ()) -> CorePosition:
         """The position after `actions` from the empty board (IllegalAction if one is illegal)."""

@@ -266,6 +266,26 @@ def test_random_records_are_the_python_engines_whatever_the_blocks(rs: Ruleset, 
 
 
 @needs_core
+@settings(max_examples=20, deadline=None)
+@given(rs=st.sampled_from(RULESETS), seed=st.integers(0, 2 ** 32), games=st.integers(1, 120),
+       chunk=st.integers(1, 50))
+def test_analyze_random_tallies_in_integers_what_the_engine_plays(rs: Ruleset, seed: int, games: int,
+                                                                  chunk: int) -> None:
+    """The compiled core's scaled integer tallies, summed as integers, give the Python engine's exact
+    table; so do the engine's own chunks, whose scales differ from chunk to chunk."""
+    mine = sample_games(rs, games, seed=seed, chunk=chunk, core="compiled")
+    theirs = sample_games(rs, games, seed=seed, chunk=chunk, core="python")
+    assert mine.to_json() == theirs.to_json()
+    expected: Counter[tuple[Fraction, Fraction]] = Counter()
+    for i, start in enumerate(range(0, games, chunk)):
+        rng = random.Random(f"{seed}:{i}")
+        for _ in range(min(chunk, games - start)):
+            s = playout(rs, rng)[1].scores
+            expected[(s["x"], s["o"])] += 1
+    assert +mine.histogram == expected
+
+
+@needs_core
 def test_random_output_is_the_same_on_any_number_of_workers(capsys: pytest.CaptureFixture[str]) -> None:
     out = []
     with mock.patch.object(sample_cli, "BLOCK", 7):
