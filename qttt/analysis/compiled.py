@@ -20,6 +20,7 @@ declarations; `build` refuses a header that does not match them.
 
 from __future__ import annotations
 
+import array
 import ctypes
 import hashlib
 import json
@@ -379,12 +380,15 @@ class Core:
 
 
 def generator_state(rng: random.Random) -> tuple[ctypes.Array[ctypes.c_uint32], Callable[[], None]]:
-    """The Mersenne Twister state of `rng` as C words, and a callback storing it back."""
+    """The Mersenne Twister state of `rng` as C words, and a callback storing it back (through an
+    array of machine words: converting word by word through ctypes cost more than a short game)."""
     version, words, gauss = rng.getstate()
-    state = (ctypes.c_uint32 * 625)(*words)
+    buffer = array.array("I", words)
+    assert buffer.itemsize == 4
+    state = (ctypes.c_uint32 * 625).from_buffer(buffer)
 
     def finish() -> None:
-        rng.setstate((version, tuple(state), gauss))
+        rng.setstate((version, tuple(buffer), gauss))
     return state, finish
 
 
