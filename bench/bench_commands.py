@@ -19,6 +19,7 @@ import argparse
 import os
 import sys
 import tempfile
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -51,7 +52,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for key, (name, argv) in commands(Path(tmp) / "games.jsonl").items():
             core = core_for(load_ruleset(name))
-            kernel = timed(lambda rng, core=core: batch(core, rng), 3.0)
+            kernel = timed(partial(batch, core), 3.0)
             row(f"{key}: the core's loop on {name} (in process)", kernel)
             base = command_rates([*argv, "-n", str(args.python_games), "--core", "python", "--workers", "1"],
                                  args.python_games)
