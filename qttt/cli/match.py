@@ -6,15 +6,37 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
+from rich.text import Text
 
-from ..competition.match import Standing, Store, game_line, greet, manifest, plan, run, standings
-from ..competition.referee import KINDS_HELP, Forfeit, Seat, split_name
+from ..competition.match import (
+    TIE_BREAKS,
+    Job,
+    Standing,
+    Store,
+    export,
+    game_line,
+    greet,
+    manifest,
+    plan,
+    run,
+    standings,
+)
+from ..competition.referee import KINDS_HELP, Forfeit, Seat, Watch, split_name
 from ..errors import IllegalAction
 from ..family import AnyAction, GameState
 from ..notation import Json
@@ -35,7 +57,11 @@ ruleset's forfeit score; the record says why.
 
 records: DIR/game-NNNN.json, one per game, written as the game ends (replay one with qttt
 replay); DIR/match.json says what DIR holds. Run the same command again to play the games
-still missing after an interruption.
+still missing after an interruption (a changed schedule is refused). At the end: DIR/moves.txt
+(each game's moves in the human notation, and in the CodeCup letters for 4x4 games),
+DIR/crosstable.csv and DIR/crosstable.html; standings by points, ties broken as printed, with
+Elo ratings. Program players are started and greeted before the first game: one that cannot
+start stops the run (exit 2).
 
 exit status: 0 when every game was played, 2 on bad arguments, 130 when interrupted."""
 
@@ -81,9 +107,15 @@ def run_command(args: argparse.Namespace, kind: str, players: list[str]) -> int:
     if done:
         console.print(f"resuming: {len(done)} of {count(total, 'game')} already in {store.root}")
     live = console.is_terminal and not people
+    clocks = ClockColumn(workers)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), console=console, disable=not live)
+                        TimeElapsedColumn(), clocks, console=console, disable=not live)
     task = progress.add_task(f"{kind} {args.ruleset}", total=total, completed=len(done))
+
+    def follow(job: Job) -> Watch:
+        progress.update(task, description=f"game {job.index}/{total}")
+        clocks.watch = Watch()
+        return clocks.watch
 
     def on_game(rec: Json) -> None:
         progress.console.print(game_line(rec, total))
@@ -92,7 +124,7 @@ def run_command(args: argparse.Namespace, kind: str, players: list[str]) -> int:
     human = _human_factory(console) if people else None
     try:
         with progress:
-            records = run(jobs, store, done, workers, on_game, human)
+            records = run(jobs, store, done, workers, on_game, human, follow)
     except KeyboardInterrupt:
         saved = len(list(store.records()))
         console.print(f"interrupted: {saved} of {count(total, 'game')} saved in {store.root}; run the same "
@@ -100,11 +132,30 @@ def run_command(args: argparse.Namespace, kind: str, players: list[str]) -> int:
         return 130
     names = [split_name(p)[0] for p in players]
     rows = standings(names, records)
-    console.print(results_table(rows, f"{kind}: {args.ruleset}, {count(len(records), 'game')}"))
+    title = f"{kind}: {args.ruleset}, {count(len(records), 'game')}"
+    console.print(results_table(rows, title))
     if len(players) > 2:
         console.print(cross_table(names, rows))
-    console.print(f"records: {store.root}/game-*.json")
+    console.print(TIE_BREAKS)
+    files = export(store, names, rows, records, title)
+    console.print(f"records: {store.root}/game-*.json; move lists and cross-table: "
+                  + ", ".join(str(f) for f in files))
     return 0
+
+
+class ClockColumn(ProgressColumn):
+    """The live display's view of the game being played: both players and their clocks,
+    ticking for the side thinking (games played one at a time)."""
+
+    def __init__(self, workers: int) -> None:
+        super().__init__()
+        self.watch, self.workers = Watch(), workers
+
+    def render(self, task: Task) -> Text:
+        """The clocks now, or nothing when games are played in parallel or none has begun."""
+        if self.workers > 1 or not self.watch.players:
+            return Text("")
+        return Text(self.watch.text(time.monotonic()))
 
 
 def _slug(text: str) -> str:
@@ -114,11 +165,11 @@ def _slug(text: str) -> str:
 def results_table(rows: list[Standing], title: str) -> Table:
     """Points, wins, draws, losses and forfeits per player."""
     table = Table(title=title)
-    for name in ("player", "games", "points", "won", "drawn", "lost", "forfeits"):
+    for name in ("player", "games", "points", "won", "drawn", "lost", "forfeits", "elo"):
         table.add_column(name, justify="left" if name == "player" else "right")
     for r in rows:
         table.add_row(r.player, str(r.games), str(r.points), str(r.wins), str(r.draws), str(r.losses),
-                      str(r.forfeits))
+                      str(r.forfeits), f"{r.elo:.0f}")
     return table
 
 
@@ -148,6 +199,7 @@ class HumanSeat:
     clocked = False
     notation: Callable[[AnyAction], str] | None = None
     last_line: str | None = None
+    stderr = ""
 
     def __init__(self, name: str, console: Console) -> None:
         self.name, self.console = name, console

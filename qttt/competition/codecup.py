@@ -74,6 +74,7 @@ class CodeCupSeat:
     clocked = True
     notation = staticmethod(letters)
     last_line: str | None = None
+    stderr = ""
 
     def __init__(self, command: list[str], name: str, rs: Ruleset,
                  ack_seconds: float = ACK_SECONDS) -> None:
@@ -123,4 +124,5 @@ class CodeCupSeat:
             self.proc.send(self.pending)
             self.proc.read(self.ack, repr(self.pending))
         self.proc.stop("Quit")
+        self.stderr = self.proc.stderr_text()
         self.proc = None

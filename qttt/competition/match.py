@@ -8,6 +8,9 @@ same match again plays only the games that have no record yet.
 
 from __future__ import annotations
 
+import csv
+import html
+import io
 import json
 import math
 import multiprocessing
@@ -19,17 +22,19 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from contextlib import suppress
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ..errors import MatchError
+from ..family import family_of
 from ..games import new_game
 from ..io import write_atomic
-from ..notation import Json
+from ..notation import Json, record_from_json
 from ..players import PLAYERS, Player, SearchPlayer
 from ..text import count
 from ..variant import QUANTUM, Ruleset, load_ruleset
-from .codecup import CodeCupSeat
+from .codecup import CodeCupSeat, check_ruleset, letters
 from .referee import (
     ACK_SECONDS,
     BuiltinSeat,
@@ -37,12 +42,15 @@ from .referee import (
     EngineSeat,
     Forfeit,
     Seat,
+    Watch,
     check_spec,
+    describe,
     play_game,
     split_name,
 )
 
 RULE = "match-forfeit"
+STDERR = "stderr"  # the key under which a played job hands its programs' standard error to `run`
 
 
 @dataclass(frozen=True)
@@ -156,13 +164,13 @@ def greet(jobs: list[Job], players: list[str]) -> None:
                 seat.close(new_game(rs))
 
 
-def play_job(job: Job, human: Callable[[str], Seat] | None = None) -> Json:
-    """Play one job; its record with players, result and game number."""
+def play_job(job: Job, human: Callable[[str], Seat] | None = None, watch: Watch | None = None) -> Json:
+    """Play one job; its record with players, result and game number (`watch` follows it)."""
     rs = load_ruleset(job.variant)
     seats = {side: make_seat(spec, rs, random.Random(f"{job.seed}:{job.index}:{side}"), job.ack, human)
              for side, spec in (("x", job.x), ("o", job.o))}
-    result = play_game(rs, job.variant, seats, Clock.of(rs, job.move, job.game), job.ack)
-    return {"game": job.index, **result.to_json()}
+    result = play_game(rs, job.variant, seats, Clock.of(rs, job.move, job.game), job.ack, watch)
+    return {"game": job.index, **result.to_json(), STDERR: result.stderr}
 
 
 class Store:
@@ -222,14 +230,17 @@ def manifest(kind: str, jobs: list[Job], players: list[str], games: int) -> Json
 
 
 def run(jobs: list[Job], store: Store, done: dict[int, Json], workers: int,
-        on_game: Callable[[Json], None], human: Callable[[str], Seat] | None = None) -> list[Json]:
+        on_game: Callable[[Json], None], human: Callable[[str], Seat] | None = None,
+        watch: Callable[[Job], Watch | None] | None = None) -> list[Json]:
     """Play the jobs without a record, `workers` at a time, saving each record as it ends;
-    all records, in game order."""
+    all records, in game order. With one worker, `watch(job)` gives the Watch that follows
+    each game for a live display."""
     results = dict(done)
     todo = [j for j in jobs if j.index not in done]
     if workers <= 1 or len(todo) <= 1:
         for job in todo:
-            results[job.index] = _finish(play_job(job, human), store, on_game)
+            follow = watch(job) if watch is not None else None
+            results[job.index] = _finish(play_job(job, human, follow), store, on_game)
     else:
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
@@ -247,6 +258,8 @@ def run(jobs: list[Job], store: Store, done: dict[int, Json], workers: int,
 
 
 def _finish(record: Json, store: Store, on_game: Callable[[Json], None]) -> Json:
+    for side, text in record.pop(STDERR, {}).items():
+        write_atomic(store.root / f"game-{int(record['game']):04d}-{side}.stderr", text)
     store.save(record)
     on_game(record)
     return record
@@ -256,7 +269,8 @@ def _finish(record: Json, store: Store, on_game: Callable[[Json], None]) -> Json
 
 @dataclass
 class Standing:
-    """One player's results: games, points, wins, draws, losses and losses by forfeit."""
+    """One player's results: games, points, wins, draws, losses, losses by forfeit, points
+    against each opponent, and an Elo rating."""
 
     player: str
     games: int = 0
@@ -266,17 +280,29 @@ class Standing:
     losses: int = 0
     forfeits: int = 0
     against: dict[str, Fraction] = field(default_factory=dict)
+    elo: float = 0.0
+
+
+ELO_START, ELO_K = 1500.0, 20.0
+TIE_BREAKS = ("ordered by points; ties broken by the points scored in the games between the tied "
+              "players, then wins, then Elo rating (from 1500, K = 20, games in order, a win 1, a "
+              "draw 1/2), then name")
 
 
 def standings(players: list[str], records: Iterable[Json]) -> list[Standing]:
-    """The players ordered by points, then wins (ties keep the given order)."""
-    table = {p: Standing(p) for p in players}
-    for rec in records:
+    """The players ordered by points, then the tie-breaks of TIE_BREAKS."""
+    table = {p: Standing(p, elo=ELO_START) for p in players}
+    for rec in sorted(records, key=lambda r: int(r.get("game", 0))):
         names = rec["players"]
         scores = {side: Fraction(v) for side, v in rec["result"]["scores"].items()}
         forfeit = rec["result"].get("forfeit")
+        rows = {side: table.setdefault(names[side], Standing(names[side], elo=ELO_START)) for side in "xo"}
+        expected_x = 1 / (1 + 10 ** ((rows["o"].elo - rows["x"].elo) / 400))
+        result_x = 1.0 if scores["x"] > scores["o"] else 0.5 if scores["x"] == scores["o"] else 0.0
+        rows["x"].elo, rows["o"].elo = (rows["x"].elo + ELO_K * (result_x - expected_x),
+                                        rows["o"].elo - ELO_K * (result_x - expected_x))
         for side, other in (("x", "o"), ("o", "x")):
-            row = table.setdefault(names[side], Standing(names[side]))
+            row = rows[side]
             row.games += 1
             row.points += scores[side]
             row.against[names[other]] = row.against.get(names[other], Fraction(0)) + scores[side]
@@ -288,7 +314,93 @@ def standings(players: list[str], records: Iterable[Json]) -> list[Standing]:
                 row.losses += 1
             if forfeit is not None and forfeit.get("side") == side:
                 row.forfeits += 1
-    return sorted(table.values(), key=lambda r: (-r.points, -r.wins))
+    by_points: dict[Fraction, list[Standing]] = {}
+    for row in table.values():
+        by_points.setdefault(row.points, []).append(row)
+    out = []
+    for points in sorted(by_points, reverse=True):
+        tied = by_points[points]
+        out += sorted(tied, key=partial(_tie_key, tied={t.player for t in tied}))
+    return out
+
+
+def _tie_key(r: Standing, tied: set[str]) -> tuple[Fraction, int, float, str]:
+    """The tie-breaks of TIE_BREAKS among the players `tied` on points."""
+    mutual = sum((v for q, v in r.against.items() if q in tied), Fraction(0))
+    return (-mutual, -r.wins, -r.elo, r.player)
+
+
+def human_moves(rec: Json) -> str:
+    """A game's actions in the human notation (squares from 1)."""
+    record = record_from_json(rec)
+    text = family_of(record.ruleset()).notation(record.variant, record.actions)
+    if text is not None:
+        return text
+    return f"[{record.variant}] " + " ".join(describe(new_game(record.ruleset()), a).removeprefix("square ")
+                                              for a in record.actions)
+
+
+def codecup_moves(rec: Json) -> str | None:
+    """A game's actions in the CodeCup 2012 letters, when its ruleset fits that dialogue."""
+    record = record_from_json(rec)
+    try:
+        check_ruleset(record.ruleset())
+    except MatchError:
+        return None
+    return " ".join(letters(a) for a in record.actions)
+
+
+def move_lists(records: Iterable[Json]) -> str:
+    """Every game: its line, then its moves in the human notation and, for 4×4 games the CodeCup
+    bots play, in their letters."""
+    out = []
+    recs = list(records)
+    for rec in recs:
+        out += [game_line(rec, len(recs)), "  " + human_moves(rec)]
+        cc = codecup_moves(rec)
+        if cc is not None:
+            out.append("  codecup: " + cc)
+    return "\n".join(out) + "\n"
+
+
+def cross_rows(players: list[str], rows: list[Standing]) -> list[list[str]]:
+    """The cross-table: a header, then per player (in standings order) the points scored against
+    each player, the total, wins, draws, losses and Elo."""
+    order = [r.player for r in rows]
+    head = ["rank", "player", *order, "points", "won", "drawn", "lost", "elo"]
+    body = [[str(i), r.player, *("x" if q == r.player else str(r.against.get(q, "")) for q in order),
+             str(r.points), str(r.wins), str(r.draws), str(r.losses), f"{r.elo:.0f}"]
+            for i, r in enumerate(rows, start=1)]
+    return [head, *body]
+
+
+def cross_csv(players: list[str], rows: list[Standing]) -> str:
+    """The cross-table as CSV."""
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(cross_rows(players, rows))
+    return buf.getvalue()
+
+
+def cross_html(players: list[str], rows: list[Standing], title: str) -> str:
+    """The cross-table as an HTML page, with the tie-breaks stated."""
+    e = html.escape
+    head, *body = cross_rows(players, rows)
+    lines = ["<table>", "<tr>" + "".join(f"<th>{e(c)}</th>" for c in head) + "</tr>"]
+    lines += ["<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in body]
+    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{e(title)}</title>"
+            "<style>table{border-collapse:collapse}td,th{border:1px solid #000;padding:2px 6px}"
+            f"</style></head>\n<body>\n<h1>{e(title)}</h1>\n" + "\n".join(lines)
+            + f"\n</table>\n<p>{e(TIE_BREAKS)}</p>\n</body></html>\n")
+
+
+def export(store: Store, players: list[str], rows: list[Standing], records: list[Json],
+           title: str) -> list[Path]:
+    """Write the move lists and the cross-table (CSV, HTML) next to the records."""
+    files = {"moves.txt": move_lists(records), "crosstable.csv": cross_csv(players, rows),
+             "crosstable.html": cross_html(players, rows, title)}
+    for name, text in files.items():
+        write_atomic(store.root / name, text)
+    return [store.root / name for name in files]
 
 
 def game_line(rec: Json, total: int) -> str:

@@ -34,6 +34,7 @@ from ..variant import Ruleset
 
 FORFEIT_KINDS = ("illegal", "timeout", "crash", "garbage", "protocol", "resigned")
 ACK_SECONDS = 5.0  # time for an engine to answer hello, new and apply (spec/protocol.md)
+STDERR_KEPT = 1_000_000  # characters of a program's standard error kept per game
 
 
 class Forfeit(Exception):
@@ -77,6 +78,7 @@ class Seat(Protocol):
     name: str
     clocked: bool  # whether the clocks apply (not to people at the terminal)
     last_line: str | None  # the raw line the seat's program last wrote (None: none, or no program)
+    stderr: str  # what the seat's program wrote on standard error this game ("" without a program)
 
     @property
     def notation(self) -> Callable[[AnyAction], str] | None:
@@ -112,6 +114,7 @@ class GameResult:
     seconds: dict[str, float] = field(default_factory=dict)
     clock: dict[str, float | None] = field(default_factory=dict)
     times: list[float] = field(default_factory=list)  # per action, then a forfeited attempt
+    stderr: dict[str, str] = field(default_factory=dict)  # each side's program's standard error
 
     def to_json(self) -> dict[str, Any]:
         """The v1 record with the match fields `players`, `clock` and `result`
@@ -150,9 +153,34 @@ def why_illegal(state: GameState, action: AnyAction, e: IllegalAction | RecordEr
     return e.message
 
 
+@dataclass
+class Watch:
+    """What a live display shows of the game being played: who plays, the position's move
+    number, the side thinking since when, and each side's time used before that."""
+
+    players: dict[str, str] = field(default_factory=dict)
+    clock: Clock = Clock()
+    move: int = 0
+    thinking: str | None = None
+    since: float = 0.0
+    used: dict[str, float] = field(default_factory=lambda: {"x": 0.0, "o": 0.0})
+
+    def text(self, now: float) -> str:
+        """`X alpha 3.2 s | O beta 1.1 s (thinking, 8.9 s left) | move 7`: both clocks, ticking."""
+        parts = []
+        for side in ("x", "o"):
+            used = self.used[side] + (now - self.since if side == self.thinking else 0.0)
+            limit = self.clock.limit(self.used[side]) if side == self.thinking else None
+            left = f", {max(limit - (now - self.since), 0.0):.1f} s left" if limit is not None else ""
+            state = f" (thinking{left})" if side == self.thinking else ""
+            parts.append(f"{side.upper()} {self.players.get(side, '?')} {used:.1f} s{state}")
+        return " | ".join(parts) + f" | move {self.move}"
+
+
 def play_game(rs: Ruleset, variant: str, seats: dict[str, Seat], clock: Clock,
-              ack: float = ACK_SECONDS) -> GameResult:
-    """Referee one game from the initial state (rules match-clock, match-forfeit)."""
+              ack: float = ACK_SECONDS, watch: Watch | None = None) -> GameResult:
+    """Referee one game from the initial state (rules match-clock, match-forfeit); `watch`, if
+    given, follows it for a live display."""
     state = new_game(rs)
     actions: list[AnyAction] = []
     used = {"x": 0.0, "o": 0.0}
@@ -172,6 +200,10 @@ def play_game(rs: Ruleset, variant: str, seats: dict[str, Seat], clock: Clock,
             remaining = {p: None if clock.game is None else max(clock.game - used[p], 0.0) for p in used}
             seat.last_line = None
             t0 = time.monotonic()
+            if watch is not None:
+                watch.players = {s: seats[s].name for s in ("x", "o")}
+                watch.clock, watch.move, watch.used = clock, state.move, dict(used)
+                watch.thinking, watch.since = side, t0
             try:
                 with _charged(side):
                     action = seat.choose(state, limit, remaining)
@@ -193,6 +225,8 @@ def play_game(rs: Ruleset, variant: str, seats: dict[str, Seat], clock: Clock,
                 with _charged(s):
                     seats[s].observe(action, after)
             state = after
+            if watch is not None:
+                watch.thinking, watch.used, watch.move = None, dict(used), state.move
     except Forfeit as f:
         end, forfeit = "forfeit", f
         if f.line is None and f.side in seats:
@@ -207,7 +241,8 @@ def play_game(rs: Ruleset, variant: str, seats: dict[str, Seat], clock: Clock,
     else:
         scores = state.scores
     return GameResult(Record(variant, tuple(actions)), {s: seats[s].name for s in ("x", "o")},
-                      scores, end, forfeit, used, clock.to_json(ack), times)
+                      scores, end, forfeit, used, clock.to_json(ack), times,
+                      {s: seats[s].stderr for s in ("x", "o") if seats[s].stderr})
 
 
 def _sided(side: str, f: Forfeit) -> Forfeit:
@@ -232,6 +267,7 @@ class BuiltinSeat:
     clocked = True
     notation: Callable[[AnyAction], str] | None = None
     last_line: str | None = None
+    stderr = ""
 
     def __init__(self, player: Player, name: str) -> None:
         self.player, self.name = player, name
@@ -268,13 +304,23 @@ class LineProcess:
             raise Forfeit("crash", f"cannot start {shlex.join(command)}: {e.strerror}") from None
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.errors: deque[str] = deque(maxlen=3)
+        self.log: list[str] = []  # its whole standard error (up to STDERR_KEPT characters)
+        self._logged = 0
         assert self.proc.stdout is not None and self.proc.stderr is not None
         threading.Thread(target=self._pump, args=(self.proc.stdout, self.lines.put), daemon=True).start()
-        threading.Thread(target=self._pump, args=(self.proc.stderr, self._err), daemon=True).start()
+        self._stderr = threading.Thread(target=self._pump, args=(self.proc.stderr, self._err), daemon=True)
+        self._stderr.start()
 
     def _err(self, line: str | None) -> None:
+        if line is not None and self._logged < STDERR_KEPT:
+            self.log.append(line[:STDERR_KEPT - self._logged])
+            self._logged += len(line)
         if line is not None and line.strip():
             self.errors.append(line.strip()[:120])
+
+    def stderr_text(self) -> str:
+        """What the program wrote on standard error (after `stop`, all of it up to the limit)."""
+        return "".join(self.log)
 
     @staticmethod
     def _pump(stream: IO[str], put: Callable[[str | None], None]) -> None:
@@ -329,6 +375,7 @@ class LineProcess:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()
+        self._stderr.join(timeout=1)
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 stream.close()
@@ -341,6 +388,7 @@ class EngineSeat:
     clocked = True
     notation: Callable[[AnyAction], str] | None = None
     last_line: str | None = None
+    stderr = ""
 
     def __init__(self, command: list[str], name: str, ack_seconds: float = ACK_SECONDS) -> None:
         self.command, self.name, self.ack = command, name, ack_seconds
@@ -397,6 +445,7 @@ class EngineSeat:
     def close(self, final: GameState) -> None:
         if self.proc is not None:
             self.proc.stop(json.dumps({"id": self.id + 1, "cmd": "quit"}))
+            self.stderr = self.proc.stderr_text()
             self.proc = None
 
 

@@ -10,6 +10,7 @@ against its result.
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import re
@@ -24,10 +25,12 @@ import pytest
 
 from qttt import Measure, Place, load_ruleset, record_from_json
 from qttt.cli import main
+from qttt.competition.codecup import letters
 from qttt.competition.match import plan, standings
 from qttt.competition.referee import BuiltinSeat, Clock, play_game
 from qttt.errors import MatchError, VariantError
 from qttt.players import GreedyPlayer, SearchPlayer, margin
+from qttt.quantum.notation import from_notation
 from qttt.spec import spec_dir
 from qttt.variant import builtin_names
 
@@ -402,3 +405,55 @@ def test_a_dead_player_stops_the_match_before_the_first_game(
     assert code == 2 and words in err and "nothing was played" in err
     assert len(err.splitlines()) == 1 and "Traceback" not in err
     assert records(tmp_path) == [] and "game 1" not in out
+
+
+def _rec(game: int, x: str, o: str, sx: str, so: str) -> dict[str, Any]:
+    return {"game": game, "variant": "wikipedia", "actions": [], "players": {"x": x, "o": o},
+            "result": {"end": "over", "scores": {"x": sx, "o": so}}}
+
+
+def test_standings_break_ties_as_stated_and_rate_by_elo() -> None:
+    # a, b and c all score 2; b beat a in their game (head-to-head), c has the same points
+    # against the tied players as a but more wins; names break what is left.
+    recs = [_rec(1, "a", "b", "0", "1"), _rec(2, "a", "c", "1", "0"), _rec(3, "b", "c", "0", "1"),
+            _rec(4, "c", "a", "1/2", "1/2"), _rec(5, "b", "a", "1/2", "1/2"), _rec(6, "c", "b", "1/2", "1/2")]
+    rows = standings(["a", "b", "c"], recs)
+    assert [r.points for r in rows] == [2, 2, 2]
+    mutual = {r.player: sum(r.against.values()) for r in rows}
+    assert mutual == {"a": 2, "b": 2, "c": 2}
+    assert [r.player for r in rows] == sorted(["a", "b", "c"], key=lambda p: (
+        -next(r.wins for r in rows if r.player == p), -next(r.elo for r in rows if r.player == p), p))
+    # Elo recomputed here, game by game, from 1500 with K = 20
+    elo = {"a": 1500.0, "b": 1500.0, "c": 1500.0}
+    for rec in recs:
+        x, o = rec["players"]["x"], rec["players"]["o"]
+        sx, so = (Fraction(rec["result"]["scores"][s]) for s in "xo")
+        result = 1.0 if sx > so else 0.5 if sx == so else 0.0
+        expect = 1 / (1 + 10 ** ((elo[o] - elo[x]) / 400))
+        elo[x], elo[o] = elo[x] + 20 * (result - expect), elo[o] - 20 * (result - expect)
+    assert {r.player: round(r.elo, 6) for r in rows} == {p: round(v, 6) for p, v in elo.items()}
+
+
+def test_head_to_head_decides_before_wins() -> None:
+    recs = [_rec(1, "a", "b", "1", "0"), _rec(2, "b", "c", "1", "0"), _rec(3, "b", "c", "1", "0"),
+            _rec(4, "c", "a", "1", "0"), _rec(5, "c", "a", "1", "0")]
+    rows = standings(["a", "b", "c"], recs)
+    # b and c are tied on 2 with 2 wins each; between them b scored 2, c 0: b ranks first
+    expected = [("b", Fraction(2), 2), ("c", Fraction(2), 2), ("a", Fraction(1), 1)]
+    assert [(r.player, r.points, r.wins) for r in rows] == expected
+
+
+def test_exports_move_lists_and_cross_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_match(capsys, ["bonus4x4", "random", "greedy", "--games", "2", "--out", str(tmp_path)])
+    assert code == 0 and "ties broken by" in out
+    recs = records(tmp_path)
+    moves = (tmp_path / "moves.txt").read_text().splitlines()
+    assert len(moves) == 3 * len(recs)
+    for i, rec in enumerate(recs):
+        human, codecup = moves[3 * i + 1].strip(), moves[3 * i + 2].strip()
+        assert from_notation(human).actions == record_from_json(rec).actions
+        assert codecup == "codecup: " + " ".join(letters(a) for a in record_from_json(rec).actions)
+    rows = list(csv.reader((tmp_path / "crosstable.csv").read_text().splitlines()))
+    assert rows[0][:2] == ["rank", "player"] and {r[1] for r in rows[1:]} == {"random", "greedy"}
+    page = (tmp_path / "crosstable.html").read_text()
+    assert "<table>" in page and "ties broken by" in page

@@ -6,6 +6,7 @@ program's raw line; `qttt replay` shows all of it for a forfeited game."""
 from __future__ import annotations
 
 import json
+import random
 import shlex
 import sys
 from pathlib import Path
@@ -19,9 +20,10 @@ from hypothesis import strategies as st
 from qttt import load_ruleset
 from qttt.cli import main
 from qttt.competition.match import story
-from qttt.competition.referee import describe
+from qttt.competition.referee import BuiltinSeat, Clock, Watch, describe, play_game
 from qttt.games import new_game
 from qttt.notation import state_to_json
+from qttt.players import RandomPlayer
 from qttt.spec import spec_dir
 
 TESTS = Path(__file__).resolve().parents[1] / "support"
@@ -101,3 +103,38 @@ def test_describe_numbers_squares_from_1(name: str) -> None:
         numbers = [int(n) for n in text.replace("X1:", "").replace("square ", "").split("-")]
         assert min(numbers) >= 1 and max(numbers) <= cells
     assert describe(state, actions[-1]).endswith(str(cells))  # the last square is numbered n²
+
+
+def test_each_programs_stderr_is_saved_per_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bot = "codecup:sh -c 'echo thinking hard >&2; read line; echo said AA >&2; echo AA; read line'"
+    assert main(["match", "bonus4x4", bot, "random", "--games", "2", "--out", str(tmp_path)]) == 0
+    capsys.readouterr()
+    for game, side in ((1, "x"), (2, "o")):
+        text = (tmp_path / f"game-{game:04d}-{side}.stderr").read_text()
+        assert text == "thinking hard\nsaid AA\n"
+    assert not list(tmp_path.glob("*-random*")) and len(list(tmp_path.glob("*.stderr"))) == 2
+
+
+def test_the_live_display_ticks_both_clocks() -> None:
+    watch = Watch(players={"x": "alpha", "o": "beta"}, clock=Clock(move=10.0), move=7, thinking="o",
+                  since=100.0, used={"x": 3.25, "o": 1.0})
+    assert watch.text(102.5) == "X alpha 3.2 s | O beta 3.5 s (thinking, 7.5 s left) | move 7"
+    assert watch.text(115.0).endswith("O beta 16.0 s (thinking, 0.0 s left) | move 7")
+    idle = Watch(players={"x": "a", "o": "b"}, used={"x": 1.0, "o": 2.0}, move=3)
+    assert idle.text(0.0) == "X a 1.0 s | O b 2.0 s | move 3"
+
+
+def test_the_referee_keeps_the_watch_current() -> None:
+    seen: list[str] = []
+
+    class Spy(BuiltinSeat):
+        def choose(self, state: Any, limit: float | None, remaining: dict[str, float | None]) -> Any:
+            seen.append(watch.text(watch.since))
+            return super().choose(state, limit, remaining)
+
+    rs = load_ruleset("wikipedia")
+    watch = Watch()
+    seats = {s: Spy(RandomPlayer(rng=random.Random(1)), name) for s, name in (("x", "a"), ("o", "b"))}
+    result = play_game(rs, "wikipedia", seats, Clock.of(rs), watch=watch)  # type: ignore[arg-type]
+    assert seen[0] == "X a 0.0 s (thinking, 10.0 s left) | O b 0.0 s | move 1"
+    assert len(seen) == len(result.record.actions) and watch.thinking is None
