@@ -270,7 +270,7 @@ HOT void best_lines(const Comp *c, const Pos *p, int64_t *kx, int64_t *ko, int *
 }
 
 /* rule score-at-end: x and o points of the board as it stands */
-static void score(const Rules *r, const Pos *p, int64_t *xs, int64_t *os) {
+HOT void score(const Rules *r, const Pos *p, int64_t *xs, int64_t *os) {
     int64_t sx = 0, so = 0;
     for (int ci = 0; ci < r->ncomp; ci++) {
         const Comp *c = &r->comp[ci];
