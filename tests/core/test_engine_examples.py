@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, TypeVar
 from unittest import mock
@@ -567,3 +568,30 @@ def test_nested_diamonds_are_the_2018_simulators() -> None:
                 {(2, 0), (1, 1), (3, 1), (2, 2)}, {(2, 1), (1, 2), (3, 2), (2, 3)}]
     got = [{divmod(c, 4) for c in p.cells} for p in grid_patterns(4, ("diamonds",))]
     assert sorted(map(sorted, got)) == sorted(map(sorted, expected))
+
+
+# -- the classical family (n×n tic-tac-toe, the worked example of adding a family) -----------------
+
+
+@covers("classical-board", "classical-turn", "classical-cell-empty", "classical-line", "classical-full",
+        "classical-score")
+def test_classical_examples() -> None:
+    rs = load_ruleset("qttt(game=classical)")
+    s = new_game(rs)
+    with pytest.raises(IllegalAction) as off:
+        s.apply(Mark(9))
+    assert off.value.rule == "classical-board"
+    s = s.apply(Mark(4))  # x1 in the centre
+    assert state_to_json(s, "v")["board"][4] == "x1" and s.to_move == "o"
+    with pytest.raises(IllegalAction) as taken:
+        s.apply(Mark(4))
+    assert taken.value.rule == "classical-cell-empty"
+    for c in (0, 2, 6, 3, 5, 8, 7):  # o0 x2 o6 x3 o5 x8 o7: every line of x is blocked by an o
+        s = s.apply(Mark(c))
+        assert not s.over
+    full = s.apply(Mark(1))  # the board O X X / X X O / O O X: full, no line
+    assert full.over and full.scores == {"x": Fraction(1, 2), "o": Fraction(1, 2)}
+    line = new_game(rs)
+    for c in (0, 3, 1, 4, 2):  # x completes the top row at move 5
+        line = line.apply(Mark(c))
+    assert line.over and line.scores == {"x": 1, "o": 0} and line.legal_actions() == ()
