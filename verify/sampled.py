@@ -3,9 +3,12 @@
 This ties the Z3 proofs (about graphs) and the abstraction (about component sizes) to the engine:
 on every visited position the live entanglement graph has the proved shape, every measurement
 gives the unique outcome the naive enumeration finds, and the engine's actions match the
-abstraction's. A failure keeps the actions that reach the offending position. The same position checks
-(`check_position`) serve the exhaustive walk of `verify.exhaustive`; an engine that raises is a
-failure like any other, never a crash of the checker.
+abstraction's; the player to act and move numbers match the checker's own count of the actions
+played; every action the rules refuse is refused under the rule check-order names; the compiled
+core holds the same positions. A failure keeps the actions that reach the offending position, and
+counts only once `confirm` replays them from the start under the real rules. The same position
+checks (`inspect`) serve the walk of `verify.exhaustive`; an engine that raises is a failure like
+any other, never a crash of the checker.
 """
 
 from __future__ import annotations
