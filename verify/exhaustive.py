@@ -3,9 +3,10 @@
 The walk goes ply by ply from the empty board through the public `State` API, merging positions
 whose keys are equal (none under `concrete_key`: every reachable position), and runs
 `verify.sampled.inspect` on one representative of every key, and under the shape key on K
-relabelled members of its class too (`relabel`): cycle = graph cycle, both measurement outcomes classical and differing exactly on the cycle,
-nothing outside the component changed, the player to act, the end rules, a legal action when not
-over, final scores, agreement with the component-size model. A position the engine raises on is
+relabelled members of its class too (`relabel`): cycle = graph cycle, both measurement outcomes
+classical and differing exactly on the cycle, nothing outside the component changed, the player
+to act, the end rules, a legal action when not over, refusals, both cores, final scores,
+agreement with the component-size model. A position the engine raises on is
 a failure with the actions reaching it; the ply count is checked against the abstraction's bound.
 
 Keys, and why each is sound for what is checked under it:
