@@ -8,36 +8,83 @@ Every problem is a `FileError` naming the user's path (and the rule, when a rule
 from __future__ import annotations
 
 import codecs
+import errno
 import json
 import os
+import re
+import stat
 import sys
 import tempfile
+import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from .errors import FileError
+from . import bounds
+from .errors import FileError, QtttError
 
 CHUNK = 1 << 16  # bytes decoded at a time when streaming
+MAX_READ = 64 << 20  # bytes of a file read whole (a variant, suite, tour, checkpoint, --actions)
 
 
 def _name(source: str | Path) -> str:
     return "standard input" if str(source) == "-" else str(source)
 
 
-def _open_error(source: str | Path, e: OSError) -> FileError:
-    why = "is a directory" if isinstance(e, IsADirectoryError) else (
-        "does not exist" if isinstance(e, FileNotFoundError) else f"cannot be read: {e.strerror}")
-    return FileError(None, f"{_name(source)} {why}")
+_KINDS = ((stat.S_ISDIR, "is a directory"), (stat.S_ISCHR, "is a device, not a file"),
+          (stat.S_ISBLK, "is a device, not a file"), (stat.S_ISSOCK, "is a socket, not a file"),
+          (stat.S_ISFIFO, "is a pipe (FIFO), not a file"))
 
 
-def text_chunks(source: str | Path, rule: str | None = None) -> Iterator[str]:
-    """The UTF-8 text of a file (or of standard input for `-`), decoded CHUNK bytes at a time;
-    FileError naming the byte offset of the first byte that is not UTF-8."""
+def _why(e: OSError) -> str:
+    """An open or stat failure as the words after a file name."""
+    reasons = {errno.ENOENT: "does not exist", errno.ELOOP: "is a symbolic link loop",
+               errno.EACCES: "cannot be read: permission denied",
+               errno.EPERM: "cannot be read: permission denied",
+               errno.ENOTDIR: "does not exist (a part of its path is not a directory)",
+               errno.ENAMETOOLONG: "does not exist (its name is too long for the system)",
+               errno.EISDIR: "is a directory"}
+    return reasons.get(e.errno or 0, f"cannot be read: {e.strerror or e}")
+
+
+def input_problem(path: str | Path, stream: bool = False) -> str | None:
+    """Why `path` cannot be read as an input file (None when it can): it does not exist, is a
+    symbolic link loop, a directory, a device, a socket, a FIFO (unless `stream`), unreadable."""
     try:
-        stream: IO[bytes] = sys.stdin.buffer if str(source) == "-" else open(source, "rb")  # noqa: SIM115
+        mode = os.stat(path).st_mode
     except OSError as e:
-        raise _open_error(source, e) from None
+        return _why(e)
+    except ValueError:  # a NUL byte in the name
+        return "cannot be opened: its name holds a NUL character"
+    for test, why in _KINDS:
+        if test(mode) and not (stream and stat.S_ISFIFO(mode)):
+            return why
+    if not os.access(path, os.R_OK):
+        return "cannot be read: permission denied"
+    return None
+
+
+def open_input(source: str | Path, rule: str | None = None, stream: bool = False) -> IO[bytes]:
+    """The one way input is opened: a regular file (a FIFO too when `stream`), or standard input
+    for `-`; FileError naming the file and the real problem otherwise."""
+    if str(source) == "-":
+        if sys.stdin is None:
+            raise FileError(rule, "standard input is closed")
+        return sys.stdin.buffer
+    problem = input_problem(source, stream)
+    if problem is not None:
+        raise FileError(rule, f"{_name(source)} {problem}")
+    try:
+        return open(source, "rb")
+    except OSError as e:
+        raise FileError(rule, f"{_name(source)} {_why(e)}") from None
+
+
+def text_chunks(source: str | Path, rule: str | None = None, cap: int | None = None) -> Iterator[str]:
+    """The UTF-8 text of a file, a FIFO or standard input (`-`), decoded CHUNK bytes at a time;
+    FileError naming the byte offset of the first byte that is not UTF-8, or when more than
+    `cap` bytes come (files read whole are capped; streams read record by record are not)."""
+    stream = open_input(source, rule, stream=True)
     read = getattr(stream, "read1", stream.read)  # what is there: a pipe is read as it is written
     decoder = codecs.getincrementaldecoder("utf-8")()
     offset = 0
@@ -46,13 +93,16 @@ def text_chunks(source: str | Path, rule: str | None = None) -> Iterator[str]:
             try:
                 data = read(CHUNK)
             except OSError as e:
-                raise _open_error(source, e) from None
+                raise FileError(rule, f"{_name(source)} {_why(e)}") from None
             try:
                 text = decoder.decode(data, final=not data)
             except UnicodeDecodeError as e:
                 raise FileError(rule, f"{_name(source)}: not UTF-8 text (byte {offset + e.start} is "
                                 f"0x{e.object[e.start]:02x})") from None
             offset += len(data)
+            if cap is not None and offset > cap:
+                raise FileError(rule, f"{_name(source)} is larger than {cap >> 20} MiB, the most "
+                                "read from one file")
             if text:
                 yield text
             if not data:
@@ -63,14 +113,15 @@ def text_chunks(source: str | Path, rule: str | None = None) -> Iterator[str]:
 
 
 def read_text(source: str | Path, rule: str | None = None) -> str:
-    """The whole UTF-8 text of a file (or of standard input for `-`)."""
-    return "".join(text_chunks(source, rule))
+    """The whole UTF-8 text of a file (or of standard input for `-`), at most MAX_READ bytes."""
+    return "".join(text_chunks(source, rule, MAX_READ))
 
 
 def parse_json(text: str, where: str, rule: str | None = None) -> Any:
-    """`json.loads`, with one-line FileErrors for text that is not JSON or is nested too deeply."""
+    """JSON through the bounded decoder (bounds.loads), with one-line FileErrors for text that
+    is not JSON, holds an integer too long, or is nested too deeply."""
     try:
-        return json.loads(text)
+        return bounds.loads(text)
     except json.JSONDecodeError as e:
         raise FileError(rule, f"{where}: not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
     except RecursionError:
@@ -81,6 +132,20 @@ def parse_json(text: str, where: str, rule: str | None = None) -> Any:
 def read_json(source: str | Path, rule: str | None = None) -> Any:
     """A JSON file (or standard input for `-`), parsed."""
     return parse_json(read_text(source, rule), _name(source), rule)
+
+
+def parse_toml(text: str, where: str, error: Callable[[str], Exception]) -> dict[str, Any]:
+    """TOML text parsed; `error(reason)` for text that is not TOML, nested too deeply or holding
+    an integer longer than bounds.MAX_DIGITS digits (never Python's own integer-string limit)."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise error(f"{where}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise error(f"{where}: not valid TOML: arrays or tables nested too deeply") from None
+    except ValueError:  # int() past its limit inside tomllib
+        raise error(f"{where}: not valid TOML: an integer longer than {bounds.MAX_DIGITS} "
+                    "digits") from None
 
 
 def write_atomic(path: str | Path, text: str | Iterable[str], make_dirs: bool = False) -> None:
@@ -144,16 +209,80 @@ def write_or_check(files: Mapping[Path, str], check: bool, command: str, remove:
 
 T = TypeVar("T")
 
+FRACTION = re.compile(r"-?[0-9]{1,20}(/[1-9][0-9]{0,19})?")
 
-def read_checkpoint(path: Path, parse: Callable[[Any], T]) -> T:
-    """`parse` applied to a checkpoint file's JSON; FileError when the file is not JSON or not
-    of the shape `parse` expects (a checkpoint damaged or from something else)."""
-    data = read_json(path)
+
+def shape_problem(value: Any, shape: Any, at: str = "$") -> str | None:
+    """Where `value` (parsed JSON) departs from `shape`, or None. A shape is a `bounds.Bound` (an
+    integer in range), `str`, `bool`, `FRACTION` (an exact number as text), `object` (anything),
+    `[S]` (a list of S), `(S1, S2, ...)` (a list of exactly those) or `{key: S}` (an object with
+    those keys; a key written `?key` may be missing)."""
+    if isinstance(shape, bounds.Bound):
+        try:
+            shape.check(value)
+        except ValueError as e:
+            return f"{at}: {e}"
+        return None
+    if shape is object:
+        return None
+    if shape in (str, bool):
+        what = "string" if shape is str else "boolean"
+        return None if isinstance(value, shape) else f"{at}: expected a {what}"
+    if shape is FRACTION:
+        ok = isinstance(value, str) and FRACTION.fullmatch(value) and not value.endswith("/0")
+        return None if ok else f"{at}: expected an exact number such as \"1/2\""
+    if isinstance(shape, (list, tuple)):
+        return _list_problem(value, shape, at)
+    return _object_problem(value, shape, at)
+
+
+def _list_problem(value: Any, shape: list[Any] | tuple[Any, ...], at: str) -> str | None:
+    if not isinstance(value, list) or (isinstance(shape, tuple) and len(value) != len(shape)):
+        return f"{at}: expected a list" + (f" of {len(shape)}" if isinstance(shape, tuple) else "")
+    shapes = shape if isinstance(shape, tuple) else [shape[0]] * len(value)
+    return next((p for i, (v, s) in enumerate(zip(value, shapes, strict=True))
+                 if (p := shape_problem(v, s, f"{at}[{i}]"))), None)
+
+
+def _object_problem(value: Any, shape: dict[str, Any], at: str) -> str | None:
+    if not isinstance(value, dict):
+        return f"{at}: expected an object"
+    keys = {k.lstrip("?"): k for k in shape}
+    for key in value:
+        if key not in keys:
+            return f"{at}: unexpected key {json.dumps(key)[:40]}"
+    for key, full in keys.items():
+        if key not in value:
+            if not full.startswith("?"):
+                return f"{at}.{key} is missing"
+            continue
+        if (p := shape_problem(value[key], shape[full], f"{at}.{key}")) is not None:
+            return p
+    return None
+
+
+def damaged(path: Path, why: str) -> FileError:
+    """The one answer to a checkpoint that cannot be used as it is."""
+    return FileError(None, f"checkpoint {path} is damaged or not a checkpoint ({why}); "
+                     "delete it to start afresh")
+
+
+def read_checkpoint(path: Path, schema: dict[str, Any], parse: Callable[[Any], T]) -> T:
+    """`parse` applied to a checkpoint file's JSON once it has the `schema` (see shape_problem);
+    `damaged` when the file is not JSON, not of the schema, or `parse` finds it inconsistent
+    (a ValueError naming why)."""
     try:
-        if not isinstance(data, dict):
-            raise TypeError("not a JSON object")
+        data = read_json(path)
+    except FileError as e:
+        raise damaged(path, e.message.removeprefix(f"{path}: ")) from None
+    problem = shape_problem(data, schema)
+    if problem is not None:
+        raise damaged(path, problem)
+    try:
         return parse(data)
-    except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError) as e:
+    except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError, LookupError,
+            AssertionError) as e:
         why = f"missing {e}" if isinstance(e, KeyError) else str(e)
-        raise FileError(None, f"checkpoint {path} is damaged or not a checkpoint ({why}); "
-                        "delete it to start afresh") from None
+        raise damaged(path, why) from None
+    except QtttError as e:
+        raise damaged(path, f"a saved position cannot be reached: {e.message}") from None

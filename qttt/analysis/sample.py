@@ -17,9 +17,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from .. import bounds
 from ..engine import State, playout
 from ..errors import FileError, UsageError
-from ..io import read_checkpoint, write_atomic
+from ..io import FRACTION, read_checkpoint, write_atomic
 from ..nested import nested_playout
 from ..scoring import first_line_result
 from ..variant import NESTED, Ruleset
@@ -180,6 +181,12 @@ def _save(path: Path, res: SampleResult, done: set[int], chunks: int) -> None:
     write_atomic(path, json.dumps(data))
 
 
+CHECKPOINT = {"ruleset": str, "seed": bounds.SEED, "chunk": bounds.CHUNK, "chunks": bounds.GAMES,
+              "done": [bounds.COUNT], "histogram": [(FRACTION, FRACTION, bounds.COUNT)],
+              "?lines": {f"?{k}": bounds.COUNT for k in LINE_RESULTS},
+              "?shapes": [(bounds.COUNT, bounds.COUNT, bounds.COUNT)]}
+
+
 def _resume(path: Path, res: SampleResult, chunks: int) -> set[int]:
     mine = {"ruleset": res.ruleset, "seed": res.seed, "chunk": res.chunk, "chunks": chunks}
 
@@ -187,12 +194,15 @@ def _resume(path: Path, res: SampleResult, chunks: int) -> set[int]:
                                              Counter[str], Counter[tuple[int, int]], set[int]]:
         histogram: Counter[tuple[Fraction, Fraction]] = Counter()
         for x, o, c in data["histogram"]:
-            histogram[(Fraction(x), Fraction(o))] += int(c)
+            histogram[(Fraction(x), Fraction(o))] += c
         lines = Counter({str(k): int(c) for k, c in data.get("lines", {}).items()})
-        shapes = Counter({(int(m), int(e)): int(c) for m, e, c in data.get("shapes", [])})
-        return {k: data.get(k) for k in mine}, histogram, lines, shapes, {int(i) for i in data["done"]}
+        shapes = Counter({(m, e): c for m, e, c in data.get("shapes", [])})
+        done = set(data["done"])
+        if any(i >= data["chunks"] for i in done):
+            raise ValueError(f"done names a chunk beyond its {data['chunks']} chunks")
+        return {k: data.get(k) for k in mine}, histogram, lines, shapes, done
 
-    theirs, histogram, lines, shapes, done = read_checkpoint(path, parse)
+    theirs, histogram, lines, shapes, done = read_checkpoint(path, CHECKPOINT, parse)
     if theirs != mine:
         raise FileError(None, f"checkpoint {path} is for another run: {theirs}, not {mine}")
     res.histogram.update(histogram)

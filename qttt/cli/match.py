@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from .. import bounds
 from ..competition.match import Standing, Store, game_line, manifest, plan, run, standings
 from ..competition.referee import KINDS_HELP, Forfeit, Seat, split_name
 from ..engine import AnyAction, Measure, Place
@@ -20,6 +21,8 @@ from ..errors import IllegalAction
 from ..games import GameState, quantum_state
 from ..notation import Json
 from ..text import drawing
+from . import clock_seconds, integer, seconds
+from . import console as make_console
 from .play import example, explain, parse, prompt
 
 EPILOG = f"""\
@@ -42,16 +45,19 @@ exit status: 0 when every game was played, 2 on bad arguments, 130 when interrup
 
 def add_options(p: argparse.ArgumentParser, games: int) -> None:
     """The options `match` and `tournament` share."""
-    p.add_argument("--games", type=int, default=games,
+    p.add_argument("--games", type=integer(bounds.MATCH_GAMES), default=games,
                    help=f"games per pair of players, colours alternating (default {games})")
-    p.add_argument("--workers", type=int, default=1, help="games played at once (default 1)")
+    p.add_argument("--workers", type=integer(bounds.WORKERS), default=1,
+                   help="games played at once (default 1)")
     p.add_argument("--out", metavar="DIR", help="directory of the records (default: "
                                                 "match-RULESET or tournament-RULESET)")
-    p.add_argument("--move-time", type=float, metavar="S", help="seconds per action (default: the ruleset's)")
-    p.add_argument("--game-time", type=float, metavar="S", help="seconds per player and game "
-                                                                "(default: the ruleset's)")
-    p.add_argument("--seed", type=int, default=1, help="seed of the built-in players (default 1)")
-    p.add_argument("--ack-time", type=float, default=5.0, metavar="S",
+    p.add_argument("--move-time", type=clock_seconds, metavar="S",
+                   help="seconds per action (default: the ruleset's)")
+    p.add_argument("--game-time", type=clock_seconds, metavar="S",
+                   help="seconds per player and game (default: the ruleset's)")
+    p.add_argument("--seed", type=integer(bounds.SEED), default=1,
+                   help="seed of the built-in players (default 1)")
+    p.add_argument("--ack-time", type=seconds, default=5.0, metavar="S",
                    help="seconds an engine has to start and to acknowledge each action (default 5)")
 
 
@@ -69,7 +75,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run_command(args: argparse.Namespace, kind: str, players: list[str]) -> int:
     """Plan, resume, play and report a match or round robin."""
-    console = Console(highlight=False)
+    console = make_console()
     jobs = plan(args.ruleset, players, args.games, args.seed, args.move_time, args.game_time, args.ack_time)
     people = any(split_name(p)[1] == "human" for p in players)
     workers = 1 if people else max(args.workers, 1)

@@ -13,6 +13,7 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .. import bounds
 from ..engine import Action, Measure, Place, State, mark_name
 from ..errors import IllegalAction, QtttError
 from ..games import quantum_action
@@ -23,6 +24,7 @@ from ..notation import Record, record_to_json
 from ..players import PLAYERS, Player, make_player
 from ..text import drawing
 from ..variant import NESTED, load_ruleset
+from . import integer
 from ._nested_play import play as play_nested
 
 KINDS = ("human", *PLAYERS)
@@ -77,7 +79,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="built-in name, canonical name or variant file (default wikipedia)")
     p.add_argument("--x", choices=KINDS, default="human", help="who plays X (default human)")
     p.add_argument("--o", choices=KINDS, default="greedy", help="who plays O (default greedy)")
-    p.add_argument("--seed", type=int, help="seed of the computer players (default: a fresh one, "
+    p.add_argument("--seed", type=integer(bounds.SEED),
+                   help="seed of the computer players (default: a fresh one, "
                                             "printed at the start)")
     p.add_argument("--no-colour", "--no-color", dest="no_colour", action="store_true",
                    help="plain text even on a terminal (colour is also off when NO_COLOR is set "

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 
-from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from ..variant import NESTED, PARAMETERS, builtin_names, load_ruleset
+from . import console as make_console
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,8 +37,8 @@ def run_show(args: argparse.Namespace) -> int:
         print(json.dumps({"name": rs.name, "canonical": rs.canonical, "title": rs.title,
                           "sources": list(rs.sources), "params": rs.to_dict()}, indent=2))
         return 0
-    console = Console(highlight=False)
-    console.print(f"[bold]{rs.name}[/bold]  {rs.title}")
+    console = make_console()
+    console.print(Text.assemble((f"{rs.name}", "bold"), f"  {rs.title}"))
     console.print(f"canonical: {rs.canonical}")
     if rs.summary:
         console.print(rs.summary)

@@ -14,7 +14,7 @@ import multiprocessing
 import random
 import shlex
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -23,6 +23,7 @@ from ..errors import MatchError
 from ..io import write_atomic
 from ..notation import Json
 from ..players import PLAYERS, SearchPlayer
+from ..processes import pool_of
 from ..variant import QUANTUM, Ruleset, load_ruleset
 from .codecup import CodeCupSeat
 from .referee import (
@@ -179,18 +180,13 @@ def run(jobs: list[Job], store: Store, done: dict[int, Json], workers: int,
         for job in todo:
             results[job.index] = _finish(play_job(job, human), store, on_game)
     else:
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        with pool_of(workers, multiprocessing.get_context("spawn")) as pool:
             running: set[Future[Json]] = {pool.submit(play_job, job) for job in todo}
-            try:
-                while running:
-                    finished, running = wait(running, return_when=FIRST_COMPLETED)
-                    for fut in finished:
-                        rec = _finish(fut.result(), store, on_game)
-                        results[int(rec["game"])] = rec
-            except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
+            while running:
+                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    rec = _finish(fut.result(), store, on_game)
+                    results[int(rec["game"])] = rec
     return [results[j.index] for j in jobs if j.index in results]
 
 
