@@ -23,9 +23,9 @@ class NumberTooLong(json.JSONDecodeError):
 
 
 def _json_int(text: str) -> int:
-    if len(text) > MAX_DIGITS + 1:
-        raise NumberTooLong(f"an integer of {len(text.lstrip('-')):,} digits (at most {MAX_DIGITS})",
-                            "", 0)
+    digits = len(text) - text.startswith("-")
+    if digits > MAX_DIGITS:
+        raise NumberTooLong(f"an integer of {digits:,} digits (at most {MAX_DIGITS})", "", 0)
     return int(text)
 
 

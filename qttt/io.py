@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import errno
+import hashlib
 import json
 import os
 import re
@@ -81,10 +82,11 @@ def open_input(source: str | Path, rule: str | None = None, stream: bool = False
 
 
 def text_chunks(source: str | Path, rule: str | None = None, cap: int | None = None) -> Iterator[str]:
-    """The UTF-8 text of a file, a FIFO or standard input (`-`), decoded CHUNK bytes at a time;
+    """The UTF-8 text of a file or standard input (`-`), decoded CHUNK bytes at a time;
     FileError naming the byte offset of the first byte that is not UTF-8, or when more than
-    `cap` bytes come (files read whole are capped; streams read record by record are not)."""
-    stream = open_input(source, rule, stream=True)
+    `cap` bytes come. Files read whole are capped and must be regular files; a stream read
+    record by record (no cap) may be a FIFO."""
+    stream = open_input(source, rule, stream=cap is None)
     read = getattr(stream, "read1", stream.read)  # what is there: a pipe is read as it is written
     decoder = codecs.getincrementaldecoder("utf-8")()
     offset = 0
@@ -159,10 +161,7 @@ def write_atomic(path: str | Path, text: str | Iterable[str], make_dirs: bool = 
     parent = target.parent
     if make_dirs:
         parent.mkdir(parents=True, exist_ok=True)
-    if target.is_dir():
-        raise FileError(None, f"cannot write {target}: it is a directory")
-    if not parent.is_dir():
-        raise FileError(None, f"cannot write {target}: directory {parent} does not exist")
+    check_writable(target)
     try:
         fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as e:
@@ -182,6 +181,44 @@ def write_atomic(path: str | Path, text: str | Iterable[str], make_dirs: bool = 
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def output_problem(path: str | Path) -> str | None:
+    """Why a file cannot be written at `path` (None when it can): the target is a directory or
+    not a regular file, its directory does not exist or cannot be written. A name ending in `/`
+    names a directory."""
+    target = Path(path)
+    parent = target.parent
+    if os.path.isdir(target):
+        return "it is a directory"
+    if str(path).endswith(os.sep):
+        return "a name ending in / names a directory, not a file"
+    if os.path.lexists(target) and not os.path.isfile(target):
+        return "it is not a regular file"
+    if not parent.is_dir():
+        return f"directory {parent} does not exist"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"directory {parent} cannot be written: permission denied"
+    return None
+
+
+def check_writable(path: str | Path) -> None:
+    """FileError unless a file can be written at `path` (see output_problem)."""
+    problem = output_problem(path)
+    if problem is not None:
+        raise FileError(None, f"cannot write {path}: {problem}")
+
+
+def save_or_show(path: str | Path, text: str, say: Callable[[str], object], saved: str) -> bool:
+    """Write `text` to `path` and `say` the `saved` line; when writing fails, `say` why and then
+    the text itself, so that nothing a person did is lost. Whether it was written."""
+    try:
+        write_atomic(path, text)
+    except FileError as e:
+        say(f"qttt: {e}; here it is instead:\n{text}")
+        return False
+    say(saved)
+    return True
 
 
 def _umask() -> int:
@@ -267,14 +304,30 @@ def damaged(path: Path, why: str) -> FileError:
                      "delete it to start afresh")
 
 
+def _digest(data: dict[str, Any]) -> str:
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=list)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def write_checkpoint(path: Path, data: dict[str, Any]) -> None:
+    """Save a checkpoint: `data` and the digest of its content (read_checkpoint checks it, so
+    a file cut, changed or made by hand is never taken for saved work)."""
+    write_atomic(path, json.dumps({"digest": _digest(data), **data}, separators=(",", ":"), default=list))
+
+
 def read_checkpoint(path: Path, schema: dict[str, Any], parse: Callable[[Any], T]) -> T:
-    """`parse` applied to a checkpoint file's JSON once it has the `schema` (see shape_problem);
-    `damaged` when the file is not JSON, not of the schema, or `parse` finds it inconsistent
-    (a ValueError naming why)."""
+    """`parse` applied to a checkpoint file's JSON once its digest matches and it has the
+    `schema` (see shape_problem); `damaged` when the file is not JSON, changed since it was
+    written, not of the schema, or `parse` finds it inconsistent (a ValueError naming why)."""
     try:
         data = read_json(path)
     except FileError as e:
         raise damaged(path, e.message.removeprefix(f"{path}: ")) from None
+    if not isinstance(data, dict) or "digest" not in data:
+        raise damaged(path, "no digest: not written by this version of qttt")
+    digest = data.pop("digest")
+    if digest != _digest(data):
+        raise damaged(path, "its digest does not match its content: cut or changed since it was written")
     problem = shape_problem(data, schema)
     if problem is not None:
         raise damaged(path, problem)

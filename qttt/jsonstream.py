@@ -119,14 +119,21 @@ class Scanner:
             return value
 
     def skip_line(self) -> None:
-        """Move past the next line end (or to the end of the input)."""
+        """Move past the next line end (or to the end of the input). A line that goes on for more
+        than MAX_VALUE characters ends the input: the rest is not read (an endless stream such
+        as /dev/zero is never read to its end)."""
+        skipped = 0
         while True:
             i = self.buf.find("\n", self.pos)
             if i >= 0:
                 self._advance(i + 1)
                 return
+            skipped += len(self.buf) - self.pos
             self._offset += len(self.buf)
             self.buf, self.pos = "", 0
+            if skipped > MAX_VALUE:
+                self.eof = True
+                return
             if not self._fill():
                 return
 

@@ -30,7 +30,6 @@ Keys, and why each is sound for what is checked under it:
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -38,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from qttt import Action, Measure, Place, Ruleset, State, bounds, load_ruleset, with_params
-from qttt.io import read_checkpoint, write_atomic
+from qttt.io import read_checkpoint, write_checkpoint
 from qttt.processes import stop_pool, worker_pool
 
 from .abstract import abstract_of
@@ -320,7 +319,7 @@ def _save(path: Path, out: Walk, ply: int, frontier: dict[Key, Path_], partition
             "final_positions": out.final_positions, "partitions": [list(p) for p in partitions],
             "frontier": [list(p) for p in frontier.values()],
             "failures": {k: [m, [repr(a) for a in acts]] for k, (m, acts) in out.failures.items()}}
-    write_atomic(path, json.dumps(data, separators=(",", ":"), default=list))
+    write_checkpoint(path, data)
 
 
 CHECKPOINT = {"ruleset": str, "key": str, "ply": bounds.MAX_PLY, "positions_by_ply": [bounds.COUNT],

@@ -8,7 +8,6 @@ number of action sequences that reach it, so transpositions and symmetries are m
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +17,7 @@ from .. import bounds
 from ..engine import MEASURE, OVER, Board, Measure, Place
 from ..errors import FileError, QtttError, UsageError
 from ..game import compile_game
-from ..io import damaged, read_checkpoint, write_atomic
+from ..io import damaged, read_checkpoint, write_checkpoint
 from ..processes import stop_pool, worker_pool
 from ..variant import Ruleset
 from .keys import Key, owner_key, partition_key
@@ -213,7 +212,7 @@ def _save(path: Path, rs: Ruleset, kind: str, res: CountResult, ply: int, fronti
     data = {"ruleset": rs.canonical, "key": kind, "ply": ply, "games_by_ply": res.games_by_ply,
             "nodes_by_ply": res.nodes_by_ply, "positions_by_ply": res.positions_by_ply,
             "deadlocks": res.deadlocks, "frontier": [[list(p), m] for p, m, _ in frontier]}
-    write_atomic(path, json.dumps(data, separators=(",", ":")))
+    write_checkpoint(path, data)
 
 
 CHECKPOINT = {"ruleset": str, "key": str, "ply": bounds.MAX_PLY, "games_by_ply": [bounds.COUNT],

@@ -7,7 +7,6 @@ Aggregates are exact: a histogram of final (x, o) scores, from which means and v
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from collections import Counter
@@ -20,7 +19,7 @@ from typing import Any
 from .. import bounds
 from ..engine import State, playout
 from ..errors import FileError, UsageError
-from ..io import FRACTION, read_checkpoint, write_atomic
+from ..io import FRACTION, read_checkpoint, write_checkpoint
 from ..nested import nested_playout
 from ..scoring import first_line_result
 from ..variant import NESTED, Ruleset
@@ -178,7 +177,7 @@ def _save(path: Path, res: SampleResult, done: set[int], chunks: int) -> None:
     data = {"ruleset": res.ruleset, "seed": res.seed, "chunk": res.chunk, "chunks": chunks,
             "done": sorted(done), "histogram": [[str(x), str(o), c] for (x, o), c in res.histogram.items()],
             "lines": dict(res.lines), "shapes": [[m, e, c] for (m, e), c in res.shapes.items()]}
-    write_atomic(path, json.dumps(data))
+    write_checkpoint(path, data)
 
 
 CHECKPOINT = {"ruleset": str, "seed": bounds.SEED, "chunk": bounds.CHUNK, "chunks": bounds.GAMES,

@@ -24,7 +24,7 @@ from .. import bounds
 from ..engine import OVER, Action, Board, Measure
 from ..errors import FileError, UsageError
 from ..game import compile_game
-from ..io import FRACTION, read_checkpoint, write_atomic
+from ..io import FRACTION, read_checkpoint, write_checkpoint
 from ..notation import action_to_json
 from ..variant import Ruleset
 from .count import board_after, encode
@@ -290,8 +290,8 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
         values[code] = Fraction(v)
         nodes += searched
         if cp is not None:
-            write_atomic(cp, json.dumps({"ruleset": rs.canonical, "start": list(start),
-                                         "values": {str(k): str(x) for k, x in values.items()}}))
+            write_checkpoint(cp, {"ruleset": rs.canonical, "start": list(start),
+                                  "values": {str(k): str(x) for k, x in values.items()}})
         if progress:
             progress(len(values), len(codes))
     first = [(a, values[c]) for (a, _, _), c in zip(kids, codes, strict=True)]

@@ -18,13 +18,13 @@ from ..engine import Action, Measure, Place, State, mark_name
 from ..errors import IllegalAction, QtttError
 from ..games import quantum_action
 from ..geometry import lines
-from ..io import write_atomic
+from ..io import check_writable, save_or_show
 from ..narration import collapsed, describe, squares
 from ..notation import Record, record_to_json
 from ..players import PLAYERS, Player, make_player
 from ..text import drawing
 from ..variant import NESTED, load_ruleset
-from . import integer
+from . import Terminated, integer
 from ._nested_play import play as play_nested
 
 KINDS = ("human", *PLAYERS)
@@ -303,6 +303,8 @@ def result_text(state: State) -> str:
 
 def run(args: argparse.Namespace) -> int:
     rs = load_ruleset(args.ruleset)
+    if args.record:
+        check_writable(args.record)  # before the game, not after it
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
     rng = random.Random(seed)
     players = {side: None if kind == "human" else make_player(kind, rng)
@@ -324,6 +326,9 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         _write("\n")
         how = "interrupted"
+    except Terminated:
+        _write("\n")
+        how = "terminated"
     state = game.state
     if how == "over":
         _write(result_text(state) + "\n")
@@ -332,13 +337,15 @@ def run(args: argparse.Namespace) -> int:
                "a spooky mark (rule place-two-cycle); the game stops unfinished\n")
     else:
         _write({"quit": "game abandoned.", "eof": "input ended; game abandoned.",
-                "interrupted": "interrupted; game abandoned."}[how] + "\n")
+                "interrupted": "interrupted; game abandoned.",
+                "terminated": "terminated; game abandoned."}[how] + "\n")
     if args.record:
         record = game.record(rs.canonical)
-        write_atomic(args.record, json.dumps(record_to_json(record)) + "\n")
-        _write(f"record saved to {args.record} ({len(record.actions)} actions); "
-               f"replay it with: qttt replay {args.record}\n")
-    return {"over": 0, "quit": 0, "deadlock": 0, "eof": 1, "interrupted": 130}[how]
+        if not save_or_show(args.record, json.dumps(record_to_json(record)) + "\n", _write,
+                            f"record saved to {args.record} ({len(record.actions)} actions); "
+                            f"replay it with: qttt replay {args.record}\n"):
+            return 2
+    return {"over": 0, "quit": 0, "deadlock": 0, "eof": 1, "interrupted": 130, "terminated": 143}[how]
 
 
 def _write(text: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import multiprocessing
+import os
 import random
 import shlex
 from collections.abc import Callable, Iterable, Iterator
@@ -19,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
-from ..errors import MatchError
+from ..errors import FileError, MatchError
 from ..io import write_atomic
 from ..notation import Json
 from ..players import PLAYERS, SearchPlayer
@@ -130,6 +131,9 @@ class Store:
     def open(self, manifest: Json) -> dict[int, Json]:
         """Create the directory or check it holds this match; the records already there."""
         target = self.root / "match.json"
+        if os.path.lexists(self.root) and not self.root.is_dir():
+            raise FileError(None, f"cannot keep the records in --out {self.root}: it is a file, not a "
+                            "directory; give a directory (it is created if missing)")
         if target.is_file():
             try:
                 old = json.loads(target.read_text(encoding="utf-8"))
