@@ -88,11 +88,8 @@ MAX_PLY = Bound("plies (`--max-ply`, checkpoint `ply`)", 0, 10_000)
 DEPTH = Bound("perft depth (`--depth` from 1, protocol `perft` `depth`)", 0, 1_000)
 CHUNK = Bound("units of work (`--chunk`)", 1, 10_000_000)
 COUNT = Bound("counts saved in checkpoints (games, nodes, positions, multiplicities)", 0, 10 ** 19)
-CODE = Bound("encoded actions in checkpoints and `--actions`", -10_000, 10_000)
-REQUEST_ID = Bound("protocol request ids", -(2 ** 63), 2 ** 63 - 1)
+CODE = Bound("encoded actions in checkpoints", -10_000, 10_000)
 SCORE = Bound("points of one game in a tour file (`score`)", 0, 1_000)
-MILLISECONDS = Bound("protocol clock fields (`*_ms`)", 0, 10 ** 12)
 SECONDS_MAX = 1_000_000  # the largest number of seconds a flag takes (about 11.5 days)
 
-BOUNDS = (GAMES, STREAM, MATCH_GAMES, SEED, WORKERS, MAX_PLY, DEPTH, CHUNK, COUNT, CODE, REQUEST_ID, SCORE,
-          MILLISECONDS)
+BOUNDS = (GAMES, STREAM, MATCH_GAMES, SEED, WORKERS, MAX_PLY, DEPTH, CHUNK, COUNT, CODE, SCORE)

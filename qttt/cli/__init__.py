@@ -87,10 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _broken_pipe(console: Console) -> None:
+def _broken_pipe(self: Console) -> None:
     """A reader gone away from a rich console is the BrokenPipeError it is (rich would exit 1),
     so that every command answers it the same way: quietly, status 0."""
-    console.quiet = True
+    self.quiet = True
     raise BrokenPipeError
 
 
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         print("qttt: standard output is closed; nothing can be written", file=sys.stderr)
         return 2
     streams = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)  # type: ignore[assignment]
+    sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)
     handler = None
     if threading.current_thread() is threading.main_thread():
         handler = signal.signal(signal.SIGTERM, _terminate)

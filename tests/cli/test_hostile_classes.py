@@ -293,6 +293,14 @@ def test_flags_out_of_range_are_one_line(flag: tuple[list[str], Bound], value: s
     assert len(err) < 400
 
 
+def test_every_range_is_documented() -> None:
+    text = (Path(__file__).parents[2] / "docs" / "hostile-input.md").read_text(encoding="utf-8")
+    for bound in bounds.BOUNDS:
+        row = next((line for line in text.splitlines() if line.startswith(f"| {bound.what} |")), None)
+        assert row is not None, bound
+        assert f"{bound.high:,}" in row or "^" in row, (bound, row)
+
+
 @pytest.mark.parametrize("flag", ["--timeout", "--perft-timeout"])
 @pytest.mark.parametrize("value", ["1e300", "1e999", "-0", "0", "nan", "inf", "9" * 5000])
 def test_seconds_are_bounded(flag: str, value: str, capsys: pytest.CaptureFixture[str]) -> None:
