@@ -1,15 +1,21 @@
 """Random games per second of Intelligent Tic-Tac-Toe (ruleset `intelligent`), on one core, and
 random-play statistics.
 
-Three figures, all measured in this run: `qttt.nested.nested_playout` (the engine's playout loop),
-a loop over the immutable `NestedState` API (`legal_actions` + `apply`), and the baseline: a naive
-re-implementation in the style of the 2017 course simulator (a 16×16 list of '-', 'x', 'o', the
-valid cells found by scanning the routed block or the whole board, block and board patterns checked
-cell by cell after each move), written here from the rules. Ratios are to that baseline. Then the
-statistics of the engine's random games: wins, draws, length and cells left empty (the course
-simulator's random games leave about 39 of 256 cells empty and last 154 to 249 moves).
+Four figures, all measured in this run, each by CPU time and by wall time: the compiled nested core
+(qttt/analysis/_nested.c, `NestedCore.games`), `qttt.nested.engine.nested_playout` (the Python engine's
+playout loop), a loop over the immutable `NestedState` API (`legal_actions` + `apply`), and the
+baseline: a naive re-implementation in the style of the 2017 course simulator (a 16×16 list of '-',
+'x', 'o', the valid cells found by scanning the routed block or the whole board, block and board
+patterns checked cell by cell after each move), written here from the rules. Ratios are to that
+baseline, and the compiled core's to the Python engine (target 100x). Then the statistics of the
+engine's random games: wins, draws, length and cells left empty (the course simulator's random
+games leave about 39 of 256 cells empty and last 154 to 249 moves).
 
-    python bench/bench_nested.py [--seconds S] [--games N]
+`--agree N` checks instead that the compiled core plays the Python engine's games, move by move
+and point by point, for N seeded games of every nested-classical ruleset (built-in, editions,
+coverage variants); it exits 1 at the first difference.
+
+    python bench/bench_nested.py [--seconds S] [--games N] [--agree N]
 """
 
 from __future__ import annotations
@@ -17,11 +23,14 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import sys
 import time
 from collections.abc import Callable
 
-import qttt
-from qttt.nested import NestedState, nested_playout
+from qttt.analysis.nested_core import available, core_for
+from qttt.cli.vectors import default_suites
+from qttt.nested.engine import NestedState, nested_playout
+from qttt.variant import NESTED, load_ruleset
 
 PATTERNS = ([[(r, c) for c in range(4)] for r in range(4)] + [[(r, c) for r in range(4)] for c in range(4)]
             + [[(i, i) for i in range(4)], [(i, 3 - i) for i in range(4)]])
@@ -58,29 +67,68 @@ def simulator_game(rng: random.Random) -> int:
         player = "o" if player == "x" else "x"
 
 
-def rate(play: Callable[[random.Random], object], seconds: float) -> float:
-    """Games per second: the best of three timed rounds of about seconds/3 each."""
+def rate(play: Callable[[random.Random], int], seconds: float) -> tuple[float, float]:
+    """Games per second of CPU time and of wall time: the best of three timed rounds of about
+    seconds/3 each; `play` plays some games and returns how many."""
     rng = random.Random(2017)
-    best = 0.0
+    best_cpu = best_wall = 0.0
     for _ in range(3):
-        games, start = 0, time.perf_counter()
-        deadline = start + seconds / 3
+        games, cpu, wall = 0, time.process_time(), time.perf_counter()
+        deadline = wall + seconds / 3
         while True:
-            play(rng)
-            games += 1
+            games += play(rng)
             now = time.perf_counter()
             if now >= deadline:
                 break
-        best = max(best, games / (now - start))
-    return best
+        best_cpu = max(best_cpu, games / max(time.process_time() - cpu, 1e-9))
+        best_wall = max(best_wall, games / (now - wall))
+    return best_cpu, best_wall
 
 
-def main() -> None:
+def one(play: Callable[[random.Random], object]) -> Callable[[random.Random], int]:
+    """`play` (one game per call) as a player of counted games."""
+    def counted(rng: random.Random) -> int:
+        play(rng)
+        return 1
+    return counted
+
+
+def agree(games: int) -> int:
+    """0 when the compiled core plays the engine's `games` games of every nested ruleset, else 1."""
+    names = [n for n, _ in default_suites() if load_ruleset(n).game == NESTED]
+    for name in names:
+        rs = load_ruleset(name)
+        core = core_for(rs)
+        fast, slow = random.Random(f"agree:{games}"), random.Random(f"agree:{games}")
+        start, done = time.perf_counter(), 0
+        while done < games:
+            batch = min(1000, games - done)
+            cells, _, points = core.games(fast, batch)
+            for i in range(batch):
+                moves, final = nested_playout(rs, slow)
+                if [m.cell for m in moves] != cells[i] or (core.points(points[i][0]), core.points(
+                        points[i][1])) != (final.scores["x"], final.scores["o"]):
+                    print(f"{rs.name}: game {done + i} differs")
+                    return 1
+            done += batch
+        same = fast.getstate() == slow.getstate()
+        print(f"{rs.name}: {games:,} games, the same moves and points in both "
+              f"({time.perf_counter() - start:.0f} s); generator left in the same state: {same}", flush=True)
+        if not same:
+            return 1
+    return 0
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=6.0, help="time per measured figure")
     parser.add_argument("--games", type=int, default=2000, help="random games for the statistics")
+    parser.add_argument("--agree", type=int, metavar="N",
+                        help="check the compiled core against the engine on N games per ruleset")
     args = parser.parse_args()
-    rs = qttt.load_ruleset("intelligent")
+    if args.agree is not None:
+        return agree(args.agree)
+    rs = load_ruleset("intelligent")
 
     def state_api(rng: random.Random) -> None:
         state = NestedState.initial(rs)
@@ -88,12 +136,19 @@ def main() -> None:
             legal = state.legal_actions()
             state = state.apply(legal[rng.randrange(len(legal))])
 
-    base = rate(simulator_game, args.seconds)
-    print(f"course-simulator style (baseline) {base:10.1f} games/s  1.00x")
-    for label, play in (("qttt.nested.nested_playout", lambda rng: nested_playout(rs, rng)),
-                        ("NestedState legal_actions + apply", state_api)):
-        r = rate(play, args.seconds)
-        print(f"{label:<33} {r:10.1f} games/s  {r / base:.2f}x")
+    print(f"{'games per second':<34} {'CPU':>10} {'wall':>10}  ratio (CPU)")
+    base, _ = figure("course-simulator style (baseline)", rate(one(simulator_game), args.seconds), None)
+    engine, _ = figure("qttt.nested.engine.nested_playout", rate(one(lambda rng: nested_playout(rs, rng)),
+                                                           args.seconds), base)
+    figure("NestedState legal_actions + apply", rate(one(state_api), args.seconds), base)
+    reason = available()
+    if reason is not None:
+        print(f"compiled nested core: not measured: {reason}")
+    else:
+        core = core_for(rs)
+        fast, _ = figure("compiled nested core", rate(lambda rng: len(core.games(rng, 2000, cells=False)[1]),
+                                                      args.seconds), base)
+        print(f"compiled nested core against the Python engine (CPU): {fast / engine:.0f}x (target 100x)")
 
     rng = random.Random(1)
     lengths, empty, ends = [], [], {"x": 0, "o": 0, "draw": 0}
@@ -105,7 +160,16 @@ def main() -> None:
     print(f"\n{args.games} random games: x wins {ends['x']}, o wins {ends['o']}, no pattern {ends['draw']}")
     print(f"moves: mean {statistics.mean(lengths):.1f}, min {min(lengths)}, max {max(lengths)}")
     print(f"cells left empty: mean {statistics.mean(empty):.1f} of 256 (course simulator: about 39)")
+    return 0
+
+
+def figure(label: str, rates: tuple[float, float], base: float | None) -> tuple[float, float]:
+    """Print one figure (CPU and wall rates, the CPU ratio to `base`); return the rates."""
+    cpu, wall = rates
+    ratio = f"{cpu / base:.2f}x" if base else "1.00x"
+    print(f"{label:<34} {cpu:10.1f} {wall:10.1f}  {ratio}", flush=True)
+    return rates
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

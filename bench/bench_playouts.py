@@ -76,7 +76,7 @@ def batch_rate(play: Callable[[random.Random, int], object], seconds: float, bat
 
 def state_api_game(rs: qttt.Ruleset, rng: random.Random) -> qttt.State:
     """A random game through the immutable State API."""
-    state = qttt.new_game(rs)
+    state = qttt.State.initial(rs)
     while legal := state.legal_actions():
         state = state.apply(rng.choice(legal))
     return state

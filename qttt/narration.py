@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .engine import Action, AnyAction, Measure, Place, State, mark_name, player_of
-from .errors import RecordError
-from .nested import Mark
+from .family import AnyAction
+from .quantum.engine import Action, Measure, Place, State, mark_name, player_of, quantum_action
 
 
 def squares(cells: tuple[int, ...]) -> str:
@@ -54,8 +53,7 @@ def _cell_list(cells: tuple[int, ...] | list[int]) -> str:
 
 def describe_action(before: State, action: AnyAction, after: State) -> str:
     """What an action of a quantum game does, in words, with every mark a collapse forces."""
-    if isinstance(action, Mark):
-        raise RecordError("record-format", "a quantum game takes place and measure actions, not mark")
+    action = quantum_action(action)
     if isinstance(action, Place):
         text = f"{player_of(before.move).upper()} {describe(before, action)}"
         if action.a == action.b:

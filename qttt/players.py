@@ -12,9 +12,10 @@ import time
 from fractions import Fraction
 from typing import Protocol
 
-from .engine import AnyAction
+from .analysis import nested_core
 from .errors import IllegalAction
-from .games import GameState
+from .family import AnyAction, GameState
+from .nested.engine import NestedState
 
 
 class Player(Protocol):
@@ -40,7 +41,11 @@ def _legal(state: GameState) -> tuple[AnyAction, ...]:
 
 def margin(state: GameState, player: str) -> Fraction:
     """`player`'s points minus the opponent's (0 until the game is over: rule score-at-end)."""
-    scores = state.scores
+    return points_margin(state.scores, player)
+
+
+def points_margin(scores: dict[str, Fraction], player: str) -> Fraction:
+    """`player`'s points minus the opponent's."""
     return scores[player] - scores["o" if player == "x" else "x"]
 
 
@@ -127,15 +132,19 @@ class SearchPlayer:
     the player who chose each action on the path (a deadlock counts as a draw). It stops after
     `playouts` iterations or `seconds` of wall time, whichever comes first, and plays the most
     visited action; a game-ending action that wins is played at once. With a `playouts` budget
-    and no time budget it is repeatable for a given seed.
+    and no time budget it is repeatable for a given seed. Rollouts of a nested-classical game are
+    played by the compiled nested core when `core` allows it (auto: when it can be built), drawing
+    the same moves as the engine would.
     """
 
     name = "search"
 
     def __init__(self, seed: int | None = None, rng: random.Random | None = None,
-                 seconds: float | None = 0.5, playouts: int | None = None, c: float = 1.0) -> None:
+                 seconds: float | None = 0.5, playouts: int | None = None, c: float = 1.0,
+                 core: str = "auto") -> None:
         self.rng = rng if rng is not None else random.Random(seed)
-        self.seconds, self.playouts, self.c = seconds, playouts, c
+        self.seconds, self.playouts, self.c, self.core = seconds, playouts, c, core
+        self._fast: nested_core.NestedCore | None = None
 
     def choose(self, state: GameState) -> AnyAction:
         legal = _legal(state)
@@ -147,6 +156,8 @@ class SearchPlayer:
             after = state.apply(action)
             if after.over and margin(after, me) > 0:
                 return action
+        rs = state.ruleset
+        self._fast = nested_core.core_for(rs) if nested_core.use_compiled(rs, self.core) else None
         root = _Node(state, None, self.rng)
         deadline = time.monotonic() + self.seconds if self.seconds is not None else math.inf
         budget = self.playouts if self.playouts is not None else 1 << 62
@@ -170,21 +181,24 @@ class SearchPlayer:
         for n in path:
             n.visits += 1
             if n.mover is not None:
-                n.value += outcome(margin(final, n.mover))
+                n.value += outcome(points_margin(final, n.mover))
 
     def _select(self, node: _Node) -> _Node:
         log_n = math.log(node.visits)
         return max((child for _, child in node.children),
                    key=lambda ch: ch.value / ch.visits + self.c * math.sqrt(log_n / ch.visits))
 
-    def _rollout(self, state: GameState) -> GameState:
+    def _rollout(self, state: GameState) -> dict[str, Fraction]:
+        """The points at the end of `state` played on with uniformly random actions."""
         rng = self.rng
+        if self._fast is not None and isinstance(state, NestedState):
+            return self._fast.rollout(state, rng)
         while not state.over:
             legal = state.legal_actions()
             if not legal:
                 break
             state = state.apply(legal[int(rng.random() * len(legal))])
-        return state
+        return state.scores
 
 
 PLAYERS: dict[str, type[RandomPlayer] | type[GreedyPlayer] | type[SearchPlayer]] = {

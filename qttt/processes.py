@@ -26,6 +26,11 @@ MAX_LINE = 4 << 20  # bytes of one line read from a program (a response, a move)
 READ = 1 << 16
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived (the command line raises it from its handler): a command stops as after
+    Ctrl-C, with exit status 143 rather than 130."""
+
+
 # -- worker pools ---------------------------------------------------------------------------------
 
 def _worker_init(parent: int) -> None:

@@ -9,10 +9,9 @@ from __future__ import annotations
 import math
 from xml.sax.saxutils import escape
 
-from .engine import Measure, State, mark_name, player_of
 from .errors import IllegalAction
 from .geometry import patterns
-from .nested import NestedState
+from .quantum.engine import Measure, State, mark_name, player_of
 
 INK = {"x": "#c62828", "o": "#1565c0"}
 GRID, LABEL, CYCLE_FILL, CYCLE_EDGE = "#444444", "#9e9e9e", "#fff3c4", "#f9a825"
@@ -30,7 +29,7 @@ def _band(size: float) -> float:
     return max(CAPTION, _caption_font(size) * 2.2)
 
 
-def _num(v: float) -> str:
+def num(v: float) -> str:
     """A coordinate with at most two decimals and no trailing zeros."""
     return f"{v:.2f}".rstrip("0").rstrip(".")
 
@@ -65,21 +64,21 @@ def _highlight(owner: str, kind: str, cells: tuple[int, ...], n: int, s: float) 
         ys = [c // n for c in cells]
         x, y = min(xs) * s + 5, min(ys) * s + 5
         w, h = (max(xs) - min(xs) + 1) * s - 10, (max(ys) - min(ys) + 1) * s - 10
-        return (f'<rect class="scored square {owner}" x="{_num(x)}" y="{_num(y)}" width="{_num(w)}" '
-                f'height="{_num(h)}" rx="8" fill="none" stroke="{INK[owner]}" stroke-width="3" '
+        return (f'<rect class="scored square {owner}" x="{num(x)}" y="{num(y)}" width="{num(w)}" '
+                f'height="{num(h)}" rx="8" fill="none" stroke="{INK[owner]}" stroke-width="3" '
                 f'stroke-dasharray="6 4" stroke-opacity="0.7"/>')
     (ax, ay), (bx, by) = centre(cells[0]), centre(cells[-1])
-    return (f'<line class="scored line {owner}" x1="{_num(ax)}" y1="{_num(ay)}" x2="{_num(bx)}" '
-            f'y2="{_num(by)}" stroke="{INK[owner]}" stroke-width="{_num(s * 0.22)}" '
+    return (f'<line class="scored line {owner}" x1="{num(ax)}" y1="{num(ay)}" x2="{num(bx)}" '
+            f'y2="{num(by)}" stroke="{INK[owner]}" stroke-width="{num(s * 0.22)}" '
             f'stroke-linecap="round" stroke-opacity="0.18"/>')
 
 
 def _mark_text(x: float, y: float, move: int, size: float, cls: str, anchor: str = "middle") -> str:
     """A mark as a letter with its move number as a subscript."""
     p = player_of(move)
-    return (f'<text class="{cls} {p}" x="{_num(x)}" y="{_num(y)}" font-size="{_num(size)}" '
+    return (f'<text class="{cls} {p}" x="{num(x)}" y="{num(y)}" font-size="{num(size)}" '
             f'text-anchor="{anchor}" fill="{INK[p]}" data-mark="{mark_name(move)}">{p}'
-            f'<tspan dy="{_num(size * 0.28)}" font-size="{_num(size * 0.62)}">{move}</tspan></text>')
+            f'<tspan dy="{num(size * 0.28)}" font-size="{num(size * 0.62)}">{move}</tspan></text>')
 
 
 def _panel(state: State, x0: float, y0: float, size: float, caption: str | None) -> list[str]:
@@ -91,18 +90,18 @@ def _panel(state: State, x0: float, y0: float, size: float, caption: str | None)
     small = slot * 0.6
     cycle = set(state.cycle or ())
     pending = state.pending
-    out = [f'<g class="qttt-board" transform="translate({_num(x0)},{_num(y0)})">',
-           f'<rect x="0" y="0" width="{_num(size)}" height="{_num(size)}" fill="#ffffff"/>']
+    out = [f'<g class="qttt-board" transform="translate({num(x0)},{num(y0)})">',
+           f'<rect x="0" y="0" width="{num(size)}" height="{num(size)}" fill="#ffffff"/>']
     spot: dict[tuple[int, int], tuple[float, float]] = {}
     out += [_highlight(owner, kind, cells, n, s) for owner, kind, cells in _scored(state)]
     for c in range(n * n):
         r, col = divmod(c, n)
         cx, cy = col * s, r * s
         if c in cycle:
-            out.append(f'<rect class="cycle-cell" x="{_num(cx)}" y="{_num(cy)}" width="{_num(s)}" '
-                       f'height="{_num(s)}" fill="{CYCLE_FILL}"/>')
-        out.append(f'<text class="square" x="{_num(cx + s - 3)}" y="{_num(cy + s - 4)}" '
-                   f'font-size="{_num(s * 0.13)}" text-anchor="end" fill="{LABEL}">{c + 1}</text>')
+            out.append(f'<rect class="cycle-cell" x="{num(cx)}" y="{num(cy)}" width="{num(s)}" '
+                       f'height="{num(s)}" fill="{CYCLE_FILL}"/>')
+        out.append(f'<text class="square" x="{num(cx + s - 3)}" y="{num(cy + s - 4)}" '
+                   f'font-size="{num(s * 0.13)}" text-anchor="end" fill="{LABEL}">{c + 1}</text>')
         k = state.classical[c]
         if k:
             out.append(_mark_text(cx + s * 0.45, cy + s * 0.66, k, s * 0.55, "classical"))
@@ -118,27 +117,27 @@ def _panel(state: State, x0: float, y0: float, size: float, caption: str | None)
         width = 2.4 if k == pending else (1.6 if on_cycle else 1.0)
         colour = CYCLE_EDGE if on_cycle else INK[player_of(k)]
         out.append(f'<line class="edge{" cycle-edge" if on_cycle else ""}" data-move="{k}" '
-                   f'x1="{_num(ax)}" y1="{_num(ay)}" x2="{_num(bx)}" y2="{_num(by)}" '
+                   f'x1="{num(ax)}" y1="{num(ay)}" x2="{num(bx)}" y2="{num(by)}" '
                    f'stroke="{colour}" stroke-width="{width}" stroke-opacity="0.7"/>')
     for i in range(1, n):
-        out.append(f'<line class="grid" x1="{_num(i * s)}" y1="0" x2="{_num(i * s)}" '
-                   f'y2="{_num(size)}" stroke="{GRID}" stroke-width="1.5"/>')
-        out.append(f'<line class="grid" x1="0" y1="{_num(i * s)}" x2="{_num(size)}" '
-                   f'y2="{_num(i * s)}" stroke="{GRID}" stroke-width="1.5"/>')
-    out.append(f'<rect x="0" y="0" width="{_num(size)}" height="{_num(size)}" fill="none" '
+        out.append(f'<line class="grid" x1="{num(i * s)}" y1="0" x2="{num(i * s)}" '
+                   f'y2="{num(size)}" stroke="{GRID}" stroke-width="1.5"/>')
+        out.append(f'<line class="grid" x1="0" y1="{num(i * s)}" x2="{num(size)}" '
+                   f'y2="{num(i * s)}" stroke="{GRID}" stroke-width="1.5"/>')
+    out.append(f'<rect x="0" y="0" width="{num(size)}" height="{num(size)}" fill="none" '
                f'stroke="{GRID}" stroke-width="2"/>')
     if caption:
         f = _caption_font(size)
-        out.append(f'<text class="caption" x="{_num(size / 2)}" y="{_num(size + f * 1.45)}" '
-                   f'font-size="{_num(f)}" text-anchor="middle" fill="#212121">{escape(caption)}</text>')
+        out.append(f'<text class="caption" x="{num(size / 2)}" y="{num(size + f * 1.45)}" '
+                   f'font-size="{num(f)}" text-anchor="middle" fill="#212121">{escape(caption)}</text>')
     out.append("</g>")
     return out
 
 
-def _document(width: float, height: float, label: str, body: list[str]) -> str:
+def document(width: float, height: float, label: str, body: list[str]) -> str:
     return "\n".join([
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num(width)}" height="{_num(height)}" '
-        f'viewBox="0 0 {_num(width)} {_num(height)}" role="img" aria-label="{escape(label)}" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{num(width)}" height="{num(height)}" '
+        f'viewBox="0 0 {num(width)} {num(height)}" role="img" aria-label="{escape(label)}" '
         f'font-family="{FONT}">',
         f"<title>{escape(label)}</title>",
         *body,
@@ -152,7 +151,7 @@ def board_svg(state: State, size: float | None = None, caption: str | None = Non
     size = size or 80.0 * state.ruleset.board
     height = size + (_band(size) if caption else 0)
     label = caption or f"board of {state.ruleset.canonical}"
-    return _document(size + 8, height + 8, label, _panel(state, 4, 4, size, caption))
+    return document(size + 8, height + 8, label, _panel(state, 4, 4, size, caption))
 
 
 def measurement_svg(state: State, size: float | None = None) -> str:
@@ -173,58 +172,8 @@ def measurement_svg(state: State, size: float | None = None) -> str:
     top = wide + _band(wide) + 12
     for i, (st, caption) in enumerate(panels[1:]):
         body += _panel(st, 4 + i * (size + gap), top, size, caption)
-    body.append(f'<text class="arrow" x="{_num(4 + size + gap / 2)}" y="{_num(top + size / 2)}" '
+    body.append(f'<text class="arrow" x="{num(4 + size + gap / 2)}" y="{num(top + size / 2)}" '
                 f'font-size="18" text-anchor="middle" fill="{LABEL}">or</text>')
     width = 2 * size + gap + 8
     label = f"{name} closes a cycle; the two outcomes of measuring it"
-    return _document(width, top + size + _band(size) + 4, label, body)
-
-
-BLOCK_FILL = {"x": "#fde0dc", "o": "#dde8fb", "drawn": "#e0e0e0"}
-TARGET_FILL = "#fff3c4"
-
-
-def nested_svg(state: NestedState, size: float = 480, caption: str | None = None) -> str:
-    """A nested-classical board (rule nested-board): the marks, each won block tinted in its
-    winner's colour with the winner's letter large over it, drawn blocks grey, and the blocks the
-    next move must use highlighted (rule nested-route); the previous move's mark is bold."""
-    n = state.ruleset.board
-    side = n * n
-    cell = size / side
-    x0 = y0 = 4.0
-    body = [f'<g class="nested" data-variant="{escape(state.ruleset.canonical)}">']
-    target = set(state.target or ())
-    for b, status in enumerate(state.blocks):
-        bx, by = x0 + (b % n) * n * cell, y0 + (b // n) * n * cell
-        fill = TARGET_FILL if b in target else BLOCK_FILL.get(status, "#ffffff")
-        body.append(f'<rect class="block {status}{" target" if b in target else ""}" data-block="{b}" '
-                    f'x="{_num(bx)}" y="{_num(by)}" width="{_num(n * cell)}" height="{_num(n * cell)}" '
-                    f'fill="{fill}"/>')
-    for i in range(side + 1):
-        width = 2.4 if i % n == 0 else 0.6
-        p = _num(x0 + i * cell)
-        body.append(f'<line x1="{p}" y1="{_num(y0)}" x2="{p}" y2="{_num(y0 + size)}" stroke="{GRID}" '
-                    f'stroke-width="{width}"/>')
-        q = _num(y0 + i * cell)
-        body.append(f'<line x1="{_num(x0)}" y1="{q}" x2="{_num(x0 + size)}" y2="{q}" stroke="{GRID}" '
-                    f'stroke-width="{width}"/>')
-    for c, mark in enumerate(state.marks):
-        if mark is None:
-            continue
-        r, col = divmod(c, side)
-        weight = ' font-weight="bold"' if c == state.last else ""
-        body.append(f'<text class="mark {mark[0]}" data-mark="{mark}" x="{_num(x0 + (col + 0.5) * cell)}" '
-                    f'y="{_num(y0 + (r + 0.72) * cell)}" font-size="{_num(cell * 0.7)}" text-anchor="middle" '
-                    f'fill="{INK[mark[0]]}"{weight}>{mark[0]}</text>')
-    for b, status in enumerate(state.blocks):
-        if status in INK:
-            cx, cy = x0 + ((b % n) + 0.5) * n * cell, y0 + ((b // n) + 0.5) * n * cell
-            body.append(f'<text class="won {status}" x="{_num(cx)}" y="{_num(cy + n * cell * 0.3)}" '
-                        f'font-size="{_num(n * cell * 0.85)}" text-anchor="middle" fill="{INK[status]}" '
-                        f'fill-opacity="0.35">{status.upper()}</text>')
-    body.append("</g>")
-    label = caption or f"board of {state.ruleset.canonical}"
-    if caption:
-        body.append(f'<text class="caption" x="{_num(x0 + size / 2)}" y="{_num(y0 + size + 22)}" '
-                    f'font-size="14" text-anchor="middle" fill="{GRID}">{escape(caption)}</text>')
-    return _document(size + 8, size + 8 + (CAPTION if caption else 0), label, body)
+    return document(width, top + size + _band(size) + 4, label, body)

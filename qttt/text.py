@@ -10,8 +10,7 @@ cycle-closing mark is underlined.
 
 from __future__ import annotations
 
-from .engine import Place, State, mark_name
-from .nested import NestedState
+from .quantum.engine import Place, State, mark_name
 
 BOLD, DIM, UNDERLINE, RESET = "\x1b[1m", "\x1b[2m", "\x1b[4m", "\x1b[0m"
 COLOURS = {"x": "\x1b[31m", "o": "\x1b[34m"}
@@ -25,7 +24,7 @@ FRAMES = {"x": ("\\    /", "{}", "/    \\"), "o": ("/ -- \\", "( {} )", "\\ -- /
 Span = tuple[str, str]  # a piece of text and its style ("" for none)
 
 
-def _paint(text: str, style: str, colour: bool) -> str:
+def paint(text: str, style: str, colour: bool) -> str:
     return f"{style}{text}{RESET}" if colour and style else text
 
 
@@ -81,11 +80,11 @@ def _cell_lines(state: State, c: int, colour: bool, height: int) -> list[str]:
     for h, spans in enumerate(rows):
         width = WIDTH - (len(label) if h == 0 else 0)
         plain = "".join(text for text, _ in spans)[:width]
-        body = "".join(_paint(text, style, colour) for text, style in spans) if len(
+        body = "".join(paint(text, style, colour) for text, style in spans) if len(
             "".join(text for text, _ in spans)) <= width else plain
         body += " " * (width - len(plain))
         if h == 0:
-            body += _paint(label, DIM, colour)
+            body += paint(label, DIM, colour)
         if in_cycle and colour:
             body = CYCLE + body.replace(RESET, RESET + CYCLE) + RESET
         out.append(body)
@@ -112,7 +111,7 @@ def drawing(state: State, colour: bool = False) -> str:
         elif items:
             line += ","
             used += 1
-        line += " " + _paint(mark_name(k), COLOURS[mark_name(k)[0]], colour) + item[len(mark_name(k)):]
+        line += " " + paint(mark_name(k), COLOURS[mark_name(k)[0]], colour) + item[len(mark_name(k)):]
         used += 1 + len(item)
         items += 1
     if items:
@@ -120,85 +119,13 @@ def drawing(state: State, colour: bool = False) -> str:
     return "\n".join(lines)
 
 
-def board_text(state: State | NestedState, colour: bool = False) -> str:
+def board_text(state: State, colour: bool = False) -> str:
     """The board, the live entanglements and a status line (which names the pending cycle)."""
-    if isinstance(state, NestedState):
-        return nested_text(state, colour)
     return drawing(state, colour) + "\n" + status_line(state)
 
 
-# Block states in the block map: won by x or o, drawn, open; `*` marks a block the next move must use.
-BLOCK_GLYPH = {"x": "X", "o": "O", "drawn": "#", "open": "."}
-TARGET = "\x1b[43m\x1b[30m"
-
-
-def nested_text(state: NestedState, colour: bool = False) -> str:
-    """A nested-classical board: one character per cell with row and column numbers, blocks
-    separated by rules, then the map of block states and the status line.
-
-    Cells: `x`/`o` a mark (upper case: the previous move), `.` empty, ` ` empty in a closed block.
-    Without colour the blocks the next move must use carry `*` in the map and `:` instead of `.`
-    for their empty cells; with colour they have a yellow background.
-    """
-    n = state.ruleset.board
-    side = n * n
-    blocks, target = state.blocks, set(state.target or ())
-    marks, last = state.marks, state.last
-    head = "    " + " │ ".join(" ".join(f"{c:>2}" for c in range(b * n, b * n + n)) for b in range(n))
-    rule = "    " + "─┼─".join(["─" * (3 * n - 1)] * n)
-    lines = [head, rule.replace("┼", "┬")]
-    for r in range(side):
-        if r and r % n == 0:
-            lines.append(rule)
-        groups = []
-        for bc in range(n):
-            b = (r // n) * n + bc
-            cells = []
-            for c in range(bc * n, bc * n + n):
-                cell = r * side + c
-                m = marks[cell]
-                if m is not None:
-                    text = m[0].upper() if cell == last else m[0]
-                    style = BOLD + COLOURS[m[0]] if cell == last else COLOURS[m[0]]
-                elif blocks[b] != "open":
-                    text, style = " ", ""
-                else:
-                    text, style = (":" if b in target and not colour else "."), DIM
-                if colour and b in target:
-                    style = TARGET
-                cells.append(_paint(f"{text:>2}", style, colour))
-            groups.append(" ".join(cells))
-        lines.append(f"{r:>2}  " + " │ ".join(groups))
-    lines.append("")
-    lines.append("blocks:")
-    for br in range(n):
-        row = []
-        for bc in range(n):
-            b = br * n + bc
-            glyph = BLOCK_GLYPH[blocks[b]]
-            mark = "*" if b in target else " "
-            row.append(_paint(f"{b:>2}{glyph}{mark}", TARGET if colour and b in target else "", colour))
-        lines.append("  " + " ".join(row))
-    return "\n".join(lines) + "\n" + nested_status(state)
-
-
-def nested_status(state: NestedState) -> str:
-    """Who moves next and where, or the result."""
-    if state.over:
-        s = state.scores
-        how = f"{state.winner} wins a pattern of blocks" if state.winner else "no pattern of blocks"
-        return f"game over: {how}; x {s['x']}, o {s['o']}"
-    bonus = " (bonus move)" if state.bonus else ""
-    if state.target is None:
-        return f"{state.to_move} to move {state.move}{bonus}: any empty cell of an open block"
-    where = " or ".join(str(b) for b in state.target)
-    return f"{state.to_move} to move {state.move}{bonus} in block {where}"
-
-
-def status_line(state: State | NestedState) -> str:
+def status_line(state: State) -> str:
     """Who does what next, or the result."""
-    if isinstance(state, NestedState):
-        return nested_status(state)
     if state.over:
         s = state.scores
         return f"game over: x {s['x']}, o {s['o']}"

@@ -297,11 +297,12 @@ class Ruleset:
 
 def _scoring_diff(scoring: tuple[Component, ...], base: tuple[Component, ...]) -> str:
     """`double_line=2` (and the other SCORING_KEYS) when only those fields differ, one value for
-    every component of their award; else `scoring=JSON`."""
+    every component of their award (which both sides have); else `scoring=JSON`."""
     candidate, diffs = base, []
     for key, (award, name, _) in SCORING_KEYS.items():
         values = {c.get(name) for c in scoring if c.award == award}
-        if len(values) == 1 and values != {c.get(name) for c in candidate if c.award == award}:
+        present = {c.get(name) for c in candidate if c.award == award}
+        if len(values) == 1 and present and values != present:  # else only the JSON form says it
             value = next(iter(values))
             candidate = _set_field(candidate, award, name, value, key)
             text = "[" + ",".join(value) + "]" if isinstance(value, tuple) else format_value(value)

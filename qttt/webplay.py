@@ -9,41 +9,42 @@ from an earlier step starts a new line of play from there.
 from __future__ import annotations
 
 import json
+import math
 import random
 import tempfile
 from pathlib import Path
 
-from .engine import Action, Place, State
 from .errors import QtttError, RecordError
-from .games import quantum_action
+from .family import AnyAction, GameState, Mark, family_of
+from .games import new_game
+from .narration import describe_action, frac
 from .notation import (
     Json,
     Record,
     action_from_json,
     action_to_json,
-    from_notation,
     parse_records,
     record_to_json,
     state_to_json,
-    to_notation,
 )
 from .players import PLAYERS
-from .svg import board_svg
-from .text import status_line
-from .variant import Ruleset, builtin_names, load_ruleset
+from .quantum.engine import Measure, Place, mark_name, quantum_state
+from .quantum.notation import from_notation
+from .quantum.scoring import breakdown
+from .variant import NESTED, Component, Ruleset, builtin_names, load_ruleset
 
 BOARD_PIXELS = 480  # the drawn board's side; the page lays its clickable squares over it
-MARGIN = 4  # board_svg's margin around the board, in the same pixels
-
+MARGIN = 4  # the board drawing's margin around the board, in the same pixels
 
 
 class Session:
     """A game in progress: the states from the start, the actions between them and a cursor."""
 
-    def __init__(self, ruleset: Ruleset, actions: tuple[Action, ...] = ()) -> None:
+    def __init__(self, ruleset: Ruleset, actions: tuple[AnyAction, ...] = ()) -> None:
         self.ruleset = ruleset
-        self.states = [State.initial(ruleset)]
-        self.actions: list[Action] = []
+        self.family = family_of(ruleset)
+        self.states: list[GameState] = [new_game(ruleset)]
+        self.actions: list[AnyAction] = []
         for i, action in enumerate(actions):
             try:
                 self.states.append(self.states[-1].apply(action))
@@ -54,11 +55,11 @@ class Session:
         self.cursor = len(self.actions)
 
     @property
-    def state(self) -> State:
+    def state(self) -> GameState:
         """The state at the cursor."""
         return self.states[self.cursor]
 
-    def act(self, action: Action) -> None:
+    def act(self, action: AnyAction) -> None:
         """Apply `action` at the cursor; later steps, if any, are dropped."""
         after = self.state.apply(action)
         del self.states[self.cursor + 1:], self.actions[self.cursor:]
@@ -75,23 +76,103 @@ class Session:
         return Record(self.ruleset.canonical, tuple(self.actions[:self.cursor]))
 
     def view(self) -> Json:
-        """Everything the page draws: the board, the status, the legal actions and the record."""
-        state = self.state
+        """Everything the page draws: the board, the status, what a click does, the legal actions,
+        the outcome of each measurement, the result and the record."""
+        state, fam = self.state, self.family
         legal = state.legal_actions()
         record = self.record()
+        shown = state_to_json(state, record.variant)
         return {
             "ruleset": {"name": self.ruleset.canonical, "title": self.ruleset.title,
-                        "board": self.ruleset.board},
-            "svg": board_svg(state, size=BOARD_PIXELS),
-            "board_pixels": BOARD_PIXELS, "margin": MARGIN,
-            "status": status_line(state),
-            "state": state_to_json(state, record.variant),
+                        "board": self.ruleset.board, "page": rules_page(self.ruleset)},
+            "svg": fam.svg(state, BOARD_PIXELS, None),
+            "board_pixels": BOARD_PIXELS, "margin": MARGIN, "grid": math.isqrt(len(shown["board"])),
+            "status": fam.status_line(state),
+            "hint": hint(state),
+            "state": shown,
             "legal": [action_to_json(a) for a in legal],
-            "selectable": sorted({c for a in legal for c in (a if isinstance(a, Place) else (a.cell,))}),
+            "selectable": sorted({c for a in legal for c in a}),
+            "previews": [preview(state, a) for a in legal if isinstance(a, Measure)],
+            "result": result(state),
             "ply": self.cursor, "plies": len(self.actions),
             "record": record_to_json(record),
-            "notation": to_notation(record),
+            "notation": fam.notation(record.variant, record.actions) or "",
         }
+
+
+def rules_page(rs: Ruleset) -> str | None:
+    """The site page (relative to the site's root) that teaches a built-in ruleset: its players'
+    rulebook, or its rules page where it has no rulebook; None for a ruleset of one's own."""
+    if rs.canonical != rs.name or rs.name not in builtin_names(None):
+        return None
+    return f"rulebook/{rs.name}/" if rs.name in builtin_names() else f"rules/{rs.name}/"
+
+
+def hint(state: GameState) -> str:
+    """Exactly what a click does now: which squares respond and why."""
+    legal = state.legal_actions()
+    if state.over:
+        return "The game is over: step back with ◀ or start a new game."
+    if not legal:
+        return "No action is legal here (a deadlock this ruleset allows)."
+    first = legal[0]
+    if isinstance(first, Measure):
+        k = quantum_state(state).pending or 0
+        a, b = sorted(x.cell for x in legal if isinstance(x, Measure))
+        return (f"Only squares {a + 1} and {b + 1} respond, the two squares of {mark_name(k)}, the move "
+                f"that closed the cycle: click one (or a choice below) to make {mark_name(k)} classical "
+                "there. Point at a choice to see its outcome first.")
+    if isinstance(first, Place):
+        m = mark_name(state.move)
+        if len(legal) == 1 and first.a == first.b:
+            return f"Click square {first.a + 1}: the last open square takes {m} whole."
+        return (f"Click two different squares for {m}: any square without a classical mark responds; "
+                "click the first again to take it back.")
+    if isinstance(first, Mark):
+        where = family_of(state.ruleset).status_line(state)
+        return f"Click an empty cell of the highlighted blocks ({where})."
+    return "Click a highlighted square."
+
+
+def preview(state: GameState, action: Measure) -> Json:
+    """The outcome of one measurement: the board after it and what it makes classical."""
+    after = state.apply(action)
+    text = describe_action(quantum_state(state), action, quantum_state(after))
+    return {"measure": action.cell, "svg": family_of(state.ruleset).svg(after, BOARD_PIXELS, None),
+            "text": text}
+
+
+def _label(comp: Component, n: int) -> str:
+    length = comp.length or n
+    what = f"line of {length}" if comp.pattern == "line" else f"{length}×{length} square"
+    if comp.award == "per-pattern":
+        return f"each {what}: {frac(comp.get('points'))}"
+    if comp.award == "first-line":
+        return f"{what} (first line)"
+    return f"{what}s by time (rank)"
+
+
+def result(state: GameState) -> Json:
+    """A finished game's winner and where its points came from; None while it goes on."""
+    if not state.over:
+        return None
+    s, rs = state.scores, state.ruleset
+    winner = "x" if s["x"] > s["o"] else "o" if s["o"] > s["x"] else None
+    loser = "o" if winner == "x" else "x"
+    headline = (f"{winner.upper()} wins, {frac(s[winner])} to {frac(s[loser])}." if winner
+                else f"A draw, {frac(s['x'])} to {frac(s['o'])}.")
+    rows: list[Json] = []
+    if rs.game == NESTED:
+        blocks = list(state_to_json(state)["blocks"])
+        rows.append({"what": "blocks won", "x": str(blocks.count("x")), "o": str(blocks.count("o")),
+                     "x_patterns": [], "o_patterns": []})
+    else:
+        awards = breakdown(rs, quantum_state(state).classical)
+        for comp, (_, (x, o, _notes), xs, os_) in zip(rs.scoring, awards, strict=True):
+            rows.append({"what": _label(comp, rs.board), "x": frac(x), "o": frac(o),
+                         "x_patterns": ["-".join(str(c + 1) for c in p.cells) for p in xs],
+                         "o_patterns": ["-".join(str(c + 1) for c in p.cells) for p in os_]})
+    return {"winner": winner, "headline": headline, "rows": rows, "notes": list(state.score_notes)}
 
 
 def _ruleset(request: Json) -> Ruleset:
@@ -132,22 +213,22 @@ class Bridge:
         """One request; the reply is the session's view, or `{"error": ..., "rule": ...}`."""
         cmd = request.get("cmd")
         if cmd == "rulesets":
-            return {"rulesets": [{"name": n, "title": load_ruleset(n).title} for n in builtin_names()],
+            return {"rulesets": [{"name": n, "title": load_ruleset(n).title} for n in builtin_names(None)],
                     "players": ["person", *PLAYERS]}
         if cmd == "new":
             self.session = Session(_ruleset(request))
         elif cmd == "load":
             record = _pasted_record(str(request.get("record", "")))
-            self.session = Session(record.ruleset(), tuple(quantum_action(a) for a in record.actions))
+            self.session = Session(record.ruleset(), record.actions)
             self.session.goto(0)
         elif cmd == "act":
-            self.session.act(quantum_action(action_from_json(request.get("action"))))
+            self.session.act(action_from_json(request.get("action")))
         elif cmd == "bot":
             kind, seed = request.get("player"), request.get("seed", 0)
             if kind not in PLAYERS:
                 raise RecordError("record-format", f"unknown player {kind!r}; players: {', '.join(PLAYERS)}")
             rng = random.Random(f"{seed}:{self.session.cursor}")
-            self.session.act(quantum_action(PLAYERS[str(kind)](rng=rng).choose(self.session.state)))
+            self.session.act(PLAYERS[str(kind)](rng=rng).choose(self.session.state))
         elif cmd == "goto":
             ply = request.get("ply")
             self.session.goto(ply if isinstance(ply, int) else 0)

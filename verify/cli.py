@@ -19,9 +19,8 @@ from rich.table import Table
 
 from qttt import QtttError, bounds, builtin_names, load_ruleset
 from qttt.cli import integer, seconds
-from qttt.nested import Mark
-from qttt.notation import Record, record_from_json, to_notation
-from qttt.variant import NESTED
+from qttt.family import family_of, tool
+from qttt.notation import Record, record_from_json
 
 from .catalogue import LABELS, PROPERTIES
 
@@ -86,17 +85,15 @@ def run(args: argparse.Namespace) -> int:
         return 2
     for name in names:  # every name resolves before any is checked
         load_ruleset(name)
-    try:
-        from .check import check as check_quantum
-        from .nested import check_nested
+    try:  # each family's checker (its `check` tool); the quantum one needs z3
+        checkers = {name: tool(load_ruleset(name), "check") for name in names}
     except ModuleNotFoundError as e:
         print(f"qttt check: {e.name} is not installed (pip install 'qttt[verify]')", file=sys.stderr)
         return 2
 
     def check(name: str, progress: Callable[[str], None] | None = None, **kw: Any) -> Report:
-        if load_ruleset(name).game == NESTED:  # the nested-classical family: verify/nested.py
-            return check_nested(name, games=kw["games"], seed=kw["seed"])
-        return check_quantum(name, progress=progress, **kw)
+        report: Report = checkers[name](name, progress=progress, **kw)
+        return report
 
     err = Console(stderr=True, highlight=False)
     show = not args.quiet and err.is_terminal
@@ -147,11 +144,10 @@ def report_json(reports: list[Report], seconds: float | None) -> dict[str, Any]:
 
 
 def short_witness(record: dict[str, Any]) -> str:
-    """A game record in human notation (JSON for a nested-classical game, which has none)."""
+    """A game record in its family's human notation (its JSON actions for a family without one)."""
     rec: Record = record_from_json(record)
-    if any(isinstance(a, Mark) for a in rec.actions):
-        return json.dumps(record["actions"])
-    return to_notation(rec)
+    text = family_of(rec.ruleset()).notation(rec.variant, rec.actions)
+    return text if text is not None else json.dumps(record["actions"])
 
 
 def print_report(out: Console, report: Report) -> None:

@@ -10,7 +10,8 @@ import time
 from fractions import Fraction
 
 from qttt import Ruleset, load_ruleset
-from qttt.nested import Mark, NestedState
+from qttt.family import Mark
+from qttt.nested.engine import NestedState
 from qttt.notation import action_to_json
 
 from .check import Report, finding
@@ -25,7 +26,7 @@ def _block_cells(n: int, block: int) -> list[int]:
     return [(top + i) * side + left + j for i in range(n) for j in range(n)]
 
 
-def _max_points(rs: Ruleset, winner: bool) -> Fraction:
+def max_points(rs: Ruleset, winner: bool) -> Fraction:
     """The most points one player can get from the scoring components, in a won or drawn game."""
     total = Fraction(0)
     blocks = rs.board ** 2
@@ -40,9 +41,10 @@ def _max_points(rs: Ruleset, winner: bool) -> Fraction:
     return total
 
 
-def check_nested(spec: str, *, games: int | None = None, seed: int = 0) -> Report:
+def check_nested(spec: str, *, games: int | None = None, seed: int = 0, **options: object) -> Report:
     """Settle the nested-classical properties of the ruleset named by spec over `games` seeded
-    random games."""
+    random games; the quantum checker's other options (progress, timeout, exhaustive, …) have
+    nothing to settle here."""
     rs = load_ruleset(spec)
     games = games or DEFAULT_GAMES
     cells = (rs.board ** 2) ** 2
@@ -80,7 +82,7 @@ def check_nested(spec: str, *, games: int | None = None, seed: int = 0) -> Repor
             ends[winner or "none"] += 1
             if winner is None and "open" in state.blocks:
                 fail("nested-scores-defined", "the game ended without a winner with a block open")
-            best = _max_points(rs, winner is not None)
+            best = max_points(rs, winner is not None)
             if any(v < 0 or v > best for v in state.scores.values()):
                 fail("nested-scores-defined", f"a score outside 0..{best}")
             if winner is not None and state.scores["o" if winner == "x" else "x"] != 0:

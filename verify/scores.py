@@ -23,10 +23,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from qttt import Action, IllegalAction, Place, Ruleset, State, new_game
-from qttt.game import compile_game
+from qttt import Action, IllegalAction, Place, Ruleset, State
 from qttt.geometry import Pattern, lines, patterns
-from qttt.scoring import NONE, SOME, UNKNOWN
+from qttt.quantum.game import compile_game
+from qttt.quantum.scoring import NONE, SOME, UNKNOWN
 from qttt.variant import Component
 
 from .witness import Witness, plan_actions, record, replay
@@ -295,7 +295,7 @@ def sole_collapse_game(rs: Ruleset, player: int, mask: int) -> tuple[list[Action
     rest = [c for c in range(cells) if not mask >> c & 1]
     if not want or not rest or len(rest) > 2:
         return None
-    state = new_game(rs)
+    state = State.initial(rs)
     acts: list[Action] = []
 
     def act(a: Action) -> None:

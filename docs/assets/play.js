@@ -1,16 +1,25 @@
 // The play page: draws what the qttt engine (Python, under Pyodide) says, and sends it the clicks.
-// It holds no rules of its own: legal actions, boards, scores and records all come from qttt.webplay.
+// It holds no rules of its own: legal actions, boards, hints, measurement outcomes, scores and
+// records all come from qttt.webplay.
 (() => {
   "use strict";
   const $ = (id) => document.getElementById(id);
-  const root = $("qttt-play");
+  const root = document.querySelector("div#qttt-play");  // the script is on every page (and a heading may be #qttt-play)
   if (!root) return;
   const statusEl = $("play-status");
-  let call = null, view = null, selected = null, game = 0, botTimer = null;
+  const started = performance.now();
+  const STEPS = ["downloading the Python runtime", "starting Python", "unpacking the engine", "ready"];
+  let call = null, view = null, selected = null, game = 0, botTimer = null, pointer = "mouse";
 
   function say(text, isError) {
     statusEl.textContent = text;
     statusEl.classList.toggle("error", Boolean(isError));
+  }
+
+  function progress(step) {
+    $("play-progress").value = step;
+    root.dataset.loading = String(step);
+    if (step < STEPS.length) say(`Loading the engine (${step + 1}/${STEPS.length}): ${STEPS[step]}…`);
   }
 
   function request(obj) {
@@ -30,43 +39,125 @@
 
   function sameAction(a, b) { return JSON.stringify(a) === JSON.stringify(b); }
   function isLegal(action) { return view.legal.some((a) => sameAction(a, action)); }
+  // A legal action naming one cell only (a measurement, or a classical mark): one click does it.
+  function oneClick(c) { return view.legal.find((a) => !("place" in a) && Object.values(a)[0] === c); }
+
+  function showPreview(c) {
+    const p = view.previews.find((q) => q.measure === c);
+    if (!p) return;
+    $("play-board").innerHTML = p.svg;
+    root.dataset.preview = String(c);
+    $("play-preview-text").textContent = `Preview: ${p.text}`;
+    for (const b of document.querySelectorAll("#play-choices button"))
+      b.classList.toggle("previewing", b.dataset.measure === String(c));
+  }
+
+  function endPreview() {
+    if (!view || root.dataset.preview === undefined) return;
+    $("play-board").innerHTML = view.svg;
+    delete root.dataset.preview;
+    $("play-preview-text").textContent = "";
+    for (const b of document.querySelectorAll("#play-choices button")) b.classList.remove("previewing");
+  }
+
+  function measure(c) {
+    // on a touch screen the first tap previews, the second measures
+    if (pointer === "touch" && root.dataset.preview !== String(c)) { showPreview(c); return; }
+    show(request({cmd: "act", action: {measure: c}}));
+  }
 
   function render() {
-    const n = view.ruleset.board, full = view.board_pixels + 2 * view.margin;
+    const n = view.grid, full = view.board_pixels + 2 * view.margin;
+    delete root.dataset.preview;
     $("play-board").innerHTML = view.svg;
+    $("play-preview-text").textContent = "";
     const squares = $("play-squares");
     const inset = (100 * view.margin / full) + "%", side = (100 * view.board_pixels / full) + "%";
     Object.assign(squares.style, {left: inset, top: inset, width: side, height: side,
       gridTemplateColumns: `repeat(${n}, 1fr)`, gridTemplateRows: `repeat(${n}, 1fr)`});
     squares.replaceChildren();
     const canClick = !view.state.over && !isBot(view.state.to_move);
+    const measuring = view.state.phase === "measure";
     for (let c = 0; c < n * n; c++) {
       const b = document.createElement("button");
       b.type = "button";
       b.dataset.cell = String(c);
       b.setAttribute("aria-label", `square ${c + 1}`);
-      if (canClick && view.selectable.includes(c)) b.classList.add("selectable");
+      if (canClick && view.selectable.includes(c)) {
+        b.classList.add("selectable");
+        if (measuring) {
+          b.classList.add("measurable");
+          b.addEventListener("pointerenter", () => showPreview(c));
+          b.addEventListener("pointerleave", endPreview);
+        }
+      }
       if (c === selected) b.classList.add("selected");
       b.addEventListener("click", () => clickSquare(c));
       squares.appendChild(b);
     }
     const choices = $("play-choices");
     choices.replaceChildren();
-    if (canClick && view.state.phase === "measure") {
-      for (const a of view.legal) {
+    if (canClick && measuring) {
+      for (const p of view.previews) {
         const b = document.createElement("button");
         b.type = "button";
-        b.dataset.measure = String(a.measure);
-        b.textContent = `collapse into square ${a.measure + 1}`;
-        b.addEventListener("click", () => show(request({cmd: "act", action: a})));
+        b.dataset.measure = String(p.measure);
+        b.innerHTML = p.svg;
+        const label = document.createElement("span");
+        label.textContent = `collapse into square ${p.measure + 1}`;
+        b.appendChild(label);
+        b.addEventListener("pointerenter", () => showPreview(p.measure));
+        b.addEventListener("focus", () => showPreview(p.measure));
+        b.addEventListener("pointerleave", endPreview);
+        b.addEventListener("blur", endPreview);
+        b.addEventListener("click", () => measure(p.measure));
         choices.appendChild(b);
       }
+    }
+    $("play-hint").textContent = canClick || view.state.over ? view.hint : `${view.state.to_move} is a built-in player: watch it move.`;
+    renderResult();
+    const link = $("play-rules-link");
+    link.hidden = !view.ruleset.page;
+    if (view.ruleset.page) {
+      link.href = "../" + view.ruleset.page;
+      link.textContent = `How to play ${view.ruleset.name}: the rules`;
     }
     $("play-ply").textContent = `${view.ply} / ${view.plies}`;
     $("play-notation").textContent = view.notation;
     $("play-record-out").textContent = JSON.stringify(view.record);
     root.dataset.over = String(view.state.over);
     root.dataset.ply = String(view.ply);
+    root.dataset.phase = view.state.phase;
+  }
+
+  function renderResult() {
+    const box = $("play-result");
+    box.replaceChildren();
+    box.hidden = !view.result;
+    if (!view.result) return;
+    const head = document.createElement("p");
+    head.className = "qttt-winner";
+    head.textContent = view.result.headline;
+    box.appendChild(head);
+    const table = document.createElement("table");
+    const row = (cells, tag) => {
+      const tr = document.createElement("tr");
+      for (const text of cells) {
+        const td = document.createElement(tag);
+        td.textContent = text;
+        tr.appendChild(td);
+      }
+      table.appendChild(tr);
+    };
+    row(["scored for", "X", "O"], "th");
+    const owned = (pats) => pats.length ? ` (squares ${pats.join(", ")})` : "";
+    for (const r of view.result.rows) row([r.what, r.x + owned(r.x_patterns), r.o + owned(r.o_patterns)], "td");
+    box.appendChild(table);
+    for (const note of view.result.notes) {
+      const p = document.createElement("p");
+      p.textContent = `Note: ${note}`;
+      box.appendChild(p);
+    }
   }
 
   function atEnd() { return view.ply === view.plies; }
@@ -76,8 +167,14 @@
   function clickSquare(c) {
     if (view.state.over) return;
     if (isBot(view.state.to_move) || !view.selectable.includes(c)) return;
-    if (view.state.phase === "measure") { show(request({cmd: "act", action: {measure: c}})); return; }
-    if (selected === null) { selected = c; render(); say(`${view.status}: now the second square`); return; }
+    const one = oneClick(c);
+    if (one && "measure" in one) { measure(c); return; }
+    if (one) { show(request({cmd: "act", action: one})); return; }
+    if (selected === null) {
+      selected = c; render(); say(view.status);
+      $("play-hint").textContent = `Now a second square for the same move (or square ${c + 1} again to take it back).`;
+      return;
+    }
     if (selected === c && !isLegal({place: [c, c]})) { selected = null; render(); say(view.status); return; }
     const first = selected;
     show(request({cmd: "act", action: {place: [first, c]}}));
@@ -93,20 +190,25 @@
   function newGame(req) { game += 1; show(request(req)); }
 
   async function start() {
+    progress(0);
     const runtime = await (await fetch("runtime.json")).json();
     if (!runtime.bundled) {
       say("This build of the site does not bundle the Python runtime: run `npm ci` before `mkdocs build`.");
       root.dataset.ready = "no-runtime";
       return;
     }
+    const base = runtime.base || "";  // another language's build shares the default build's runtime
+    const engine = fetch(base + "qttt.zip").then((r) => r.arrayBuffer());  // downloads while Python starts
     await new Promise((resolve, reject) => {
       const s = document.createElement("script");
-      s.src = "pyodide/pyodide.js";
+      s.src = base + "pyodide/pyodide.js";
       s.onload = resolve; s.onerror = reject;
       document.head.appendChild(s);
     });
-    const py = await loadPyodide({indexURL: new URL("pyodide/", location.href).href});
-    py.unpackArchive(await (await fetch("qttt.zip")).arrayBuffer(), "zip", {extractDir: "/home/pyodide/site"});
+    progress(1);
+    const py = await loadPyodide({indexURL: new URL(base + "pyodide/", location.href).href});
+    progress(2);
+    py.unpackArchive(await engine, "zip", {extractDir: "/home/pyodide/site"});
     py.runPython("import sys; sys.path.insert(0, '/home/pyodide/site')");
     call = py.pyimport("qttt.webplay").call;
     const meta = request({cmd: "rulesets"});
@@ -124,7 +226,11 @@
     $("play-prev").addEventListener("click", () => step(view.ply - 1));
     $("play-next").addEventListener("click", () => step(view.ply + 1));
     $("play-last").addEventListener("click", () => step(view.plies));
+    root.addEventListener("pointerdown", (e) => { pointer = e.pointerType || "mouse"; }, true);
     newGame({cmd: "new", variant: $("play-ruleset").value});
+    progress(3);
+    $("play-progress").hidden = true;
+    root.dataset.tti = String(Math.round(performance.now() - started));
     root.dataset.ready = "yes";
   }
 

@@ -27,8 +27,18 @@ def _package(root: Path, out: Path) -> None:
 
 
 def on_post_build(config: Any, **kwargs: Any) -> None:
-    """Write play/qttt.zip, play/pyodide/ (when installed) and play/runtime.json into the site."""
+    """Write play/qttt.zip, play/pyodide/ (when installed) and play/runtime.json into the site.
+    A build of another language (mkdocs-static-i18n, under site/LANG/) gets only a runtime.json
+    pointing at the default build's runtime, so the runtime ships once."""
     root = Path(config["config_file_path"]).parent
+    i18n = config["plugins"].get("i18n")
+    if i18n is not None and not i18n.is_default_language_build:  # its pages are under site/LANG/
+        default = json.loads((Path(config["site_dir"]) / "play" / "runtime.json").read_text(encoding="utf-8"))
+        other = Path(config["site_dir"]) / i18n.current_language / "play"
+        other.mkdir(parents=True, exist_ok=True)
+        (other / "runtime.json").write_text(json.dumps({**default, "base": "../../play/"}) + "\n",
+                                            encoding="utf-8")
+        return
     play = Path(config["site_dir"]) / "play"
     play.mkdir(parents=True, exist_ok=True)
     _package(root, play / "qttt.zip")

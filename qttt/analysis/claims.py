@@ -12,8 +12,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ..engine import Place, State, new_game, playout, replay_actions
-from ..notation import from_notation
+from ..games import replay_actions
+from ..quantum.engine import Place, State, playout
+from ..quantum.notation import from_notation
 from ..spec import spec_dir
 from ..variant import load_ruleset
 
@@ -55,7 +56,7 @@ def marks_per_cell(claim: Claim) -> str:
     pending (one more move closing a 2-cycle at the star's centre)."""
     rs = load_ruleset(claim.args["ruleset"])
     star = _star(rs.board ** 2)
-    settled = replay_actions(new_game(rs), star)
+    settled = replay_actions(State.initial(rs), star)
     pending = settled.apply(Place(0, 1))
     return (f"{len(settled.spooky[0])} between turns; "
             f"{len(pending.spooky[0])} while a measurement is pending")
@@ -63,14 +64,14 @@ def marks_per_cell(claim: Claim) -> str:
 
 def opening_placements(claim: Claim) -> str:
     """Legal actions on the empty board."""
-    return str(len(new_game(load_ruleset(claim.args["ruleset"])).legal_actions()))
+    return str(len(State.initial(load_ruleset(claim.args["ruleset"])).legal_actions()))
 
 
 def separate_entanglements(claim: Claim) -> str:
     """Components of two or more cells after placements on disjoint pairs, as many as fit."""
     rs = load_ruleset(claim.args["ruleset"])
     n2 = rs.board ** 2
-    state = replay_actions(new_game(rs), [Place(c, c + 1) for c in range(0, n2 - 1, 2)])
+    state = replay_actions(State.initial(rs), [Place(c, c + 1) for c in range(0, n2 - 1, 2)])
     return str(len({comp for comp in state.component.values() if len(comp) > 1}))
 
 
@@ -80,7 +81,7 @@ def forced_move(claim: Claim) -> str:
     seen: set[int] = set()
     for i in range(claim.args["games"]):
         actions, _ = playout(rs, random.Random(f"claims:{i}"))
-        state = new_game(rs)
+        state = State.initial(rs)
         for a in actions:
             if isinstance(a, Place) and a.a == a.b:
                 seen.add(state.move)
@@ -93,7 +94,7 @@ def forced_move(claim: Claim) -> str:
 def example(claim: Claim) -> str:
     """The final score of a record."""
     record = from_notation(claim.args["record"])
-    state: State = replay_actions(new_game(load_ruleset(record.variant)), record.actions)
+    state: State = replay_actions(State.initial(load_ruleset(record.variant)), record.actions)
     return f"X {_frac(state.scores['x'])}, O {_frac(state.scores['o'])}"
 
 

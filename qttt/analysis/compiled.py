@@ -20,11 +20,12 @@ from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
-from ..engine import Action, Measure, Place
 from ..errors import IllegalAction, QtttError
-from ..game import compile_game
+from ..family import AnyAction, Tally
+from ..quantum.engine import Action, Measure, Place, quantum_action
+from ..quantum.game import compile_game
 from ..variant import Ruleset
-from . import fast
+from .fast import FastUnavailable, build, config
 
 SOURCE = Path(__file__).with_name("_core.c")
 MAX_CELLS = 16
@@ -37,15 +38,51 @@ _U64 = ctypes.POINTER(ctypes.c_uint64)
 _P = ctypes.c_void_p
 
 
-class CoreUnavailable(fast.FastUnavailable):
+class CoreUnavailable(FastUnavailable):
     """The compiled core cannot be used: no compiler, a failed build, or an unsupported ruleset."""
+
+
+Signatures = dict[str, tuple[object, list[object]]]
+
+
+def bind(source: Path, prefix: str, sig: Signatures) -> ctypes.CDLL:
+    """The library built from `source` (`fast.build`) with each function's result and argument
+    types set from `sig` (name: (result, arguments))."""
+    lib = build(source, prefix)
+    for name, (res, args) in sig.items():
+        fn = getattr(lib, name)
+        fn.restype = res
+        fn.argtypes = args
+    return lib
+
+
+def unavailable(library: Callable[[], ctypes.CDLL]) -> str | None:
+    """None when `library()` can be built and loaded here, else the reason it cannot."""
+    try:
+        library()
+    except (FastUnavailable, OSError) as e:
+        return str(e)
+    return None
+
+
+def usable(core: str, reason: Callable[[], str | None]) -> bool:
+    """Whether to use a compiled core given `core` and `reason()` (why it cannot serve, None when it
+    can): never for python, always for compiled (CoreUnavailable if it cannot), and for auto
+    whenever it can."""
+    if core == "python":
+        return False
+    why = reason()
+    if why is None:
+        return True
+    if core == "compiled":
+        raise CoreUnavailable("core-compiled", why)
+    return False
 
 
 @cache
 def library() -> ctypes.CDLL:
     """The built core, compiling it first if no cached build matches the source."""
-    lib = fast.build(SOURCE, "qttt_core")
-    sig: dict[str, tuple[object, list[object]]] = {
+    return bind(SOURCE, "qttt_core", {
         "qc_new": (_P, [_I64, ctypes.c_int64]),
         "qc_free": (None, [_P]),
         "qc_pos_size": (ctypes.c_int, []),
@@ -62,21 +99,12 @@ def library() -> ctypes.CDLL:
         "qc_table_free": (None, [_P]),
         "qc_table_nodes": (ctypes.c_uint64, [_P]),
         "qc_search": (ctypes.c_int64, [_P, _P, _P, ctypes.c_int64, ctypes.c_int64]),
-    }
-    for name, (res, args) in sig.items():
-        fn = getattr(lib, name)
-        fn.restype = res
-        fn.argtypes = args
-    return lib
+    })
 
 
 def available() -> str | None:
     """None when the core can be built and loaded here, else the reason it cannot."""
-    try:
-        library()
-    except (fast.FastUnavailable, OSError) as e:
-        return str(e)
-    return None
+    return unavailable(library)
 
 
 def supports(rs: Ruleset) -> str | None:
@@ -93,14 +121,7 @@ def supports(rs: Ruleset) -> str | None:
 def use_compiled(rs: Ruleset, core: str) -> bool:
     """Whether to use the compiled core for `rs`: always for compiled (CoreUnavailable if it
     cannot), never for python, and for auto whenever it can."""
-    if core == "python":
-        return False
-    reason = supports(rs) or available()
-    if reason is None:
-        return True
-    if core == "compiled":
-        raise CoreUnavailable("core-compiled", reason)
-    return False
+    return usable(core, lambda: supports(rs) or available())
 
 
 class Core:
@@ -114,7 +135,7 @@ class Core:
         self.cells = rs.board ** 2
         self.scale = compile_game(rs).scale
         self.lib = library()
-        cfg = fast.config(rs, symmetries=False)
+        cfg = config(rs, symmetries=False)
         handle = self.lib.qc_new((ctypes.c_int64 * len(cfg))(*cfg), len(cfg))
         if not handle:
             raise CoreUnavailable("core-compiled", f"the core refused the configuration of {rs.canonical}")
@@ -137,7 +158,7 @@ class Core:
         """`games` random games drawn from `rng` as `qttt.playout` would (rng is advanced the
         same way): per game its encoded actions, scaled x and o (0-0 at a deadlock), the final
         phase and a digest of actions and outcome."""
-        state, finish = _generator(rng)
+        state, finish = generator_state(rng)
         cap = games * 2 * (self.cells + 2)
         codes = (ctypes.c_int32 * max(cap, 1))()
         lens = (ctypes.c_int32 * max(games, 1))()
@@ -156,11 +177,15 @@ class Core:
             at += n
         return out
 
-    def sample(self, rng: random.Random, games: int
-               ) -> tuple[Counter[tuple[Fraction, Fraction]], Counter[str]]:
-        """Histogram of final (x, o) points over `games` random games drawn from `rng`, and the
-        games by line result (as `sample.play_chunk`; empty without a first-line component)."""
-        state, finish = _generator(rng)
+    def random_actions(self, rng: random.Random, games: int) -> list[list[Action]]:
+        """The actions of `games` random games drawn from `rng` as `qttt.playout` draws them."""
+        return [[decode(c, self.cells) for c in game[0]] for game in self.games(rng, games)]
+
+    def sample(self, rng: random.Random, games: int) -> Tally:
+        """Histogram of final (x, o) points over `games` random games drawn from `rng`, the games
+        by line result (as `sample.play_chunk`; empty without a first-line component), and no
+        shapes (a quantum game's length is not tallied)."""
+        state, finish = generator_state(rng)
         cap = 8192
         hist = (ctypes.c_int64 * (3 * cap))()
         lines = (ctypes.c_int64 * 6)()
@@ -171,9 +196,9 @@ class Core:
         names = ("none", "x", "o", "neither", "tie", "unfinished")
         by_line = Counter({k: lines[i] for i, k in enumerate(names) if lines[i]}) if self.lined else Counter()
         return (Counter({(self.points(hist[3 * i]), self.points(hist[3 * i + 1])): hist[3 * i + 2]
-                         for i in range(rows)}), by_line)
+                         for i in range(rows)}), by_line, Counter())
 
-    def position(self, actions: Iterable[Action] = ()) -> CorePosition:
+    def position(self, actions: Iterable[AnyAction] = ()) -> CorePosition:
         """The position after `actions` from the empty board (IllegalAction if one is illegal)."""
         pos = CorePosition(self)
         for act in actions:
@@ -195,7 +220,7 @@ class Core:
             self.lib.qc_table_free(table)
 
 
-def _generator(rng: random.Random) -> tuple[ctypes.Array[ctypes.c_uint32], Callable[[], None]]:
+def generator_state(rng: random.Random) -> tuple[ctypes.Array[ctypes.c_uint32], Callable[[], None]]:
     """The Mersenne Twister state of `rng` as C words, and a callback storing it back."""
     version, words, gauss = rng.getstate()
     state = (ctypes.c_uint32 * 625)(*words)
@@ -266,8 +291,10 @@ class CorePosition:
         out.buf = ctypes.create_string_buffer(self.buf.raw, self.core.pos_size)
         return out
 
-    def apply(self, action: Action) -> None:
-        """Apply `action`; IllegalAction naming the first rule it breaks (rule check-order)."""
+    def apply(self, action: AnyAction) -> None:
+        """Apply `action`; IllegalAction naming the first rule it breaks (rule check-order), and
+        RecordError (record-format) for an action of another family."""
+        action = quantum_action(action)
         c = self.core
         if isinstance(action, Measure):
             got = c.lib.qc_apply(c.handle, self.buf, 1, action.cell, 0)

@@ -21,15 +21,15 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ..engine import Action, Measure, State, new_game, playout
 from ..errors import QtttError
-from ..games import quantum_action
 from ..io import write_atomic
-from ..notation import Record, from_notation, to_notation
+from ..notation import Record
+from ..quantum.engine import Action, Measure, State, playout, quantum_action
+from ..quantum.notation import from_notation, to_notation
 from ..spec import spec_dir
 from ..variant import PARAMETERS, Ruleset, builtin_names, load_ruleset, with_params
-from . import fast
 from .count import board_after, encode
+from .fast import FastSolver, available, supports
 from .solve import Solver
 
 GAMES = 3000  # seeded random games searched per contrast
@@ -41,7 +41,7 @@ def _frac(v: Fraction) -> str:
 
 def replay(rs: Ruleset, actions: tuple[Action, ...] | list[Action]) -> State | None:
     """The state after `actions` under `rs`, or None if one of them is illegal there."""
-    state = new_game(rs)
+    state = State.initial(rs)
     try:
         for a in actions:
             state = state.apply(a)
@@ -67,21 +67,21 @@ def position_value(rs: Ruleset, actions: list[Action]) -> Fraction | None:
         return None
     n2 = rs.board ** 2
     codes = [encode(a, n2) for a in actions]
-    if fast.available() is None and fast.supports(rs) is None:
+    if available() is None and supports(rs) is None:
         if rs.canonical not in _SOLVERS:
-            _SOLVERS[rs.canonical] = fast.FastSolver(rs, 20)
+            _SOLVERS[rs.canonical] = FastSolver(rs, 20)
         return _SOLVERS[rs.canonical].exact_value(codes)
     return Solver(rs).exact_value(board_after(rs, codes))
 
 
-_SOLVERS: dict[str, fast.FastSolver] = {}  # one table per ruleset, shared by its positions
+_SOLVERS: dict[str, FastSolver] = {}  # one table per ruleset, shared by its positions
 
 
 def branch_values(rs: Ruleset, actions: tuple[Action, ...]) -> list[dict[str, Any]]:
     """For each measurement in `actions`: who chose, the cell chosen, and the value x − o of each
     of the two branches (None: not solved)."""
     out = []
-    state = new_game(rs)
+    state = State.initial(rs)
     for i, a in enumerate(actions):
         if isinstance(a, Measure):
             branches = {}
@@ -134,7 +134,7 @@ def best_branch(rs: Ruleset, actions: list[Action], state: State) -> Measure:
 def play_record(rs: Ruleset, actions: tuple[Action, ...]) -> tuple[list[Action], str]:
     """The record's placements under `rs`, each measurer choosing their best branch there: the
     actions played and the outcome (`ends x–o`, `goes on`, or `move k is illegal: reason`)."""
-    state, played = new_game(rs), list[Action]()
+    state, played = State.initial(rs), list[Action]()
     for a in actions:
         if state.over:
             break

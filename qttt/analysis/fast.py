@@ -27,10 +27,10 @@ from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
-from ..engine import Action, State
 from ..errors import QtttError
-from ..game import compile_game
-from ..scoring import scaled
+from ..quantum.engine import Action, State
+from ..quantum.game import compile_game
+from ..quantum.scoring import scaled
 from ..variant import Ruleset
 from .count import board_after, encode
 
@@ -57,11 +57,12 @@ def compiler() -> str | None:
 
 def build(source: Path, prefix: str) -> ctypes.CDLL:
     """The shared library built from `source` with the system compiler, cached by a hash of the
-    source and flags; FastUnavailable when there is no compiler or the build fails."""
+    source, the headers beside it and the flags; FastUnavailable when there is no compiler or the
+    build fails."""
     cc = compiler()
     if cc is None:
         raise FastUnavailable("solve-fast", "no C compiler found (set CC, or install cc)")
-    src = source.read_bytes()
+    src = b"".join(p.read_bytes() for p in (source, *sorted(source.parent.glob("*.h"))))
     tag = hashlib.sha256(src + " ".join(CFLAGS).encode()).hexdigest()[:16]
     target = cache_dir() / f"{prefix}_{tag}.so"
     if not target.is_file():

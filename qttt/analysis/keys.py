@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from ..engine import MEASURE, Board
-from ..game import Game, compile_game
 from ..geometry import cells_of
+from ..quantum.engine import MEASURE, Board
+from ..quantum.game import Game, compile_game
 from ..variant import Ruleset
 
 Key = tuple[Any, ...]

@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from .. import bounds
-from ..engine import State, playout
 from ..errors import FileError, UsageError
+from ..family import compiled_core
 from ..io import FRACTION, read_checkpoint, write_checkpoint
-from ..nested import nested_playout
-from ..scoring import first_line_result
+from ..nested.engine import nested_playout
+from ..quantum.engine import State, playout
+from ..quantum.scoring import first_line_result
 from ..variant import NESTED, Ruleset
 
 Histogram = Counter[tuple[Fraction, Fraction]]
@@ -37,20 +38,20 @@ Chunk = tuple[list[tuple[str, str, int]], list[tuple[str, int]], list[tuple[int,
 def play_chunk(rs: Ruleset, seed: int, index: int, games: int, core: str = "auto") -> Chunk:
     """Histogram of (x score, o score) over `games` random games of chunk `index`, the games by
     line result (`scoring.first_line_result`; unfinished: a deadlock), and for nested-classical
-    rulesets the games by (moves, cells left empty), as plain data. The compiled core plays the
-    same games as the Python engine (`compiled.use_compiled`)."""
-    from .compiled import core_for, use_compiled
+    rulesets the games by (moves, cells left empty), as plain data. The family's compiled core
+    plays the same games as the Python engine (`family.compiled_core`)."""
     rng = random.Random(f"{seed}:{index}")
     hist: Histogram = Counter()
     lines: Counter[str] = Counter()
     shapes: Counter[tuple[int, int]] = Counter()
-    if rs.game == NESTED:
+    fast = compiled_core(rs, core)
+    if fast is not None:
+        hist, lines, shapes = fast.sample(rng, games)
+    elif rs.game == NESTED:
         for _ in range(games):
             moves, final = nested_playout(rs, rng)
             hist[(final.scores["x"], final.scores["o"])] += 1
             shapes[(len(moves), final.marks.count(None))] += 1
-    elif use_compiled(rs, core):
-        hist, lines = core_for(rs).sample(rng, games)
     else:
         lined = any(c.award == "first-line" for c in rs.scoring)
         for _ in range(games):
@@ -142,8 +143,7 @@ def sample_games(rs: Ruleset, games: int, *, seed: int = 0, chunk: int = 2000,
     """Play `games` uniformly random games of `rs` in chunks; `mapper` runs chunks on processes or a
     cluster; `checkpoint` is saved (atomically) as chunks finish and resumed from; `core` chooses
     the compiled core or the Python engine (auto: compiled where it can; same games either way)."""
-    from .compiled import use_compiled
-    use_compiled(rs, core)  # refuses compiled here, before any work, when it cannot be used
+    compiled_core(rs, core)  # refuses compiled here, before any work, when it cannot be used
     if games < 1 or chunk < 1:
         raise UsageError(None, f"need at least one game and a positive chunk size "
                         f"(got {games} games, chunk {chunk})")

@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import bounds
-from ..engine import OVER, Action, Board, Measure
 from ..errors import FileError, UsageError
-from ..game import compile_game
 from ..io import FRACTION, read_checkpoint, write_checkpoint
 from ..notation import action_to_json
+from ..quantum.engine import OVER, Action, Board, Measure
+from ..quantum.game import compile_game
 from ..variant import Ruleset
 from .count import board_after, encode
 from .keys import Key, numbered_key, owner_key
@@ -269,10 +269,11 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
     nodes = 0
     fast = None
     if use_c:
-        from . import fast as fastmod
-        fast = fastmod.FastSolver(rs, fastmod.DEFAULT_LOG2)
+        from .fast import DEFAULT_LOG2, FastSolver, principal_variation
+        from .fast import first_value as fast_first_value
+        fast = FastSolver(rs, DEFAULT_LOG2)
     if mapper is not None:
-        work = fastmod.first_value if use_c else first_value
+        work = fast_first_value if use_c else first_value
         results: Iterable[tuple[str, int, int]] = mapper(work, [(rs, start, c) for c in todo])
     else:
         def local() -> Iterable[tuple[str, int, int]]:
@@ -300,7 +301,7 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
     best = next(i for i, (_, v) in enumerate(first) if v == value)
     if fast is not None:
         try:
-            rest = fastmod.principal_variation(fast, (*start, codes[best]), value)
+            rest = principal_variation(fast, (*start, codes[best]), value)
             return SolveResult(rs.canonical, value, [first[best][0], *rest], first,
                                nodes + fast.nodes, fast.stored)
         finally:

@@ -25,6 +25,7 @@ from rich.console import Console
 
 from ..bounds import SECONDS_MAX, Bound
 from ..errors import QtttError
+from ..processes import Terminated
 from ..safe import SafeStream, escape
 
 
@@ -101,10 +102,6 @@ def console(**options: Any) -> Console:
     """The rich console of every command: no markup or highlighting in what it prints (names
     from files print as they are, through SafeStream), so a `[` in a name is text."""
     return Console(highlight=False, markup=False, **options)
-
-
-class Terminated(BaseException):
-    """SIGTERM arrived: the command stops as after Ctrl-C (exit 143 rather than 130)."""
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:

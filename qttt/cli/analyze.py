@@ -138,7 +138,7 @@ def _guard(args: argparse.Namespace, rs: Ruleset, section: str, search: bool) ->
     cells = rs.board ** 2
     if search and cells > SEARCH_CELLS:
         from ..conformance.perft import perft
-        from ..engine import State
+        from ..quantum.engine import State
         early = perft(State.initial(rs), 2)
         raise UsageError(None, f"{rs.canonical} has {cells} cells: its game tree has {early:,} "
                          f"sequences of 2 plies alone and games of up to about {cells} plies, far "
@@ -175,7 +175,8 @@ def run_count(args: argparse.Namespace) -> int:
 
 def run_solve(args: argparse.Namespace) -> int:
     from ..analysis.solve import solve
-    from ..notation import action_to_json, to_notation
+    from ..notation import action_to_json
+    from ..quantum.notation import to_notation
     rs = load_ruleset(args.ruleset)
     _guard(args, rs, "solve", search=True)
     with _mapper(args) as mapper, _bar(args, "solve") as bar:

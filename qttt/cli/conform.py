@@ -16,9 +16,8 @@ from ..conformance.runner import (
     load_suites,
     python_factory,
 )
-from ..conformance.suite import committed_suites, suite_path
+from ..conformance.suite import committed_suites, suite_for
 from ..io import write_atomic
-from ..variant import builtin_names
 from . import seconds
 
 
@@ -35,8 +34,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                      help="in-process engine: FACTORY() returns an object with handle(request) -> response")
     p.add_argument("--suite", type=Path, action="append",
                    help="suite file (repeatable; default: every committed suite)")
-    p.add_argument("--ruleset", action="append", choices=builtin_names(None),
-                   help="only this built-in ruleset's suite (repeatable)")
+    p.add_argument("--ruleset", action="append", metavar="RULESET",
+                   help="only this ruleset's suite (repeatable): a built-in name (its committed suite), "
+                        'a canonical name such as "wikipedia(double_line=2)" or a variant file (a suite '
+                        "generated for it)")
     p.add_argument("--level", choices=LEVELS, default="strict",
                    help="the level the exit status reports (default strict; both are always printed)")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON")
@@ -49,11 +50,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    paths = list(args.suite or [])
-    paths += [suite_path(n) for n in args.ruleset or []]
-    if not paths:
-        paths = committed_suites()
-    suites = load_suites(paths)
+    named = [suite_for(n) for n in args.ruleset or []]
+    paths = list(args.suite or ([] if named else committed_suites()))
+    suites = load_suites(paths) + named
     if args.python:
         factory = python_factory(args.python)
 
@@ -70,12 +69,12 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         write_atomic(args.json, json.dumps(report.to_json(args.level), indent=1, ensure_ascii=False) + "\n")
     if args.junit:
-        write_atomic(args.junit, report.to_junit())
+        write_atomic(args.junit, report.to_junit(args.level))
     if report.could_not_run is None or report.results:
         print(report.summary())
     if report.could_not_run is not None:
         print(f"qttt: could not run: {report.could_not_run}", file=sys.stderr)
-    elif not report.count(args.level, "passed") and not report.count(args.level, "failed"):
+    elif not any(report.count(args.level, o) for o in ("passed", "failed", "error")):
         print("qttt: could not run: no item was run (none is supported, or all were skipped)",
               file=sys.stderr)
     return report.status(args.level)

@@ -16,14 +16,14 @@ from rich.table import Table
 from .. import bounds
 from ..competition.match import Standing, Store, game_line, manifest, plan, run, standings
 from ..competition.referee import KINDS_HELP, Forfeit, Seat, split_name
-from ..engine import AnyAction, Measure, Place
 from ..errors import IllegalAction
-from ..games import GameState, quantum_state
+from ..family import AnyAction, GameState
 from ..notation import Json
+from ..quantum.engine import Measure, Place, quantum_state
+from ..quantum.play import example, explain, parse, prompt
 from ..text import drawing
 from . import clock_seconds, integer, seconds
 from . import console as make_console
-from .play import example, explain, parse, prompt
 
 EPILOG = f"""\
 players: {KINDS_HELP}.

@@ -8,10 +8,10 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import bounds
-from ..analysis.compiled import core_for, use_compiled
 from ..conformance.perft import PERFT_LIMIT, divide, perft_counts, table_depth
 from ..errors import UsageError
-from ..games import GameState, quantum_action, start
+from ..family import GameState, compiled_core
+from ..games import new_game
 from ..io import parse_json
 from ..notation import action_to_json, record_from_json
 from ..variant import load_ruleset
@@ -41,15 +41,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     rs = load_ruleset(args.ruleset)
     actions = parse_json(args.actions, "--actions", "record-format")
-    state: GameState = start(rs)
+    state: GameState = new_game(rs)
     state_actions = record_from_json({"variant": args.ruleset, "actions": actions}).actions
     for act in state_actions:
         state = state.apply(act)
     limit = None if args.force else PERFT_LIMIT
     split: list[tuple[Any, int]] = []
     try:
-        if use_compiled(rs, args.core):
-            pos = core_for(rs).position([quantum_action(a) for a in state_actions])
+        fast = compiled_core(rs, args.core)
+        if fast is not None:
+            pos = fast.position(state_actions)
             counts = _bounded(pos.perft, args.depth, limit) if args.depth else table_depth(state, pos.perft)
             depth = len(counts)
             for act in pos.legal() if args.divide else []:

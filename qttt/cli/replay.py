@@ -7,10 +7,10 @@ import json
 import sys
 
 from ..errors import FileError, IllegalAction, RecordError, VariantError
-from ..games import GameState, start
+from ..family import GameState, family_of
+from ..games import new_game
 from ..io import text_chunks
 from ..notation import FORMAT, RecordReader, state_to_json, stream_records
-from ..text import board_text
 from ..variant import load_ruleset
 
 
@@ -29,7 +29,7 @@ def replay_one(reader: RecordReader) -> tuple[str, GameState, int]:
     """The variant, final state and number of actions of a record, applying each action as it is
     read; errors carry the failing action's index as `.index`."""
     variant = reader.variant()
-    state = start(load_ruleset(variant))
+    state = new_game(load_ruleset(variant))
     count = 0
     for i, act in enumerate(reader.actions()):
         try:
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(state_to_json(state, variant), separators=(", ", ": ")), flush=True)
         else:
             print(f"{where}: {variant}, {count} actions")
-            print(board_text(state, colour), flush=True)
+            print(family_of(state.ruleset).board_text(state, colour), flush=True)
         reader.finish()
     if not records:
         name = "standard input" if args.record == "-" else args.record

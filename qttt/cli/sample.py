@@ -9,8 +9,7 @@ import sys
 from collections.abc import Iterator
 
 from .. import bounds
-from ..analysis.compiled import core_for, decode, use_compiled
-from ..engine import AnyAction
+from ..family import AnyAction, compiled_core
 from ..games import random_game
 from ..io import write_atomic
 from ..notation import Record, record_to_json
@@ -41,11 +40,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def played(rs: Ruleset, count: int, seed: int, core: str) -> Iterator[list[AnyAction]]:
     """The actions of `count` random games of `rs`, one game at a time."""
     rng = random.Random(seed)
-    if use_compiled(rs, core):
-        cells = rs.board ** 2
+    fast = compiled_core(rs, core)
+    if fast is not None:
         for start in range(0, count, BATCH):
-            for game in core_for(rs).games(rng, min(BATCH, count - start)):
-                yield [decode(c, cells) for c in game[0]]
+            yield from fast.random_actions(rng, min(BATCH, count - start))
         return
     for _ in range(count):
         yield random_game(rs, rng)[0]

@@ -4,11 +4,23 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
 
-from ..variant import NESTED, PARAMETERS, builtin_names, load_ruleset
+from ..family import family_of
+from ..variant import (
+    AWARD_FIELDS,
+    AWARD_GAME,
+    COMMON_FIELDS,
+    PARAMETERS,
+    QUANTUM,
+    SCORING_KEYS,
+    builtin_names,
+    format_value,
+    load_ruleset,
+)
 from . import console as make_console
 
 
@@ -26,7 +38,7 @@ def run_variants(args: argparse.Namespace) -> int:
     width = max(len(n) for n in names)
     for name in names:
         rs = load_ruleset(name)
-        side = rs.board * rs.board if rs.game == NESTED else rs.board
+        side = family_of(rs).side(rs)
         print(f"{name:<{width}}  {side}×{side}  {rs.summary}")
     return 0
 
@@ -47,16 +59,31 @@ def run_show(args: argparse.Namespace) -> int:
         if rs.game not in p.games:
             continue
         value = rs.value(p.name)
-        table.add_row(p.name, json.dumps(value), json.dumps(p.default), p.description)
+        table.add_row(p.name, _shown(value), _shown(p.default), p.description)
     console.print(table)
-    scoring = Table("award", "pattern", "length", "settings", title="scoring")
+    scoring = Table("award", "field", "value", "default", "description", title="scoring")
     for c in rs.scoring:
-        settings = ", ".join(f"{k}={json.dumps(v)}" for k, v in c.to_dict().items()
-                             if k not in ("award", "pattern", "length"))
-        quantum = rs.game != NESTED
-        scoring.add_row(c.award, c.pattern if quantum else "-", str(c.length or rs.board) if quantum else "-",
-                        settings)
+        fields = {**(COMMON_FIELDS if AWARD_GAME[c.award] == QUANTUM else {}), **AWARD_FIELDS[c.award]}
+        for name, (_, default, description) in fields.items():
+            if name == "award":
+                continue
+            value = getattr(c, name) if name in ("award", "pattern", "length") else c.get(name)
+            scoring.add_row(c.award, name, _shown(value), _shown(default), description)
     console.print(scoring)
+    awards = {c.award for c in rs.scoring}
+    keys = [f"{key} (sets {field} of every {award} component, e.g. {example})"
+            for key, (award, field, example) in SCORING_KEYS.items() if award in awards]
+    keys.append("scoring=JSON (the whole scoring)")
+    console.print("canonical names may also set: " + ", ".join(keys))
     if rs.sources:
         console.print("sources: " + ", ".join(rs.sources))
     return 0
+
+
+def _shown(value: Any) -> str:
+    """A parameter or scoring value for the table: as variant files write it; unset: `unstated`."""
+    if value is None:
+        return "unstated"
+    if isinstance(value, tuple) and not value:
+        return "[]"
+    return format_value(value)

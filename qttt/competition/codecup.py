@@ -11,9 +11,9 @@ or the letter alone when the collapse ends the game. `Quit` ends the game.
 
 from __future__ import annotations
 
-from ..engine import Action, AnyAction, Measure, Place, State
 from ..errors import IllegalAction, MatchError, RecordError
-from ..games import GameState, quantum_action, quantum_state
+from ..family import AnyAction, GameState
+from ..quantum.engine import Action, Measure, Place, State, quantum_action, quantum_state
 from ..variant import QUANTUM, Ruleset
 from .referee import ACK_SECONDS, Forfeit, LineProcess
 

@@ -21,9 +21,9 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..errors import FileError, MatchError
-from ..io import write_atomic
+from ..io import read_json, write_atomic
 from ..notation import Json
-from ..players import PLAYERS, SearchPlayer
+from ..players import PLAYERS, Player, SearchPlayer
 from ..processes import pool_of
 from ..variant import QUANTUM, Ruleset, load_ruleset
 from .codecup import CodeCupSeat
@@ -107,7 +107,21 @@ def make_seat(spec: str, rs: Ruleset, rng: random.Random, ack_seconds: float = A
         return human(name)
     if kind == "search":
         return BuiltinSeat(SearchPlayer(rng=rng, seconds=float(arg) if arg else 0.5), name)
+    if kind == "mcts":
+        return BuiltinSeat(mcts_player(rng, int(arg) if arg else MCTS_SIMULATIONS), name)
     return BuiltinSeat(PLAYERS[kind](rng=rng), name)
+
+
+MCTS_SIMULATIONS = 200
+
+
+def mcts_player(rng: random.Random, simulations: int) -> Player:
+    """OpenSpiel's MCTS bot (qttt.openspiel, imported only when a match seats it)."""
+    try:
+        from ..openspiel import MctsPlayer
+    except ImportError:
+        raise MatchError(RULE, "player mcts needs OpenSpiel: pip install 'qttt[openspiel]'") from None
+    return MctsPlayer(rng, simulations)
 
 
 def play_job(job: Job, human: Callable[[str], Seat] | None = None) -> Json:
@@ -136,8 +150,8 @@ class Store:
                             "directory; give a directory (it is created if missing)")
         if target.is_file():
             try:
-                old = json.loads(target.read_text(encoding="utf-8"))
-            except (ValueError, RecursionError):  # not JSON, not UTF-8, nested too deeply
+                old = read_json(target)
+            except FileError:  # not JSON, not UTF-8, nested too deeply, not a file
                 old = None
             if not isinstance(old, dict) or {k: v for k, v in old.items() if k != "games"} != \
                     {k: v for k, v in manifest.items() if k != "games"}:
@@ -154,8 +168,8 @@ class Store:
         """The readable game records, by game number."""
         for p in sorted(self.root.glob("game-*.json")):
             try:
-                rec = json.loads(p.read_text(encoding="utf-8"))
-            except (ValueError, RecursionError, OSError):
+                rec = read_json(p)
+            except FileError:
                 continue  # a file not written by us: the game is played again
             if isinstance(rec, dict):
                 yield rec

@@ -20,9 +20,9 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from ..bounds import loads
-from ..engine import AnyAction
 from ..errors import IllegalAction, MatchError, RecordError
-from ..games import GameState, start
+from ..family import AnyAction, GameState
+from ..games import new_game
 from ..notation import Record, action_from_json, action_to_json, record_to_json
 from ..players import PLAYERS, Player, SearchPlayer
 from ..processes import ChannelClosed, LineChannel
@@ -109,7 +109,7 @@ class GameResult:
 
 def play_game(rs: Ruleset, variant: str, seats: dict[str, Seat], clock: Clock) -> GameResult:
     """Referee one game from the initial state (rules match-clock, match-forfeit)."""
-    state = start(rs)
+    state = new_game(rs)
     actions: list[AnyAction] = []
     used = {"x": 0.0, "o": 0.0}
     end, forfeit = "over", None
@@ -305,8 +305,9 @@ class EngineSeat:
 
 # -- player specifications ------------------------------------------------------------------
 
-KINDS_HELP = ("random, greedy, search[:SECONDS], human, engine:COMMAND (qttt-engine/1 with go), "
-              "codecup:COMMAND (a CodeCup 2012 bot); NAME=PLAYER names a player")
+KINDS_HELP = ("random, greedy, search[:SECONDS], mcts[:SIMULATIONS] (OpenSpiel's MCTS bot, the openspiel "
+              "extra), human, engine:COMMAND (qttt-engine/1 with go), codecup:COMMAND (a CodeCup 2012 "
+              "bot); NAME=PLAYER names a player")
 
 
 NAMED = re.compile(r"([A-Za-z0-9_.-]+)=(.+)", re.S)
@@ -337,7 +338,12 @@ def check_spec(spec: str) -> str:
             raise MatchError("match-forfeit", f"player {spec!r}: search:SECONDS needs a positive "
                              "number of seconds") from None
         return spec
-    if kind in PLAYERS or kind == "human":
+    if kind == "mcts" and arg:
+        if not arg.isdigit() or int(arg) < 1:
+            raise MatchError("match-forfeit", f"player {spec!r}: mcts:SIMULATIONS needs a positive whole "
+                             "number of simulations")
+        return spec
+    if kind in PLAYERS or kind in ("human", "mcts"):
         if arg:
             raise MatchError("match-forfeit", f"player {spec!r}: {kind} takes no argument")
         return spec

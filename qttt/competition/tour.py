@@ -22,11 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from ..bounds import SCORE
-from ..engine import State
 from ..errors import FileError, MatchError, QtttError
-from ..games import quantum_state
 from ..io import FRACTION, parse_toml, read_json, read_text
 from ..notation import record_from_json
+from ..quantum.engine import State, quantum_state
 from ..safe import shown
 from ..variant import Ruleset, load_ruleset
 

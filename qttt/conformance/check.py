@@ -16,7 +16,7 @@ from ..notation import Json
 from ..spec import rules
 from ..variant import load_ruleset
 from .scope import rule_ids
-from .suite import coverage, read_retired
+from .suite import coverage, read_retired, suite_prefix
 from .validator import Validator, load_schema
 
 MAX_DESCRIPTION = 100
@@ -48,15 +48,16 @@ def check_suite(suite: Json, retired: set[str], seen: dict[str, str], where: str
 def _item_problems(item: Json, name: str, expected_rules: list[str], retired: set[str],
                    seen: dict[str, str], descriptions: dict[str, str]) -> list[str]:
     """Problems of one case or perft entry: its id (unique, not retired, prefixed by the ruleset
-    name), its description (short, unique) and the rule ids it cites."""
+    prefix, suite_prefix), its description (short, unique) and the rule ids it cites."""
     cid, text = item["id"], item["description"]
     problems = []
     if cid in seen:
         problems.append(f"id {cid} is also used in {seen[cid]}")
     if cid in retired:
         problems.append(f"id {cid} is retired (spec/vectors/RETIRED) and may not be reused")
-    if not cid.startswith(name + "."):
-        problems.append(f"id {cid} does not start with the ruleset name {name}.")
+    prefix = suite_prefix(name)
+    if not cid.startswith(prefix + "."):
+        problems.append(f"id {cid} does not start with the ruleset's prefix {prefix}.")
     if len(text) > MAX_DESCRIPTION:
         problems.append(f"{cid}: description longer than {MAX_DESCRIPTION} characters")
     if text in descriptions:

@@ -2,17 +2,21 @@
 
 `apply`, `state`, `legal` and `perft` are the core's own: its legality checks, its positions, its
 scores and its counts, so the conformance suites test it as a second implementation of the rules.
-Rulesets the core does not take (more than 16 cells, another game family) and the commands it
-does not implement are answered by the Python engine on the same actions.
+A nested-classical ruleset is answered by the compiled nested core (`nested_core`) the same way.
+Rulesets the cores do not take (a quantum board of more than 16 cells) and the commands they do
+not implement are answered by the Python engine on the same actions.
 """
 
 from __future__ import annotations
 
-from ..analysis.compiled import CorePosition, core_for, supports, use_compiled
-from ..engine import Action, State, mark_name, replay_actions
+from ..analysis.compiled import CorePosition
+from ..analysis.nested_core import NestedPosition
 from ..errors import QtttError
-from ..games import quantum_action
+from ..family import AnyAction, Mark, compiled_core
+from ..family import CorePosition as AnyPosition
+from ..games import new_game, replay_actions
 from ..notation import Json, action_from_json, action_to_json
+from ..quantum.engine import mark_name
 from .protocol import QtttEngine, error
 
 OWN = ("apply", "state", "legal", "perft")
@@ -23,8 +27,8 @@ class CompiledEngine(QtttEngine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.pos: CorePosition | None = None
-        self.actions: list[Action] = []
+        self.pos: AnyPosition | None = None
+        self.actions: list[AnyAction] = []
 
     def handle(self, request: dict[str, Json]) -> dict[str, Json]:
         """Answer one request."""
@@ -34,23 +38,23 @@ class CompiledEngine(QtttEngine):
             self.pos, self.actions = None, []
             if response["ok"] and self.state is not None:
                 rs = self.state.ruleset
-                if supports(rs) is None and use_compiled(rs, "compiled"):
-                    self.pos = core_for(rs).position()
+                fast = compiled_core(rs, "auto")  # `qttt engine --core compiled` checked the compiler
+                self.pos = fast.position() if fast is not None else None
             return response
         if self.pos is None or cmd not in OWN:
             if self.state is not None and self.pos is not None:  # the Python engine catches up
-                self.state = replay_actions(State.initial(self.state.ruleset), self.actions)
+                self.state = replay_actions(new_game(self.state.ruleset), self.actions)
             return super().handle(request)
         try:
             return self._own(cmd, request, self.pos)
         except QtttError as e:
             return error(e.kind, e.message, e.rule)
 
-    def _own(self, cmd: str, request: dict[str, Json], pos: CorePosition) -> dict[str, Json]:
+    def _own(self, cmd: str, request: dict[str, Json], pos: AnyPosition) -> dict[str, Json]:
         if cmd == "apply":
             if "action" not in request:
                 return error("protocol", "apply needs an action")
-            action = quantum_action(action_from_json(request["action"]))
+            action = action_from_json(request["action"])
             pos.apply(action)
             self.actions.append(action)
             return {"ok": True}
@@ -71,8 +75,11 @@ class CompiledEngine(QtttEngine):
                     "divide": [{"action": a, "nodes": n} for a, n in split] if depth > 0 else []}
         return {"ok": True, "nodes": pos.perft(depth)[-1] if depth > 0 else 1}
 
-    def _state_json(self, pos: CorePosition) -> dict[str, Json]:
+    def _state_json(self, pos: AnyPosition) -> dict[str, Json]:
         """The v1 state object (as `notation.state_to_json`) from the core's position."""
+        if isinstance(pos, NestedPosition):
+            return self._nested_json(pos)
+        assert isinstance(pos, CorePosition)
         v = pos.view()
         return {
             "variant": self.variant,
@@ -84,4 +91,25 @@ class CompiledEngine(QtttEngine):
             "cycle": list(v.cycle) if v.cycle is not None else None,
             "over": v.phase == "over",
             "scores": {"x": str(v.scores[0]), "o": str(v.scores[1])},
+        }
+
+    def _nested_json(self, pos: NestedPosition) -> dict[str, Json]:
+        """The v1 state of a nested-classical game (as `notation.nested_state_json`): each mark's
+        player from the core, its number from the order of the moves applied."""
+        v = pos.view()
+        number = {a.cell: i for i, a in enumerate(self.actions, start=1) if isinstance(a, Mark)}
+        board: list[Json] = [f"{'x' if v.x >> c & 1 else 'o'}{number[c]}" if (v.x | v.o) >> c & 1 else []
+                             for c in range(pos.core.cells)]
+        return {
+            "variant": self.variant,
+            "board": board,
+            "to_move": v.to_move,
+            "phase": "over" if v.over else "place",
+            "move": v.move,
+            "cycle": None,
+            "over": v.over,
+            "scores": {"x": str(v.scores[0]), "o": str(v.scores[1])},
+            "blocks": list(v.blocks),
+            "target": list(v.target) if v.target is not None else None,
+            "bonus": v.bonus,
         }

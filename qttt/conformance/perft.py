@@ -8,16 +8,13 @@ counted at greater depths.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 
-from ..engine import State
 from ..errors import UsageError
-from ..games import GameState, start
+from ..family import GameState, cases
+from ..games import new_game
 from ..notation import Json, action_from_json, action_to_json
-from ..variant import NESTED, Ruleset
-from .cases import collapsed_prefix, place, play
-from .nested_cases import perft_positions
+from ..variant import Ruleset
 
 EXPAND_LIMIT = 20_000  # a depth is tabled when the positions one level above it are at most this many
 MAX_DEPTH = 6
@@ -87,37 +84,11 @@ def table_depth(state: GameState, count: Callable[[int], list[int]] | None = Non
     return counts
 
 
-def positions(rs: Ruleset) -> list[tuple[str, str, list[Json]]]:
-    """The positions a ruleset's perft table starts from: (slug, description, actions)."""
-    if rs.game == NESTED:
-        return perft_positions(rs)
-    prefix, f = collapsed_prefix(rs)
-    out: list[tuple[str, str, list[Json]]] = [
-        ("start", "the empty board", []),
-        ("pending-two-cycle", "a 2-cycle waits to be measured", [place(0, 1), place(1, 0)]),
-        ("after-collapse", f"{'two' if f == 2 else 'three'} classical cells and a spooky move",
-         [*prefix, place(f, f + 1)]),
-    ]
-    out = [p for p in out if play(rs, p[2]) is not None]
-    rng = random.Random(rs.board)
-    for _ in range(200):
-        state, actions = State.initial(rs), list[Json]()
-        while not state.over and state.legal_actions():
-            if state.phase == "place" and len(state.open_cells) == 4:
-                out.append(("four-open", "late in a random game: four open cells", actions))
-                return out
-            legal = state.legal_actions()
-            act = legal[rng.randrange(len(legal))]
-            actions.append(action_to_json(act))
-            state = state.apply(act)
-    return out
-
-
 def perft_entries(rs: Ruleset, prefix: str) -> list[dict[str, Json]]:
     """The perft table of a ruleset: per position, counts by depth and the deepest divide."""
     entries = []
-    for slug, description, actions in positions(rs):
-        state: GameState = start(rs)
+    for slug, description, actions in cases(rs).perft_positions(rs):
+        state: GameState = new_game(rs)
         for a in actions:
             state = state.apply(action_from_json(a))
         counts = table_depth(state)

@@ -15,8 +15,8 @@ from typing import IO, Protocol
 from .. import __version__
 from ..bounds import DEPTH, loads
 from ..errors import QtttError, UsageError
-from ..games import GameState, start
-from ..nested import NestedState
+from ..family import GameState, family_of
+from ..games import new_game
 from ..notation import Json, action_from_json, action_to_json, state_to_json
 from ..players import Player, RandomPlayer
 from ..variant import load_ruleset
@@ -46,7 +46,7 @@ class QtttEngine:
 
     def __init__(self, player: Player | None = None) -> None:
         self.state: GameState | None = None
-        self.rng = random.Random(0)  # go in a nested-classical game: a uniform random move
+        self.rng = random.Random(0)  # go in a family the player does not play: a uniform move
         self.variant = ""
         self.player: Player = player if player is not None else RandomPlayer(seed=0)
 
@@ -61,7 +61,7 @@ class QtttEngine:
                 variant = request.get("variant")
                 if not isinstance(variant, str):
                     return error("protocol", "new needs a variant string")
-                self.state, self.variant = start(load_ruleset(variant)), variant
+                self.state, self.variant = new_game(load_ruleset(variant)), variant
                 return {"ok": True}
             if cmd == "quit":
                 return {"ok": True}
@@ -85,13 +85,12 @@ class QtttEngine:
             return error(e.kind, e.message, e.rule or None)
 
     def _go(self, state: GameState) -> dict[str, Json]:
-        """The engine's move: the player's choice, or in a nested-classical game a uniform one."""
-        if isinstance(state, NestedState):
-            legal = state.legal_actions()
-            if not legal:
-                return error("illegal", "the game is over; no action is legal", "over-no-action")
-            return {"ok": True, "action": action_to_json(self.rng.choice(legal))}
-        return {"ok": True, "action": action_to_json(self.player.choose(state))}
+        """The engine's move: the player's choice, or a uniform one in a family the player does not
+        play (`Family.players`)."""
+        player = self.player
+        if player.name not in family_of(state.ruleset).players:
+            player = RandomPlayer(rng=self.rng)
+        return {"ok": True, "action": action_to_json(player.choose(state))}
 
     def _perft(self, request: dict[str, Json]) -> dict[str, Json]:
         assert self.state is not None

@@ -19,6 +19,7 @@ import json
 import shlex
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,7 +62,7 @@ class Engine(Protocol):
 
 def _check_response(raw: Json, req_id: int) -> dict[str, Json]:
     if not isinstance(raw, dict) or not isinstance(raw.get("ok"), bool):
-        raise EngineFailure(f"answered {json.dumps(raw)[:80]}, which is not a response object with ok")
+        raise EngineFailure(f"answered {show(raw, 1000)}, which is not a response object with ok")
     if raw.get("id") != req_id:
         raise EngineFailure(f"answered id {json.dumps(raw.get('id'))} to request {req_id}")
     return raw
@@ -219,12 +220,13 @@ def refusal_diff(expected: Json, response: dict[str, Json]) -> list[tuple[str, s
         if response["ok"]:
             return []
         return [("core", f"expected the action to be accepted, got the refusal "
-                         f"{show(response.get('error'))}")]
+                         f"{show(response.get('error'), None)}")]
     if response["ok"]:
         return [("core", f"expected a refusal of kind {show(expected['kind'])}, got ok")]
     got = response.get("error")
     if not isinstance(got, dict):
-        return [("core", f"expected a refusal of kind {show(expected['kind'])}, got the error {show(got)}")]
+        return [("core", f"expected a refusal of kind {show(expected['kind'])}, "
+                         f"got the error {show(got, None)}")]
     out = []
     if got.get("kind") != expected["kind"]:
         out.append(("core", f"error.kind: expected {show(expected['kind'])}, got {show(got.get('kind'))}"))
@@ -354,14 +356,14 @@ class Runner:
             return self._engine().request(req, timeout or self.timeout)
         except EngineFailure as e:
             self._drop()
-            result.add("core", where, f"{req['cmd']}: {e}")
+            result.fail(where, f"{req['cmd']}: {e}")
             raise _Stop("stopped: the engine failed; the next item gets a fresh engine") from None
 
     def _answer(self, req: dict[str, Json], name: str, where: str, result: Result) -> Json:
         """The field `name` of the response to `req`, or None after recording a core difference."""
         response = self._ask(req, where, result)
         if not response["ok"] or name not in response:
-            result.add("core", where, f"{req['cmd']}: expected {name}, got {show(response)}")
+            result.add("core", where, f"{req['cmd']}: expected {name}, got {show(response, None)}")
             return None
         return response[name]
 
@@ -372,30 +374,32 @@ class Runner:
             error = started.get("error")
             if isinstance(error, dict) and error.get("kind") == "unsupported":
                 raise _NotSupported(f"new {show(record['variant'])}: {show(error.get('message'))}")
-            result.add("core", where, f"new {show(record['variant'])}: refused: {show(error)}")
+            result.add("core", where, f"new {show(record['variant'])}: refused: {show(error, None)}")
             raise _Stop("stopped: the game cannot be started")
         for i, action in enumerate(record["actions"]):
             applied = self._ask({"cmd": "apply", "action": action}, where, result)
             if not applied["ok"]:
                 result.add("core", where, f"start action {i} {show(action)}: refused: "
-                                          f"{show(applied.get('error'))}")
+                                          f"{show(applied.get('error'), None)}")
                 raise _Stop("stopped: the start position cannot be reached")
 
     def _compare(self, expect: dict[str, Json], where: str, result: Result) -> None:
+        result.positions.append(where)
         state = self._answer({"cmd": "state"}, "state", where, result)
         if state is not None:
             for text in state_diff(expect["state"], state):
-                result.add("core", where, text)
+                result.add("core", where, text, persisting=True)
         legal = self._answer({"cmd": "legal"}, "legal", where, result)
         if legal is not None:
             for level, text in legal_diff(expect["legal"], legal):
-                result.add(level, where, text)
+                result.add(level, where, text, persisting=True)
 
     # -- cases
 
     def run_case(self, case: dict[str, Json], suite: str = "") -> Result:
         """Replay one case, listing every difference; after one, go on where the states allow."""
-        result = Result(suite, case["id"], "case")
+        result = Result(suite, case["id"], "case", description=case["description"],
+                        spec_ref=list(case.get("spec_ref", [])))
         try:
             self._case(case, result)
         except _Stop as s:
@@ -407,15 +411,21 @@ class Runner:
     def _case(self, case: dict[str, Json], result: Result) -> None:
         if "start_error" in case:
             where = f"new {show(case['start']['variant'])}"
+            result.at = case["start"]
             got = self._ask({"cmd": "new", "variant": case["start"]["variant"]}, where, result)
             for level, text in refusal_diff(case["start_error"], got):
                 result.add(level, where, text)
             return
+        variant = case["start"]["variant"]
+        played = list(case["start"]["actions"])
+        result.at = {"variant": variant, "actions": list(played)}
         self._start(case["start"], "start", result)
         self._compare(case["expect_start"], "start", result)
-        played = list(case["start"]["actions"])
         for i, step in enumerate(case["steps"], start=1):
             where = f"step {i} {show(step['action'])}"
+            # the record that reproduces this step: its action too when it is legal
+            legal = [] if "error" in step else [step["action"]]
+            result.at = {"variant": variant, "actions": played + legal}
             response = self._ask({"cmd": "apply", "action": step["action"]}, where, result)
             for level, text in refusal_diff(step.get("error"), response):
                 result.add(level, where, text)
@@ -478,7 +488,7 @@ class Runner:
 
     def run_perft(self, entry: dict[str, Json], suite: str = "") -> Result:
         """Check one perft entry at every depth; at the deepest, the first differing first action."""
-        result = Result(suite, entry["id"], "perft")
+        result = Result(suite, entry["id"], "perft", description=entry["description"], at=entry["start"])
         counts: list[int] = entry["counts"]
         try:
             for depth, expected in enumerate(counts, start=1):
@@ -525,7 +535,9 @@ class Runner:
             self.out(f"NOT SUPPORTED {name}: {note} ({len(items)} items)")
             return self.report
         for item, run in items:
+            began = time.perf_counter()
             result = run(item, name)
+            result.seconds = time.perf_counter() - began
             self.report.results.append(result)
             for line in result.lines():
                 self.out(line)

@@ -4,8 +4,8 @@ A rule's `scope` is `common` (every quantum ruleset), `nested-classical` (every 
 family), the name of a rule parameter, `scoring` (the pattern rules) or the name of a scoring award.
 A ruleset's rule ids are:
 
-- every rule whose scope is its family (`common` for quantum), and for the nested-classical family
-  the `common` rules that hold for any game (FAMILY_FREE);
+- every rule whose scope is its family's (`Family.scope`: `common` for quantum), and for every
+  other family the `common` rules that hold for any game (FAMILY_FREE);
 - a parameter-scoped rule when the ruleset's value of that parameter makes the rule apply:
   `end-line` (scope `end`) only with end = first-line; the other parameter-scoped rules
   (two_cycles, measurer, untouched, last_square) apply to every value of their parameter, since
@@ -25,8 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..family import families, family_of
 from ..spec import rules
-from ..variant import NESTED, Ruleset
+from ..variant import Ruleset
+
+COMMON = "common"  # the scope of the quantum family's rules, some of which hold for every game
 
 # `common` rules that are not about quantum moves: they hold for every game family.
 FAMILY_FREE = frozenset({"over-no-action", "score-at-end", "record-format", "record-variant",
@@ -60,14 +63,14 @@ def _never(rs: Ruleset) -> bool:
 def rule_ids(rs: Ruleset) -> tuple[str, ...]:
     """The rule ids that a ruleset selects, in catalogue order."""
     awards = {c.award for c in rs.scoring}
-    kinds = {c.pattern for c in rs.scoring if rs.game != NESTED}  # nested awards score no pattern
+    kinds = {c.to_dict().get("pattern") for c in rs.scoring} - {None}  # a result award has none
     params = dict(rs.params)
+    scope = family_of(rs).scope
+    scopes = {f.scope for f in families()}
     out = []
     for rule in rules().values():
-        if rule.scope == "common":
-            selected = rs.game != NESTED or rule.id in FAMILY_FREE
-        elif rule.scope == NESTED:
-            selected = rs.game == NESTED
+        if rule.scope in scopes:
+            selected = rule.scope == scope or (rule.scope == COMMON and rule.id in FAMILY_FREE)
         elif rule.scope == "scoring":
             selected = _PATTERN_RULES.get(rule.id) in kinds
         elif rule.scope in params:

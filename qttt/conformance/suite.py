@@ -8,21 +8,20 @@ lists ids that were dropped and may never be used again (one per line, `#` comme
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..engine import Measure, Place, State
 from ..errors import QtttError, RecordError
-from ..games import GameState, start
-from ..geometry import patterns
-from ..io import read_text
-from ..nested import NestedState
+from ..family import GameState, cases, family_of
+from ..games import new_game
+from ..io import read_json, read_text
 from ..notation import Json, action_from_json, action_to_json, state_to_json
 from ..spec import spec_dir
-from ..variant import NESTED, Ruleset, builtin_names, load_ruleset
-from . import cases as casemod
-from . import nested_cases
+from ..variant import Ruleset, builtin_names, load_ruleset
+from .casespec import CaseSpec
 from .perft import perft_entries
 from .scope import rule_ids
 
@@ -61,9 +60,30 @@ def coverage_vectors_dir() -> Path:
     return vectors_dir() / "coverage"
 
 
+def suite_prefix(name: str) -> str:
+    """The id prefix (and file stem) of a ruleset's suite: its name when that is a plain word
+    (`wikipedia`, `intelligent-2016`); for a canonical name, its words joined by `-` (at most 48
+    characters) and the first 8 hex digits of the name's SHA-256, so that every canonical name
+    has its own prefix: `wikipedia(double_line=2)` -> `wikipedia-double_line-2-<hash>`."""
+    if re.fullmatch(r"[A-Za-z0-9_-]+", name):
+        return name
+    words = re.sub(r"[^A-Za-z0-9_]+", "-", name).strip("-")[:48].rstrip("-")
+    return f"{words}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+
+
+def suite_for(name: str) -> dict[str, Json]:
+    """The suite of any ruleset the resolver (load_ruleset) accepts: a built-in ruleset's
+    committed file, else one generated for it now."""
+    if name in builtin_names(None):
+        result: dict[str, Json] = read_json(suite_path(name))
+        return result
+    return build_suite(load_ruleset(name))
+
+
 def suite_path(name: str) -> Path:
-    """The committed suite of a built-in ruleset (the nested-classical ones under nested/)."""
-    return (nested_vectors_dir() if name in builtin_names(NESTED) else vectors_dir()) / f"{name}.json"
+    """The committed suite of a built-in ruleset (in its family's folder: nested/ for
+    nested-classical)."""
+    return vectors_dir() / family_of(load_ruleset(name)).vectors / f"{name}.json"
 
 
 def committed_suites() -> list[Path]:
@@ -80,70 +100,7 @@ def _expect(state: GameState, variant: str) -> dict[str, Json]:
             "legal": [action_to_json(a) for a in state.legal_actions()]}
 
 
-def _transition_refs(rs: Ruleset, before: State, action: Json, after: State) -> set[str]:
-    """Rule ids a legal action exercises, from what it did."""
-    act = action_from_json(action)
-    refs: set[str] = set()
-    if isinstance(act, Place) and act.a == act.b:
-        refs |= {"last-square", "place-distinct", "classical-fixed"}
-    elif isinstance(act, Place):
-        refs |= {"turn-order", "mark", "entanglement", "place-open"}
-        if after.phase == "measure":
-            refs |= {"cycle-close", "measure-by", "measure-pending"}
-            if len(after.cycle or ()) == 2:
-                refs.add("place-two-cycle")
-    if isinstance(act, Measure):
-        refs |= {"measure-cell", "collapse-component", "classical-fixed"}
-        component = set(before.component[act.cell])
-        if any(a not in component for a, _ in before.edges.values()):
-            refs.add("collapse-untouched")
-        if not after.over:
-            refs.add("turn-after-measure")
-    if after.over:
-        refs |= _end_refs(rs, after)
-    return refs
-
-
-def _nested_refs(rs: Ruleset, before: NestedState, after: NestedState) -> set[str]:
-    """Rule ids a legal nested-classical move exercises, from what it did."""
-    refs = {"nested-turn", "nested-cell-empty"}
-    refs.add("nested-first-move" if before.last is None else
-             "nested-route" if before.target is not None else "nested-free-move")
-    if after.blocks != before.blocks:
-        changed = next(a for a, b in zip(after.blocks, before.blocks, strict=True) if a != b)
-        refs |= {"nested-block-closed", "nested-patterns"}
-        refs.add("nested-block-draw" if changed == "drawn" else "nested-block-win")
-        if changed != "drawn" and not after.over and (after.bonus or rs.rules.bonus == "none"):
-            refs.add("nested-bonus")  # a bonus move follows, or (bonus = none) the turn passes
-    if after.over:
-        refs |= {"score-at-end", "nested-board-win" if after.winner else "nested-end-closed"}
-        refs |= {{"win": "nested-score-win", "draw-blocks": "nested-score-draw-blocks",
-                   "draw-majority": "nested-score-draw-majority"}[c.award] for c in rs.scoring}
-    return refs
-
-
-def _end_refs(rs: Ruleset, state: State) -> set[str]:
-    refs = {"score-at-end"}
-    xs, os_ = casemod.owned_lines(state, rs.rules.end_line)
-    if rs.rules.end == "first-line" and (xs or os_):
-        refs.add("end-line")
-    else:
-        refs.add("end-full")
-        if len(state.open_cells) == 1:
-            refs.add("last-square")
-    cls = state.classical
-    for comp in rs.scoring:
-        refs.add({"per-pattern": "score-per-pattern", "first-line": "score-first-line",
-                  "rank": "score-rank"}[comp.award])
-        for p in patterns(rs.board, comp.pattern, comp.length):
-            if all(cls[c] for c in p.cells) and len({cls[c] & 1 for c in p.cells}) == 1:
-                refs.add(f"pattern-{comp.pattern}")
-    if state.score_notes:
-        refs.add("score-tie-gap")
-    return refs
-
-
-def build_case(rs: Ruleset, prefix: str, spec: casemod.CaseSpec) -> dict[str, Json]:
+def build_case(rs: Ruleset, prefix: str, spec: CaseSpec) -> dict[str, Json]:
     """A case with its expectations, computed by the engine."""
     variant = spec.variant if spec.variant is not None else rs.canonical
     case: dict[str, Json] = {"id": f"{prefix}.{spec.slug}", "description": spec.description}
@@ -154,11 +111,12 @@ def build_case(rs: Ruleset, prefix: str, spec: casemod.CaseSpec) -> dict[str, Js
     except QtttError as e:
         case.update(spec_ref=sorted(refs), start=record, start_error=_error(e), steps=[])
         return case
-    state = start(start_rs)
+    state = new_game(start_rs)
     for action in spec.start:
         state = state.apply(action_from_json(action))
+    tool = cases(start_rs)
     if not spec.start:
-        refs |= {"nested-board", "nested-turn"} if start_rs.game == NESTED else {"board-cells", "turn-order"}
+        refs |= tool.start_refs(start_rs)
     start_expect = _expect(state, variant)
     steps = []
     for action in spec.steps:
@@ -170,13 +128,9 @@ def build_case(rs: Ruleset, prefix: str, spec: casemod.CaseSpec) -> dict[str, Js
             refs.add(e.rule)
             if state.over and not isinstance(e, RecordError):
                 refs.add("over-no-action")
-            if start_rs.game == NESTED:
-                refs.add("nested-check-order")
+            refs |= tool.error_refs(start_rs, state)
         else:
-            if isinstance(state, NestedState) and isinstance(after, NestedState):
-                refs |= _nested_refs(start_rs, state, after)
-            elif isinstance(state, State) and isinstance(after, State):
-                refs |= _transition_refs(start_rs, state, action, after)
+            refs |= tool.move_refs(start_rs, state, action, after)
             state = after
         step.update(_expect(state, variant))
         steps.append(step)
@@ -188,8 +142,8 @@ def build_case(rs: Ruleset, prefix: str, spec: casemod.CaseSpec) -> dict[str, Js
 
 def build_suite(rs: Ruleset, prefix: str | None = None) -> dict[str, Json]:
     """The whole suite of a ruleset: header, cases and perft entries."""
-    prefix = prefix or rs.name
-    specs = nested_cases.case_specs(rs) if rs.game == NESTED else casemod.case_specs(rs)
+    prefix = prefix or suite_prefix(rs.name)
+    specs = cases(rs).case_specs(rs)
     built = [build_case(rs, prefix, spec) for spec in specs]
     return {
         "suite": "qttt-conformance-vectors",

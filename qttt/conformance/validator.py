@@ -75,6 +75,19 @@ class Validator:
                     if len(out) >= limit:
                         return
 
+    def closest(self, subs: Json, v: Json, path: str) -> str:
+        """For a value that matches none of the alternatives `subs`: the first problem of the
+        one it comes closest to (the problem deepest in the value, then the fewest problems)."""
+        best: tuple[int, int, str] | None = None
+        for sub in subs:
+            found: list[str] = []
+            self._check(sub, v, path, found, 5)
+            if found:
+                where = found[0].split(": ", 1)[0]
+                key = (-(where.count(".") + where.count("[")), len(found), found[0])
+                best = key if best is None or key < best else best
+        return best[2] if best else ""
+
     def valid(self, schema: Json, v: Json) -> bool:
         """Whether `v` satisfies the sub-schema."""
         found: list[str] = []
@@ -150,12 +163,14 @@ def _one_of(self: Validator, subs: Json, s: Json, v: Json, path: str, out: list[
     if matches == 1:
         return ""
     if matches == 0:
-        return f"matches none of the {len(subs)} alternatives"
+        return f"matches none of the {len(subs)} alternatives; closest: {self.closest(subs, v, path)}"
     return f"matches {matches} of the alternatives, not exactly one"
 
 
 def _any_of(self: Validator, subs: Json, s: Json, v: Json, path: str, out: list[str], limit: int) -> str:
-    return "" if any(self.valid(sub, v) for sub in subs) else "matches none of the alternatives"
+    if any(self.valid(sub, v) for sub in subs):
+        return ""
+    return f"matches none of the alternatives; closest: {self.closest(subs, v, path)}"
 
 
 def _ref(self: Validator, ref: Json, s: Json, v: Json, path: str, out: list[str], limit: int) -> str:

@@ -6,9 +6,9 @@ import argparse
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..family import tool
 from ..io import write_or_check
-from ..variant import NESTED, builtin_names
-from .nested_pages import nested_ruleset_page
+from ..variant import builtin_names, load_ruleset
 from .pages import (
     ambiguities_page,
     claims_page,
@@ -18,11 +18,10 @@ from .pages import (
     conformance_page,
     home_page,
     parameters_page,
-    ruleset_page,
     sources_page,
     verification_page,
 )
-from .rulebook import languages, rulebook_page
+from .rulebook import card_html, card_path, editions, page_path, rulebook_page
 from .site import GENERATED_NOTE, Site, repo_root
 
 
@@ -34,18 +33,14 @@ def generate(root: Path | None = None) -> dict[str, str]:
     site.page("rules/common.md", common_page(docs=True))
     site.add("spec/rules/common.md",
              GENERATED_NOTE + "\n\n" + "\n".join(common_page(docs=False)).rstrip() + "\n")
-    for name in builtin_names():
-        site.page(f"rules/{name}.md", ruleset_page(site, name, docs=True))
-        site.page(f"rulebook/{name}.md", rulebook_page(name))
-        for code, words in languages().items():
-            if name in words["rulesets"]:
-                site.page(f"rulebook/{name}.{code}.md", rulebook_page(name, code))
+    for name in builtin_names(None):
+        page = tool(load_ruleset(name), "page")
+        site.page(f"rules/{name}.md", page(site, name, docs=True))
         site.add(f"spec/rules/{name}.md", GENERATED_NOTE + "\n\n"
-                 + "\n".join(ruleset_page(Site(), name, docs=False)).rstrip() + "\n")
-    for name in builtin_names(NESTED):
-        site.page(f"rules/{name}.md", nested_ruleset_page(site, name, docs=True))
-        site.add(f"spec/rules/{name}.md", GENERATED_NOTE + "\n\n"
-                 + "\n".join(nested_ruleset_page(Site(), name, docs=False)).rstrip() + "\n")
+                 + "\n".join(page(Site(), name, docs=False)).rstrip() + "\n")
+    for name, lang in editions():
+        site.page(page_path(name, lang), rulebook_page(site, name, lang))
+        site.add("docs/" + card_path(name, lang), card_html(name, lang))
     site.page("comparison.md", comparison_page(root))
     site.page("ambiguities.md", ambiguities_page())
     site.page("sources.md", sources_page())
@@ -61,6 +56,8 @@ def generated_paths(root: Path) -> Iterator[Path]:
     """Files on disk that the generator owns (so stale ones can be found)."""
     yield from (root / "docs" / "boards").glob("*.svg")
     yield from (root / "spec" / "rules").glob("*.md")
+    yield from (root / "docs" / "rulebook").glob("*.md")
+    yield from (root / "docs" / "cards").glob("*.html")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,13 +10,13 @@ from pathlib import Path
 
 from ..analysis.claims import compute, load_claims
 from ..conformance.values import value_coverage
-from ..engine import Measure
-from ..game import compile_game
-from ..games import quantum_state
 from ..narration import describe_action, result_text
-from ..nested import AWARD_RULES as NESTED_AWARD_RULES
-from ..notation import Record, from_notation, record_to_json, to_notation
-from ..scoring import AWARD_TYPES
+from ..nested.engine import AWARD_RULES as NESTED_AWARD_RULES
+from ..notation import Record, record_to_json
+from ..quantum.engine import Measure, quantum_state
+from ..quantum.game import compile_game
+from ..quantum.notation import from_notation, to_notation
+from ..quantum.scoring import AWARD_TYPES
 from ..spec import Rule, rules, spec_dir
 from ..svg import board_svg, measurement_svg
 from ..variant import (
@@ -33,7 +33,7 @@ from ..variant import (
 )
 from .examples import EXAMPLES, INTRO, Example, contrasts
 from .prose import parameter_statement
-from .rulebook import COMPETITION, IMPLEMENTERS
+from .rulebook import COMPETITION, IMPLEMENTERS, implementer_lines
 from .site import Site, ambiguities, img, load_toml, rule_link, rule_number, source_link, sources, table
 
 
@@ -167,6 +167,7 @@ def ruleset_page(site: Site, name: str, docs: bool) -> list[str]:
     out.append("")
     if not docs:
         return out
+    out += implementer_lines(name, page)
     out += ["## Parameters", "", "Values that differ from the default are in bold.", ""]
     rows = []
     for p in PARAMETERS:
@@ -513,6 +514,13 @@ def home_page(site: Site) -> list[str]:
     pending = states[-1]
     first = site.board("intro-after-x1", board_svg(states[1], caption="X1 in squares 1 and 4"))
     measure = site.board("intro-cycle-measure", measurement_svg(pending))
+    # measurement_svg draws the cycle on top and the outcomes below it, the edge's first cell left
+    why = {0: "square 1 is O's, so X1 must take square 4, so X3 must take square 8, and O2, which can "
+              "no longer be in square 1, takes square 5.",
+           7: "square 8 is O's, so X3 must take square 4, so X1 must take square 1, so O2 again takes "
+              "square 5."}
+    outcomes = [f"- **O4 to square {c + 1}** (the board below, {side}): {why[c]}"
+                for c, side in zip(pending.edges[pending.pending or 0], ("left", "right"), strict=True)]
     return [
         "# Quantum tic-tac-toe", "",
         "Allan Goff's quantum tic-tac-toe, stated precisely: the rules as data, an engine, a checker "
@@ -535,12 +543,10 @@ def home_page(site: Site) -> list[str]:
         f"The record `{INTRO.notation}`. {INTRO.shows}", "",
         *steps, "",
         "The shaded squares are the cycle; lines join the two marks of each move. O2 hangs from square 1 "
-        "as a stem. X must measure, choosing a square for O4:", "",
+        "as a stem. X must measure, choosing a square for O4. The picture shows the cycle on top and "
+        "its two outcomes below:", "",
         img(measure, "index.md", "the cycle and its two outcomes"), "",
-        "- **O4 to square 1** (middle board): square 1 is O's, so X1 must take square 4, so X3 must take "
-        "square 8, and O2, which can no longer be in square 1, takes square 5.",
-        "- **O4 to square 8** (right board): square 8 is O's, so X3 must take square 4, so X1 must take "
-        "square 1, so O2 again takes square 5.", "",
+        *outcomes, "",
         "Either way every square of the component holds exactly one classical mark, and the stem follows "
         f"the cycle ({rule_link('collapse-component', 'index.md')}).", "",
         "## Where to go next", "",

@@ -18,9 +18,9 @@ from qttt.analysis.keys import numbered_key, owner_key, relabel
 from qttt.analysis.sample import sample_games
 from qttt.analysis.solve import Solver, minimax, solve
 from qttt.cli import main
-from qttt.game import compile_game
 from qttt.geometry import board_symmetries
 from qttt.io import write_checkpoint
+from qttt.quantum.game import compile_game
 
 
 @cache

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from qttt import from_notation, load_ruleset, new_game
+from qttt import State, load_ruleset
 from qttt.analysis.claims import COMPUTATIONS, READS_RESULTS, Claim, compute, load_claims, mean_placements
 from qttt.docgen import sources
+from qttt.quantum.notation import from_notation
 
 CLAIMS = load_claims()
 
@@ -43,7 +44,7 @@ def test_committed_results_answer_every_reading_claim() -> None:
 def test_the_star_game_reaches_nine_marks_only_with_a_measurement_pending() -> None:
     # independent of the claims module: the star game, counted move by move from the record
     rec = from_notation("[wikipedia] X1:1-2 O2:1-3 X3:1-4 O4:1-5 X5:1-6 O6:1-7 X7:1-8 O8:1-9 X9:1-2")
-    state = new_game(load_ruleset("wikipedia"))
+    state = State.initial(load_ruleset("wikipedia"))
     counts = []
     for a in rec.actions:
         state = state.apply(a)

@@ -26,7 +26,7 @@ from qttt.conformance.core import CompiledEngine
 from qttt.conformance.perft import perft_counts
 from qttt.conformance.runner import InProcessEngine, Runner, load_suites
 from qttt.conformance.suite import vectors_dir
-from qttt.game import compile_game
+from qttt.quantum.game import compile_game
 from qttt.variant import Component, Ruleset, with_params
 
 REASON = compiled.available()

@@ -22,9 +22,9 @@ from qttt.analysis.solve import Solver, choose_engine, minimax, solve
 from qttt.cli import main
 from qttt.conformance.suite import suite_path
 from qttt.errors import QtttError
-from qttt.game import compile_game
-from qttt.games import quantum_action
 from qttt.notation import action_from_json
+from qttt.quantum.engine import quantum_action
+from qttt.quantum.game import compile_game
 from qttt.variant import Component, Ruleset, with_params
 
 REASON = fast.available()

@@ -27,15 +27,16 @@ from qttt.analysis.count import count_games
 from qttt.analysis.sample import sample_games
 from qttt.analysis.solve import solve
 from qttt.cli import main
-from qttt.cli.play import Game
 from qttt.conformance import protocol
 from qttt.conformance.check import check_files
 from qttt.conformance.protocol import QtttEngine, respond
 from qttt.conformance.runner import load_suites
 from qttt.conformance.suite import suite_path
-from qttt.engine import State
 from qttt.errors import QtttError
-from qttt.notation import from_notation, from_position, parse_records
+from qttt.notation import parse_records
+from qttt.quantum.engine import State
+from qttt.quantum.notation import from_notation, from_position
+from qttt.quantum.play import Game
 from qttt.spec import spec_dir
 from qttt.variant import PARAMETERS
 

@@ -21,8 +21,8 @@ from qttt.conformance import protocol
 from qttt.conformance.perft import perft_counts
 from qttt.conformance.protocol import QtttEngine, respond
 from qttt.conformance.suite import suite_path
-from qttt.engine import State
 from qttt.errors import FileError, UsageError
+from qttt.quantum.engine import State
 
 GOOD = {"variant": "wikipedia", "actions": [{"place": [0, 8]}, {"place": [0, 4]}]}
 DEEP = "[" * 100_000
@@ -393,8 +393,8 @@ def test_exact_search_on_a_big_board_asks_for_force(capsys: pytest.CaptureFixtur
 
 
 def test_greedy_says_it_is_thinking_on_a_big_board() -> None:
-    from qttt.cli.play import Game
-    from qttt.engine import State
+    from qttt.quantum.engine import State
+    from qttt.quantum.play import Game
     state = State.initial(load_ruleset("qttt(board=5)"))
     first = state.legal_actions()[0]
     written: list[str] = []

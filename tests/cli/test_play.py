@@ -113,7 +113,7 @@ def test_placement_while_measuring_names_the_rule(monkeypatch: pytest.MonkeyPatc
 
 
 def test_rule_ids_cited_exist() -> None:
-    source = (Path(__file__).resolve().parents[2] / "qttt" / "cli" / "play.py").read_text()
+    source = (Path(__file__).resolve().parents[2] / "qttt" / "quantum" / "play.py").read_text()
     cited = {r for r in rules() if f'"{r}"' in source}
     assert {"board-cells", "place-open", "place-distinct", "place-two-cycle", "measure-pending",
             "measure-cell"} <= cited

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import json
 import random
+from fractions import Fraction
 from typing import Any
 
-from qttt.engine import Place, State, playout
-from qttt.notation import Record, action_to_json, to_notation
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qttt.notation import Record, action_from_json, action_to_json
+from qttt.quantum.engine import Measure, Place, State, playout, quantum_state
+from qttt.quantum.notation import to_notation
+from qttt.svg import board_svg
+from qttt.testing.strategies import random_rulesets
 from qttt.text import status_line
-from qttt.variant import load_ruleset
-from qttt.webplay import Bridge, call
+from qttt.variant import Ruleset, load_ruleset
+from qttt.webplay import BOARD_PIXELS, Bridge, Session, call, rules_page
 
 
 def ask(bridge: Bridge, **request: Any) -> dict[str, Any]:
@@ -98,3 +105,58 @@ def test_bots_are_the_built_in_players_and_deterministic_per_seed() -> None:
     assert reply["rule"] == "record-format" and "unknown player 'nobody'" in reply["error"]
     names = json.loads(call(json.dumps({"cmd": "rulesets"})))
     assert names["players"][0] == "person" and "greedy" in names["players"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(rs=random_rulesets(max_board=4), seed=st.integers(0, 10_000))
+def test_the_page_is_told_exactly_which_squares_respond_and_what_each_measurement_does(
+        rs: Ruleset, seed: int) -> None:
+    """Over random rulesets and games: at every step the selectable squares are those of the legal
+    actions, a pending cycle's hint names exactly its two squares, each measurement's preview is
+    the engine's board after it, and a finished game's breakdown adds up to its scores and names
+    the winner."""
+    actions, _ = playout(rs, random.Random(seed))
+    session = Session(rs)
+    for action in [*actions, None]:
+        view = session.view()
+        state = session.state
+        legal = state.legal_actions()
+        assert view["selectable"] == sorted({c for a in legal for c in a})
+        if view["state"]["phase"] == "measure" and not view["state"]["over"]:
+            a, b = view["selectable"]
+            assert f"Only squares {a + 1} and {b + 1} respond" in view["hint"]
+            assert [p["measure"] for p in view["previews"]] == [a, b]
+            for p in view["previews"]:
+                assert p["svg"] == board_svg(quantum_state(state.apply(Measure(p["measure"]))), BOARD_PIXELS)
+        else:
+            assert view["previews"] == []
+        if action is not None:
+            assert view["result"] is None
+            session.act(action)
+    if not session.state.over:  # a deadlock some random rulesets allow
+        return
+    result, scores = session.view()["result"], session.state.scores
+    for player in ("x", "o"):
+        assert sum(Fraction(r[player].replace("½", "1/2")) for r in result["rows"]) == scores[player]
+    winner = "x" if scores["x"] > scores["o"] else "o" if scores["o"] > scores["x"] else None
+    assert result["winner"] == winner
+    assert result["headline"].startswith(f"{winner.upper()} wins" if winner else "A draw")
+
+
+def test_intelligent_is_offered_and_plays_to_the_end_with_its_rules_page_linked() -> None:
+    bridge = Bridge()
+    names = ask(bridge, cmd="rulesets")["rulesets"]
+    assert "intelligent" in [r["name"] for r in names]
+    view = ask(bridge, cmd="new", variant="intelligent")
+    assert view["grid"] == 16 and view["ruleset"]["page"] == "rules/intelligent/"
+    assert view["hint"].startswith("Click an empty cell of the highlighted blocks")
+    while not view["state"]["over"]:
+        view = ask(bridge, cmd="bot", player="random", seed=2)
+    final = Record("intelligent", tuple(action_from_json(a) for a in view["record"]["actions"])).replay()
+    assert view["state"]["scores"] == {p: str(v) for p, v in final.scores.items()}
+    assert view["result"]["rows"][0]["what"] == "blocks won"
+
+
+def test_rulebook_links_only_for_built_in_rulesets() -> None:
+    assert rules_page(load_ruleset("wikipedia")) == "rulebook/wikipedia/"
+    assert rules_page(load_ruleset("wikipedia(measurer=creator)")) is None

@@ -37,7 +37,12 @@ def _run(make: Any, names: list[str], perft: bool = False, timeout: float = 5.0,
     runner = Runner(make, timeout=timeout, walk_budget=walk_budget, out=lines.append)
     suites = [SUITES[n] if cases is None else {**SUITES[n], "cases": SUITES[n]["cases"][cases]}
               for n in names]
-    return runner.run(suites, perft=perft), lines
+    report = runner.run(suites, perft=perft)
+    return report, [line for line in lines if not line.startswith(DETAILS)]
+
+
+# The lines of a FAIL block that say what the item tests and how to reproduce it (tested apart).
+DETAILS = ("  what: ", "  rules: ", "  record (qttt replay): ")
 
 
 def _process(name: str) -> Any:
@@ -269,11 +274,16 @@ def test_failure_lines_print_json_values() -> None:
     assert lines[1:] == ["FAIL wikipedia.two-cycle-measure-0",
                          '  core    step 2 {"place":[1,0]}: state.to_move: expected "x", got "o"']
     [result] = report.results
-    assert result.to_json() == {
+    case = SUITES["wikipedia"]["cases"][1]
+    data = result.to_json()
+    assert data.pop("seconds") >= 0
+    assert data == {
         "suite": "wikipedia", "id": "wikipedia.two-cycle-measure-0", "kind": "case",
-        "core": "failed", "strict": "failed", "note": None,
+        "description": case["description"], "spec_ref": case["spec_ref"],
+        "core": "failed", "strict": "failed", "note": None, "error": None,
         "differences": [{"level": "core", "where": 'step 2 {"place":[1,0]}',
-                         "text": 'state.to_move: expected "x", got "o"'}]}
+                         "text": 'state.to_move: expected "x", got "o"', "also": []}],
+        "record": {"variant": "wikipedia", "actions": [s["action"] for s in case["steps"][:2]]}}
 
 
 def test_json_and_junit_reports_agree_with_the_text() -> None:
@@ -288,18 +298,27 @@ def test_json_and_junit_reports_agree_with_the_text() -> None:
     wrong = {**data, "results": [{**data["results"][0], "strict": "ok"}]}
     assert Validator(schema).errors(wrong) and not jsonschema.Draft202012Validator(schema).is_valid(wrong)
     assert data["status"] == "failed" and data["summary"] == report.summary()
-    assert data["totals"]["core"] == {"passed": 8, "failed": 0, "skipped": 0, "not_supported": 0}
-    assert data["totals"]["strict"] == {"passed": 0, "failed": 8, "skipped": 0, "not_supported": 0}
+    zero = {"error": 0, "skipped": 0, "not_supported": 0}
+    assert data["totals"]["core"] == {"passed": 8, "failed": 0, **zero}
+    assert data["totals"]["strict"] == {"passed": 0, "failed": 8, **zero}
     assert data["engine"] == {"protocol": 1, "engine": "reference NoRuleIds"}
-    root = ET.fromstring(report.to_junit())
-    suites = {str(ts.get("name")): ts for ts in root.iter("testsuite")}
-    assert sorted(suites) == ["russian [core]", "russian [strict]", "wikipedia [core]", "wikipedia [strict]"]
-    assert [(ts.get("tests"), ts.get("failures")) for ts in suites.values()] == [
-        ("4", "0"), ("4", "0"), ("4", "4"), ("4", "4")]
-    failure = suites["wikipedia [strict]"].find("testcase/failure")
+    for level, failures in (("strict", "4"), ("core", "0")):
+        root = ET.fromstring(report.to_junit(level))
+        assert root.get("name") == "qttt conform: reference NoRuleIds"
+        suites = {str(ts.get("name")): ts for ts in root.iter("testsuite")}
+        assert list(suites) == ["wikipedia", "russian"]  # one suite each, every item once
+        assert [(ts.get("tests"), ts.get("failures"), ts.get("errors")) for ts in suites.values()] == [
+            ("4", failures, "0"), ("4", failures, "0")]
+        cases = list(root.iter("testcase"))
+        assert len(cases) == len({(c.get("classname"), c.get("name")) for c in cases}) == 8
+        assert all(float(str(c.get("time"))) >= 0 for c in cases)
+        props = {p.get("name"): p.get("value") for p in cases[0].iter("property")}
+        assert props["core"] == "passed" and props["strict"] == "failed" and props["spec_ref"]
+    failure = ET.fromstring(report.to_junit("strict")).find("testsuite/testcase/failure")
     assert failure is not None
     assert failure.get("message") == ('strict  step 1 {"place":[0,2]}: error.rule: '
                                       'expected "place-open", got null')
+    assert "record (qttt replay): " in str(failure.text)
 
 
 def test_engine_that_cannot_start_is_one_line_not_a_failure_per_case() -> None:
@@ -323,23 +342,26 @@ def test_engine_that_cannot_start_is_one_line_not_a_failure_per_case() -> None:
 ])
 def test_misbehaving_process_is_survived_and_reported(name: str, symptom: str) -> None:
     report, lines = _run(_process(name), ["wikipedia"], timeout=0.5, cases=slice(0, 12))
-    failed = report.count("core", "failed")
-    assert failed >= 1 and report.count("core", "passed") + failed == 12
-    assert any(symptom in d.text for r in report.results for d in r.differences), lines[:4]
+    errors = report.count("core", "error")
+    assert errors >= 1 and report.count("core", "passed") + errors == 12
+    assert report.count("core", "failed") == report.count("strict", "failed") == 0
+    assert any(symptom in str(r.error) for r in report.results), lines[:4]
     assert all(r.note == "stopped: the engine failed; the next item gets a fresh engine"
-               for r in report.results if r.outcome("core") == "failed")
+               for r in report.results if r.outcome("core") == "error")
+    root = ET.fromstring(report.to_junit())
+    assert int(str(root.get("errors"))) == errors and root.get("failures") == "0"
     if name == "dies-mid-game":  # cases with fewer than five actions still pass on a fresh engine
         assert report.count("core", "passed") >= 1 and "wikipedia.opening" not in _failed(report)
 
 
 def test_in_process_engine_that_raises_or_hangs_is_reported() -> None:
     raising, _ = _run(lambda: InProcessEngine(ce.Raises()), ["wikipedia"], cases=slice(0, 2))
-    assert raising.count("core", "failed") == 2
-    assert raising.results[0].differences[0].text == "legal: raised RuntimeError: boom"
+    assert raising.count("core", "error") == 2 and raising.count("strict", "failed") == 0
+    assert raising.results[0].error == "start: legal: raised RuntimeError: boom"
     hanging, _ = _run(lambda: InProcessEngine(ce.HangsOnMeasure()), ["wikipedia"], timeout=0.3,
                       cases=slice(1, 2))
-    assert hanging.count("core", "failed") == 1
-    assert hanging.results[0].differences[0].text == "apply: no response within 0.3 s"
+    assert hanging.count("core", "error") == 1
+    assert str(hanging.results[0].error).endswith("apply: no response within 0.3 s")
 
 
 class MiscountsPerft(QtttEngine):
@@ -363,4 +385,6 @@ def test_wrong_perft_is_reported_with_the_first_disagreement() -> None:
     assert result.lines() == ["FAIL wikipedia.perft.start",
                               "  core    depth 3: perft: expected 45432, got 45431",
                               '  core    depth 3: divide: first disagreement at first action '
-                              '{"place": [7, 8]}: expected 1262, got 1261']
+                              '{"place": [7, 8]}: expected 1262, got 1261',
+                              f"  what: {suite['perft'][0]['description']}",
+                              '  record (qttt replay): {"variant":"wikipedia","actions":[]}']

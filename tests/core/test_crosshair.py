@@ -86,7 +86,7 @@ def test_the_lane_finds_a_planted_legality_bug(monkeypatch: pytest.MonkeyPatch) 
     """A cell check that lets cell -2 through (as cell 0) is found: the lane can fail. The
     planted branch is probed on the first placement alone, where the 60 paths always reach it
     (across all positions and rulesets they sometimes did not)."""
-    from qttt.engine import Board
+    from qttt.quantum.engine import Board
 
     check_cell = Board._check_cell
 

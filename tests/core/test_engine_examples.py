@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
+from unittest import mock
 
 import pytest
 from nested_reference import RefNested, load_nested
@@ -31,8 +32,11 @@ from qttt import (
     state_to_json,
     with_params,
 )
-from qttt.games import start
-from qttt.nested import Mark, NestedState
+from qttt.analysis import compiled, nested_core
+from qttt.errors import QtttError
+from qttt.family import Mark, compiled_core
+from qttt.games import new_game
+from qttt.nested.engine import NestedState
 from qttt.spec import rules
 
 QTTT = Path(__file__).resolve().parents[2] / "qttt"
@@ -358,13 +362,18 @@ def test_record_and_variant_errors(tmp_path: Path) -> None:
 
 RULE_ID = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 ERRORS = ("IllegalAction", "RecordError", "VariantError", "QtttError")
+CORE_MODULES = ("engine", "game", "scoring", "notation", "text", "svg", "family")
+FAMILY_PACKAGES = ("quantum", "nested", "classical")
 
 
 def cited_ids() -> tuple[set[str], set[str]]:
-    """(ids in any string literal of qttt/*.py, first arguments of the error constructors)."""
+    """(ids in any string literal of the rules core: qttt/*.py and the rules, notation and drawing
+    modules of each family package; first arguments of the error constructors)."""
     literals: set[str] = set()
     raised: set[str] = set()
-    for path in sorted(QTTT.glob("*.py")):
+    core = [*QTTT.glob("*.py"), *(p for p in QTTT.glob("*/*.py")
+                                  if p.parent.name in FAMILY_PACKAGES and p.stem in CORE_MODULES)]
+    for path in sorted(core):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         constants = {t.id: n.value.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
                      for t in n.targets if isinstance(t, ast.Name)
@@ -391,6 +400,24 @@ def test_engine_cites_only_catalogue_rules() -> None:
     assert literals & catalogue >= raised
 
 
+@covers("core-compiled")
+@pytest.mark.parametrize("name", ["wikipedia", "intelligent"])
+def test_the_compiled_core_is_refused_when_it_cannot_be_built(name: str) -> None:
+    rs = load_ruleset(name)
+    modules = (compiled, nested_core)
+    for m in modules:
+        m.library.cache_clear()
+    try:
+        with mock.patch("qttt.analysis.fast.compiler", return_value=None):
+            assert compiled_core(rs, "auto") is None and compiled_core(rs, "python") is None
+            with pytest.raises(QtttError) as e:
+                compiled_core(rs, "compiled")
+            assert e.value.rule == "core-compiled" and "no C compiler" in e.value.message
+    finally:
+        for m in modules:
+            m.library.cache_clear()
+
+
 def test_every_cited_rule_is_exercised() -> None:
     literals, _ = cited_ids()
     cited = literals & set(rules())
@@ -413,7 +440,7 @@ def nested(variant: str | Path, cells: Sequence[int], **changes: Any) -> NestedS
         rs = with_params(rs, **changes)
     params = {**load_nested(variant), **dict(rs.params)}
     ref = RefNested(params, "v")
-    state = start(rs)
+    state = new_game(rs)
     for c in [*cells, None]:
         assert isinstance(state, NestedState)
         assert state_to_json(state, "v") == ref.state()
@@ -512,7 +539,7 @@ def test_nested_full_block_with_a_pattern() -> None:
     kw: dict[str, Any] = {"board": 2, "block_patterns": ("rows",), "board_patterns": ("diagonals",)}
     moves = [15, 10, 5, 14, 13, 11]
     assert nested("intelligent", moves, **kw).blocks[3] == "o"  # pattern-first (2017)
-    assert nested("intelligent", moves, full_block="drawn-first", **kw).blocks[3] == "drawn"  # 2016
+    assert nested("intelligent", moves, full_block="drawn-first", **kw).blocks[3] == "drawn"  # 2016, early
 
 
 @covers("nested-bonus")

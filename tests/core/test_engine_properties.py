@@ -21,7 +21,7 @@ from qttt import (
     playout,
     with_params,
 )
-from qttt.game import compile_game
+from qttt.quantum.game import compile_game
 from qttt.testing import (
     actions,
     builtin_rulesets,

@@ -21,16 +21,15 @@ from refbridge import ref_replay
 from qttt import (
     Record,
     builtin_names,
-    from_notation,
     load_ruleset,
     playout,
     position,
     record_from_json,
     record_to_json,
     state_to_json,
-    to_notation,
 )
-from qttt.games import quantum_state
+from qttt.quantum.engine import quantum_state
+from qttt.quantum.notation import from_notation, to_notation
 
 GOLDEN = Path(__file__).resolve().parents[1] / "support" / "golden"
 REGENERATE = os.environ.get("QTTT_REGEN_GOLDEN") == "1"

@@ -14,9 +14,10 @@ import pytest
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from qttt import IllegalAction, RecordError, VariantError, load_ruleset
-from qttt.engine import replay_actions as replay
-from qttt.games import random_game, start
-from qttt.nested import Mark, NestedState, cell_of
+from qttt.family import Mark
+from qttt.games import new_game, random_game
+from qttt.games import replay_actions as replay
+from qttt.nested.engine import NestedState, cell_of
 from qttt.notation import Record, record_to_json, state_to_json
 from qttt.spec import spec_dir
 
@@ -32,7 +33,7 @@ def rc(r: int, c: int) -> int:
 
 
 def play(name: str, cells: list[int]) -> NestedState:
-    state = start(load_ruleset(name))
+    state = new_game(load_ruleset(name))
     for c in cells:
         state = state.apply(Mark(c))
     assert isinstance(state, NestedState)
@@ -57,7 +58,7 @@ def test_correspondence_rule_sends_to_the_block_of_the_cell_position() -> None:
 
 
 def test_first_move_is_open() -> None:
-    s = start(load_ruleset("intelligent"))
+    s = new_game(load_ruleset("intelligent"))
     assert isinstance(s, NestedState)
     assert len(s.legal_actions()) == 256 and s.target is None and s.to_move == "x"
 
@@ -114,7 +115,7 @@ def test_over_and_malformed_actions() -> None:
     with pytest.raises(IllegalAction) as e:
         final.apply(Mark(0))
     assert e.value.rule == "over-no-action"
-    s = start(rs)
+    s = new_game(rs)
     with pytest.raises(IllegalAction) as e:
         s.apply(Mark(256))
     assert e.value.rule == "nested-board"
@@ -194,7 +195,7 @@ def test_random_play_statistics_match_the_course_simulator() -> None:
 def test_replay_of_a_quantum_action_in_a_nested_game_is_malformed() -> None:
     from qttt import Place
     with pytest.raises(RecordError) as e:
-        replay(start(load_ruleset("intelligent")), [Place(0, 1)])
+        replay(new_game(load_ruleset("intelligent")), [Place(0, 1)])
     assert e.value.rule == "record-format" and e.value.index == 0
 
 
@@ -243,7 +244,7 @@ def test_intelligent_match_defaults() -> None:
 def test_svg_shows_block_states_and_the_target() -> None:
     import xml.etree.ElementTree as ET
 
-    from qttt.svg import nested_svg
+    from qttt.nested.svg import nested_svg
     moves = win_block_zero_row()
     s = play("intelligent", moves)  # X won block 0; O must use block 3
     root = ET.fromstring(nested_svg(s, caption="after x13"))
@@ -259,7 +260,7 @@ def test_svg_shows_block_states_and_the_target() -> None:
 def test_play_at_the_terminal() -> None:
     import argparse
 
-    from qttt.cli._nested_play import play as play_nested
+    from qttt.nested.play import play as play_nested
     answers = iter(["help", "moves", "9 9", "0 0", "nonsense", "quit"])
     out: list[str] = []
     args = argparse.Namespace(x="human", o="random", record=None)

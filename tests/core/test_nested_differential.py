@@ -14,8 +14,8 @@ from nested_reference import RefNested, load_nested, random_nested
 
 from qttt import load_ruleset
 from qttt.cli import main
-from qttt.games import start
-from qttt.nested import Mark
+from qttt.family import Mark
+from qttt.games import new_game
 from qttt.notation import action_to_json, state_to_json
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "spec" / "editions"
@@ -35,7 +35,7 @@ def _walk(name: str, record: dict[str, object], i: int) -> dict[str, object]:
     label = str(record.get("variant", name))
     assert load_ruleset(label).key() == rs.key()
     ref = RefNested(load_nested(name), label)
-    state = start(rs)
+    state = new_game(rs)
     actions = record["actions"]
     assert isinstance(actions, list)
     for k, action in enumerate([*actions, None]):

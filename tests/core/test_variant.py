@@ -9,11 +9,12 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 
 from qttt import PARAMETERS, Ruleset, VariantError, builtin_names, load_ruleset, with_params
 from qttt.cli import main
 from qttt.testing import random_rulesets
+from qttt.testing.strategies import variant_files
 
 
 def test_every_parameter_is_documented() -> None:
@@ -227,3 +228,27 @@ def test_inherited_values_are_checked_again_after_extends(tmp_path: Path) -> Non
     with pytest.raises(VariantError, match="does not fit scoring"):
         with_params(load_ruleset("bonus4x4"), board=2)
     assert load_ruleset("bonus4x4(board=2,scoring=[])").board == 2  # its own scoring fits
+
+
+@given(variant_files())
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_every_valid_variant_file_round_trips(tmp_path_factory: pytest.TempPathFactory, text: str) -> None:
+    """Every valid file (any parameter, scoring components kept, removed or added) loads, gets a
+    canonical name, and that name loads to the same ruleset with the same name."""
+    path = tmp_path_factory.mktemp("variant") / "generated.toml"
+    path.write_text(text, encoding="utf-8")
+    rs = load_ruleset(str(path))
+    again = load_ruleset(rs.canonical)
+    assert again.key() == rs.key(), text
+    assert again.canonical == rs.canonical, text
+
+
+def test_a_file_adding_a_first_line_component_round_trips(tmp_path: Path) -> None:
+    """A file extending russian (per-pattern only) with a first-line component gets a canonical
+    name that loads back (it was refused: the name tried tiebreak= on a ruleset without one)."""
+    path = tmp_path / "r.toml"
+    path.write_text('[variant]\nname = "r"\nextends = "russian"\n\n[[scoring]]\naward = "first-line"\n'
+                    'sole = "1"\nfirst = "1"\nsecond = "1/2"\ntiebreak = []\n', encoding="utf-8")
+    rs = load_ruleset(str(path))
+    assert rs.canonical.startswith("russian(scoring=")
+    assert load_ruleset(rs.canonical).key() == rs.key()

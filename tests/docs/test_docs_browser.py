@@ -4,18 +4,22 @@ ink. Screenshots of a ruleset page and the home page go to artifacts/screenshots
 
 from __future__ import annotations
 
+import base64
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 from docsite import ROOT, build_site, pages, serve
 
+from qttt.docgen.rulebook import card_path, editions, languages, page_path, words
 from qttt.variant import builtin_names
 
 pytestmark = pytest.mark.slow  # builds the site and drives Chromium: the full run, not the quick lane
 
 cdp = pytest.importorskip("cdp", reason="websocket-client is not installed")
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+LOCALES = [code for code in languages() if code != "en"]
 
 # Waits for every image, then reports its size and, for SVG boards, how many dark pixels it draws.
 IMAGES_JS = """
@@ -58,8 +62,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_every_page_renders_without_errors(browser: Any, site: Path) -> None:
-    urls = pages(site)
-    assert "" in urls and "rules/common/" in urls
+    # every page of the default language; of the other languages' builds, their own pages and the
+    # home and play pages (the rest are the same English pages under translated chrome)
+    def visited(url: str) -> bool:
+        head, _, rest = url.partition("/")
+        return head not in LOCALES or rest in ("", "play/") or rest.startswith("rulebook/")
+
+    urls = [u for u in pages(site) if visited(u)]
+    assert "" in urls and "rules/common/" in urls and "ru/rulebook/russian/" in urls and "de/play/" in urls
     assert {f"rules/{n}/" for n in builtin_names()} <= set(urls)
     problems: dict[str, list[str]] = {}
     boards = 0
@@ -124,3 +134,49 @@ def test_boards_stay_legible_at_phone_width(browser: Any, site: Path) -> None:
     assert widths and all(0 < shown <= 375 for shown, _ in widths)
     # a step board is shown at its own size: 56 px a cell, spooky marks about 17 px high
     assert any(shown == natural for shown, natural in widths)
+
+
+def pdf_pages(pdf: bytes) -> int:
+    """The pages of a PDF Chromium printed: its page objects."""
+    return len(re.findall(rb"/Type\s*/Page(?![s\w])", pdf))
+
+
+@pytest.mark.parametrize(("name", "lang"), editions())
+def test_each_rules_card_prints_on_one_a4_page(browser: Any, site: Path, name: str, lang: str) -> None:
+    """Each card, printed to PDF as a judge would print it, is one A4 page (210 × 297 mm) holding
+    its board pictures; a screenshot goes to artifacts/screenshots/."""
+    with serve(site) as base:
+        # mkdocs-static-i18n moves cards/NAME.LANG.html into LANG's build as cards/NAME.html
+        built = ("" if lang == "en" else f"{lang}/") + card_path(name, lang).replace(f".{lang}.html", ".html")
+        browser.goto(base + built)
+        assert browser.errors() == []
+        drawn = browser.evaluate("document.querySelectorAll('.boards svg').length")
+        lang_attr = browser.evaluate("document.documentElement.lang")
+        printed = browser.call("Page.printToPDF", preferCSSPageSize=True, printBackground=True)
+        pdf = base64.b64decode(printed["data"])
+        browser.screenshot(SCREENSHOTS / f"card-{name}.{lang}.png")
+    assert drawn == 3 and lang_attr == lang
+    assert pdf.startswith(b"%PDF") and pdf_pages(pdf) == 1
+    box = re.search(rb"/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", pdf)
+    assert box is not None
+    assert (round(float(box[1]) * 25.4 / 72), round(float(box[2]) * 25.4 / 72)) == (210, 297)
+
+
+def test_pdf_page_count_sees_two_pages() -> None:
+    assert pdf_pages(b"<< /Type /Pages /Count 2 >> << /Type /Page >> << /Type /Page /Parent 1 0 R >>") == 2
+
+
+@pytest.mark.parametrize(("name", "lang"), editions())
+def test_each_rulebook_page_declares_its_language_and_has_chrome_in_it(site: Path, name: str,
+                                                                       lang: str) -> None:
+    """mkdocs-static-i18n builds each language apart: the page's lang, its search box and its menu
+    are in the page's language."""
+    prefix = "" if lang == "en" else f"{lang}/"
+    page = site / prefix / page_path(name, "en").removesuffix(".md") / "index.html"
+    html = page.read_text(encoding="utf-8")
+    assert f'<html lang="{lang}"' in html
+    search = {"en": "Search", "ru": "Поиск", "de": "Suche"}[lang]
+    assert f'placeholder="{search}"' in html
+    menu = {"en": "Rulebooks", "ru": "Правила для игроков", "de": "Spielregeln"}[lang]
+    assert menu in html
+    assert words(lang)["quick_start"] in html

@@ -8,11 +8,12 @@ from fractions import Fraction
 
 import pytest
 
-from qttt import Measure, Place, State, from_notation, load_ruleset, new_game, with_params
+from qttt import Measure, Place, State, load_ruleset, with_params
 from qttt.analysis import contrast
 from qttt.docgen import EXAMPLES, Example
 from qttt.errors import QtttError
-from qttt.games import quantum_action
+from qttt.quantum.engine import quantum_action
+from qttt.quantum.notation import from_notation
 from qttt.variant import Ruleset
 
 ALL = [(name, ex) for name, exs in EXAMPLES.items() for ex in exs]
@@ -42,7 +43,7 @@ def owned(state: State, length: int) -> list[tuple[str, int]]:
 
 
 def states(rs: Ruleset, ex: Example) -> list[State]:
-    out = [new_game(rs)]
+    out = [State.initial(rs)]
     for a in from_notation(ex.notation).actions:
         out.append(out[-1].apply(a))
     return out
@@ -50,7 +51,7 @@ def states(rs: Ruleset, ex: Example) -> list[State]:
 
 def outcome(rs: Ruleset, ex: Example) -> tuple[str, object]:
     """How the record's actions end under `rs`: a score, a game ending early, going on, or illegal."""
-    state = new_game(rs)
+    state = State.initial(rs)
     actions = from_notation(ex.notation).actions
     for i, a in enumerate(actions):
         if state.over:
@@ -161,7 +162,7 @@ def test_spooky_marks_on_a_4x4_board_are_legible() -> None:
     import re
 
     from qttt.svg import board_svg
-    state = new_game(load_ruleset("bonus4x4"))
+    state = State.initial(load_ruleset("bonus4x4"))
     for a in from_notation("[bonus4x4] X1:1-2 O2:1-3 X3:1-4 O4:5-6").actions:
         state = state.apply(a)
     sizes = [float(v) for v in re.findall(r'class="spooky [xo]"[^>]*font-size="([\d.]+)"', board_svg(state))]

@@ -1,85 +1,233 @@
-"""The rulebooks: numbered articles in play order citing the game's rules only, one numbering
-scheme across the site, the tooling rules apart."""
+"""The players' rulebooks and rules cards: player text without rule ids or conformance cases,
+every game rule stated, every statement no source makes marked as ours and linked to its register
+entry, the translations paragraph for paragraph, pictures in the articles, and the errors the
+sources refute kept out."""
 
 from __future__ import annotations
 
+import json
 import re
+from functools import cache
 from pathlib import Path
 
 import pytest
 
 from qttt import builtin_names, load_ruleset
-from qttt.docgen.rulebook import ARTICLES, COMPETITION, IMPLEMENTERS, rulebook_page
-from qttt.game import compile_game
+from qttt.docgen import ambiguities, generate
+from qttt.docgen.examples import EXAMPLES
+from qttt.docgen.rulebook import (
+    ARTICLES,
+    COMPETITION,
+    COMPETITION_PART,
+    IMPLEMENTERS,
+    card_path,
+    editions,
+    glossary,
+    languages,
+    page_path,
+    paragraph_rules,
+    paragraphs,
+    plan,
+    quantum_states,
+    values,
+    winner_text,
+    words,
+)
+from qttt.geometry import patterns
+from qttt.quantum.game import compile_game
+from qttt.quantum.notation import from_notation
 from qttt.spec import rules
 
 ROOT = Path(__file__).resolve().parents[2]
+EDITIONS = editions()
 
 
-def _sections(lines: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    head = ""
-    for line in lines:
-        if line.startswith("## "):
-            head = line[3:]
-        out[head] = out.get(head, "") + line + "\n"
-    return out
+@cache
+def files() -> dict[str, str]:
+    return generate()
+
+
+def player_page(name: str, lang: str) -> str:
+    return files()["docs/" + page_path(name, lang)]
+
+
+def card(name: str, lang: str) -> str:
+    return files()["docs/" + card_path(name, lang)]
+
+
+@cache
+def case_ids() -> frozenset[str]:
+    ids = set()
+    for path in (ROOT / "spec" / "vectors").rglob("*.json"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict):
+            ids |= {c["id"] for c in data.get("cases", []) if isinstance(c, dict) and "id" in c}
+    return frozenset(ids)
+
+
+def implementer_leaks(text: str) -> list[str]:
+    """Rule numbers, rule ids as code or anchors, conformance case ids, spec paths in a text."""
+    found = re.findall(r"\bR\d+\b", text)
+    found += [r for r in rules() if f"`{r}`" in text or f"common.md#{r}" in text]
+    found += [c for c in case_ids() if c in text]
+    found += re.findall(r"spec/[a-z/]+", text)
+    return found
+
+
+def test_the_leak_detector_sees_what_it_must() -> None:
+    assert implementer_leaks("(R12 `collapse-component`)") == ["R12", "collapse-component"]
+    some_case = sorted(case_ids())[0]
+    assert implementer_leaks(f"see {some_case}") == [some_case]
+    assert implementer_leaks("[x](../rules/common.md#mark) spec/vectors/x.json") == ["mark", "spec/vectors/x"]
+    assert implementer_leaks("X1:1-4, square 9, O4@1") == []
+
+
+@pytest.mark.parametrize(("name", "lang"), EDITIONS)
+def test_no_rule_id_or_conformance_case_in_player_pages(name: str, lang: str) -> None:
+    assert implementer_leaks(player_page(name, lang)) == []
+    assert implementer_leaks(card(name, lang)) == []
 
 
 @pytest.mark.parametrize("name", builtin_names())
-def test_rulebook_states_every_game_rule_once_in_numbered_articles(name: str) -> None:
-    lines = rulebook_page(name)
-    sections = _sections(lines)
-    articles = "".join(v for k, v in sections.items() if k.startswith("Article") and "Competition" not in k)
-    cited = re.findall(r"\(\[R\d+ `([a-z0-9-]+)`\]", articles)
-    wanted = [r for _, rids in ARTICLES for r in rids if r in rules()]
-    awards = [a.rule for a in compile_game(load_ruleset(name)).awards]
-    assert sorted(cited) == sorted(wanted + awards)
-    assert not set(cited) & (set(IMPLEMENTERS) | set(COMPETITION))
-    numbers = re.findall(r"^\*\*(\d+)\.(\d+)\*\*", "\n".join(lines), flags=re.M)
-    by_article: dict[str, list[int]] = {}
-    for a, b in numbers:
-        by_article.setdefault(a, []).append(int(b))
-    assert all(v == list(range(1, len(v) + 1)) for v in by_article.values())
-    assert list(by_article) == [str(i) for i in range(1, len(by_article) + 1)]
+def test_every_game_rule_is_stated_and_tooling_rules_are_not(name: str) -> None:
+    paras = paragraphs(name)
+    game = {r for p in paras if p.article <= ARTICLES for r in paragraph_rules(p)}
+    wanted = {"board-cells", "turn-order", "mark", "place-open", "place-distinct", "place-two-cycle",
+              "entanglement", "cycle-close", "measure-pending", "measure-by", "measure-cell",
+              "collapse-component", "collapse-untouched", "classical-fixed", "turn-after-measure",
+              "last-square", "end-line", "end-full", "over-no-action", "score-at-end"}
+    awards = {a.rule for a in compile_game(load_ruleset(name)).awards}
+    assert wanted | awards <= game
+    assert not game & (set(IMPLEMENTERS) | set(COMPETITION))
+    competition = {r for p in paras if p.article == COMPETITION_PART for r in paragraph_rules(p)}
+    assert competition and competition <= set(COMPETITION)
+    assert all(r in rules() for p in paras for r in paragraph_rules(p))
 
 
 @pytest.mark.parametrize("name", builtin_names())
-def test_ruleset_pages_use_no_second_r_numbering(name: str) -> None:
-    text = (ROOT / "docs" / "rules" / f"{name}.md").read_text(encoding="utf-8")
-    assert not re.search(r"\*\*[A-Z]\d+\*\*", text)
+def test_each_reading_is_a_paragraph_of_the_ruleset_and_a_register_entry(name: str) -> None:
+    mine = plan()["ruleset"][name]
+    points = {p["id"] for p in ambiguities()}
+    keys = {p.key for p in paragraphs(name)}
+    for table in ("ours", "ours_competition"):
+        assert set(mine[table]) <= keys, f"{table} names a paragraph this rulebook does not have"
+        assert set(mine[table].values()) <= points
 
 
-def test_cited_conformance_cases_exist() -> None:
-    import json
-    for name in builtin_names():
-        ids = {c["id"] for c in json.loads((ROOT / "spec" / "vectors" / f"{name}.json").read_text())["cases"]}
-        for case in re.findall(r"`([a-z0-9-]+\.[a-z0-9.-]+)`", "\n".join(rulebook_page(name))):
-            if case.startswith(name + "."):
-                assert case in ids
+@pytest.mark.parametrize(("name", "lang"), EDITIONS)
+def test_every_reading_is_marked_as_ours_and_linked(name: str, lang: str) -> None:
+    w, text = words(lang), player_page(name, lang)
+    box = r'!!! note "([^"]+)"\n\n    \*\*(\d+\.\d+)\*\* .*?\]\(\.\./ambiguities\.md#([a-z0-9-]+)\)\)\n'
+    boxes = re.findall(box, text)
+    ours = [p for p in paragraphs(name, lang) if p.point]
+    assert len(boxes) == len(ours) > 0
+    for (label, _, point), p in zip(boxes, ours, strict=True):
+        assert point == p.point
+        assert label == (w["our_choice"] if p.article == COMPETITION_PART else w["our_reading"])
+    # a paragraph a source states is never in a box
+    plain = [p for p in paragraphs(name, lang) if not p.point]
+    for p in plain:
+        assert f"**{p.text}" not in text and p.text in text
 
 
-def _translated() -> list[tuple[str, str]]:
-    from qttt.docgen.rulebook import languages
-    return [(name, code) for code, words in languages().items() for name in words["rulesets"]]
+@pytest.mark.parametrize(("name", "lang"), [e for e in EDITIONS if e[1] != "en"])
+def test_translation_has_the_english_paragraphs_in_its_own_words(name: str, lang: str) -> None:
+    en, tr = paragraphs(name), paragraphs(name, lang)
+    assert [(p.article, p.key, p.point) for p in en] == [(p.article, p.key, p.point) for p in tr]
+    assert all(a.text != b.text for a, b in zip(en, tr, strict=True))
+    assert f'lang="{lang}"' in card(name, lang)
 
 
-@pytest.mark.parametrize(("name", "lang"), _translated(), ids=lambda v: str(v))
-def test_translated_rulebook_has_the_english_articles_in_its_own_words(name: str, lang: str) -> None:
-    english, local = rulebook_page(name), rulebook_page(name, lang)
-    number = re.compile(r"^\*\*(\d+\.\d+)\*\* ")
-    cite = re.compile(r"\(\[R\d+ `[a-z0-9-]+`\]")
+def test_every_language_file_has_the_keys_its_rulebooks_use() -> None:
+    english = words("en")
+    for code, w in languages().items():
+        assert w["lang"] == code
+        for key, value in english.items():
+            if not isinstance(value, dict) and key != "rulesets":
+                assert key in w, (code, key)
+                assert isinstance(w[key], type(value)), (code, key)
+        assert set(w["rulesets"]) <= set(english["rulesets"]) == set(builtin_names())
 
-    def articles(lines: list[str]) -> dict[str, tuple[str, list[str]]]:
-        out = {}
-        for line in lines:
-            m = number.match(line)
-            if m:
-                out[m.group(1)] = (line.split(" ([R")[0], cite.findall(line))
-        return out
 
-    en, tr = articles(english), articles(local)
-    assert list(en) == list(tr)
-    for k in en:
-        assert en[k][1] == tr[k][1], k          # the same rule cited by the same article
-        assert en[k][0] != tr[k][0], k          # stated in the other language
+@pytest.mark.parametrize(("name", "lang"), EDITIONS)
+def test_rulebook_teaches_with_pictures_a_quick_start_and_a_summary_card(name: str, lang: str) -> None:
+    w, text = words(lang), player_page(name, lang)
+    sections = re.split(r"^## ", text, flags=re.M)
+    heads = [s.split("\n", 1)[0] for s in sections[1:]]
+    assert heads[:2] == [w["quick_start"], w["summary_card"]]
+    for k in range(1, ARTICLES + 1):
+        body = next(s for s in sections if s.startswith(f"{w['article'].format(k=k)}:"))
+        assert "](../boards/" in body, f"article {k} has no picture"
+    for row in w["card_rows"]:
+        assert f"| **{row}** |" in text
+    # the stepped cycle: each step drawn, then both outcomes
+    cycle = plan()["cycle"][str(load_ruleset(name).board)]
+    steps = len(cycle.split())
+    assert all(f"boards/rulebook-{name}-step-{i}.svg" in text for i in range(1, steps + 1))
+    assert len(re.findall(rf"boards/rulebook-{name}-outcome-\d+\.svg", text)) == 2
+    # the complete game, each action drawn, ends naming the winner the engine computes
+    game = next(e for e in EXAMPLES[name] if from_notation(e.notation).replay().over)
+    record = from_notation(game.notation)
+    final = quantum_states(record)[-1]
+    assert all(f"boards/rulebook-{name}-game-{i}.svg" in text for i in range(1, len(record.actions) + 1))
+    assert f"**{winner_text(final, w)}**" in text
+
+
+@pytest.mark.parametrize(("name", "lang"), EDITIONS)
+def test_the_forced_last_move_appears_only_where_the_ruleset_has_it(name: str, lang: str) -> None:
+    w, text = words(lang), player_page(name, lang)
+    forced = load_ruleset(name).value("last_square") == "forced"
+    assert (w["notation_forced"].format(name=name) in text) == forced
+    assert (w["player"]["last-forced"] in text) == forced
+    assert (w["card"]["end=full:end"] in text) == (load_ruleset(name).value("end") == "full" and not forced)
+
+
+def test_the_wikipedia_rulebooks_say_who_wins() -> None:
+    for lang in ("en", "de"):
+        text = player_page("wikipedia", lang)
+        assert words(lang)["scoring"]["winner"] in text
+        assert words(lang)["narrate"]["win"]["o"] in text  # the source's own game: O wins anyway
+
+
+def test_maximum_subscript_is_not_the_time_a_line_was_completed() -> None:
+    """The source's game: one measurement completes X1 X3 X7 and O2 O4 O6, maxima 7 and 6."""
+    caption = next(e for e in EXAMPLES["wikipedia"] if e.slug == "caption")
+    final = quantum_states(from_notation(caption.notation))[-1]
+    maxima = set()
+    for line in patterns(3, "line", 3):
+        marks = [final.classical[c] for c in line.cells]
+        if all(marks) and len({m % 2 for m in marks}) == 1:
+            maxima.add(max(marks))
+    assert maxima == {6, 7}
+    term = next(t for t in glossary() if t["term"] == "maximum subscript")
+    for key in ("meaning", "meaning_de"):
+        assert "7" in term[key] and "6" in term[key]
+        assert "time at which" not in term[key]
+
+
+@pytest.mark.parametrize(("name", "lang"), EDITIONS)
+def test_glossary_defines_its_terms_in_the_page_language(name: str, lang: str) -> None:
+    text = player_page(name, lang)
+    head = "## " + words(lang)["glossary"]
+    rows = text.split(head, 1)[1].split("\n## ", 1)[0]
+    body = [line for line in rows.splitlines() if line.startswith("| **")]
+    assert len(body) >= 10
+    assert all(len(line.split(" | ")[1]) > 30 for line in body)
+
+
+@pytest.mark.parametrize("name", builtin_names())
+def test_implementers_map_lists_every_paragraph_with_rules_and_real_cases(name: str) -> None:
+    page = files()[f"docs/rules/{name}.md"]
+    section = page.split("{#rulebook-paragraphs}", 1)[1].split("\n## ", 1)[0]
+    numbers = re.findall(r"^\| (\d+\.\d+) \|", section, flags=re.M)
+    assert len(numbers) == len(paragraphs(name))
+    for case in re.findall(r"`([a-z0-9-]+\.[a-z0-9.-]+)`", section):
+        assert case in case_ids()
+
+
+def test_scoring_values_come_from_the_variant() -> None:
+    v = values(load_ruleset("bonus4x4"))
+    got = tuple(v[k] for k in ("sole", "first", "second", "neither", "run", "square"))
+    assert got == ("20", "15", "5", "10", "1", "2")
+    assert v["lines"] == "24" and values(load_ruleset("wikipedia"))["lines"] == "8"
+    assert values(load_ruleset("wikipedia"))["second"] == "½"

@@ -20,7 +20,6 @@ from qttt import (
     State,
     VariantError,
     action_to_json,
-    from_notation,
     from_position,
     load_ruleset,
     parse_records,
@@ -29,9 +28,9 @@ from qttt import (
     record_from_json,
     record_to_json,
     state_to_json,
-    to_notation,
 )
-from qttt.games import quantum_state
+from qttt.quantum.engine import quantum_state
+from qttt.quantum.notation import from_notation, to_notation
 from qttt.testing import rulesets
 
 # German Wikipedia cycle (seed 001): X1 squares 1-4, O2 3-9, X3 4-8, O4 8-1, X measures O4 into 1.

@@ -1,9 +1,18 @@
 """The import graph of the product (qttt/, verify/) has no loops, and no module uses another module's
-private names (`_name`), read from the source with ast; tests import support modules, never each other."""
+private names (`_name`), read from the source with ast; tests import support modules, never each other.
+
+Two readings of the graph must both find no loop: the source read with ast, where `from P import x`
+imports the package P and, when x is a submodule, P.x as well (running it executes P's __init__
+first), at any depth (in functions, under TYPE_CHECKING); and, independently, the imports Python
+itself performs when every module is loaded, recorded by a hook on `__import__` in a fresh
+interpreter and searched for loops by a separate depth-first walk."""
 
 from __future__ import annotations
 
 import ast
+import json
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 
@@ -47,7 +56,9 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> list[tuple[str, st
                 base = ".".join([*anchor, *([base] if base else [])])
             for a in node.names:
                 sub = f"{base}.{a.name}"
-                found.append((sub, None, node.lineno) if sub in known else (base, a.name, node.lineno))
+                found.append((base, None if sub in known else a.name, node.lineno))
+                if sub in known:  # `from P import x`, x a submodule: P and P.x are both imported
+                    found.append((sub, None, node.lineno))
     return found
 
 
@@ -94,12 +105,96 @@ def test_cycle_finder_finds_a_loop() -> None:
     assert cycles({"a": {"b"}, "b": set()}) == []
 
 
+def test_from_package_import_submodule_imports_both(tmp_path: Path) -> None:
+    pkg = tmp_path / "p"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from . import a\n", encoding="utf-8")
+    (pkg / "a.py").write_text("from . import b\n", encoding="utf-8")
+    (pkg / "b.py").write_text("", encoding="utf-8")
+    known = {"p": pkg / "__init__.py", "p.a": pkg / "a.py", "p.b": pkg / "b.py"}
+    assert {m for m, _, _ in imports("p.a", known["p.a"], known)} == {"p", "p.b"}
+    edges = {name: {m for m, _, _ in imports(name, path, known) if m != name} for name, path in known.items()}
+    assert cycles(edges) == [["p", "p.a"]]
+
+
 def test_import_graph_has_no_loops() -> None:
     g = graph()
-    assert "qttt.engine" in g and "qttt.notation" in g["qttt.cli.replay"] | g["qttt.conformance.suite"]
-    # a package's __init__ re-exports its modules; the loops that matter are between modules
-    modules_only = {k: {m for m in v if not is_package(m, modules())} for k, v in g.items()}
-    assert cycles(modules_only) == []
+    assert "qttt.quantum.engine" in g
+    assert "qttt.notation" in g["qttt.cli.replay"] | g["qttt.conformance.suite"]
+    assert cycles(g) == []
+
+
+# The independent reading: Python's own imports, recorded while every module of the product loads.
+RECORDER = """
+import builtins, importlib, importlib.util, json, sys
+edges = set()
+real = builtins.__import__
+def hook(name, globals=None, locals=None, fromlist=(), level=0):
+    module = real(name, globals, locals, fromlist, level)
+    importer = (globals or {}).get("__name__", "")
+    if importer.split(".")[0] in PACKAGES:
+        target = importlib.util.resolve_name("." * level + name, globals["__package__"]) if level else name
+        edges.add((importer, target))
+        for item in fromlist or ():
+            if importlib.util.find_spec(target) is not None and f"{target}.{item}" in sys.modules:
+                edges.add((importer, f"{target}.{item}"))
+    return module
+builtins.__import__ = hook
+for name in NAMES:
+    try:
+        importlib.import_module(name)
+    except ModuleNotFoundError as e:  # an optional dependency that is not installed
+        if e.name.split(".")[0] in PACKAGES:
+            raise
+print(json.dumps(sorted(edges)))
+"""
+
+
+def runtime_graph() -> dict[str, set[str]]:
+    names = sorted(n for n in modules() if not n.endswith("__main__"))  # those run a command
+    script = f"PACKAGES = {PACKAGES!r}\nNAMES = {names!r}\n" + RECORDER
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                         cwd=ROOT).stdout
+    graph: dict[str, set[str]] = {}
+    for a, b in json.loads(out):
+        if b.split(".")[0] in PACKAGES and a != b:
+            graph.setdefault(a, set()).add(b)
+    return graph
+
+
+def first_loop(edges: dict[str, set[str]]) -> list[str] | None:
+    """A loop of the graph by iterative depth-first search with three colours, or None."""
+    colour: dict[str, int] = {}  # absent: unseen, 1: on the current path, 2: finished
+    for root in sorted(edges):
+        if root in colour:
+            continue
+        path, stack = [root], [iter(sorted(edges.get(root, ())))]
+        colour[root] = 1
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                colour[path.pop()] = 2
+                stack.pop()
+            elif colour.get(nxt) == 1:
+                return [*path[path.index(nxt):], nxt]
+            elif nxt not in colour:
+                colour[nxt] = 1
+                path.append(nxt)
+                stack.append(iter(sorted(edges.get(nxt, ()))))
+    return None
+
+
+def test_runtime_loop_finder_finds_a_loop() -> None:
+    assert first_loop({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
+    assert first_loop({"a": {"b"}, "b": set()}) is None
+
+
+def test_imports_python_performs_have_no_loops() -> None:
+    g = runtime_graph()
+    assert "qttt.analysis.fast" in g["qttt.analysis.compiled"]
+    assert "qttt.cli" in g["qttt.cli.sample"]  # `from . import integer`: the package
+    assert {"verify", "verify.z3_graph"} <= g["verify.check"]  # `from . import z3_graph`: both
+    assert first_loop(g) is None
 
 
 def private(name: str) -> bool:

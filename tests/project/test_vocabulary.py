@@ -1,7 +1,8 @@
 """Every parameter value and award of the vocabulary has one owner in the product and exactly two
 deliberate, independent copies: for the quantum family the compiled C cores (which state the
 vocabulary they implement in their header) and the tests' reference model; for the nested-classical
-family the engine (qttt/nested.py) and its reference model (tests/support/nested_reference.py).
+family the engine (qttt/nested.py), its compiled core (qttt/analysis/_nested.c, its header) and its
+reference model (tests/support/nested_reference.py).
 Adding a value or an award fails here until both copies cover it; removing one fails until both
 drop it."""
 
@@ -14,9 +15,10 @@ import nested_reference
 import pytest
 import reference
 
+from qttt.analysis.nested_core import AWARD_CODES
 from qttt.geometry import grid_patterns
-from qttt.nested import AWARD_RULES
-from qttt.scoring import AWARD_TYPES, CRITERIA_CODES
+from qttt.nested.engine import AWARD_RULES
+from qttt.quantum.scoring import AWARD_TYPES, CRITERIA_CODES
 from qttt.spec import rules
 from qttt.variant import (
     AWARD_FIELDS,
@@ -33,6 +35,7 @@ QUANTUM_PARAMETERS = [p for p in PARAMETERS if QUANTUM in p.games]
 
 ROOT = Path(__file__).resolve().parents[2]
 C_CORES = ("qttt/analysis/_solve.c", "qttt/analysis/_core.c")
+NESTED_CORE = "qttt/analysis/_nested.c"
 
 
 def _word(value: object) -> str:
@@ -82,6 +85,13 @@ def test_the_product_has_one_owner_per_award_and_parameter() -> None:
 @pytest.mark.parametrize("path", C_CORES)
 def test_each_compiled_core_covers_exactly_the_vocabulary(path: str) -> None:
     assert c_vocabulary(ROOT / path) == product_vocabulary()
+
+
+def test_the_compiled_nested_core_covers_exactly_the_nested_vocabulary() -> None:
+    expected = {p.name: tuple(str(v) for v in p.allowed) for p in PARAMETERS
+                if NESTED in p.games and p.type is str and p.name != "game"}
+    expected["award"] = tuple(w for a in AWARD_RULES for w in (str(AWARD_CODES[a]), a))
+    assert c_vocabulary(ROOT / NESTED_CORE) == expected
 
 
 def test_the_reference_model_covers_exactly_the_vocabulary() -> None:

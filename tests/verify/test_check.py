@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from refbridge import ref_game
 
-from qttt import Action, Place, State, load_ruleset, new_game, playout, replay_actions, with_params
-from qttt.games import quantum_state
+from qttt import Action, Place, State, load_ruleset, playout, replay_actions, with_params
 from qttt.geometry import lines
 from qttt.notation import record_from_json
+from qttt.quantum.engine import quantum_state
 from verify import abstract as A
 from verify import cli
 from verify.catalogue import NESTED_PROPERTIES, PROPERTIES
@@ -262,7 +262,7 @@ def test_most_cells_under_vanish_agrees_with_every_game_on_2x2() -> None:
         for action in state.legal_actions():
             walk(state.apply(action))
 
-    walk(new_game(rs))
+    walk(State.initial(rs))
     assert most == [most_cells(rs, 0, True), most_cells(rs, 1, True)] == [3, 2]
     game = sole_collapse_game(rs, 0, 0b0111)
     assert game is not None and game[1].over
@@ -397,7 +397,7 @@ def test_simultaneous_lines_without_criteria_or_tie_award_are_a_gap(tmp_path: Pa
     finding = next(f for f in report.findings if f.property == "scores-well-defined")
     assert finding.status == "violated" and finding.witness is not None
     rec = record_from_json(finding.witness.record)
-    final = replay_actions(new_game(load_ruleset(str(variant))), rec.actions)
+    final = replay_actions(State.initial(load_ruleset(str(variant))), rec.actions)
     assert final.over and final.scores == {"x": 0, "o": 0}
     assert any(n.startswith("score-tie-gap") for n in final.score_notes)
     # Stating the tie award closes the gap.
@@ -420,7 +420,7 @@ def test_first_equal_second_needs_no_tie_award(tmp_path: Path) -> None:
     gap.write_text(text.replace('first = "1/2"', 'first = "1"'), encoding="utf-8")
     (open_gap,) = tie_verdicts(load_ruleset(str(gap)), str(gap))
     assert open_gap.possible and open_gap.witness is not None
-    final = replay_actions(new_game(load_ruleset(str(variant))),
+    final = replay_actions(State.initial(load_ruleset(str(variant))),
                            record_from_json(open_gap.witness.record).actions)
     assert final.over and final.scores == {"x": Fraction(1, 2), "o": Fraction(1, 2)}
     assert final.score_notes == ()

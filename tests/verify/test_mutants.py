@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from qttt import engine, game, scoring
-from qttt.engine import MEASURE, PLACE, Board
 from qttt.geometry import cells_of
+from qttt.quantum import engine, game, scoring
+from qttt.quantum.engine import MEASURE, PLACE, Board
 from verify.check import Report, check
 
 Patch = Callable[[pytest.MonkeyPatch], None]

@@ -1,0 +1,239 @@
+"""Game families behind one interface, found by a ruleset's `game` parameter (rule `variant-file`).
+
+A family is a package (qttt/quantum, qttt/nested, qttt/classical) whose `family` module defines an
+object meeting `Family`: it compiles a ruleset into an initial state, reads and writes its actions
+and states as JSON, draws them, lists its conformance cases and checks its properties. Every state
+meets `GameState`. Consumers call `family_of(ruleset)` and never ask which family they hold, the way
+OpenSpiel's `load_game` and python-chess's `find_variant` work.
+
+The registry holds each family as "module:attribute", imported on first use: a family's tools sit
+above the packages that consume the registry (notation, conformance, docs, cli), so no import made
+at load time can close a loop.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
+
+from .errors import QtttError, VariantError
+
+if TYPE_CHECKING:  # annotations only: the registry sits below the ruleset model and the case lists
+    from .conformance.casespec import CaseSpec
+    from .variant import Ruleset
+
+AnyAction = tuple[int, ...]  # an action of any family: a named tuple of cells (Place, Measure, Mark, …)
+Json = Any
+
+
+class Mark(NamedTuple):
+    """Put the mover's mark in `cell`: the one action of the classical families."""
+
+    cell: int
+
+
+@runtime_checkable
+class GameState(Protocol):
+    """An immutable position of any family: the views every consumer reads."""
+
+    @property
+    def ruleset(self) -> Ruleset: ...
+    @property
+    def phase(self) -> str: ...
+    @property
+    def over(self) -> bool: ...
+    @property
+    def to_move(self) -> str | None: ...
+    @property
+    def move(self) -> int: ...
+    @property
+    def scores(self) -> dict[str, Fraction]: ...
+    @property
+    def score_notes(self) -> tuple[str, ...]: ...
+
+    def legal_actions(self) -> tuple[AnyAction, ...]:
+        """Every legal action, in the family's fixed order."""
+
+    def apply(self, action: object) -> GameState:
+        """The state after `action`; IllegalAction naming the rule, RecordError for an action of
+        another family."""
+
+    def key(self) -> tuple[Any, ...]:
+        """Hashable identity of the position within its ruleset."""
+
+
+class Family(Protocol):
+    """One game family: the rules, formats and drawings of every ruleset whose `game` is `name`.
+
+    `action_types` are named tuples of integer cells; their JSON is derived from them: the lower-case
+    type name as the key, one cell as a number, several as a list (`{"place": [a, b]}`).
+    `tools` names, as "module:attribute", what consumers above the rules load on demand:
+    `cases` (a module with case_specs, perft_positions, start_refs, move_refs, error_refs), `page`
+    (a ruleset page: site, name, docs -> lines), `play` (`qttt play`), `check` (the checker), and
+    where the family has one, `core`: its compiled rules core, a module with `use_compiled(rs,
+    core) -> bool` and `core_for(rs) -> CompiledCore` (see `compiled_core`).
+    """
+
+    name: str  # the value of the `game` parameter
+    title: str  # how pages and listings name the family
+    action_types: tuple[type[AnyAction], ...]
+    tools: Mapping[str, str]
+    players: tuple[str, ...]  # the computer players of qttt.players that play it well enough to offer
+    scope: str  # the `scope` of its rules in spec/rules.toml
+    vectors: str  # the folder of its built-in rulesets' suites under spec/vectors/ ("" for the top)
+
+    def initial(self, rs: Ruleset) -> GameState:
+        """The initial state of a ruleset of this family."""
+
+    def side(self, rs: Ruleset) -> int:
+        """Cells along one edge of the board."""
+
+    def playout(self, rs: Ruleset, rng: random.Random) -> tuple[list[AnyAction], GameState]:
+        """One game of uniformly random legal actions: its actions and final state."""
+
+    def state_to_json(self, state: GameState, variant: str) -> dict[str, Json]:
+        """The v1 state object."""
+
+    def board_text(self, state: GameState, colour: bool) -> str:
+        """The board at the terminal, with its status line."""
+
+    def status_line(self, state: GameState) -> str:
+        """Who does what next, or the result."""
+
+    def svg(self, state: GameState, size: float | None, caption: str | None) -> str:
+        """The board as an SVG document."""
+
+    def notation(self, variant: str, actions: tuple[AnyAction, ...]) -> str | None:
+        """A record in the family's human notation; None when it has none (JSON is the record)."""
+
+
+class CorePosition(Protocol):
+    """A mutable position held by a compiled core."""
+
+    def copy(self) -> CorePosition:
+        """An independent copy."""
+
+    def apply(self, action: object) -> None:
+        """Apply an action after the core's own check (IllegalAction naming the rule)."""
+
+    def legal(self) -> list[Any]:
+        """The legal actions, in the family's order."""
+
+    def perft(self, depth: int) -> list[int]:
+        """The number of action sequences of each length 1..depth from here."""
+
+
+Tally = tuple[Counter[tuple[Fraction, Fraction]], Counter[str], Counter[tuple[int, int]]]
+
+
+class CompiledCore(Protocol):
+    """A family's compiled rules core configured for one ruleset: the Python engine's games for a
+    seed, its positions and its counts, faster."""
+
+    def position(self, actions: Iterable[object] = ()) -> CorePosition:
+        """The position after `actions` from the start (IllegalAction if one is illegal)."""
+
+    def random_actions(self, rng: random.Random, games: int) -> list[list[Any]]:
+        """The actions of `games` random games drawn from `rng` as the family's `playout` draws them."""
+
+    def sample(self, rng: random.Random, games: int) -> Tally:
+        """Over `games` random games drawn from `rng` (as `sample.play_chunk` tallies them): final
+        (x, o) points, games by line result, and games by (moves, cells left empty)."""
+
+
+class Cases(Protocol):
+    """A family's conformance tool (its `cases` module)."""
+
+    def case_specs(self, rs: Ruleset) -> list[CaseSpec]:
+        """The conformance cases of a ruleset, in a fixed order."""
+
+    def perft_positions(self, rs: Ruleset) -> list[tuple[str, str, list[Json]]]:
+        """The positions its perft table starts from: (slug, description, actions)."""
+
+    def start_refs(self, rs: Ruleset) -> set[str]:
+        """Rule ids a case from the initial position exercises."""
+
+    def move_refs(self, rs: Ruleset, before: GameState, action: Json, after: GameState) -> set[str]:
+        """Rule ids a legal action exercises, from what it did."""
+
+    def error_refs(self, rs: Ruleset, before: GameState) -> set[str]:
+        """Rule ids an illegal action exercises beyond the rule it breaks."""
+
+
+# The built-in families: one registration each ("module:attribute" of its Family object).
+_REGISTRY: dict[str, str | Family] = {
+    "quantum": "qttt.quantum.family:FAMILY",
+    "nested-classical": "qttt.nested.family:FAMILY",
+}
+
+
+def register_family(name: str, family: str | Family) -> None:
+    """Register a family under its `game` value: a Family object, or "module:attribute" naming one."""
+    _REGISTRY[name] = family
+
+
+def family_names() -> tuple[str, ...]:
+    """Every registered family, in registration order."""
+    return tuple(_REGISTRY)
+
+
+def load(ref: str) -> Any:
+    """The object "module:attribute" names (the module itself without an attribute)."""
+    module, _, attr = ref.partition(":")
+    found = importlib.import_module(module)
+    return getattr(found, attr) if attr else found
+
+
+def find_family(name: str) -> Family:
+    """The family whose `game` value is `name`; VariantError (variant-file) for an unknown one."""
+    entry = _REGISTRY.get(name)
+    if entry is None:
+        raise VariantError("variant-file", f"unknown game family {name!r}; known: "
+                           + ", ".join(_REGISTRY))
+    if isinstance(entry, str):
+        entry = load(entry)
+        _REGISTRY[name] = entry
+    assert not isinstance(entry, str)
+    return entry
+
+
+def family_of(rs: Ruleset) -> Family:
+    """The family that plays a ruleset."""
+    return find_family(rs.game)
+
+
+def families() -> tuple[Family, ...]:
+    """Every registered family, loaded."""
+    return tuple(find_family(name) for name in _REGISTRY)
+
+
+def tool(rs: Ruleset, name: str) -> Any:
+    """A tool of a ruleset's family (see `Family.tools`), loaded."""
+    return load(family_of(rs).tools[name])
+
+
+def cases(rs: Ruleset) -> Cases:
+    """The conformance tool of a ruleset's family."""
+    found: Cases = tool(rs, "cases")
+    return found
+
+
+def compiled_core(rs: Ruleset, core: str = "auto") -> CompiledCore | None:
+    """The compiled core of a ruleset's family (its `core` tool) when `core` (auto, compiled or
+    python) allows it: never for python; for compiled always (CoreUnavailable, or QtttError
+    core-compiled for a family without one, when it cannot); for auto whenever it can. Callers
+    fall back to the Python engine on None."""
+    ref = family_of(rs).tools.get("core")
+    if ref is None:
+        if core == "compiled":
+            raise QtttError("core-compiled", f"the {rs.game} family has no compiled core")
+        return None
+    module = load(ref)
+    if not module.use_compiled(rs, core):
+        return None
+    found: CompiledCore = module.core_for(rs)
+    return found

@@ -1,0 +1,137 @@
+"""Every ruleset as a PettingZoo AEC environment, in the manner of PettingZoo's classic board games.
+
+    from qttt.pettingzoo import env
+    e = env(ruleset="bonus4x4", render_mode="ansi")
+
+Agents `player_0` (x) and `player_1` (o). An observation is a dict: `observation`, the position as 0/1 planes
+(rows × columns × planes, the OpenSpiel adapter's tensor) and `action_mask` (1 for the legal
+action numbers of the agent to act; all 0 for the other). Rewards come at the end: each agent's
+points (`returns="margin"`: own points minus the opponent's); an illegal action ends the game as a
+forfeit with the ruleset's forfeit score (the referee's forfeit rule). Who acts next follows the rules (a
+measurement, a bonus move), not strict alternation. Needs the `pettingzoo` extra.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .competition.match import RULE as FORFEIT_RULE
+from .family import GameState
+from .interop import Rules, rules_of
+
+RENDER_MODES = ("ansi", "human")
+AGENTS = ("player_0", "player_1")  # x and o, the players numbered as in qttt.interop
+
+Obs = dict[str, np.ndarray[Any, Any]]
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The environment of `ruleset` (default wikipedia), with PettingZoo's order and bounds checks."""
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(raw_env(**kwargs)))
+
+
+class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
+    """The AEC environment of one ruleset."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": list(RENDER_MODES), "name": "qttt_v0",
+                                          "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, ruleset: str = "wikipedia", returns: str = "points",
+                 render_mode: str | None = None) -> None:
+        super().__init__()
+        EzPickle.__init__(self, ruleset, returns, render_mode)
+        if returns not in ("points", "margin"):
+            raise ValueError(f"returns={returns!r}: not one of points, margin")
+        if render_mode not in (None, *RENDER_MODES):
+            raise ValueError(f"render_mode={render_mode!r}: not one of ansi, human")
+        self.rules: Rules = rules_of(ruleset)
+        self.margin = returns == "margin"
+        self.render_mode = render_mode
+        self.possible_agents = list(AGENTS)
+        self.agents = self.possible_agents[:]
+        codec = self.rules.codec
+        planes, rows, cols = codec.shape
+        self.action_spaces = {a: spaces.Discrete(codec.actions) for a in self.agents}
+        self.observation_spaces = {a: spaces.Dict({
+            "observation": spaces.Box(0, 1, (rows, cols, planes), np.int8),
+            "action_mask": spaces.Box(0, 1, (codec.actions,), np.int8)}) for a in self.agents}
+        self.state: GameState = self.rules.start()
+        self._start()
+
+    def _start(self) -> None:
+        self.state = self.rules.start()
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.agent_selection = AGENTS[self.rules.player(self.state)]
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new game; `seed` seeds the action spaces (the game itself has no chance)."""
+        if seed is not None:
+            for i, agent in enumerate(self.possible_agents):
+                self.action_spaces[agent].seed(seed + i)
+        self._start()
+
+    def observe(self, agent: str) -> Obs:
+        codec = self.rules.codec
+        planes, rows, cols = codec.shape
+        board = np.asarray(codec.planes(self.state), np.int8).reshape(planes, rows, cols)
+        mask = np.zeros(codec.actions, np.int8)
+        if agent == self.agent_selection and not self.rules.ended(self.state):
+            mask[self.rules.legal(self.state)] = 1
+        return {"observation": np.moveaxis(board, 0, -1).copy(), "action_mask": mask}
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        if int(action) in self.rules.legal(self.state):
+            self.state = self.state.apply(self.rules.codec.decode(int(action)))
+            if self.rules.ended(self.state):
+                returns = self.rules.returns(self.state, self.margin)
+                self.rewards = dict(zip(AGENTS, returns, strict=True))
+                self.terminations = dict.fromkeys(self.agents, True)
+            else:
+                self.agent_selection = AGENTS[self.rules.player(self.state)]
+        else:
+            won, lost = (float(v) for v in self.rules.ruleset.match.forfeit)
+            other = AGENTS[1 - AGENTS.index(agent)]
+            self.rewards = ({agent: lost - won, other: won - lost} if self.margin
+                            else {agent: lost, other: won})
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.infos[agent]["forfeit"] = f"action {action} is not legal here (rule {FORFEIT_RULE})"
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        """The board and status as text (ansi: returned; human: printed)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render called without a render_mode (ansi or human)")
+            return None
+        text = self.rules.text(self.state)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,110 @@
+"""The quantum family for game frameworks (qttt.interop): a placement in cells a <= b is a·n² + b
+(a = b: the forced last square), a measurement in cell c is n⁴ + c; the observation planes; the
+checker's score range and termination bound."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import partial
+
+from verify.abstract import Params, explore
+from verify.scores import declared_range
+
+from ..family import AnyAction, GameState
+from ..interop import Codec, Range
+from ..variant import Component, Ruleset
+from .engine import Measure, Place, State
+from .game import Game, compile_game
+from .scoring import UNKNOWN
+
+
+def codec(rs: Ruleset) -> Codec:
+    """The framework view of a quantum ruleset."""
+    game = compile_game(rs)
+    n, cells = game.n, game.cells
+    moves = game.length_bound
+    places = cells * cells
+
+    def encode(action: AnyAction) -> int:
+        if isinstance(action, Measure):
+            return places + action.cell
+        if isinstance(action, Place):
+            a, b = sorted(action)
+            return a * cells + b
+        raise ValueError(f"{action!r} is not a quantum action")
+
+    def decode(code: int) -> AnyAction:
+        if not 0 <= code < places + cells:
+            raise ValueError(f"action {code} is not one of 0 to {places + cells - 1}")
+        return Measure(code - places) if code >= places else Place(*divmod(code, cells))
+
+    return Codec(places + cells, encode, decode, (3 * moves + 3, n, n),
+                 partial(_quantum_planes, moves, cells), partial(_quantum_points, game),
+                 _quantum_range(rs), _quantum_sums(rs.scoring),
+                 explore(Params.of(rs)).longest)
+
+
+def _quantum_planes(moves: int, cells: int, state: GameState) -> list[int]:
+    """Per move k (1 to the most placements): its classical mark, its spooky marks; the next move
+    number (one-hot); measuring; x to act."""
+    assert isinstance(state, State)
+    out = [0] * ((3 * moves + 3) * cells)
+    for c, k in enumerate(state.classical):
+        if k:
+            out[(k - 1) * cells + c] = 1
+    for c, ks in enumerate(state.spooky):
+        for k in ks:
+            out[(moves + k - 1) * cells + c] = 1
+    whole = [2 * moves + min(state.move, moves + 1) - 1]
+    if state.phase == "measure":
+        whole.append(3 * moves + 1)
+    if state.to_move == "x":
+        whole.append(3 * moves + 2)
+    for plane in whole:
+        out[plane * cells:(plane + 1) * cells] = [1] * cells
+    return out
+
+
+def _quantum_points(game: Game, state: GameState) -> tuple[Fraction, Fraction]:
+    """The final scores; at a deadlock the board scored as it stands."""
+    assert isinstance(state, State)
+    if state.over:
+        return state.scores["x"], state.scores["o"]
+    cls = state.classical
+    xmask = sum(1 << c for c, k in enumerate(cls) if k & 1)
+    omask = sum(1 << c for c, k in enumerate(cls) if k and not k & 1)
+    return game.score(list(cls), xmask, omask)[0]
+
+
+def _quantum_range(rs: Ruleset) -> Range:
+    """The checker's declared score range; above 16 cells, each award's extremes added up."""
+    declared = declared_range(rs)
+    if declared is not None:
+        v = declared[0]
+        return v["x min"], v["x max"], v["o min"], v["o max"]
+    awards = compile_game(rs).awards
+    low = sum((min(a.range_for(k, UNKNOWN)[0] for k in range(len(a.patterns) + 1)) for a in awards),
+              Fraction(0))
+    high = sum((max(a.range_for(k, UNKNOWN)[1] for k in range(len(a.patterns) + 1)) for a in awards),
+               Fraction(0))
+    return low, high, low, high
+
+
+def _quantum_sums(scoring: tuple[Component, ...]) -> frozenset[Fraction] | None:
+    """x + o over every result the awards can give (a superset of those games reach), when each
+    award gives one total whatever the board; else None. Per pattern and rank awards give none
+    or some points by the board; a first-line award one of its stated results."""
+    total = Fraction(0)
+    for c in scoring:
+        if c.award == "per-pattern" and c.get("points") == 0:
+            continue
+        if c.award != "first-line":
+            return None
+        sole = c.get("sole")
+        double, tie = c.get("double"), c.get("tie")
+        sums = {sole, c.get("first") + c.get("second"), 2 * c.get("neither"),
+                2 * (tie if tie is not None else Fraction(0)), double if double is not None else sole}
+        if len(sums) != 1:
+            return None
+        total += sums.pop()
+    return frozenset({total})

@@ -1,0 +1,172 @@
+"""The human notation and the one-line position string of quantum games, and their v1 state JSON
+(rule `record-format`).
+
+Human notation, one game per line: the ruleset in brackets, then one token per action, squares
+numbered from 1 (square s is cell s-1):
+    [wikipedia] X1:1-9 O2:1-5 X3:5-9 X3@9 O4:2-3
+`X1:1-9` places move 1 in squares 1 and 9; `X9:5` is a forced last-square placement; `X3@9`
+measures the pending cycle, putting the closing mark x3 in square 9.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..errors import RecordError
+from ..notation import FORMAT, Record
+from ..variant import load_ruleset
+from .engine import MEASURE, Action, Board, Measure, Place, State, mark_name, player_of
+from .game import compile_game
+
+
+def cell_json(state: State, cell: int) -> str | list[str]:
+    """A cell of the v1 state: its classical mark, or its spooky marks in move order."""
+    k = state.classical[cell]
+    return mark_name(k) if k else [mark_name(m) for m in state.spooky[cell]]
+
+
+def state_json(state: State, variant: str) -> dict[str, Any]:
+    """The v1 state object of a quantum game."""
+    return {
+        "variant": variant,
+        "board": [cell_json(state, c) for c in range(len(state.classical))],
+        "to_move": state.to_move,
+        "phase": state.phase,
+        "move": state.move,
+        "cycle": list(state.cycle) if state.cycle is not None else None,
+        "over": state.over,
+        "scores": {p: str(v) for p, v in state.scores.items()},
+    }
+
+
+# -- human notation ---------------------------------------------------------------------------
+
+_PLACE = re.compile(r"([XO])(\d+):(\d+)(?:-(\d+))?$")
+_MEASURE = re.compile(r"([XO])(\d+)@(\d+)$")
+
+
+def to_notation(record: Record) -> str:
+    """The record in human notation (squares from 1)."""
+    tokens = [f"[{record.variant}]"]
+    move = 0
+    for act in record.actions:
+        if not isinstance(act, (Place, Measure)):
+            raise RecordError(FORMAT, "human notation writes quantum games only; use the JSON record")
+        if isinstance(act, Place):
+            move += 1
+            mark = mark_name(move).upper()
+            squares = f"{act.a + 1}" if act.a == act.b else f"{act.a + 1}-{act.b + 1}"
+            tokens.append(f"{mark}:{squares}")
+        else:
+            tokens.append(f"{mark_name(move).upper()}@{act.cell + 1}")
+    return " ".join(tokens)
+
+
+def from_notation(text: str) -> Record:
+    """Parse human notation; RecordError naming the bad token."""
+    text = text.strip()
+    if not text.startswith("["):
+        raise RecordError(FORMAT, "notation starts with the ruleset in brackets, as [wikipedia]")
+    depth, end = 0, -1
+    for i, ch in enumerate(text):
+        depth += ch == "["
+        depth -= ch == "]"
+        if depth == 0:
+            end = i
+            break
+    if end < 0:
+        raise RecordError(FORMAT, "the ruleset bracket is not closed")
+    variant, actions, move = text[1:end], [], 0
+    for i, token in enumerate(text[end + 1:].split()):
+        if m := _PLACE.match(token):
+            move += 1
+            a = int(m[3]) - 1
+            b = int(m[4]) - 1 if m[4] is not None else a
+            action: Action = Place(a, b)
+        elif m := _MEASURE.match(token):
+            action = Measure(int(m[3]) - 1)
+        else:
+            raise RecordError(FORMAT, f"token {i + 1} {token!r} is neither X1:1-9 nor X3@9")
+        if int(m[2]) != move or m[1].lower() != player_of(move):
+            expected = mark_name(move).upper() if move else "a placement first"
+            raise RecordError(FORMAT, f"token {i + 1} {token!r} names {m[1]}{m[2]}; expected {expected}")
+        actions.append(action)
+    return Record(variant, tuple(actions))
+
+
+# -- position string --------------------------------------------------------------------------
+
+def position(state: State) -> str:
+    """One line: ruleset, board rows (`/`) of cells (`,`), next move number.
+
+    A cell is `X1` (classical), `x3o4` (spooky marks in move order) or `-` (empty).
+    """
+    n = state.ruleset.board
+    cells = []
+    for c in range(n * n):
+        k = state.classical[c]
+        cells.append(mark_name(k).upper() if k else "".join(mark_name(m) for m in state.spooky[c]) or "-")
+    rows = "/".join(",".join(cells[r * n:(r + 1) * n]) for r in range(n))
+    return f"{state.ruleset.canonical} {rows} {state.move}"
+
+
+_SPOOKY = re.compile(r"([xo])(\d+)")
+
+
+def from_position(text: str) -> State:
+    """The state a position string describes; RecordError if it is not a reachable shape."""
+    parts = text.split()
+    if len(parts) != 3 or not parts[2].isdigit():
+        raise RecordError(FORMAT, "a position is: RULESET ROWS MOVE")
+    rs = load_ruleset(parts[0])
+    n, move = rs.board, int(parts[2])
+    rows = parts[1].split("/")
+    cells = [c for row in rows for c in row.split(",")]
+    if len(rows) != n or len(cells) != n * n:
+        raise RecordError(FORMAT, f"a position of {rs.canonical} has {n} rows of {n} cells")
+    b = Board(compile_game(rs))
+    b.move = move
+    spooky = _set_cells(b, cells, move)
+    for k in sorted(spooky):
+        where = spooky[k]
+        if len(where) != 2:
+            raise RecordError(FORMAT, f"spooky mark {mark_name(k)} stands in {len(where)} cells; it needs 2")
+        if b.phase == MEASURE:
+            raise RecordError(FORMAT, f"the graph has a cycle closed before {mark_name(k)}")
+        b.place_numbered(where[0], where[1], k)
+    if b.phase == MEASURE and b.pending != move - 1:
+        raise RecordError(FORMAT, f"the pending cycle must be closed by move {move - 1}")
+    if b.phase != MEASURE:
+        b.settle()
+    used = sorted([*spooky, *[k for k in b.cls if k]])
+    if len(set(used)) != len(used):
+        raise RecordError(FORMAT, "a move number is used twice")
+    return State(b)
+
+
+def _set_cells(b: Board, cells: list[str], move: int) -> dict[int, list[int]]:
+    """Put the classical marks on the board; return the cells of each spooky move number."""
+    spooky: dict[int, list[int]] = {}
+    for c, tok in enumerate(cells):
+        if tok == "-":
+            continue
+        if m := re.fullmatch(r"([XO])(\d+)", tok):
+            k = int(m[2])
+            _check_mark(m[1].lower(), k, move, tok)
+            b.set_classical(c, k)
+            continue
+        marks = _SPOOKY.findall(tok)
+        if "".join(p + k for p, k in marks) != tok:
+            raise RecordError(FORMAT, f"cell {c}: {tok!r} is not X1, x3o4 or -")
+        for p, ks in marks:
+            _check_mark(p, int(ks), move, tok)
+            spooky.setdefault(int(ks), []).append(c)
+    return spooky
+
+
+def _check_mark(player: str, k: int, move: int, tok: str) -> None:
+    if k < 1 or k >= move or player_of(k) != player:
+        raise RecordError(FORMAT, f"{tok!r}: mark {player}{k} is not a move before move {move} "
+                          "of that player")
+

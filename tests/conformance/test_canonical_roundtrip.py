@@ -1,0 +1,153 @@
+"""Canonical names wherever a ruleset is named: for every single-parameter change of every
+built-in ruleset (each other allowed value of each parameter, each pattern kind toggled, a route
+list, each canonical-name scoring key), the suite generated for the canonical name passes
+`vectors check` and our own engine passes it at the strict level. Changes the resolver refuses
+(an end line longer than the board, the other family's scoring) are refused in one line by rule
+variant-file. The whole sweep is slow; the quick lane runs one cheap change per ruleset and the
+command-line round trip."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from qttt.cli import main
+from qttt.conformance.check import check_suite
+from qttt.conformance.protocol import QtttEngine
+from qttt.conformance.runner import InProcessEngine, Runner
+from qttt.conformance.suite import build_suite, read_retired, suite_prefix
+from qttt.errors import VariantError
+from qttt.variant import (
+    AWARD_FIELDS,
+    CRITERIA,
+    PARAMETERS,
+    SCORING_KEYS,
+    _canonical_value,
+    builtin_names,
+    load_ruleset,
+)
+
+
+def single_changes(name: str) -> list[str]:
+    """The canonical names of every single-parameter change of built-in ruleset `name`."""
+    rs = load_ruleset(name)
+    out = []
+    for p in PARAMETERS:
+        if rs.game not in p.games:
+            continue
+        current = rs.value(p.name)
+        if p.type is tuple and p.allowed:  # a pattern list: each kind added or removed
+            values: list[object] = [tuple(k for k in p.allowed if (k in current) != (k == kind))
+                                    for kind in p.allowed]
+            values = [v for v in values if v]
+        elif p.type is tuple:  # route: "same" or a list of blocks per cell position
+            cells = rs.board * rs.board
+            values = [tuple(((i + 1) % cells,) for i in range(cells))] if current == "same" else ["same"]
+        else:
+            values = [v for v in p.allowed if v != current]
+        out += [f"{name}({p.name}={_canonical_value(v)})" for v in values]
+    for key, (award, _, _) in SCORING_KEYS.items():
+        if any(c.award == award for c in rs.scoring):
+            settings = (["2"] if key == "double_line"
+                        else [f"[{c}]" for c in CRITERIA] + ["[" + ",".join(CRITERIA) + "]"])
+            out += [f"{name}({key}={s})" for s in settings]
+    return out
+
+
+CHANGES = [n for rs in builtin_names(None) for n in single_changes(rs)]
+# One cheap change per built-in ruleset for the quick lane (the board size kept).
+QUICK = [next(n for n in CHANGES if n.startswith(rs + "(") and "board=" not in n)
+         for rs in builtin_names(None)]
+
+
+def round_trip(name: str) -> None:
+    """Generate the suite of `name`, check it, and conform our engine to it (strict)."""
+    try:
+        rs = load_ruleset(name)
+    except VariantError as e:
+        assert e.rule == "variant-file" and "\n" not in str(e), name
+        return
+    suite = build_suite(rs)
+    assert suite["ruleset"]["canonical"] == rs.canonical
+    assert check_suite(suite, set(read_retired()), {}, name) == []
+    report = Runner(lambda: InProcessEngine(QtttEngine())).run([suite])
+    assert report.status("strict") == 0, (name, [r.lines() for r in report.results if r.lines()])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", CHANGES)
+def test_every_single_parameter_change_round_trips(name: str) -> None:
+    round_trip(name)
+
+
+@pytest.mark.parametrize("name", QUICK)
+def test_a_change_of_each_ruleset_round_trips(name: str) -> None:
+    round_trip(name)
+
+
+def test_the_sweep_covers_every_parameter_and_scoring_key() -> None:
+    named = {n.split("(", 1)[1].split("=", 1)[0] for n in CHANGES}
+    assert named == {p.name for p in PARAMETERS} | set(SCORING_KEYS)
+    accepted = [n for n in CHANGES if _loads(n)]
+    assert len(accepted) > 0.6 * len(CHANGES)
+
+
+def _loads(name: str) -> bool:
+    try:
+        load_ruleset(name)
+    except VariantError:
+        return False
+    return True
+
+
+def test_the_commands_round_trip_a_canonical_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    name = "wikipedia(double_line=2)"
+    assert main(["vectors", "generate", name, "-o", str(tmp_path)]) == 0
+    path = tmp_path / f"{suite_prefix(name)}.json"
+    suite = json.loads(path.read_text())
+    assert suite["ruleset"]["name"] == name
+    assert all(c["id"].startswith(suite_prefix(name) + ".") for c in suite["cases"])
+    assert main(["vectors", "check", str(path)]) == 0
+    engine = "qttt.conformance.protocol:QtttEngine"
+    assert main(["conform", "--python", engine, "--suite", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["conform", "--python", engine, "--ruleset", name, "--json", str(tmp_path / "r.json")]) == 0
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["totals"]["strict"]["passed"] == len(suite["cases"]) + len(suite["perft"])
+    assert main(["conform", "--python", engine, "--ruleset", "wikipedia(nonsense=1)"]) == 2
+    assert "unknown key 'nonsense'" in capsys.readouterr().err
+
+
+def test_prefixes_are_valid_ids_and_distinct() -> None:
+    names = ["wikipedia", "intelligent-2016", *CHANGES]
+    prefixes = [suite_prefix(n) for n in names]
+    assert len(set(prefixes)) == len(names)
+    assert all(p.replace("-", "").replace("_", "").isalnum() and len(p) <= 57 for p in prefixes)
+
+
+def test_a_broken_id_is_named_by_its_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    suite = build_suite(load_ruleset("wikipedia(double_line=2)"))
+    suite["cases"][3]["id"] = "wikipedia(double_line=2).opening"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(suite))
+    assert main(["vectors", "check", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "closest: $.cases[3].id: 'wikipedia(double_line=2).opening' does not match" in out
+
+
+@pytest.mark.parametrize("name", builtin_names(None))
+def test_show_lists_every_parameter_and_scoring_field_with_its_default(
+        name: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "250")
+    assert main(["show", name]) == 0
+    out = capsys.readouterr().out
+    rs = load_ruleset(name)
+    rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in out.splitlines() if "│" in line]
+    shown = {row[0] for row in rows if len(row) == 4}
+    assert shown == {p.name for p in PARAMETERS if rs.game in p.games}
+    for c in rs.scoring:
+        for field in AWARD_FIELDS[c.award]:
+            assert any(row[:2] == [c.award, field] for row in rows), (c.award, field)
+    assert ("double_line" in out) == any(c.award == "first-line" for c in rs.scoring)
