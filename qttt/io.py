@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from . import bounds
+from .bounds import MAX_DIGITS, Bound, loads
 from .errors import FileError, QtttError
 
 CHUNK = 1 << 16  # bytes decoded at a time when streaming
@@ -120,10 +120,10 @@ def read_text(source: str | Path, rule: str | None = None) -> str:
 
 
 def parse_json(text: str, where: str, rule: str | None = None) -> Any:
-    """JSON through the bounded decoder (bounds.loads), with one-line FileErrors for text that
+    """JSON through the bounded decoder (loads), with one-line FileErrors for text that
     is not JSON, holds an integer too long, or is nested too deeply."""
     try:
-        return bounds.loads(text)
+        return loads(text)
     except json.JSONDecodeError as e:
         raise FileError(rule, f"{where}: not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
     except RecursionError:
@@ -138,7 +138,7 @@ def read_json(source: str | Path, rule: str | None = None) -> Any:
 
 def parse_toml(text: str, where: str, error: Callable[[str], Exception]) -> dict[str, Any]:
     """TOML text parsed; `error(reason)` for text that is not TOML, nested too deeply or holding
-    an integer longer than bounds.MAX_DIGITS digits (never Python's own integer-string limit)."""
+    an integer longer than MAX_DIGITS digits (never Python's own integer-string limit)."""
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -146,7 +146,7 @@ def parse_toml(text: str, where: str, error: Callable[[str], Exception]) -> dict
     except RecursionError:
         raise error(f"{where}: not valid TOML: arrays or tables nested too deeply") from None
     except ValueError:  # int() past its limit inside tomllib
-        raise error(f"{where}: not valid TOML: an integer longer than {bounds.MAX_DIGITS} "
+        raise error(f"{where}: not valid TOML: an integer longer than {MAX_DIGITS} "
                     "digits") from None
 
 
@@ -250,11 +250,11 @@ FRACTION = re.compile(r"-?[0-9]{1,20}(/[1-9][0-9]{0,19})?")
 
 
 def shape_problem(value: Any, shape: Any, at: str = "$") -> str | None:
-    """Where `value` (parsed JSON) departs from `shape`, or None. A shape is a `bounds.Bound` (an
+    """Where `value` (parsed JSON) departs from `shape`, or None. A shape is a `Bound` (an
     integer in range), `str`, `bool`, `FRACTION` (an exact number as text), `object` (anything),
     `[S]` (a list of S), `(S1, S2, ...)` (a list of exactly those) or `{key: S}` (an object with
     those keys; a key written `?key` may be missing)."""
-    if isinstance(shape, bounds.Bound):
+    if isinstance(shape, Bound):
         try:
             shape.check(value)
         except ValueError as e:

@@ -17,7 +17,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from qttt import QtttError, bounds, builtin_names, load_ruleset
+from qttt import QtttError, builtin_names, load_ruleset
+from qttt.bounds import GAMES, MAX_PLY, SEED, WORKERS
 from qttt.cli import integer, seconds
 from qttt.family import family_of, tool
 from qttt.notation import Record, record_from_json
@@ -50,16 +51,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="built-in name, canonical name or variant file")
     p.add_argument("--all", action="store_true", help="check every built-in ruleset too")
     p.add_argument("--json", action="store_true", help="one JSON report on standard output")
-    p.add_argument("--games", type=integer(bounds.GAMES),
+    p.add_argument("--games", type=integer(GAMES),
                    help="random games to sample per ruleset (default 1000 on 3×3, 200 above)")
-    p.add_argument("--seed", type=integer(bounds.SEED), default=0,
+    p.add_argument("--seed", type=integer(SEED), default=0,
                    help="seed of the sampled games (default 0)")
     p.add_argument("--timeout", type=seconds, default=60.0, help="seconds per Z3 query (default 60)")
     p.add_argument("--exhaustive", action="store_true",
                    help="also walk every reachable position with the engine (3×3: all; larger: to --max-ply)")
-    p.add_argument("--max-ply", type=integer(bounds.MAX_PLY), metavar="N",
+    p.add_argument("--max-ply", type=integer(MAX_PLY), metavar="N",
                    help="depth of the exhaustive walk (default: every position on 3×3, 8 plies above)")
-    p.add_argument("--processes", type=integer(bounds.WORKERS, 1), default=2, metavar="N",
+    p.add_argument("--processes", type=integer(WORKERS, 1), default=2, metavar="N",
                    help="processes for the exhaustive walk (default 2)")
     p.add_argument("--checkpoint", metavar="FILE",
                    help="save the exhaustive walk after each ply to FILE and resume from it (one ruleset)")

@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from qttt import Action, Measure, Place, Ruleset, State, bounds, load_ruleset, with_params
+from qttt import Action, Measure, Place, Ruleset, State, load_ruleset, with_params
+from qttt.bounds import CODE, COUNT, MAX_PLY
 from qttt.io import read_checkpoint, write_checkpoint
 from qttt.processes import stop_pool, worker_pool
 
@@ -322,8 +323,8 @@ def _save(path: Path, out: Walk, ply: int, frontier: dict[Key, Path_], partition
     write_checkpoint(path, data)
 
 
-CHECKPOINT = {"ruleset": str, "key": str, "ply": bounds.MAX_PLY, "positions_by_ply": [bounds.COUNT],
-              "final_positions": bounds.COUNT, "partitions": [object], "frontier": [[bounds.CODE]],
+CHECKPOINT = {"ruleset": str, "key": str, "ply": MAX_PLY, "positions_by_ply": [COUNT],
+              "final_positions": COUNT, "partitions": [object], "frontier": [[CODE]],
               "failures": object}
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import bounds
+from ..bounds import CODE, COUNT, MAX_PLY
 from ..errors import FileError, QtttError, UsageError
 from ..io import damaged, read_checkpoint, write_checkpoint
 from ..processes import stop_pool, worker_pool
@@ -215,9 +215,9 @@ def _save(path: Path, rs: Ruleset, kind: str, res: CountResult, ply: int, fronti
     write_checkpoint(path, data)
 
 
-CHECKPOINT = {"ruleset": str, "key": str, "ply": bounds.MAX_PLY, "games_by_ply": [bounds.COUNT],
-              "nodes_by_ply": [bounds.COUNT], "positions_by_ply": [bounds.COUNT],
-              "deadlocks": bounds.COUNT, "frontier": [([bounds.CODE], bounds.COUNT)]}
+CHECKPOINT = {"ruleset": str, "key": str, "ply": MAX_PLY, "games_by_ply": [COUNT],
+              "nodes_by_ply": [COUNT], "positions_by_ply": [COUNT],
+              "deadlocks": COUNT, "frontier": [([CODE], COUNT)]}
 
 
 def _resume(rs: Ruleset, kind: str, res: CountResult, path: Path,

@@ -16,7 +16,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from .. import bounds
+from ..bounds import CHUNK, COUNT, GAMES, SEED
 from ..errors import FileError, UsageError
 from ..family import compiled_core
 from ..io import FRACTION, read_checkpoint, write_checkpoint
@@ -180,10 +180,10 @@ def _save(path: Path, res: SampleResult, done: set[int], chunks: int) -> None:
     write_checkpoint(path, data)
 
 
-CHECKPOINT = {"ruleset": str, "seed": bounds.SEED, "chunk": bounds.CHUNK, "chunks": bounds.GAMES,
-              "done": [bounds.COUNT], "histogram": [(FRACTION, FRACTION, bounds.COUNT)],
-              "?lines": {f"?{k}": bounds.COUNT for k in LINE_RESULTS},
-              "?shapes": [(bounds.COUNT, bounds.COUNT, bounds.COUNT)]}
+CHECKPOINT = {"ruleset": str, "seed": SEED, "chunk": CHUNK, "chunks": GAMES,
+              "done": [COUNT], "histogram": [(FRACTION, FRACTION, COUNT)],
+              "?lines": {f"?{k}": COUNT for k in LINE_RESULTS},
+              "?shapes": [(COUNT, COUNT, COUNT)]}
 
 
 def _resume(path: Path, res: SampleResult, chunks: int) -> set[int]:

@@ -20,7 +20,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from .. import bounds
+from ..bounds import CODE
 from ..errors import FileError, UsageError
 from ..io import FRACTION, read_checkpoint, write_checkpoint
 from ..notation import action_to_json
@@ -223,7 +223,7 @@ def choose_engine(rs: Ruleset, engine: str = "auto") -> str:
     return "python"
 
 
-CHECKPOINT = {"ruleset": str, "start": [bounds.CODE], "values": object}
+CHECKPOINT = {"ruleset": str, "start": [CODE], "values": object}
 
 
 def _code(key: str) -> int:

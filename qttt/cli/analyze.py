@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .. import bounds
+from ..bounds import CHUNK, GAMES, MAX_PLY, SEED, WORKERS
 from ..errors import UsageError
 from ..variant import Ruleset, load_ruleset
 from . import integer
@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     def common(q: argparse.ArgumentParser, workers: bool = True) -> None:
         q.add_argument("ruleset", help="built-in name, canonical name or variant file")
         if workers:
-            q.add_argument("--workers", type=integer(bounds.WORKERS), default=1,
+            q.add_argument("--workers", type=integer(WORKERS), default=1,
                            help="local processes (default 1; 0: one per core)")
             q.add_argument("--dask", metavar="ADDRESS",
                            help="run on a Dask cluster: a scheduler address, or 'local' for a local one")
@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     c = tasks.add_parser("count", help="exact number of complete games and positions by ply")
     common(c)
-    c.add_argument("--max-ply", type=integer(bounds.MAX_PLY),
+    c.add_argument("--max-ply", type=integer(MAX_PLY),
                    help="stop after this many actions")
     c.set_defaults(run=run_count)
 
@@ -56,11 +56,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     r = tasks.add_parser("random", help="score statistics of uniformly random games")
     common(r)
-    r.add_argument("-n", "--games", type=integer(bounds.GAMES), default=10000,
+    r.add_argument("-n", "--games", type=integer(GAMES), default=10000,
                    help="number of games (default 10000)")
-    r.add_argument("--seed", type=integer(bounds.SEED), default=0,
+    r.add_argument("--seed", type=integer(SEED), default=0,
                    help="random seed (default 0)")
-    r.add_argument("--chunk", type=integer(bounds.CHUNK), default=2000,
+    r.add_argument("--chunk", type=integer(CHUNK), default=2000,
                    help="games per unit of work (default 2000)")
     r.add_argument("--core", choices=("auto", "compiled", "python"), default="auto",
                    help="rules engine: the compiled core (built with the system C compiler), the "

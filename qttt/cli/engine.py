@@ -7,7 +7,7 @@ import io
 import random
 import sys
 
-from .. import bounds
+from ..bounds import SEED
 from ..conformance.protocol import QtttEngine, serve
 from ..errors import FileError
 from ..players import PLAYERS, make_player
@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "the system C compiler; rulesets it does not take are played in Python)")
     p.add_argument("--player", choices=tuple(PLAYERS), default="random",
                    help="the built-in player that answers go (default random; Python core)")
-    p.add_argument("--seed", type=integer(bounds.SEED), default=0,
+    p.add_argument("--seed", type=integer(SEED), default=0,
                    help="seed of that player (default 0)")
     p.set_defaults(run=run)
 

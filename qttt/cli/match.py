@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .. import bounds
+from ..bounds import MATCH_GAMES, SEED, WORKERS
 from ..competition.match import Standing, Store, game_line, manifest, plan, run, standings
 from ..competition.referee import KINDS_HELP, Forfeit, Seat, split_name
 from ..errors import IllegalAction
@@ -45,9 +45,9 @@ exit status: 0 when every game was played, 2 on bad arguments, 130 when interrup
 
 def add_options(p: argparse.ArgumentParser, games: int) -> None:
     """The options `match` and `tournament` share."""
-    p.add_argument("--games", type=integer(bounds.MATCH_GAMES), default=games,
+    p.add_argument("--games", type=integer(MATCH_GAMES), default=games,
                    help=f"games per pair of players, colours alternating (default {games})")
-    p.add_argument("--workers", type=integer(bounds.WORKERS), default=1,
+    p.add_argument("--workers", type=integer(WORKERS), default=1,
                    help="games played at once (default 1)")
     p.add_argument("--out", metavar="DIR", help="directory of the records (default: "
                                                 "match-RULESET or tournament-RULESET)")
@@ -55,7 +55,7 @@ def add_options(p: argparse.ArgumentParser, games: int) -> None:
                    help="seconds per action (default: the ruleset's)")
     p.add_argument("--game-time", type=clock_seconds, metavar="S",
                    help="seconds per player and game (default: the ruleset's)")
-    p.add_argument("--seed", type=integer(bounds.SEED), default=1,
+    p.add_argument("--seed", type=integer(SEED), default=1,
                    help="seed of the built-in players (default 1)")
     p.add_argument("--ack-time", type=seconds, default=5.0, metavar="S",
                    help="seconds an engine has to start and to acknowledge each action (default 5)")

@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from .. import bounds
+from ..bounds import DEPTH
 from ..conformance.perft import PERFT_LIMIT, divide, perft_counts, table_depth
 from ..errors import UsageError
 from ..family import GameState, compiled_core
@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                                    "from the position after --actions, as chess perft does; "
                                    "--divide splits the count at --depth by first action.")
     p.add_argument("ruleset", help="built-in name, canonical name or variant file")
-    p.add_argument("--depth", type=integer(bounds.DEPTH, 1),
+    p.add_argument("--depth", type=integer(DEPTH, 1),
                    help="deepest depth (default: the suite's choice for "
                    "the position)")
     p.add_argument("--actions", default="[]", help='JSON list of actions to play first, e.g. '

@@ -9,7 +9,7 @@ import os
 import random
 import sys
 
-from .. import bounds
+from ..bounds import SEED
 from ..family import tool
 from ..io import check_writable
 from ..players import PLAYERS
@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="built-in name, canonical name or variant file (default wikipedia)")
     p.add_argument("--x", choices=KINDS, default="human", help="who plays X (default human)")
     p.add_argument("--o", choices=KINDS, default="greedy", help="who plays O (default greedy)")
-    p.add_argument("--seed", type=integer(bounds.SEED),
+    p.add_argument("--seed", type=integer(SEED),
                    help="seed of the computer players (default: a fresh one, "
                                             "printed at the start)")
     p.add_argument("--no-colour", "--no-color", dest="no_colour", action="store_true",

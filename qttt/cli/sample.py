@@ -8,7 +8,7 @@ import random
 import sys
 from collections.abc import Iterator
 
-from .. import bounds
+from ..bounds import SEED, STREAM
 from ..family import AnyAction, compiled_core
 from ..games import random_game
 from ..io import write_atomic
@@ -25,9 +25,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                                    "ones; print one JSON record per line as the games are played. "
                                    "Same seed, same games.")
     p.add_argument("ruleset", help="built-in name, canonical name or variant file")
-    p.add_argument("-n", "--games", type=integer(bounds.STREAM), default=1,
+    p.add_argument("-n", "--games", type=integer(STREAM), default=1,
                    help="number of games (default 1)")
-    p.add_argument("--seed", type=integer(bounds.SEED), default=0,
+    p.add_argument("--seed", type=integer(SEED), default=0,
                    help="random seed (default 0)")
     p.add_argument("-o", "--output", help="write to this file (atomically, once every game is "
                                           "played) instead of standard output")

@@ -7,7 +7,7 @@ import argparse
 import json
 import random
 
-from .. import bounds
+from ..bounds import SEED
 from ..competition.match import make_seat
 from ..competition.referee import Clock, check_spec, play_game
 from ..competition.sheet import html_protocol, text_protocol
@@ -42,7 +42,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--html", metavar="OUT", help="also write the protocol as a printable A4 page")
     p.add_argument("--blank", action="store_true", help="a blank sheet: names, no results")
     p.add_argument("--play", action="store_true", help="play the games that have no result yet")
-    p.add_argument("--seed", type=integer(bounds.SEED), default=1,
+    p.add_argument("--seed", type=integer(SEED), default=1,
                    help="seed of built-in players (default 1)")
     p.set_defaults(run=run)
 
