@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from contract import one_line, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,23 +29,6 @@ from qttt.safe import SafeStream, escape, shown
 from qttt.variant import EXTENDS_DEPTH, load_ruleset
 
 ROOT = os.geteuid() == 0  # permission bits do not stop root
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    capsys.readouterr()
-    try:
-        status = main(argv)
-    except SystemExit as e:  # the parser refusing a flag
-        status = int(e.code or 0)
-    out = capsys.readouterr()
-    return status, out.out, out.err
-
-
-def one_line(err: str, *needles: str) -> None:
-    assert err.count("\n") == 1, err
-    assert "Traceback" not in err and "internal error" not in err, err
-    for needle in needles:
-        assert needle in err, (needle, err)
 
 
 # -- the input layer ------------------------------------------------------------------------------
