@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 
 from qttt import load_ruleset
+from qttt.analysis import compiled
 from qttt.analysis.count import board_after, brute_force_nodes, count_games, local_mapper
 from qttt.analysis.sample import sample_games
 from qttt.analysis.solve import Solver
@@ -78,16 +79,15 @@ def main() -> None:
     assert v1 == v2
     print(f"solve kumar from {start}: value {v1}; with table {t_memo:.2f} s ({memo.nodes:,} nodes), "
           f"without {t_plain:.2f} s ({plain.nodes:,} nodes), ratio {t_plain / t_memo:.1f}x")
-    from qttt.analysis import fast
-    reason = fast.available()
+    reason = compiled.available()
     if reason is None:
-        fs = fast.FastSolver(rs, 22)
+        fs = compiled.FastSolver(rs, 22)
         t_c, v3 = timed(lambda: fs.exact_value(start))
         assert v3 == v1
         print(f"solve kumar from {start}: compiled core {t_c:.4f} s ({fs.nodes:,} nodes, "
               f"{fs.nodes / t_c:,.0f} nodes/s), Python solver {t_memo:.2f} s, ratio {t_memo / t_c:.0f}x")
         fs.close()
-        whole = fast.FastSolver(rs, fast.DEFAULT_LOG2)
+        whole = compiled.FastSolver(rs, compiled.DEFAULT_LOG2)
         t_root, v4 = timed(lambda: whole.exact_value(()))
         print(f"solve kumar from the empty board, compiled core: value {v4} in {t_root:.1f} s "
               f"({whole.nodes:,} nodes, {whole.nodes / t_root:,.0f} nodes/s)")

@@ -7,7 +7,8 @@ playout loop), a loop over the immutable `NestedState` API (`legal_actions` + `a
 baseline: a naive re-implementation in the style of the 2017 course simulator (a 16×16 list of '-',
 'x', 'o', the valid cells found by scanning the routed block or the whole board, block and board
 patterns checked cell by cell after each move), written here from the rules. Ratios are to that
-baseline, and the compiled core's to the Python engine (target 100x). Then the statistics of the
+baseline, and the compiled core's to the Python engine (target 100x); then the search player's
+iterations per second, its rollouts in the compiled core and in the Python engine. Then the statistics of the
 engine's random games: wins, draws, length and cells left empty (the course simulator's random
 games leave about 39 of 256 cells empty and last 154 to 249 moves).
 
@@ -26,11 +27,13 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 
 from qttt.analysis.nested_core import available, core_for
 from qttt.cli.vectors import default_suites
 from qttt.nested.engine import NestedState, nested_playout
-from qttt.variant import NESTED, load_ruleset
+from qttt.players import SearchPlayer
+from qttt.variant import NESTED, Ruleset, load_ruleset
 
 PATTERNS = ([[(r, c) for c in range(4)] for r in range(4)] + [[(r, c) for r in range(4)] for c in range(4)]
             + [[(i, i) for i in range(4)], [(i, 3 - i) for i in range(4)]])
@@ -93,6 +96,17 @@ def one(play: Callable[[random.Random], object]) -> Callable[[random.Random], in
     return counted
 
 
+def iterations(rs: Ruleset, core: str, rng: random.Random) -> int:
+    """One move of the search player (`--core` rollouts) 20 moves into a random game, 200
+    iterations: each a tree step and a random rollout to the end; returns the iterations."""
+    state = NestedState.initial(rs)
+    for _ in range(20):
+        legal = state.legal_actions()
+        state = state.apply(legal[rng.randrange(len(legal))])
+    SearchPlayer(rng=rng, seconds=None, playouts=200, core=core).choose(state)
+    return 200
+
+
 def agree(games: int) -> int:
     """0 when the compiled core plays the engine's `games` games of every nested ruleset, else 1."""
     names = [n for n, _ in default_suites() if load_ruleset(n).game == NESTED]
@@ -136,7 +150,7 @@ def main() -> int:
             legal = state.legal_actions()
             state = state.apply(legal[rng.randrange(len(legal))])
 
-    print(f"{'games per second':<34} {'CPU':>10} {'wall':>10}  ratio (CPU)")
+    print(f"{'games per second':<46} {'CPU':>10} {'wall':>10}  ratio (CPU)")
     base, _ = figure("course-simulator style (baseline)", rate(one(simulator_game), args.seconds), None)
     engine, _ = figure("qttt.nested.engine.nested_playout", rate(one(lambda rng: nested_playout(rs, rng)),
                                                            args.seconds), base)
@@ -149,6 +163,11 @@ def main() -> int:
         fast, _ = figure("compiled nested core", rate(lambda rng: len(core.games(rng, 2000, cells=False)[1]),
                                                       args.seconds), base)
         print(f"compiled nested core against the Python engine (CPU): {fast / engine:.0f}x (target 100x)")
+        search = {c: figure(f"search player iterations, {c} rollouts", rate(partial(iterations, rs, c),
+                                                                              args.seconds), None)
+                  for c in ("python", "compiled")}
+        print(f"search player, iterations per CPU-second with the compiled core: "
+              f"{search['compiled'][0] / search['python'][0]:.0f}x the Python engine's")
 
     rng = random.Random(1)
     lengths, empty, ends = [], [], {"x": 0, "o": 0, "draw": 0}
@@ -167,7 +186,7 @@ def figure(label: str, rates: tuple[float, float], base: float | None) -> tuple[
     """Print one figure (CPU and wall rates, the CPU ratio to `base`); return the rates."""
     cpu, wall = rates
     ratio = f"{cpu / base:.2f}x" if base else "1.00x"
-    print(f"{label:<34} {cpu:10.1f} {wall:10.1f}  {ratio}", flush=True)
+    print(f"{label:<46} {cpu:10.1f} {wall:10.1f}  {ratio}", flush=True)
     return rates
 
 

@@ -207,6 +207,7 @@ class RecordReader:
         self._count = 0
         self.skipped = False  # finished by skipping the rest of its line
         self.broken: RecordError | None = None  # the syntax error that stopped the record
+        self.extra: dict[str, Any] = {}  # the record's other top-level fields (players, result, ...)
 
     def _fail(self, e: RecordError) -> RecordError:
         if isinstance(e, ScanError):
@@ -236,7 +237,7 @@ class RecordReader:
                 elif key == "actions":
                     self._buffered = list(self._action_list())
                 else:
-                    scan.value()
+                    self.extra[key] = scan.value()
             return self._variant
         except RecordError as e:
             raise self._fail(e) from None
@@ -302,7 +303,7 @@ class RecordReader:
                     seen = True
                     yield from self._action_list()
                 else:
-                    self._scan.value()
+                    self.extra[key] = self._scan.value()
             if not seen:
                 raise RecordError(FORMAT, "record has no actions list")
         except RecordError as e:

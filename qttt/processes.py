@@ -95,8 +95,9 @@ class LineChannel:
     lines with a deadline per read (select on the pipe this process owns, so a grandchild holding
     the pipe open cannot block the reader), its standard error kept as the last few lines."""
 
-    def __init__(self, command: list[str]) -> None:
-        """Start `command`; OSError when it cannot be started."""
+    def __init__(self, command: list[str], keep: int = 0) -> None:
+        """Start `command` (its whole standard error kept up to `keep` bytes: `stderr_text`);
+        OSError when it cannot be started."""
         if not command:
             raise OSError(0, "an empty command")
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -111,6 +112,7 @@ class LineChannel:
         self._buf = bytearray()
         self._errbuf = bytearray()
         self.errors: deque[str] = deque(maxlen=5)
+        self.keep, self._log = keep, bytearray()
         self.closed = False  # standard output ended
 
     def send(self, text: str) -> None:
@@ -153,6 +155,7 @@ class LineChannel:
             if not data:
                 self._selector.unregister(fd)
                 return
+            self._log += data[:max(0, self.keep - len(self._log))]
             self._errbuf += data
             *lines, rest = self._errbuf.split(b"\n")
             self._errbuf = bytearray(rest[-1000:])
@@ -173,11 +176,23 @@ class LineChannel:
             code: int | None = self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             code = None
-        deadline = time.monotonic() + 0.2
+        self._drain(0.2)
+        return code
+
+    def _drain(self, seconds: float) -> None:
+        """Read what standard error still holds, for at most `seconds`."""
+        deadline = time.monotonic() + seconds
         while self._err in self._selector.get_map() and (left := deadline - time.monotonic()) > 0:
             if select.select([self._err], [], [], left)[0]:
                 self._pump(self._err)
-        return code
+
+    def stderr_text(self) -> str:
+        """What the program wrote on standard error, up to `keep` bytes (after `stop`, all)."""
+        return self._log.decode("utf-8", "replace")
+
+    def alive(self) -> bool:
+        """Whether the program still runs."""
+        return self.proc.poll() is None
 
     def why_closed(self) -> str:
         """Why the program stopped talking: its exit status (and last words on standard error),
@@ -198,6 +213,7 @@ class LineChannel:
         with contextlib.suppress(OSError):
             self.proc.kill()
         self.proc.wait()
+        self._drain(1.0)  # the group is gone: its standard error ends
         self._selector.close()
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             with contextlib.suppress(OSError):

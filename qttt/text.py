@@ -143,3 +143,8 @@ def status_line(state: State) -> str:
     if len(legal) == 1 and isinstance(only, Place) and only.a == only.b:
         return f"{state.to_move} must fill the last square {only.a + 1} with {mark_name(state.move)}"
     return f"{state.to_move} to place {mark_name(state.move)}"
+
+
+def count(n: int, word: str, many: str | None = None) -> str:
+    """`1 game`, `2 games` (`many`: the plural when it is not word + s)."""
+    return f"{n} {word if n == 1 else many or word + 's'}"

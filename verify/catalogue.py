@@ -4,13 +4,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-STATUSES = ("proved", "exhaustive", "sampled", "unknown", "violated")
+STATUSES = ("proved", "exhaustive", "classes", "sampled", "argued", "unknown", "accepted", "violated",
+            "error")
 """From least to most severe: proved for every game (Z3, or exhaustive analysis of the rules); the
-engine checked at every reachable position (up to a stated merging); the engine checked in sampled
-games only; not settled; a witness game shows the failure. A property's status is the weakest of
-the parts that settle it, and its label says how each part was settled."""
-LABELS = {"proved": "proved", "exhaustive": "exhaustive (engine)", "sampled": "sampled (engine)",
-          "unknown": "unknown", "violated": "violated"}
+engine checked at every reachable position (a walk without merging); the engine checked on one
+position per shape class and relabelled members of each; the engine checked in sampled games;
+argued from the rules by hand (not by machine), with sampled games; not settled; violated in a
+way the ambiguity register documents (a game shows it; `--strict` fails on it); violated (a game,
+replayed from the start under the real rules, shows the failure); the checker itself failed. A
+property's status is the weakest of the parts that settle it, and its label says how each part
+was settled."""
+LABELS = {"proved": "proved", "exhaustive": "exhaustive (engine)", "classes": "shape classes (engine)",
+          "sampled": "sampled (engine)", "argued": "argued (by hand)", "unknown": "unknown",
+          "accepted": "violated (accepted)", "violated": "violated", "error": "checker error"}
+
+SHAPE_KEY = ("Shape key: two positions are one shape class when their open cells' entanglement graphs "
+             "are isomorphic (the pending move marked) with the same phase and parity of the next move; "
+             "the rules' legal actions and the shapes they lead to depend on nothing else")
+"""The walk's key (`verify.exhaustive.shape_key`) in a sentence, for reports."""
+
+REFUSAL_ORDER = ("over-no-action", "measure-pending", "board-cells", "place-open", "place-distinct",
+                 "place-two-cycle", "measure-cell")
+"""The rules an illegal action can break, in the order rule check-order reports them (after
+record-format, which a well-formed action never breaks): the rule the checker expects the engine
+(and the compiled core) to name when refusing an action."""
 
 
 @dataclass(frozen=True)
@@ -68,8 +85,30 @@ PROPERTIES: tuple[Property, ...] = (
         "ruleset names (the opponent of its creator, or the creator); nobody acts once the game is over.",
         ("turn-order", "measure-by", "turn-after-measure", "over-no-action"),
         "every quantum ruleset",
-        "the engine's player to act compared with the rules at every position of sampled games and of the "
-        "exhaustive walk.",
+        "the checker's own count of the placements played gives the next move number, the pending move "
+        "and who acts (never read back from the engine); compared with the engine's at every position of "
+        "sampled games and of the walk.",
+    ),
+    Property(
+        "legal-actions", "Exactly the legal actions are allowed",
+        "At every position the engine lists exactly the actions the rules allow, and refuses every "
+        "other action of the board's action space (every placement, every measurement, a cell off the "
+        "board) naming the first rule it breaks in the order of rule check-order.",
+        ("check-order", "over-no-action", "measure-pending", "board-cells", "place-open", "place-distinct",
+         "place-two-cycle", "measure-cell"),
+        "every quantum ruleset",
+        "every action of the action space tried at every position of sampled games and of the walk, "
+        "against the checker's own reading of the rules.",
+    ),
+    Property(
+        "cores-agree", "The compiled core plays the same game",
+        "Replaying the same actions, the compiled core holds the same position as the engine (phase, "
+        "move numbers, pending cycle, player to act, classical and spooky marks, scores), lists the same "
+        "legal actions, refuses every other action under the same rule and reaches the same position "
+        "after each legal action.",
+        ("check-order", "score-at-end"),
+        "every quantum ruleset the compiled core plays (up to 4×4), where a C compiler is available",
+        "both cores at every position of sampled games and of the walk.",
     ),
     Property(
         "no-deadlock", "A game never gets stuck",
@@ -114,15 +153,16 @@ NESTED_PROPERTIES: tuple[Property, ...] = (
         "Every position of a nested-classical game that is not over has a legal move.",
         ("nested-block-draw", "nested-block-win", "nested-end-closed", "nested-route", "nested-free-move"),
         "every nested-classical ruleset",
-        "proof by the rules (a block without an empty cell is closed; the free move opens every empty "
-        "cell of an open block); its premise checked on every position of sampled games.",
+        "argued from the rules by hand (a block without an empty cell is closed; the free move opens "
+        "every empty cell of an open block), not by machine; its premise checked on every position of "
+        "sampled games.",
     ),
     Property(
         "nested-termination", "Every game ends",
         "No nested-classical game has more moves than the board has cells.",
         ("nested-cell-empty", "nested-end-closed"),
         "every nested-classical ruleset",
-        "proof: each move fills one empty cell; sampled game lengths.",
+        "argued from the rules by hand: each move fills one empty cell; sampled game lengths.",
     ),
     Property(
         "nested-scores-defined", "Every end has a defined score",
@@ -131,8 +171,8 @@ NESTED_PROPERTIES: tuple[Property, ...] = (
         ("nested-board-win", "nested-end-closed", "nested-score-win", "nested-score-draw-blocks",
          "nested-score-draw-majority", "score-at-end"),
         "every nested-classical ruleset",
-        "proof: only the mover completes patterns, so a won game has one winner; scores of sampled games "
-        "against the awards' range.",
+        "argued from the rules by hand: only the mover completes patterns, so a won game has one winner; "
+        "scores of sampled games against the awards' range.",
     ),
 )
 PROPERTIES = PROPERTIES + NESTED_PROPERTIES

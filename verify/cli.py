@@ -1,7 +1,9 @@
 """`qttt check NAME|FILE ... [--all] [--json]`: the consistency checker on the command line.
 
 `register` plugs the subcommand into the `qttt` parser (qttt/cli/check.py re-exports it);
-`python -m verify` runs it alone. Exit status 1 when some property is violated, 0 otherwise.
+`python -m verify` runs it alone. Exit status 3 when the checker itself failed on some property,
+else 1 when some property is violated (or, with --strict, violated in a way the ambiguity register
+accepts), else 0.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -22,14 +25,16 @@ from qttt.bounds import GAMES, MAX_PLY, SEED, WORKERS
 from qttt.cli import integer, seconds
 from qttt.family import family_of, tool
 from qttt.notation import Record, record_from_json
+from qttt.spec import spec_dir
 
-from .catalogue import LABELS, PROPERTIES
+from .catalogue import LABELS, PROPERTIES, SHAPE_KEY
 
 if TYPE_CHECKING:
     from .check import Report
 
-STYLES = {"proved": "green", "exhaustive": "green", "sampled": "cyan", "unknown": "yellow",
-          "violated": "bold red"}
+
+STYLES = {"proved": "green", "exhaustive": "green", "classes": "green", "sampled": "cyan", "argued": "cyan",
+          "unknown": "yellow", "accepted": "magenta", "violated": "bold red", "error": "bold red"}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -37,10 +42,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("check", help="prove or refute the catalogue properties of rulesets",
                        description="Settle every property of the catalogue (single cycle per move, "
                                    "collapse uniqueness and totality, no deadlock, termination, scores "
-                                   "well defined, ...) for each ruleset: Z3 proofs, exhaustive abstraction, "
-                                   "enumeration, sampled games and, with --exhaustive, a walk of every "
-                                   "position with the engine. Each status says how it was settled. "
-                                   "Exit status 1 if a property is violated.")
+                                   "well defined, legal actions, both cores agree, ...) for each ruleset: Z3 "
+                                   "proofs, exhaustive abstraction, enumeration, sampled games and, on "
+                                   "boards up to 3×3 (larger with --exhaustive), a walk with the engine "
+                                   "and the compiled core. Each status says how it was settled. Exit status "
+                                   "1 if a property is violated (--strict: or violated as the ambiguity "
+                                   "register accepts), 3 if the checker itself failed.")
     add_arguments(p)
     p.set_defaults(run=run)
 
@@ -49,29 +56,48 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """The arguments of `check`."""
     p.add_argument("rulesets", nargs="*", metavar="NAME|FILE",
                    help="built-in name, canonical name or variant file")
-    p.add_argument("--all", action="store_true", help="check every built-in ruleset too")
+    p.add_argument("--all", action="store_true",
+                   help="check every ruleset the project ships too: built-in and coverage variants")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1 on accepted findings too (violations the ambiguity register documents)")
     p.add_argument("--json", action="store_true", help="one JSON report on standard output")
     p.add_argument("--games", type=integer(GAMES),
                    help="random games to sample per ruleset (default 1000 on 3×3, 200 above)")
     p.add_argument("--seed", type=integer(SEED), default=0,
                    help="seed of the sampled games (default 0)")
     p.add_argument("--timeout", type=seconds, default=60.0, help="seconds per Z3 query (default 60)")
-    p.add_argument("--exhaustive", action="store_true",
-                   help="also walk every reachable position with the engine (3×3: all; larger: to --max-ply)")
+    walk = p.add_mutually_exclusive_group()
+    walk.add_argument("--exhaustive", action="store_true", default=None,
+                      help="walk with the engine on every board (up to 3×3 it does by default; larger: to "
+                           "--max-ply)")
+    walk.add_argument("--no-walk", dest="exhaustive", action="store_false",
+                      help="sampled games only, no walk (faster)")
     p.add_argument("--max-ply", type=integer(MAX_PLY), metavar="N",
-                   help="depth of the exhaustive walk (default: every position on 3×3, 8 plies above)")
+                   help="depth of the walk (default: all of it up to 3×3, 8 plies above)")
     p.add_argument("--processes", type=integer(WORKERS, 1), default=2, metavar="N",
-                   help="processes for the exhaustive walk (default 2)")
+                   help="processes for the walk (default 2)")
     p.add_argument("--checkpoint", metavar="FILE",
-                   help="save the exhaustive walk after each ply to FILE and resume from it (one ruleset)")
+                   help="save the walk after each ply to FILE and resume from it (one ruleset)")
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p.add_argument("--no-timing", action="store_true",
                    help="leave times out of the JSON report, so that it is the same on every run")
 
 
+def shipped() -> list[str]:
+    """Every ruleset the project ships: the built-in ones, then the coverage variants
+    (spec/coverage/), as paths relative to the working directory where they can be."""
+    files = []
+    for path in sorted((spec_dir() / "coverage").glob("*.toml")):
+        try:
+            files.append(str(path.relative_to(Path.cwd())))
+        except ValueError:
+            files.append(str(path))
+    return [*builtin_names(None), *files]
+
+
 def targets(args: argparse.Namespace) -> list[str]:
     """The rulesets to check, in order, without repeats."""
-    names = list(args.rulesets) + (list(builtin_names(None)) if args.all else [])
+    names = list(args.rulesets) + (shipped() if args.all else [])
     return list(dict.fromkeys(names))
 
 
@@ -113,16 +139,49 @@ def run(args: argparse.Namespace) -> int:
             reports.append(check(name, **options(args)))
     if args.json:
         data = report_json(reports, None if args.no_timing else time.perf_counter() - start)
+        data["summary"] = summary(reports, args.strict)
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         out = Console(highlight=False, width=max(120, Console().width))
         for report in reports:
             print_report(out, report)
-    violated = [r.spec for r in reports if r.violated]
-    if violated and not args.json:
-        print(f"{len(reports)} rulesets checked; exit status 1: a property is violated in "
-              + ", ".join(violated), file=sys.stderr)
-    return 1 if violated else 0
+        print_shared(out, reports)
+        print(summary(reports, args.strict))
+    return exit_status(reports, args.strict)
+
+
+def exit_status(reports: list[Report], strict: bool) -> int:
+    """3 when the checker failed somewhere, else 1 when a property is violated (or, strict,
+    accepted), else 0."""
+    if any(r.has("error") for r in reports):
+        return 3
+    if any(r.has("violated") or (strict and r.has("accepted")) for r in reports):
+        return 1
+    return 0
+
+
+def plural(n: int, word: str) -> str:
+    """`1 ruleset`, `2 rulesets`, `2 queries`."""
+    if n == 1:
+        return f"{n} {word}"
+    return f"{n} {word[:-1]}ies" if word.endswith("y") else f"{n} {word}s"
+
+
+def summary(reports: list[Report], strict: bool) -> str:
+    """One line: how many rulesets were checked, which have violations, accepted findings or
+    checker errors, and the exit status."""
+    parts = []
+    for status, what in (("violated", "violated"), ("accepted", "accepted (documented gaps)"),
+                         ("error", "checker errors")):
+        names = [r.spec for r in reports if r.has(status)]
+        if names:
+            parts.append(f"{what}: {', '.join(names)}")
+    clean = sum(1 for r in reports if not any(r.has(s) for s in ("violated", "accepted", "error")))
+    code = exit_status(reports, strict)
+    found = "; ".join(parts) if parts else "nothing violated"
+    return (f"{plural(len(reports), 'ruleset')} checked, {clean} without findings; {found}; "
+            f"exit status {code}"
+            + (" (--strict)" if strict and code == 1 and not any(r.has("violated") for r in reports) else ""))
 
 
 def options(args: argparse.Namespace) -> dict[str, Any]:
@@ -151,27 +210,68 @@ def short_witness(record: dict[str, Any]) -> str:
     return text if text is not None else json.dumps(record["actions"])
 
 
+def settled_by(parts: Sequence[tuple[str, str]]) -> str:
+    """The status column: each part of a finding, short (`proved (Z3)`, `shape classes (engine)`,
+    `violated (accepted: score-tie-gap)`), weakest first."""
+    out = []
+    for _, label in parts:
+        head, _, inside = label.partition(" (")
+        if head == "violated" and inside.startswith("accepted: "):
+            out.append(f"violated (accepted: {inside[10:].split(',')[0].rstrip(')')})")
+            continue
+        first = inside.split(",")[0].split(":")[0].split(";")[0].rstrip(")")
+        out.append(f"{head} ({first})" if first and len(first) <= 40 else head)
+    return " + ".join(dict.fromkeys(out))
+
+
 def print_report(out: Console, report: Report) -> None:
     """One ruleset's table, then the witnesses of its violated properties."""
-    table = Table("property", "status", "how it was settled", "time", "witness",
-                  title=f"{report.spec}  ({report.canonical}, {report.board}×{report.board})",
-                  title_justify="left")
+    table = Table("property", "status (what settled it)", "how it was settled", "time", "witness",
+                  title=f"{report.spec}  ({report.canonical}, {report.board}×{report.board}; "
+                        f"{report.cores})", title_justify="left")
     for f in report.findings:
         witness = f"{len(f.witness.record['actions'])} actions" if f.witness else ""
-        table.add_row(f.property, f"[{STYLES[f.status]}]{LABELS[f.status]}[/]", escape(f.label),
-                      f"{f.seconds:.2f} s", witness)
+        seconds = "shared" if f.details.get("z3_shared") else f"{f.seconds:.2f} s"
+        table.add_row(f.property, f"[{STYLES[f.status]}]{escape(settled_by(f.parts))}[/]", escape(f.label),
+                      seconds, witness)
     out.print(table)
     for f in report.findings:
         if f.witness:
-            out.print(f"[bold]{f.property}[/bold]: {escape(f.witness.shows)}")
+            out.print(f"[bold]{f.property}[/bold] ({LABELS[f.status]}): {escape(f.witness.shows)}")
             out.print(f"  {short_witness(f.witness.record)}", markup=False)
             out.print(f"  {json.dumps(f.witness.record)}", markup=False)
     walk = report.walk
     if walk is not None:
-        extent = "every reachable position" if walk["complete"] else f"to ply {walk.get('max_ply')}"
-        out.print(f"[dim]exhaustive walk of {escape(walk['ruleset'])}: {extent}, {walk['positions']} "
-                  f"positions under the {walk['key']} key in {walk['seconds']:.1f} s[/dim]")
-    out.print(f"[dim]{report.games} games sampled in {report.sampling_seconds:.1f} s[/dim]\n")
+        if walk["key"] == "concrete":
+            what = f"every reachable position, {walk['positions']} positions, none merged"
+        else:
+            what = (f"one position per shape class, {walk['positions']} classes, each also on up to K = "
+                    f"{walk['relabelled_per_class']} relabelled members "
+                    f"({walk['relabelled_checked']} checked)")
+        extent = "" if walk["complete"] else f", to ply {walk.get('max_ply')} only"
+        out.print(f"[dim]walk of {escape(walk['ruleset'])}: {what}{extent}, in {walk['seconds']:.1f} s[/dim]")
+        if walk["key"] == "shape":
+            out.print(f"[dim]{escape(SHAPE_KEY)}.[/dim]")
+    out.print(f"[dim]{plural(report.games, 'game')} sampled in {report.sampling_seconds:.1f} s[/dim]\n")
+
+
+def print_shared(out: Console, reports: list[Report]) -> None:
+    """The work every quantum ruleset shares, reported once: Z3, its cross-checks, the enumeration."""
+    if all(r.walk is None and not any(f.details.get("z3_shared") for f in r.findings) for r in reports):
+        return
+    from .check import shared_work
+
+    data = shared_work()
+    z3 = data["z3"]
+    lines = [f"Z3: {plural(z3['queries'], 'query')}, {z3['status']}, in {z3['seconds']:.1f} s"]
+    if "unreduced_z3" in data:
+        u = data["unreduced_z3"]
+        lines.append(f"unreduced Z3 up to {u['cells']} cells: {plural(u['queries'], 'query')} "
+                     f"in {u['seconds']:.1f} s")
+    for prop, e in data.get("enumeration", {}).items():
+        lines.append(f"enumeration for {prop}: {plural(e['cases'], 'case')} in {e['seconds']:.1f} s")
+    out.print("[bold]Shared by every quantum ruleset (done once, not per ruleset):[/bold] "
+              + "; ".join(lines))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -196,7 +296,8 @@ def markdown(data: dict[str, Any]) -> list[str]:
     for rep in data["rulesets"]:
         n = rep["board"]
         out += [f"## {rep['ruleset']}", "",
-                f"Canonical name `{rep['canonical']}`, {n}×{n}, {rep['sampled_games']} sampled games.", "",
+                f"Canonical name `{rep['canonical']}`, {n}×{n}, {rep['sampled_games']} sampled games; "
+                f"{rep.get('cores', 'engine (Python)')}.", "",
                 "| property | status | how it was settled | method |", "|---|---|---|---|"]
         for p in rep["properties"]:
             out.append(f"| `{p['property']}` | {data['statuses'][p['status']]} | {p['label']} | "
@@ -206,4 +307,6 @@ def markdown(data: dict[str, Any]) -> list[str]:
             if "witness" in p:
                 out += [f"Witness for `{p['property']}`: {p['witness']['shows']}", "",
                         f"    {short_witness(p['witness']['record'])}", ""]
+    if "summary" in data:
+        out += [f"Summary: {data['summary']}.", "", f"{SHAPE_KEY}.", ""]
     return out

@@ -30,6 +30,8 @@ Keys, and why each is sound for what is checked under it:
 
 from __future__ import annotations
 
+import contextlib
+import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -42,7 +44,7 @@ from qttt.io import read_checkpoint, write_checkpoint
 from qttt.processes import stop_pool, worker_pool
 
 from .abstract import abstract_of
-from .sampled import LENGTH, Context, apply_checked, check_position
+from .sampled import KEPT, LENGTH, SHAPE, Context, inspect
 
 Key = tuple[Any, ...]
 Path_ = tuple[int, ...]
@@ -159,7 +161,49 @@ def shape_key(state: State) -> Key:
     return (state.phase, state.move & 1, pend, tuple(sorted(trees)))
 
 
-KEYS: dict[str, Callable[[State], Key]] = {"shape": shape_key}
+def concrete_key(state: State) -> Key:
+    """The position itself (marks, move numbers, phase): no merging, so a walk under this key
+    visits every reachable position."""
+    return state.key()
+
+
+KEYS: dict[str, Callable[[State], Key]] = {"shape": shape_key, "concrete": concrete_key}
+RELABELLED = 4
+"""K: how many relabelled members of each shape class the walk also checks."""
+
+
+def relabel(path: Sequence[Action], cells: int, rng: random.Random) -> list[Action]:
+    """Another game reaching a position of the same shape class (under end = full): the cells
+    permuted at random, and between two measurements the placements that close no cycle taken in a
+    random order (any order of a forest's edges builds the same forest), which changes move
+    numbers and owners. Each segment's last placement (the one closing a cycle, or the forced last
+    square) stays last."""
+    perm = list(range(cells))
+    rng.shuffle(perm)
+    out: list[Action] = []
+    segment: list[Action] = []
+
+    def flush(closing: Action | None) -> None:
+        rng.shuffle(segment)
+        out.extend(segment)
+        if closing is not None:
+            out.append(closing)
+        segment.clear()
+
+    moved = [Measure(perm[a.cell]) if isinstance(a, Measure) else Place(perm[a.a], perm[a.b]) for a in path]
+    for act in moved:
+        if isinstance(act, Measure):
+            closing = segment.pop() if segment else None
+            flush(closing)
+            out.append(act)
+        else:
+            segment.append(act)
+    if segment:
+        last = segment.pop()
+        flush(last)
+    if len(out) != len(moved):
+        return list(moved)
+    return [Place(min(a), max(a)) if isinstance(a, Place) else a for a in out]
 
 
 # The walk ---------------------------------------------------------------------------------------
@@ -182,8 +226,9 @@ def actions_of(path: Sequence[int], cells: int) -> list[Action]:
 
 @dataclass
 class Walk:
-    """What an exhaustive walk visited and found: positions per ply under the shape key, the
-    partition classes met, the first failure per property (message, actions reaching it)."""
+    """What a walk visited and found: positions per ply under its key, the partition classes met,
+    how many relabelled members of each class were asked for and how many were checked, the first
+    few failures per property (message, actions reaching it)."""
 
     ruleset: str
     key: str = "shape"
@@ -193,7 +238,9 @@ class Walk:
     complete: bool = False
     max_ply: int | None = None
     seconds: float = 0.0
-    failures: dict[str, tuple[str, tuple[Action, ...]]] = field(default_factory=dict)
+    relabelled: int = 0
+    members: int = 0
+    failures: dict[str, list[tuple[str, tuple[Action, ...]]]] = field(default_factory=dict)
 
     @property
     def positions(self) -> int:
@@ -201,53 +248,88 @@ class Walk:
         return sum(self.positions_by_ply)
 
     def fail(self, prop: str, message: str, actions: Sequence[Action]) -> None:
-        """Keep the first failure of a property."""
-        self.failures.setdefault(prop, (message, tuple(actions)))
+        """Keep the first few failures of a property (a witness must still replay: `confirm`)."""
+        kept = self.failures.setdefault(prop, [])
+        if len(kept) < KEPT:
+            kept.append((message, tuple(actions)))
 
 
-Found = tuple[dict[Key, Path_], list[tuple[str, str, Path_]], set[Key], int]
+Found = tuple[dict[Key, Path_], list[tuple[str, str, Path_]], set[Key], int, int]
 
 
-def expand(rs: Ruleset, paths: Sequence[Path_], key: str = "shape") -> Found:
-    """Check the positions at the given paths; their children by key (first path kept), the
-    failures, the partition classes met and how many were final."""
-    ctx = Context.of(rs)
+def expand(rs: Ruleset, paths: Sequence[Path_], key: str = "shape", bound: int | None = None,
+           members: int = 0) -> Found:
+    """Check the positions at the given paths (and `members` relabelled members of each one's
+    shape class); their children by key (first path kept), the failures, the partition classes
+    met, how many positions were final and how many members were checked."""
+    ctx = Context.of(rs, bound)
     keyer = KEYS[key]
     cells = rs.board * rs.board
     children: dict[Key, Path_] = {}
     failures: list[tuple[str, str, Path_]] = []
     partitions: set[Key] = set()
-    final = 0
+    final = checked = 0
     for path in paths:
-        state = State.initial(rs)
-        for code in path:
-            state = state.apply(decode(code, cells))
-        for prop, message in check_position(ctx, state, simulate=True):
-            failures.append((prop, message, path))
-        try:
+        acts = actions_of(path, cells)
+        state = replay_path(rs, acts)
+        assert state is not None, "a walked path replays"
+        found, kids = inspect(ctx, state, acts, simulate=True)
+        for prop, message, probe in found:
+            failures.append((prop, message, path + ((encode(probe, cells),) if probe is not None else ())))
+        with contextlib.suppress(Exception):  # inspect reported it
             partitions.add(tuple(abstract_of(state).__dict__.values()))
-            legal = () if state.over else state.legal_actions()
-        except Exception:
-            continue  # check_position reported it
         final += state.over
-        for act in legal:
-            child, failure = apply_checked(state, act)
-            if failure:
-                failures.append((*failure, path))
-                continue
-            assert child is not None
+        for act, child in kids:
             try:
                 k = keyer(child)
             except Exception as e:
-                failures.append(("single-cycle-per-move", f"the engine's graph after {act}: {e!r}", path))
+                failures.append((SHAPE, f"the engine's graph after {act}: {e!r}", path))
                 continue
             children.setdefault(k, (*path, encode(act, cells)))
-    return children, failures, partitions, final
+        if members and path:
+            checked += check_members(ctx, state, acts, members, failures)
+    return children, failures, partitions, final, checked
+
+
+def replay_path(rs: Ruleset, acts: Sequence[Action]) -> State | None:
+    """The engine's position after acts from the start, or None where it refuses one."""
+    state = State.initial(rs)
+    try:
+        for act in acts:
+            state = state.apply(act)
+    except Exception:
+        return None
+    return state
+
+
+def check_members(ctx: Context, state: State, acts: Sequence[Action], members: int,
+                  failures: list[tuple[str, str, Path_]]) -> int:
+    """Check up to `members` relabelled members of state's shape class (`relabel`, seeded by the
+    path); their failures join `failures`. How many were checked."""
+    cells = len(state.classical)
+    want = shape_key(state)
+    rng = random.Random(hash(tuple(encode(a, cells) for a in acts)) & 0xFFFFFFFF)
+    seen = {state.key()}
+    checked = 0
+    for _ in range(3 * members):
+        if checked == members:
+            break
+        other = relabel(acts, cells, rng)
+        member = replay_path(ctx.rs, other)
+        if member is None or member.key() in seen or shape_key(member) != want:
+            continue
+        seen.add(member.key())
+        checked += 1
+        found, _ = inspect(ctx, member, other)
+        for prop, message, probe in found:
+            shown = (*other, probe) if probe is not None else tuple(other)
+            failures.append((prop, message, tuple(encode(a, cells) for a in shown)))
+    return checked
 
 
 def _expand_spec(spec: dict[str, Any], paths: list[Path_]) -> Found:
     """`expand` in another process, the ruleset given as its canonical data."""
-    return expand(_ruleset(spec), paths, spec["key"])
+    return expand(_ruleset(spec), paths, spec["key"], spec["bound"], spec["members"])
 
 
 def _ruleset(spec: dict[str, Any]) -> Ruleset:
@@ -258,14 +340,15 @@ def _ruleset(spec: dict[str, Any]) -> Ruleset:
 def walk(rs: Ruleset, *, max_ply: int | None = None, bound: int | None = None, processes: int = 1,
          chunk: int = 500, checkpoint: str | Path | None = None, progress: Progress | None = None,
          load: str | None = None, params: dict[str, Any] | None = None, key: str = "shape",
-         budget: int | None = None) -> Walk:
+         budget: int | None = None, members: int = 0) -> Walk:
     """Walk every position of rs up to max_ply (all if None), ply by ply, merged by `key` (a name
     in KEYS), stopping unfinished once more than `budget` positions are checked.
     `processes` > 1 spreads large plies over that many processes (they rebuild the ruleset from
     `load`, a name or file, and `params`); `checkpoint` names a file saved after each ply and
-    resumed from; `bound` is the ply bound the walk checks."""
+    resumed from; `bound` is the ply bound the walk checks; `members` relabelled members of each
+    position's shape class are checked too (`check_members`)."""
     start = time.perf_counter()
-    out = Walk(rs.canonical, key=key, max_ply=max_ply)
+    out = Walk(rs.canonical, key=key, max_ply=max_ply, relabelled=members)
     cells = rs.board * rs.board
     frontier: dict[Key, Path_] = {KEYS[key](State.initial(rs)): ()}
     ply = 0
@@ -274,7 +357,7 @@ def walk(rs: Ruleset, *, max_ply: int | None = None, bound: int | None = None, p
         ply, frontier, partitions = _resume(out, Path(checkpoint))
     pool = worker_pool(processes) if processes > 1 and load is not None else None
     interrupted = True
-    spec = {"load": load, "params": params or {}, "key": key}
+    spec = {"load": load, "params": params or {}, "key": key, "bound": bound, "members": members}
     try:
         while frontier:
             if bound is not None and ply > bound:
@@ -286,16 +369,18 @@ def walk(rs: Ruleset, *, max_ply: int | None = None, bound: int | None = None, p
             out.positions_by_ply.append(len(paths))
             batches = [paths[i:i + chunk] for i in range(0, len(paths), chunk)]
             results = (pool.map(_expand_spec, [spec] * len(batches), batches)
-                       if pool is not None and len(batches) > 1 else (expand(rs, b, key) for b in batches))
+                       if pool is not None and len(batches) > 1
+                       else (expand(rs, b, key, bound, members) for b in batches))
             merged: dict[Key, Path_] = {}
             done = 0
-            for batch, (children, failures, parts, final) in zip(batches, results, strict=True):
+            for batch, (children, failures, parts, final, checked) in zip(batches, results, strict=True):
                 for k, path in children.items():
                     merged.setdefault(k, path)
                 for prop, message, path in failures:
                     out.fail(prop, message, actions_of(path, cells))
                 partitions |= parts
                 out.final_positions += final
+                out.members += checked
                 done += len(batch)
                 if progress:
                     progress(ply, done, len(paths))
@@ -319,7 +404,7 @@ def _save(path: Path, out: Walk, ply: int, frontier: dict[Key, Path_], partition
     data = {"ruleset": out.ruleset, "key": out.key, "ply": ply, "positions_by_ply": out.positions_by_ply,
             "final_positions": out.final_positions, "partitions": [list(p) for p in partitions],
             "frontier": [list(p) for p in frontier.values()],
-            "failures": {k: [m, [repr(a) for a in acts]] for k, (m, acts) in out.failures.items()}}
+            "failures": {k: [[m, [repr(a) for a in acts]] for m, acts in v] for k, v in out.failures.items()}}
     write_checkpoint(path, data)
 
 

@@ -14,17 +14,28 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cache
+from typing import Any
 
-from qttt import Action, Measure, Ruleset, State, player_of
+from qttt import Action, IllegalAction, Measure, Place, Ruleset, State, player_of
+from qttt.analysis import compiled
 from qttt.geometry import lines
 
 from .abstract import Params, simulates
+from .catalogue import REFUSAL_ORDER
 from .graphs import Multigraph, assignments, is_forest, propagate
 from .scores import declared_range, expected_scores
+from .witness import Confirmed, record
 
-SHAPE, UNIQUE, TOTAL, DEADLOCK, LENGTH, SCORES, TURN, ABSTRACT = (
+SHAPE, UNIQUE, TOTAL, DEADLOCK, LENGTH, SCORES, TURN, ABSTRACT, LEGAL, CORES, TIE = (
     "single-cycle-per-move", "collapse-uniqueness", "collapse-totality", "no-deadlock", "termination",
-    "scores-well-defined", "turn-order", "abstraction")
+    "scores-well-defined", "turn-order", "abstraction", "legal-actions", "cores-agree", "score-tie-gap")
+"""Property ids, and the failures counted under one: abstraction (no-deadlock), score-tie-gap
+(scores-well-defined, a gap the ambiguity register may accept)."""
+
+
+KEPT = 8
+"""Failures kept per property and source: the first that `confirm` replays is the witness."""
 
 
 @dataclass
@@ -38,11 +49,13 @@ class Sample:
     simulated: int = 0
     longest: int = 0
     longest_game: tuple[Action, ...] = ()
-    failures: dict[str, tuple[str, tuple[Action, ...]]] = field(default_factory=dict)
+    failures: dict[str, list[tuple[str, tuple[Action, ...]]]] = field(default_factory=dict)
 
     def fail(self, prop: str, message: str, actions: Sequence[Action]) -> None:
-        """Keep the first failure of a property."""
-        self.failures.setdefault(prop, (message, tuple(actions)))
+        """Keep the first few failures of a property (a witness must still replay: `confirm`)."""
+        kept = self.failures.setdefault(prop, [])
+        if len(kept) < KEPT:
+            kept.append((message, tuple(actions)))
 
 
 def core(cells: set[int], edges: Sequence[tuple[int, int]]) -> set[int]:
@@ -120,7 +133,9 @@ def check_measurements(state: State, vanish: bool) -> tuple[str | None, str | No
 
 @dataclass(frozen=True)
 class Context:
-    """What the position checks need to know about a ruleset, computed once."""
+    """What the position checks need to know about a ruleset, computed once: its parameters, end
+    lines, declared score range, the bound on a game's length and, where it plays the ruleset, the
+    compiled core (`cores`), checked against the engine at every position."""
 
     rs: Ruleset
     params: Params
@@ -129,16 +144,28 @@ class Context:
     creator: bool
     end_masks: tuple[int, ...]
     declared: dict[str, Fraction] | None
+    bound: int | None = None
+    core: Any = field(default=None, compare=False)
 
     @classmethod
-    def of(cls, rs: Ruleset) -> Context:
-        """The context of a ruleset."""
+    def of(cls, rs: Ruleset, bound: int | None = None, cores: bool = True) -> Context:
+        """The context of a ruleset (with the compiled core when `cores` and it plays rs)."""
         first_line = rs.rules.end == "first-line"
         found = declared_range(rs)
         vanish, creator = rs.rules.untouched == "vanish", rs.rules.measurer == "creator"
         return cls(rs, Params.of(rs), first_line, vanish, creator,
                    tuple(p.mask for p in lines(rs.board, rs.rules.end_line)) if first_line else (),
-                   found[0] if found else None)
+                   found[0] if found else None, bound, compiled_core(rs) if cores else None)
+
+
+def compiled_core(rs: Ruleset) -> Any:
+    """The compiled core of rs, or None where it cannot play rs (`core_reason` says why)."""
+    return None if core_reason(rs) else compiled.core_for(rs)
+
+
+def core_reason(rs: Ruleset) -> str | None:
+    """None when the compiled core plays rs on this machine, else why not."""
+    return compiled.supports(rs) or compiled.available()
 
 
 def raised(e: BaseException) -> str:
@@ -146,15 +173,49 @@ def raised(e: BaseException) -> str:
     return f"the engine raised {type(e).__name__}: {e}"
 
 
-def expected_turn(ctx: Context, state: State) -> str | None:
-    """Who the rules say acts (rules turn-order, measure-by): the placer of the next move, the
-    measurer of a pending cycle, nobody when the game is over."""
+def placed(path: Sequence[Action]) -> int:
+    """How many placements the actions make: the checker's own move count (rule turn-order)."""
+    return sum(1 for a in path if isinstance(a, Place))
+
+
+def expected_turn(ctx: Context, state: State, path: Sequence[Action]) -> str | None:
+    """Who the rules say acts, from the actions played (rules turn-order, measure-by): the owner
+    of the next move number, the measurer of the cycle the last placement closed, nobody when the
+    game is over. Only whether the game is over or a cycle is pending is read from the engine (the
+    end and shape checks hold those to the rules)."""
     if state.over:
         return None
+    k = placed(path)
     if state.pending is not None:
-        creator = player_of(state.pending)
+        creator = player_of(k)
         return creator if ctx.creator else ("o" if creator == "x" else "x")
-    return player_of(state.move)
+    return player_of(k + 1)
+
+
+def check_bookkeeping(ctx: Context, state: State, path: Sequence[Action]) -> str | None:
+    """Turn order, move numbers and the measurer, computed from the actions played and compared
+    with the engine's: the next move number, the pending move (the last placement), where the last
+    placement's marks went, and who acts."""
+    k = placed(path)
+    last = path[-1] if path else None
+    if not state.over and state.move != k + 1:
+        return f"after {k} placements the engine's next move is {state.move}, the rules say {k + 1}"
+    if state.pending is not None and (state.pending != k or not isinstance(last, Place)):
+        return f"pending cycle closed by move {state.pending}; the last placement made was move {k}"
+    if isinstance(last, Place):
+        a, b = min(last), max(last)
+        if a == b and state.classical[a] != k:
+            return f"the forced placement of move {k} left cell {a} holding {state.classical[a]}"
+        if a != b and state.edges.get(k) != (a, b):
+            return f"move {k} placed in {a} and {b}; the engine holds it at {state.edges.get(k)}"
+    if isinstance(last, Measure) and state.classical[last.cell] != k:
+        return (f"measuring cell {last.cell} makes the closing move {k} classical there; the engine holds "
+                f"{state.classical[last.cell]}")
+    want = expected_turn(ctx, state, path)
+    if state.to_move != want:
+        return (f"{state.to_move} to act; from the {k} placement{'s' if k != 1 else ''} played the rules "
+                f"name {want}")
+    return None
 
 
 def ends_now(ctx: Context, state: State) -> bool:
@@ -185,81 +246,235 @@ def check_final(ctx: Context, state: State) -> str | None:
     return None
 
 
-def check_position(ctx: Context, state: State, simulate: bool = False) -> list[tuple[str, str]]:
-    """Every property failure the engine shows at one position, as (property, message)."""
-    found: list[tuple[str, str]] = []
+def check_tie(state: State) -> str | None:
+    """A finished game whose score rests on a rule no source states (rule score-tie-gap)."""
+    if state.over and state.score_notes:
+        return f"final board {list(state.classical)}: " + "; ".join(state.score_notes)
+    return None
 
-    def guard(prop: str, run: Callable[[], str | None]) -> None:
+
+@cache
+def action_space(cells: int) -> tuple[Action, ...]:
+    """Every action on a board of `cells` cells (a placement as a <= b), then one off the board."""
+    return (*(Place(a, b) for a in range(cells) for b in range(a, cells)),
+            *(Measure(c) for c in range(cells)), Place(0, cells), Measure(cells))
+
+
+def expected_refusals(ctx: Context, state: State) -> dict[Action, str | None]:
+    """For every action of the action space, the rule that refuses it here: of the rules it breaks,
+    the first in REFUSAL_ORDER (rule check-order); None for an action no rule refuses."""
+    cells = len(state.classical)
+    pending = state.pending
+    opens = set(state.open_cells)
+    live = set(state.edges.values()) if not ctx.rs.rules.two_cycles else set()
+    ends = state.edges[pending] if pending is not None else ()
+    out: dict[Action, str | None] = {}
+    for act in action_space(cells):
+        measure = isinstance(act, Measure)
+        on_board = [c for c in ((act.cell,) if isinstance(act, Measure) else act) if 0 <= c < cells]
+        broken = {"over-no-action": state.over,
+                  "measure-pending": (pending is None) == measure,
+                  "board-cells": len(on_board) < (1 if measure else 2)}
+        if isinstance(act, Place):
+            a, b = act
+            broken["place-open"] = any(c not in opens for c in on_board)
+            broken["place-distinct"] = a == b and len(opens) != 1
+            broken["place-two-cycle"] = (a, b) in live
+        elif pending is not None:
+            broken["measure-cell"] = act.cell not in ends
+        out[act] = next((rule for rule in REFUSAL_ORDER if broken.get(rule)), None)
+    return out
+
+
+Failure = tuple[str, str, Action | None]
+"""A property that fails at a position: (property, message, the action showing it or None)."""
+
+
+def check_legal(state: State, legal: Sequence[Action], refusals: dict[Action, str | None]) -> Failure | None:
+    """The engine's legal actions are exactly those the rules allow, and every other action of the
+    action space is refused naming the rule `expected_refusals` gives."""
+    listed = set(legal)
+    for act, want in refusals.items():
+        if want is None:
+            if act not in listed:
+                return LEGAL, f"the rules allow {act}; the engine does not list it", None
+            continue
+        if act in listed:
+            return LEGAL, f"the engine lists {act} as legal; rule {want} refuses it", act
         try:
-            problem = run()
-        except Exception as e:  # an engine that raises is a finding
-            problem = raised(e)
-        if problem:
-            found.append((prop, problem))
+            state.apply(act)
+        except IllegalAction as e:
+            if e.rule != want:
+                return LEGAL, f"the engine refuses {act} under rule {e.rule}; the rules name {want}", act
+            continue
+        except Exception as e:
+            return LEGAL, f"{act}: " + raised(e), act
+        return LEGAL, f"the engine accepts {act}; rule {want} refuses it", act
+    return None
 
-    guard(SHAPE, lambda: check_shape(state))
-    guard(TURN, lambda: None if state.to_move == expected_turn(ctx, state) else
-          f"{state.to_move} to act, the rules name {expected_turn(ctx, state)}")
-    guard(LENGTH, lambda: None if state.over == (state.pending is None and ends_now(ctx, state)) else
-          f"the engine says over = {state.over}, the end rules say {not state.over}")
-    if simulate:
-        guard(ABSTRACT, lambda: simulates(ctx.params, state, ctx.first_line))
+
+def compare_cores(ctx: Context, state: State, path: Sequence[Action],
+                  children: Sequence[tuple[Action, State]],
+                  refusals: dict[Action, str | None]) -> Failure | None:
+    """The compiled core, replaying the same actions, holds the same position (phase, move numbers,
+    pending cycle, player to act, classical and spooky marks, scores), lists the same legal
+    actions, refuses every other action under the rule the engine must name, and reaches the same
+    position after each measurement and after a placement that ends the game (the positions other
+    placements reach are compared where they are checked themselves)."""
+    try:
+        pos = ctx.core.position()
+        for i, act in enumerate(path):
+            try:
+                pos.apply(act)
+            except IllegalAction as e:
+                return CORES, f"the compiled core refuses action {i + 1}, {act}, under rule {e.rule}", None
+        differs = _view_differs(pos.view(), state)
+        if differs:
+            return CORES, f"the compiled core holds {differs}", None
+        legal = [a for a, _ in children]
+        core_legal = pos.legal()
+        if set(core_legal) != set(legal):
+            return CORES, f"legal actions: engine {legal}, compiled core {core_legal}", None
+        for act, want in refusals.items():
+            if act in legal:
+                continue
+            try:
+                pos.apply(act)  # a refusal leaves the position as it was
+            except IllegalAction as e:
+                if e.rule != want:
+                    return CORES, f"the compiled core refuses {act} under rule {e.rule}, not {want}", act
+                continue
+            return CORES, f"the compiled core accepts {act}, which the rules refuse ({want})", act
+        for act, child in children:
+            if isinstance(act, Place) and not child.over:
+                continue
+            after = pos.copy()
+            after.apply(act)
+            differs = _view_differs(after.view(), child)
+            if differs:
+                return CORES, f"after {act} the compiled core holds {differs}", act
+    except Exception as e:
+        return CORES, f"the compiled core raised {type(e).__name__}: {e}", None
+    return None
+
+
+def _view_differs(view: Any, state: State) -> str | None:
+    """What differs between the compiled core's view of a position and the engine's state."""
+    engine = (state.phase, None if state.over else state.move, state.pending, state.to_move,
+              (state.scores["x"], state.scores["o"]), state.cycle, state.classical, state.spooky)
+    core = (view.phase, None if view.phase == "over" else view.move, view.pending, view.to_move,
+            view.scores, view.cycle, view.classical, view.spooky)
+    names = ("phase", "next move", "pending move", "player to act", "scores", "cycle", "classical marks",
+             "spooky marks")
+    for name, mine, theirs in zip(names, core, engine, strict=True):
+        if mine != theirs:
+            return f"{name} {mine}, the engine {theirs}"
+    return None
+
+
+def _guarded(prop: str, run: Callable[[], str | None]) -> list[Failure]:
+    """prop's failure from run, if any; an engine that raises is a finding."""
+    try:
+        problem = run()
+    except Exception as e:
+        problem = raised(e)
+    return [(prop, problem, None)] if problem else []
+
+
+def position_failures(ctx: Context, state: State, path: Sequence[Action]) -> list[Failure]:
+    """The failures of the position itself: graph shape, the checker's bookkeeping, the end rules
+    and length bound, both measurements of a pending cycle, final scores and ties."""
+    found = _guarded(SHAPE, lambda: check_shape(state))
+    found += _guarded(TURN, lambda: check_bookkeeping(ctx, state, path))
+    found += _guarded(LENGTH, lambda: None if state.over == (state.pending is None and ends_now(ctx, state))
+                      else f"the engine says over = {state.over}, the end rules say {not state.over}")
+    if ctx.bound is not None and len(path) > ctx.bound:
+        found.append((LENGTH, f"{len(path)} actions, more than the bound {ctx.bound}", None))
     if state.pending is not None:
         try:
             unique, total = check_measurements(state, ctx.vanish)
         except Exception as e:
             unique, total = None, raised(e)
-        if unique:
-            found.append((UNIQUE, unique))
-        if total:
-            found.append((TOTAL, total))
-    guard(DEADLOCK, lambda: None if state.over or state.legal_actions() else
-          f"open cells {list(state.open_cells)}, live moves {state.edges}: {state.to_move} has no legal "
-          "action and the game is not over")
+        found += [(prop, message, None) for prop, message in ((UNIQUE, unique), (TOTAL, total)) if message]
     if state.over:
-        guard(SCORES, lambda: check_final(ctx, state))
+        found += _guarded(SCORES, lambda: check_final(ctx, state))
+        found += _guarded(TIE, lambda: check_tie(state))
     return found
 
 
-def apply_checked(state: State, act: Action) -> tuple[State | None, tuple[str, str] | None]:
-    """The state after a legal action, or the failure when the engine raises on it."""
+def inspect(ctx: Context, state: State, path: Sequence[Action],
+            simulate: bool = False) -> tuple[list[Failure], list[tuple[Action, State]]]:
+    """Every property failure the engine (and the compiled core) shows at the position the actions
+    `path` reach, and the position after each legal action. The turn order and move numbers are
+    the checker's own count of the actions played."""
+    found = position_failures(ctx, state, path)
+    children: list[tuple[Action, State]] = []
     try:
-        return state.apply(act), None
+        legal = state.legal_actions()
     except Exception as e:
-        return None, (TOTAL if isinstance(act, Measure) else SHAPE, f"{act}: " + raised(e))
+        found.append((DEADLOCK, "legal actions: " + raised(e), None))
+        return found, children
+    if not state.over and not legal:
+        found.append((DEADLOCK, f"open cells {list(state.open_cells)}, live moves {state.edges}: "
+                      f"{state.to_move} has no legal action and the game is not over", None))
+    for act in legal:
+        try:
+            children.append((act, state.apply(act)))
+        except Exception as e:
+            found.append((TOTAL if isinstance(act, Measure) else SHAPE, f"{act}: " + raised(e), act))
+    refusals = expected_refusals(ctx, state)
+    try:
+        refused = check_legal(state, legal, refusals)
+    except Exception as e:
+        refused = LEGAL, raised(e), None
+    found += [refused] if refused else []
+    if simulate:
+        found += _guarded(ABSTRACT, lambda: simulates(ctx.params, state, ctx.first_line))
+    differs = compare_cores(ctx, state, path, children, refusals) if ctx.core is not None else None
+    return found + ([differs] if differs else []), children
 
 
-def sample(rs: Ruleset, games: int, seed: int = 0, simulate: int = 200, bound: int | None = None) -> Sample:
+def confirm(ctx: Context, variant: str, prop: str, path: Sequence[Action]) -> Confirmed | None:
+    """The one way a violation gets its witness: replay `path` from the start of ctx's ruleset
+    (the real rules, never an auxiliary walk's) with the engine, check that position again, and
+    return the game (with the action that shows the failure, if any) when prop fails there."""
+    state = State.initial(ctx.rs)
+    try:
+        for act in path:
+            state = state.apply(act)
+    except Exception:
+        return None
+    found, _ = inspect(ctx, state, path, simulate=prop == ABSTRACT)
+    for p, message, probe in found:
+        if p == prop:
+            acts = [*path, probe] if probe is not None else list(path)
+            return Confirmed(record(variant, acts), message)
+    return None
+
+
+def sample(rs: Ruleset, games: int, seed: int = 0, simulate: int = 200, bound: int | None = None,
+           cores: bool = True) -> Sample:
     """Play `games` uniformly random games, checking every position (and the abstraction on the
-    first `simulate` positions)."""
+    first `simulate` positions), the compiled core alongside where it plays rs (`cores`)."""
     rng = random.Random(seed)
     out = Sample()
-    ctx = Context.of(rs)
+    ctx = Context.of(rs, bound, cores)
     for _ in range(games):
-        state: State | None = State.initial(rs)
+        state = State.initial(rs)
         actions = list[Action]()
         out.games += 1
-        while state is not None:
+        while True:
             out.positions += 1
             check_abstraction = out.simulated < simulate
             out.simulated += check_abstraction
             out.measurements += state.pending is not None
-            for prop, message in check_position(ctx, state, check_abstraction):
+            found, children = inspect(ctx, state, actions, check_abstraction)
+            for prop, message, _ in found:
                 out.fail(prop, message, actions)
-            try:
-                legal = state.legal_actions()
-            except Exception:
+            if state.over or not children or len(actions) > (bound if bound is not None else 10 ** 6):
                 break
-            if state.over or not legal:
-                break
-            act = legal[rng.randrange(len(legal))]
+            act, state = children[rng.randrange(len(children))]
             actions.append(act)
-            state, failure = apply_checked(state, act)
-            if failure:
-                out.fail(*failure, actions)
-            if bound is not None and len(actions) > bound:
-                out.fail(LENGTH, f"{len(actions)} actions, more than the bound {bound}", actions)
-                break
         if len(actions) > out.longest:
             out.longest, out.longest_game = len(actions), tuple(actions)
     return out

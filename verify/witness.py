@@ -29,6 +29,11 @@ class Witness:
     shows: str
 
 
+class Confirmed(Witness):
+    """A witness of a violation: made only by `verify.sampled.confirm`, after replaying the game
+    from the start under the real ruleset and seeing the property fail there."""
+
+
 def component_actions(assignment: Mapping[int, int]) -> dict[int, list[Action]]:
     """The actions of a designed collapse, keyed by move number: cell -> move for its cells (at
     least two; two cells make a 2-cycle). The largest move closes the cycle and is measured."""

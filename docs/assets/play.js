@@ -16,9 +16,12 @@
     statusEl.classList.toggle("error", Boolean(isError));
   }
 
+  const timings = {};  // milliseconds from the start to the beginning of each loading step
   function progress(step) {
     $("play-progress").value = step;
     root.dataset.loading = String(step);
+    timings[STEPS[step]] = Math.round(performance.now() - started);
+    root.dataset.timings = JSON.stringify(timings);
     if (step < STEPS.length) say(`Loading the engine (${step + 1}/${STEPS.length}): ${STEPS[step]}…`);
   }
 

@@ -1,27 +1,49 @@
-/* Compiled rules core for quantum rulesets of at most 16 cells (qttt.analysis.compiled).
+/* Compiled rules core for quantum rulesets (qttt.analysis.compiled): the one C implementation of
+   the rules of qttt/quantum/engine.py (Board) and the scoring of qttt/quantum/scoring.py, named by the same rule
+   ids, with everything built on top of it: random playouts that draw from Python's own Mersenne
+   Twister state (so a seed gives the same games as `qttt.playout`), perft, positions for the engine
+   protocol, and an exact alpha-beta solver.
 
-   A second implementation of the rules of qttt/engine.py (Board) and the scoring of
-   qttt/scoring.py, named by the same rule ids: random playouts that draw from Python's own
-   Mersenne Twister state (so a seed gives the same games as `qttt.playout`), perft, positions for
-   the engine protocol, and an exact solver for positions near the end. The ruleset arrives as the
-   int64 array `fast.config` serialises (layout in qttt/analysis/fast.py); scores are integers
-   scaled by a common denominator chosen in Python.
-
-   Vocabulary (the rules this copy implements; tests/project/test_vocabulary.py compares it with
-   qttt.variant.Parameters and qttt.scoring.AWARD_TYPES): game quantum; measurer opponent creator;
-   two_cycles true false; last_square forced end; untouched keep vanish; end first-line full;
-   award 0 per-pattern 1 first-line 2 rank; criteria 0 min-max 1 min-sum. */
+   The same source is compiled twice (qttt.analysis.compiled.BUILDS): QC_CELLS=9 (boards of at most
+   9 cells, 32-bit move masks, solver keys canonical under the board's symmetries) and QC_CELLS=16
+   (64-bit move masks, solver keys hashed). The ruleset arrives as the int64 array
+   `compiled.config` serialises from `qttt.game.Game`; its field names and codes come from
+   _config.h, which Python generates from the same declarations (`compiled.config_header`). Scores
+   are integers scaled by a common denominator chosen in Python. */
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "_config.h"
 #include "_mt.h"
 
-#define MAXC 16
+#ifndef QC_CELLS
+#define QC_CELLS 16
+#endif
+#define MAXC QC_CELLS
+#if MAXC <= 9
+typedef uint32_t moves_t; /* one bit per move number */
+typedef int32_t value_t;  /* a scaled score difference in the solver's table */
+#define MAXM 32
+#define CANONICAL 1
+#define VINF 1000000000
+#elif MAXC <= 16
+typedef uint64_t moves_t;
+typedef int64_t value_t;
 #define MAXM 64
+#define CANONICAL 0
+#define VINF ((int64_t)1 << 60)
+#else
+#error "QC_CELLS is at most 16"
+#endif
 #define MAXPAT 64
+#define MAXREL 256
 #define MAXCOMP 8
+#define MAXSYM 8
+#define NPAIR (MAXC * (MAXC - 1) / 2)
+#define NCODES (MAXC * MAXC + MAXC) /* action codes: a*cells+b placements, cells*cells+c measurements */
+#define NOACT 0xFFFF
 #define PLACE 0
 #define MEASURE 1
 #define OVER 2
@@ -29,52 +51,72 @@
 typedef struct {
     uint8_t cls[MAXC];
     uint8_t ea[MAXM], eb[MAXM];
-    uint64_t live;
-    uint64_t spk[MAXC];
+    moves_t live;
+    moves_t spk[MAXC];
     uint16_t comp[MAXC];
     uint16_t x, o, open;
     uint8_t move, phase, pending;
 } Pos;
 
+/* One scoring component: its award's fields (as _config.h names them), then its list (first-line:
+   criteria codes; rank: the worth of rank k at k-1). */
 typedef struct {
-    int type; /* 0 per-pattern, 1 first-line, 2 rank */
+    int type;
     int npat;
     uint16_t mask[MAXPAT];
     uint8_t cells[MAXPAT][MAXC];
     uint8_t ncells[MAXPAT];
-    int64_t points;                            /* per-pattern */
-    int64_t sole, first, second, neither, tie, dbl; /* first-line; dbl: one player owns 2+ */
-    int ncrit;
-    int crit[4]; /* 0 min-max, 1 min-sum */
-    int nworth;
-    int64_t worth[MAXPAT]; /* rank k (1-based) is worth[k-1] */
+#define QC_DECLARE(field) int64_t field;
+#define QC_DECLARE_AWARD(AWARD) QC_AWARD_##AWARD##_FIELDS(QC_DECLARE)
+    QC_AWARDS(QC_DECLARE_AWARD)
+#undef QC_DECLARE_AWARD
+#undef QC_DECLARE
+    int nlist;
+    int64_t list[MAXPAT];
 } Comp;
 
 typedef struct {
-    int ncells, creator, two_cycles, forced_last, vanish;
+#define QC_DECLARE(field) int field;
+    QC_GAME_FIELDS(QC_DECLARE)
+#undef QC_DECLARE
     int nend;
     uint16_t endm[MAXPAT];
+    int nrel;
+    uint16_t relm[MAXREL];
+    int nsym;
+    uint8_t perm[MAXSYM][MAXC];
     int ncomp;
     Comp comp[MAXCOMP];
-    uint8_t pa[MAXC * MAXC], pb[MAXC * MAXC];
-    int npairs;
+    int sq;                          /* cells * cells: the first measurement code */
+    uint8_t ca[NCODES], cb[NCODES];  /* the cells of each action code */
+    uint8_t pidx[MAXC][MAXC];        /* pair index of two cells */
+    uint8_t pairperm[MAXSYM][NPAIR]; /* a pair's index under each symmetry */
 } Rules;
 
-static int ctz64(uint64_t v) { return __builtin_ctzll(v); }
-static int popc32(uint32_t v) { return __builtin_popcount(v); }
+#define HOT static inline __attribute__((always_inline))
 
-/* ---- rules (qttt/engine.py _Board) ------------------------------------------------------------ */
+HOT int ctz(uint64_t v) { return __builtin_ctzll(v); }
+
+HOT int popc(moves_t v) { return sizeof v == 4 ? __builtin_popcount((uint32_t)v) : __builtin_popcountll(v); }
+
+static uint64_t mix(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* ---- rules (qttt/quantum/engine.py Board) -------------------------------------------------------------- */
 
 static void init_pos(const Rules *r, Pos *p) {
     memset(p, 0, sizeof *p);
-    p->open = (uint16_t)((1u << r->ncells) - 1);
-    for (int c = 0; c < r->ncells; c++) p->comp[c] = (uint16_t)(1u << c);
+    p->open = (uint16_t)((1u << r->cells) - 1);
+    for (int c = 0; c < r->cells; c++) p->comp[c] = (uint16_t)(1u << c);
     p->move = 1;
     p->phase = PLACE;
 }
 
 /* rules end-line, end-full, last-square, turn-after-measure */
-static void settle(const Rules *r, Pos *p) {
+HOT void settle(const Rules *r, Pos *p) {
     for (int i = 0; i < r->nend; i++) {
         uint16_t m = r->endm[i];
         if ((m & p->x) == m || (m & p->o) == m) { p->phase = OVER; return; }
@@ -85,7 +127,7 @@ static void settle(const Rules *r, Pos *p) {
 }
 
 /* rules turn-order, entanglement, cycle-close, last-square */
-static void place(const Rules *r, Pos *p, int a, int b) {
+HOT void place(const Rules *r, Pos *p, int a, int b) {
     int k = p->move++;
     if (a == b) {
         p->cls[a] = (uint8_t)k;
@@ -95,7 +137,7 @@ static void place(const Rules *r, Pos *p, int a, int b) {
         return;
     }
     if (a > b) { int t = a; a = b; b = t; }
-    uint64_t bit = 1ull << k;
+    moves_t bit = (moves_t)1 << k;
     p->spk[a] |= bit;
     p->spk[b] |= bit;
     p->ea[k] = (uint8_t)a;
@@ -107,33 +149,34 @@ static void place(const Rules *r, Pos *p, int a, int b) {
         p->pending = (uint8_t)k;
     } else {
         uint16_t merged = ca | p->comp[b];
-        for (uint32_t m = merged; m; m &= m - 1) p->comp[__builtin_ctz(m)] = merged;
+        for (uint32_t m = merged; m; m &= m - 1) p->comp[ctz(m)] = merged;
     }
 }
 
 /* rules measure-cell, collapse-component, collapse-untouched, then the end checks */
-static void measure(const Rules *r, Pos *p, int cell) {
+HOT void measure(const Rules *r, Pos *p, int cell) {
     uint16_t component = p->comp[cell];
-    int sm[MAXM], sc[MAXM], sp = 0;
+    int sm[2 * MAXM], sc[2 * MAXM], sp = 0;
     sm[sp] = p->pending; sc[sp] = cell; sp++;
     while (sp) {
         sp--;
         int m = sm[sp], c = sc[sp];
         p->cls[c] = (uint8_t)m;
         int a = p->ea[m], b = p->eb[m];
-        p->live &= ~(1ull << m);
-        p->spk[a + b - c] &= ~(1ull << m);
-        uint64_t rest = p->spk[c] & ~(1ull << m);
+        moves_t bit = (moves_t)1 << m;
+        p->live &= ~bit;
+        p->spk[a + b - c] &= ~bit;
+        moves_t rest = p->spk[c] & ~bit;
         p->spk[c] = 0;
         while (rest) {
-            int j = ctz64(rest);
+            int j = ctz(rest);
             rest &= rest - 1;
             sm[sp] = j; sc[sp] = p->ea[j] + p->eb[j] - c; sp++;
         }
     }
     uint16_t xm = p->x;
     for (uint32_t m = component; m; m &= m - 1) {
-        int c = __builtin_ctz(m);
+        int c = ctz(m);
         if (p->cls[c] & 1) xm |= (uint16_t)(1u << c);
     }
     p->o |= component & (uint16_t)~xm;
@@ -143,7 +186,7 @@ static void measure(const Rules *r, Pos *p, int cell) {
     if (r->vanish && p->live) {
         p->live = 0;
         for (uint32_t m = p->open; m; m &= m - 1) {
-            int c = __builtin_ctz(m);
+            int c = ctz(m);
             p->spk[c] = 0;
             p->comp[c] = (uint16_t)(1u << c);
         }
@@ -151,54 +194,79 @@ static void measure(const Rules *r, Pos *p, int cell) {
     settle(r, p);
 }
 
+/* rule place-two-cycle: the two cells already hold a live spooky move */
 static int pair_live(const Pos *p, int a, int b) {
-    for (uint64_t l = p->live; l; l &= l - 1) {
-        int k = ctz64(l);
+    for (moves_t l = p->live; l; l &= l - 1) {
+        int k = ctz(l);
         if (p->ea[k] == a && p->eb[k] == b) return 1;
     }
     return 0;
 }
 
-/* Legal actions in the engine's order, encoded (placement a*cells+b, measurement -(cell+1)). */
-static int legal(const Rules *r, const Pos *p, int32_t *out) {
+/* rule measure-by: whether x chooses now */
+static int x_moves(const Rules *r, const Pos *p) {
+    if (p->phase == MEASURE) {
+        int creator_x = p->pending & 1;
+        return r->creator_measures ? creator_x : !creator_x;
+    }
+    return p->move & 1;
+}
+
+/* Legal actions in the engine's order as action codes (rules measure-pending, last-square,
+   place-distinct, place-two-cycle). */
+HOT int legal(const Rules *r, const Pos *p, int *out) {
     int n = 0;
     if (p->phase == OVER) return 0;
     if (p->phase == MEASURE) {
-        out[n++] = -(p->ea[p->pending] + 1);
-        out[n++] = -(p->eb[p->pending] + 1);
+        out[n++] = r->sq + p->ea[p->pending];
+        out[n++] = r->sq + p->eb[p->pending];
         return n;
     }
     uint16_t op = p->open;
-    if ((op & (op - 1)) == 0) { int c = __builtin_ctz(op); out[n++] = c * r->ncells + c; return n; }
+    if ((op & (op - 1)) == 0) { int c = ctz(op); out[n++] = c * r->cells + c; return n; }
     for (uint32_t m = op; m; m &= m - 1) {
-        int a = __builtin_ctz(m);
+        int a = ctz(m);
         for (uint32_t q = m & (m - 1); q; q &= q - 1) {
-            int b = __builtin_ctz(q);
+            int b = ctz(q);
             if (!r->two_cycles && pair_live(p, a, b)) continue;
-            out[n++] = a * r->ncells + b;
+            out[n++] = a * r->cells + b;
         }
     }
     return n;
 }
 
-static void apply_code(const Rules *r, Pos *p, int32_t code) {
-    if (code < 0) measure(r, p, -code - 1);
-    else place(r, p, code / r->ncells, code % r->ncells);
+HOT void apply_code(const Rules *r, Pos *p, int code) {
+    if (code >= r->sq) measure(r, p, r->ca[code]);
+    else place(r, p, r->ca[code], r->cb[code]);
 }
 
-/* ---- scoring (qttt/scoring.py), scaled ------------------------------------------------------- */
+/* An action code as Python encodes it (qttt/analysis/count.py encode): -(cell+1) measures. */
+static int32_t external(const Rules *r, int code) { return code >= r->sq ? -(r->ca[code] + 1) : code; }
 
-static int64_t line_key(const Comp *c, int i, const Pos *p) {
+/* ---- scoring (qttt/quantum/scoring.py), scaled ---------------------------------------------------------- */
+
+HOT int64_t line_key(const Comp *c, int i, const Pos *p) {
     int64_t key = 0;
-    for (int k = 0; k < c->ncrit; k++) {
+    for (int k = 0; k < c->nlist; k++) {
         int v = 0;
         for (int j = 0; j < c->ncells[i]; j++) {
             int m = p->cls[c->cells[i][j]];
-            if (c->crit[k] == 0) { if (m > v) v = m; } else v += m;
+            if (c->list[k] == QC_CRITERION_MIN_MAX) { if (m > v) v = m; } else v += m;
         }
         key = key * 4096 + v;
     }
     return key;
+}
+
+/* The smallest key of an x line and of an o line (-1: none) and how many each owns. */
+HOT void best_lines(const Comp *c, const Pos *p, int64_t *kx, int64_t *ko, int *nx, int *no) {
+    *kx = *ko = -1;
+    *nx = *no = 0;
+    for (int i = 0; i < c->npat; i++) {
+        uint16_t m = c->mask[i];
+        if ((m & p->x) == m) { int64_t k = line_key(c, i, p); ++*nx; if (*kx < 0 || k < *kx) *kx = k; }
+        else if ((m & p->o) == m) { int64_t k = line_key(c, i, p); ++*no; if (*ko < 0 || k < *ko) *ko = k; }
+    }
 }
 
 /* rule score-at-end: x and o points of the board as it stands */
@@ -206,7 +274,7 @@ static void score(const Rules *r, const Pos *p, int64_t *xs, int64_t *os) {
     int64_t sx = 0, so = 0;
     for (int ci = 0; ci < r->ncomp; ci++) {
         const Comp *c = &r->comp[ci];
-        if (c->type == 0) { /* score-per-pattern */
+        if (c->type == QC_AWARD_PER_PATTERN) { /* rule score-per-pattern */
             int nx = 0, no = 0;
             for (int i = 0; i < c->npat; i++) {
                 uint16_t m = c->mask[i];
@@ -215,22 +283,18 @@ static void score(const Rules *r, const Pos *p, int64_t *xs, int64_t *os) {
             }
             sx += c->points * nx;
             so += c->points * no;
-        } else if (c->type == 1) { /* score-first-line */
-            int64_t kx = -1, ko = -1;
-            int nx = 0, no = 0;
-            for (int i = 0; i < c->npat; i++) {
-                uint16_t m = c->mask[i];
-                if ((m & p->x) == m) { int64_t k = line_key(c, i, p); nx++; if (kx < 0 || k < kx) kx = k; }
-                else if ((m & p->o) == m) { int64_t k = line_key(c, i, p); no++; if (ko < 0 || k < ko) ko = k; }
-            }
+        } else if (c->type == QC_AWARD_FIRST_LINE) { /* rule score-first-line */
+            int64_t kx, ko;
+            int nx, no;
+            best_lines(c, p, &kx, &ko, &nx, &no);
             if (kx < 0 && ko < 0) { sx += c->neither; so += c->neither; }
-            else if (ko < 0) sx += nx > 1 ? c->dbl : c->sole;
-            else if (kx < 0) so += no > 1 ? c->dbl : c->sole;
-            else if (kx == ko) { sx += c->tie; so += c->tie; }
+            else if (ko < 0) sx += nx > 1 ? c->double_line : c->sole;
+            else if (kx < 0) so += no > 1 ? c->double_line : c->sole;
+            else if (kx == ko) { sx += c->equal; so += c->equal; }
             else if (kx < ko) { sx += c->first; so += c->second; }
             else { sx += c->second; so += c->first; }
-        } else { /* score-rank */
-            uint64_t times = 0;
+        } else { /* rule score-rank */
+            moves_t times = 0;
             int tx[MAXPAT], nx = 0, to[MAXPAT], no = 0;
             for (int i = 0; i < c->npat; i++) {
                 uint16_t m = c->mask[i];
@@ -238,20 +302,26 @@ static void score(const Rules *r, const Pos *p, int64_t *xs, int64_t *os) {
                 if (!who) continue;
                 int t = 0;
                 for (int j = 0; j < c->ncells[i]; j++) if (p->cls[c->cells[i][j]] > t) t = p->cls[c->cells[i][j]];
-                times |= 1ull << t;
+                times |= (moves_t)1 << t;
                 if (who == 1) tx[nx++] = t; else to[no++] = t;
             }
             for (int i = 0; i < nx; i++) {
-                int k = __builtin_popcountll(times & ((1ull << tx[i]) - 1));
-                if (k < c->nworth) sx += c->worth[k];
+                int k = popc(times & (((moves_t)1 << tx[i]) - 1));
+                if (k < c->nlist) sx += c->list[k];
             }
             for (int i = 0; i < no; i++) {
-                int k = __builtin_popcountll(times & ((1ull << to[i]) - 1));
-                if (k < c->nworth) so += c->worth[k];
+                int k = popc(times & (((moves_t)1 << to[i]) - 1));
+                if (k < c->nlist) so += c->list[k];
             }
         }
     }
     *xs = sx; *os = so;
+}
+
+HOT int64_t diff_now(const Rules *r, const Pos *p) {
+    int64_t xs, os;
+    score(r, p, &xs, &os);
+    return xs - os;
 }
 
 /* Who owns the better best line of the first first-line component (rule score-first-line):
@@ -259,13 +329,10 @@ static void score(const Rules *r, const Pos *p, int64_t *xs, int64_t *os) {
 static int line_result(const Rules *r, const Pos *p) {
     for (int ci = 0; ci < r->ncomp; ci++) {
         const Comp *c = &r->comp[ci];
-        if (c->type != 1) continue;
-        int64_t kx = -1, ko = -1;
-        for (int i = 0; i < c->npat; i++) {
-            uint16_t m = c->mask[i];
-            if ((m & p->x) == m) { int64_t k = line_key(c, i, p); if (kx < 0 || k < kx) kx = k; }
-            else if ((m & p->o) == m) { int64_t k = line_key(c, i, p); if (ko < 0 || k < ko) ko = k; }
-        }
+        if (c->type != QC_AWARD_FIRST_LINE) continue;
+        int64_t kx, ko;
+        int nx, no;
+        best_lines(c, p, &kx, &ko, &nx, &no);
         if (kx < 0 && ko < 0) return 3;
         if (ko < 0) return 1;
         if (kx < 0) return 2;
@@ -274,25 +341,26 @@ static int line_result(const Rules *r, const Pos *p) {
     return 0;
 }
 
-/* ---- playouts (qttt/engine.py playout, the same draws in the same order) -------------------- */
+/* ---- playouts (qttt/quantum/engine.py playout, the same draws in the same order) -------------------- */
 
 #define DIGEST0 0xcbf29ce484222325ull
 #define DIGESTP 0x100000001b3ull
 
 static uint64_t digest_step(uint64_t h, int64_t v) { return (h ^ (uint64_t)v) * DIGESTP; }
 
-/* One random game from the start; codes (if not NULL) receive its actions. Returns the number of
-   actions; p->phase says whether it ended (else it stopped at a deadlock, scored 0-0). */
+/* One random game from the start; codes (if not NULL) receive its actions (as Python encodes them).
+   Returns the number of actions; p->phase says whether it ended (else it stopped at a deadlock,
+   scored 0-0). */
 static int playout(const Rules *r, MT *g, Pos *p, int32_t *codes, uint64_t *digest) {
     init_pos(r, p);
     int n = 0;
     uint64_t h = DIGEST0;
-    int cells = r->ncells;
+    int cells = r->cells;
     for (;;) {
         int32_t code;
         if (p->phase == PLACE) {
             int opens[MAXC], m = 0;
-            for (uint32_t q = p->open; q; q &= q - 1) opens[m++] = __builtin_ctz(q);
+            for (uint32_t q = p->open; q; q &= q - 1) opens[m++] = ctz(q);
             if (m == 1) {
                 code = opens[0] * cells + opens[0];
                 place(r, p, opens[0], opens[0]);
@@ -304,11 +372,11 @@ static int playout(const Rules *r, MT *g, Pos *p, int32_t *codes, uint64_t *dige
                 code = opens[i] * cells + opens[j];
                 place(r, p, opens[i], opens[j]);
             } else {
-                int32_t acts[MAXC * MAXC];
+                int acts[MAXC * MAXC];
                 int k = legal(r, p, acts);
                 if (!k) break;
                 code = acts[(int)(mt_random(g) * k)];
-                place(r, p, code / cells, code % cells);
+                place(r, p, r->ca[code], r->cb[code]);
             }
         } else if (p->phase == MEASURE) {
             int c = mt_random(g) < 0.5 ? p->ea[p->pending] : p->eb[p->pending];
@@ -333,7 +401,7 @@ static void final_scores(const Rules *r, const Pos *p, int64_t *xs, int64_t *os)
 /* ---- perft (qttt/conformance/perft.py) ------------------------------------------------------- */
 
 static void perft_walk(const Rules *r, const Pos *p, int level, int depth, uint64_t *counts) {
-    int32_t acts[MAXC * MAXC];
+    int acts[NCODES];
     int n = legal(r, p, acts);
     counts[level] += (uint64_t)n;
     if (level + 1 >= depth) return;
@@ -344,92 +412,258 @@ static void perft_walk(const Rules *r, const Pos *p, int level, int depth, uint6
     }
 }
 
-/* ---- exact solver for positions near the end ------------------------------------------------ */
+/* ---- solver: position keys ---------------------------------------------------------------------- */
+
+#if CANONICAL
+/* Canonical keys (qttt/analysis/keys.py numbered_key / owner_key), minimised over the symmetries. */
+
+static uint16_t dead_cells(const Rules *r, const Pos *p) {
+    uint16_t live = 0;
+    for (int i = 0; i < r->nrel; i++) {
+        uint16_t m = r->relm[i];
+        if (!((m & p->x) && (m & p->o))) live |= m;
+    }
+    return (uint16_t)((p->x | p->o) & ~live);
+}
+
+static uint16_t map_mask(const Rules *r, int sym, uint16_t m) {
+    uint16_t out = 0;
+    for (uint32_t q = m; q; q &= q - 1) out |= (uint16_t)(1u << r->perm[sym][ctz(q)]);
+    return out;
+}
+
+static void pos_key(const Rules *r, const Pos *p, uint64_t *k1, uint64_t *k2) {
+    uint16_t dead = dead_cells(r, p);
+    uint64_t b1 = ~0ull, b2 = ~0ull;
+    if (r->uses_move_numbers) {
+        /* items in move-number order: (parity, location), a location being a cell (classical) or
+           9 + pair index (live spooky move); the next move's parity closes the list */
+        int8_t cellof[MAXM];
+        memset(cellof, -1, sizeof cellof);
+        for (int c = 0; c < r->cells; c++)
+            if (p->cls[c] && !(dead >> c & 1)) cellof[p->cls[c]] = (int8_t)c;
+        int loc[MAXC + 2], par[MAXC + 2], n = 0;
+        for (int k = 1; k < p->move; k++) {
+            if (p->live >> k & 1) { loc[n] = 9 + r->pidx[p->ea[k]][p->eb[k]]; par[n++] = k & 1; }
+            else if (cellof[k] >= 0) { loc[n] = cellof[k]; par[n++] = k & 1; }
+        }
+        uint64_t tail = (uint64_t)n | (uint64_t)(p->move & 1) << 4 | (uint64_t)p->phase << 5;
+        for (int sy = 0; sy < r->nsym; sy++) {
+            uint64_t h = 0;
+            for (int i = 0; i < n; i++) {
+                int l = loc[i];
+                int ml = l < 9 ? r->perm[sy][l] : 9 + r->pairperm[sy][l - 9];
+                h = h << 7 | (uint64_t)(ml << 1 | par[i]);
+            }
+            uint64_t t = tail | (uint64_t)map_mask(r, sy, dead) << 8;
+            if (h < b1 || (h == b1 && t < b2)) { b1 = h; b2 = t; }
+        }
+    } else {
+        /* cell owners (0 open, 1 x, 2 o, 3 dead), sorted owner-labelled spooky moves, pending move */
+        int pl[MAXM], po[MAXM], n = 0;
+        for (moves_t l = p->live; l; l &= l - 1) {
+            int k = ctz(l);
+            if (p->phase == MEASURE && k == p->pending) continue;
+            pl[n] = r->pidx[p->ea[k]][p->eb[k]]; po[n++] = k & 1;
+        }
+        for (int sy = 0; sy < r->nsym; sy++) {
+            uint64_t codes[MAXM];
+            for (int i = 0; i < n; i++) codes[i] = (uint64_t)(r->pairperm[sy][pl[i]] << 1 | po[i]);
+            for (int i = 1; i < n; i++) { /* insertion sort */
+                uint64_t v = codes[i]; int j = i - 1;
+                while (j >= 0 && codes[j] > v) { codes[j + 1] = codes[j]; j--; }
+                codes[j + 1] = v;
+            }
+            uint64_t h = 0;
+            for (int i = 0; i < n; i++) h = h << 7 | codes[i];
+            uint64_t cells = 0;
+            for (int c = 0; c < r->cells; c++) {
+                int code = dead >> c & 1 ? 3 : p->x >> c & 1 ? 1 : p->o >> c & 1 ? 2 : 0;
+                cells |= (uint64_t)code << (2 * r->perm[sy][c]);
+            }
+            uint64_t pend = 0;
+            if (p->phase == MEASURE) {
+                int k = p->pending;
+                pend = 1 + (uint64_t)(r->pairperm[sy][r->pidx[p->ea[k]][p->eb[k]]] << 1 | (k & 1));
+            }
+            uint64_t t = cells | pend << 18 | (uint64_t)n << 26 | (uint64_t)(p->move & 1) << 31
+                         | (uint64_t)p->phase << 32;
+            if (h < b1 || (h == b1 && t < b2)) { b1 = h; b2 = t; }
+        }
+    }
+    *k1 = b1; *k2 = b2;
+}
+#else
+/* Two independent 64-bit hashes of everything that decides the rest of the game. */
+static void pos_key(const Rules *r, const Pos *p, uint64_t *k1, uint64_t *k2) {
+    uint64_t a = 0x1234567ull + p->move * 0x100ull + p->phase * 0x10ull + p->pending;
+    uint64_t b = a ^ 0xabcdef0123ull;
+    for (int c = 0; c < r->cells; c++) {
+        a = mix(a ^ ((uint64_t)c << 56 | (uint64_t)p->cls[c] << 48 | (uint64_t)p->spk[c]));
+        b = mix(b + 0x9e3779b97f4a7c15ull * ((uint64_t)p->cls[c] << 20 | (uint64_t)c << 8 | p->comp[c]))
+            ^ (uint64_t)p->spk[c];
+    }
+    *k1 = a; *k2 = mix(b);
+}
+#endif
+
+/* ---- solver: the value x - o under perfect play (qttt/analysis/solve.py) ------------------------ */
 
 typedef struct {
     uint64_t k1, k2;
-    int64_t lo, hi;
+    value_t lo, hi;
+    uint16_t best;
+    uint8_t work, used;
 } Entry;
 
 typedef struct {
     const Rules *r;
     Entry *tt;
-    uint64_t mask;
-    uint64_t nodes;
+    uint64_t ttmask;
+    uint64_t nodes, stored;
+    uint32_t hist[MAXM][NCODES];
 } Search;
 
-static uint64_t mix(uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* Two independent 64-bit hashes of everything that decides the rest of the game. */
-static void pos_key(const Rules *r, const Pos *p, uint64_t *k1, uint64_t *k2) {
-    uint64_t a = 0x1234567ull + p->move * 0x100ull + p->phase * 0x10ull + p->pending;
-    uint64_t b = a ^ 0xabcdef0123ull;
-    for (int c = 0; c < r->ncells; c++) {
-        a = mix(a ^ ((uint64_t)c << 56 | (uint64_t)p->cls[c] << 48 | p->spk[c]));
-        b = mix(b + 0x9e3779b97f4a7c15ull * ((uint64_t)p->cls[c] << 20 | (uint64_t)c << 8 | p->comp[c]))
-            ^ p->spk[c];
+static Entry *tt_find(Search *s, uint64_t k1, uint64_t k2, int create) {
+    uint64_t h = (k1 * 0x9E3779B97F4A7C15ull) ^ (k2 * 0xC2B2AE3D27D4EB4Full);
+    h ^= h >> 29;
+    uint64_t base = h & s->ttmask & ~3ull;
+    Entry *worst = NULL;
+    for (int i = 0; i < 4; i++) {
+        Entry *e = &s->tt[base + i];
+        if (e->used && e->k1 == k1 && e->k2 == k2) return e;
+        if (!create) continue;
+        if (!e->used) { if (!worst || worst->used) worst = e; }
+        else if (!worst || (worst->used && e->work < worst->work)) worst = e;
     }
-    *k1 = a; *k2 = mix(b);
+    if (!create) return NULL;
+    if (!worst->used) s->stored++;
+    worst->used = 1; worst->k1 = k1; worst->k2 = k2; worst->lo = -VINF; worst->hi = VINF;
+    worst->best = NOACT; worst->work = 0;
+    return worst;
 }
 
-static int x_moves(const Rules *r, const Pos *p) {
-    if (p->phase == MEASURE) {
-        int creator_x = p->pending & 1;
-        return r->creator ? creator_x : !creator_x;
-    }
-    return p->move & 1;
-}
-
-static int64_t diff_now(const Rules *r, const Pos *p) {
-    int64_t xs, os;
-    score(r, p, &xs, &os);
-    return xs - os;
-}
-
-/* Fail-soft alpha-beta value x - o (scaled); a deadlock is scored as the board stands
-   (qttt/analysis/solve.py). */
+/* Fail-soft alpha-beta with a table of bounds; moves ordered by the table's best move, then
+   immediate results best for the mover, then history counts. A deadlock is scored as the board
+   stands. */
 static int64_t search(Search *s, const Pos *p, int64_t alpha, int64_t beta) {
     const Rules *r = s->r;
     s->nodes++;
     if (p->phase == OVER) return diff_now(r, p);
     uint64_t k1, k2;
     pos_key(r, p, &k1, &k2);
-    Entry *e = &s->tt[(k1 ^ k2) & s->mask];
-    int64_t lo = INT64_MIN, hi = INT64_MAX;
-    if (e->k1 == k1 && e->k2 == k2) {
-        lo = e->lo; hi = e->hi;
+    Entry *e = tt_find(s, k1, k2, 0);
+    int64_t lo = -VINF, hi = VINF;
+    int ttbest = NOACT;
+    if (e) {
+        lo = e->lo; hi = e->hi; ttbest = e->best;
         if (lo >= beta || lo == hi) return lo;
         if (hi <= alpha) return hi;
-        if (lo > alpha) alpha = lo;
-        if (hi < beta) beta = hi;
     }
-    int32_t acts[MAXC * MAXC];
+    int64_t a = alpha > lo ? alpha : lo, b = beta < hi ? beta : hi;
+    int acts[NCODES];
     int n = legal(r, p, acts);
-    int64_t best;
-    if (n == 0) {
-        best = diff_now(r, p);
-    } else {
-        int maxi = x_moves(r, p);
-        int64_t a = alpha, b = beta;
-        best = maxi ? INT64_MIN : INT64_MAX;
-        for (int i = 0; i < n; i++) {
-            Pos q = *p;
-            apply_code(r, &q, acts[i]);
-            int64_t v = search(s, &q, a, b);
-            if (maxi) { if (v > best) best = v; if (v > a) a = v; }
-            else { if (v < best) best = v; if (v < b) b = v; }
-            if (a >= b) break;
-        }
+    uint64_t before = s->nodes;
+    if (n == 0) { /* deadlock: scored as the board stands */
+        int64_t v = diff_now(r, p);
+        e = tt_find(s, k1, k2, 1);
+        e->lo = e->hi = (value_t)v;
+        return v;
     }
-    if (!(e->k1 == k1 && e->k2 == k2)) { e->k1 = k1; e->k2 = k2; e->lo = INT64_MIN; e->hi = INT64_MAX; }
-    if (n == 0 || (best > alpha && best < beta)) { e->lo = e->hi = best; }
-    else if (best <= alpha) { if (best < e->hi) e->hi = best; }
-    else { if (best > e->lo) e->lo = best; }
+    int maxi = x_moves(r, p);
+    Pos kids[NPAIR + 2];
+    int64_t key[NPAIR + 2];
+    int idx[NPAIR + 2];
+    int mv = p->move < MAXM ? p->move : MAXM - 1;
+    for (int i = 0; i < n; i++) {
+        kids[i] = *p;
+        apply_code(r, &kids[i], acts[i]);
+        int64_t g;
+        if (acts[i] == ttbest) g = (int64_t)1 << 62;
+        else if (kids[i].phase == OVER) { int64_t v = diff_now(r, &kids[i]); g = ((int64_t)1 << 50) + (maxi ? v : -v) * 4096; }
+        else g = s->hist[mv][acts[i]];
+        key[i] = g;
+        idx[i] = i;
+    }
+    for (int i = 1; i < n; i++) {
+        int v = idx[i]; int j = i - 1;
+        while (j >= 0 && key[idx[j]] < key[v]) { idx[j + 1] = idx[j]; j--; }
+        idx[j + 1] = v;
+    }
+    int64_t best = maxi ? -VINF - 1 : VINF + 1;
+    int bestact = acts[idx[0]];
+    for (int ii = 0; ii < n; ii++) {
+        int i = idx[ii];
+        int64_t v = search(s, &kids[i], a, b);
+        if (maxi) {
+            if (v > best) { best = v; bestact = acts[i]; if (v > a) a = v; }
+        } else {
+            if (v < best) { best = v; bestact = acts[i]; if (v < b) b = v; }
+        }
+        if (a >= b) { s->hist[mv][acts[i]] += 1; break; }
+    }
+    int64_t a0 = alpha > lo ? alpha : lo, b0 = beta < hi ? beta : hi;
+    e = tt_find(s, k1, k2, 1);
+    if (best <= a0) { if (best < e->hi) e->hi = (value_t)best; }
+    else if (best >= b0) { if (best > e->lo) e->lo = (value_t)best; }
+    else { e->lo = e->hi = (value_t)best; }
+    if (e->lo < lo) e->lo = (value_t)lo;
+    if (e->hi > hi) e->hi = (value_t)hi;
+    e->best = (uint16_t)bestact;
+    uint64_t work = s->nodes - before;
+    int w = 0;
+    while (work >>= 1) w++;
+    if (w > e->work) e->work = (uint8_t)w;
     return best;
+}
+
+/* ---- configuration (qttt.analysis.compiled.config; field names from _config.h) -------------- */
+
+typedef struct { const int64_t *cfg; int64_t n, i; int bad; } Reader;
+
+static int64_t next(Reader *rd) { return rd->i < rd->n ? rd->cfg[rd->i++] : (rd->bad = 1, 0); }
+
+/* A count read from the configuration, refused (bad) outside 0..most. */
+static int count(Reader *rd, int most) {
+    int64_t v = next(rd);
+    if (v < 0 || v > most) { rd->bad = 1; return 0; }
+    return (int)v;
+}
+
+static void read_component(Reader *rd, const Rules *r, Comp *c) {
+    c->type = (int)next(rd);
+    c->npat = count(rd, MAXPAT);
+    for (int k = 0; k < c->npat; k++) {
+        c->mask[k] = (uint16_t)next(rd);
+        c->ncells[k] = 0;
+        for (int cell = 0; cell < r->cells; cell++)
+            if (c->mask[k] >> cell & 1) c->cells[k][c->ncells[k]++] = (uint8_t)cell;
+    }
+    switch (c->type) {
+#define QC_READ(field) c->field = next(rd);
+#define QC_CASE(AWARD) case QC_AWARD_##AWARD: QC_AWARD_##AWARD##_FIELDS(QC_READ) break;
+        QC_AWARDS(QC_CASE)
+#undef QC_CASE
+#undef QC_READ
+        default: rd->bad = 1; return;
+    }
+    c->nlist = count(rd, MAXPAT);
+    for (int k = 0; k < c->nlist; k++) c->list[k] = next(rd);
+}
+
+/* The pair and action-code tables of the board. */
+static void tables(Rules *r) {
+    r->sq = r->cells * r->cells;
+    for (int a = 0; a < r->cells; a++)
+        for (int b = 0; b < r->cells; b++) { r->ca[a * r->cells + b] = (uint8_t)a; r->cb[a * r->cells + b] = (uint8_t)b; }
+    for (int c = 0; c < r->cells; c++) r->ca[r->sq + c] = r->cb[r->sq + c] = (uint8_t)c;
+    int np = 0;
+    for (int a = 0; a < r->cells; a++)
+        for (int b = a + 1; b < r->cells; b++) r->pidx[a][b] = r->pidx[b][a] = (uint8_t)np++;
+    for (int j = 0; j < r->nsym; j++)
+        for (int a = 0; a < r->cells; a++)
+            for (int b = a + 1; b < r->cells; b++)
+                r->pairperm[j][r->pidx[a][b]] = r->pidx[r->perm[j][a]][r->perm[j][b]];
 }
 
 /* ---- API (ctypes) ------------------------------------------------------------------------------ */
@@ -437,51 +671,26 @@ static int64_t search(Search *s, const Pos *p, int64_t alpha, int64_t beta) {
 void *qc_new(const int64_t *cfg, int64_t ncfg) {
     Rules *r = calloc(1, sizeof(Rules));
     if (!r) return NULL;
-    int64_t i = 0;
-    int bad = 0;
-#define NEXT() (i < ncfg ? cfg[i++] : (bad = 1, 0))
-    r->ncells = (int)NEXT();
-    r->creator = (int)NEXT();
-    r->two_cycles = (int)NEXT();
-    r->forced_last = (int)NEXT();
-    r->vanish = (int)NEXT();
-    (void)NEXT(); /* numbered keys: the solver's */
-    if (r->ncells < 1 || r->ncells > MAXC) bad = 1;
-    r->nend = (int)NEXT();
-    if (r->nend < 0 || r->nend > MAXPAT) { free(r); return NULL; }
-    for (int j = 0; j < r->nend; j++) r->endm[j] = (uint16_t)NEXT();
-    int nrel = (int)NEXT();
-    for (int j = 0; j < nrel; j++) (void)NEXT();
-    int nsym = (int)NEXT();
-    for (int j = 0; j < nsym * r->ncells; j++) (void)NEXT();
-    r->ncomp = (int)NEXT();
-    if (r->ncomp < 0 || r->ncomp > MAXCOMP) { free(r); return NULL; }
-    for (int j = 0; j < r->ncomp && !bad; j++) {
-        Comp *c = &r->comp[j];
-        c->type = (int)NEXT();
-        c->npat = (int)NEXT();
-        if (c->npat < 0 || c->npat > MAXPAT) { bad = 1; break; }
-        for (int k = 0; k < c->npat; k++) {
-            c->mask[k] = (uint16_t)NEXT();
-            c->ncells[k] = 0;
-            for (int cell = 0; cell < r->ncells; cell++)
-                if (c->mask[k] >> cell & 1) c->cells[k][c->ncells[k]++] = (uint8_t)cell;
+    Reader rd = {cfg, ncfg, 0, 0};
+#define QC_READ(field) r->field = (int)next(&rd);
+    QC_GAME_FIELDS(QC_READ)
+#undef QC_READ
+    if (r->cells < 1 || r->cells > MAXC) rd.bad = 1;
+    r->nend = count(&rd, MAXPAT);
+    for (int j = 0; j < r->nend; j++) r->endm[j] = (uint16_t)next(&rd);
+    r->nrel = count(&rd, MAXREL);
+    for (int j = 0; j < r->nrel; j++) r->relm[j] = (uint16_t)next(&rd);
+    r->nsym = count(&rd, MAXSYM);
+    for (int j = 0; j < r->nsym && !rd.bad; j++)
+        for (int c = 0; c < r->cells; c++) {
+            int64_t to = next(&rd);
+            if (to < 0 || to >= r->cells) rd.bad = 1;
+            else r->perm[j][c] = (uint8_t)to;
         }
-        if (c->type == 0) c->points = NEXT();
-        else if (c->type == 1) {
-            c->sole = NEXT(); c->first = NEXT(); c->second = NEXT(); c->neither = NEXT(); c->tie = NEXT();
-            c->dbl = NEXT();
-            c->ncrit = (int)NEXT();
-            if (c->ncrit < 0 || c->ncrit > 4) { bad = 1; break; }
-            for (int k = 0; k < c->ncrit; k++) c->crit[k] = (int)NEXT();
-        } else {
-            c->nworth = (int)NEXT();
-            if (c->nworth < 0 || c->nworth > MAXPAT) { bad = 1; break; }
-            for (int k = 0; k < c->nworth; k++) c->worth[k] = NEXT();
-        }
-    }
-#undef NEXT
-    if (bad || i != ncfg) { free(r); return NULL; }
+    r->ncomp = count(&rd, MAXCOMP);
+    for (int j = 0; j < r->ncomp && !rd.bad; j++) read_component(&rd, r, &r->comp[j]);
+    if (rd.bad || rd.i != ncfg) { free(r); return NULL; }
+    tables(r);
     return r;
 }
 
@@ -501,13 +710,13 @@ int qc_apply(const void *h, void *pos, int kind, int a, int b) {
     if (p->phase == OVER) return 1;
     if (kind == 1) {
         if (p->phase != MEASURE) return 3;
-        if (a < 0 || a >= r->ncells) return 4;
+        if (a < 0 || a >= r->cells) return 4;
         if (a != p->ea[p->pending] && a != p->eb[p->pending]) return 8;
         measure(r, p, a);
         return 0;
     }
     if (p->phase == MEASURE) return 2;
-    if (a < 0 || a >= r->ncells || b < 0 || b >= r->ncells) return 4;
+    if (a < 0 || a >= r->cells || b < 0 || b >= r->cells) return 4;
     if (!(p->open >> a & 1) || !(p->open >> b & 1)) return 5;
     if (a == b && p->open != (1u << a)) return 6;
     if (a > b) { int t = a; a = b; b = t; }
@@ -517,7 +726,27 @@ int qc_apply(const void *h, void *pos, int kind, int a, int b) {
     return 0;
 }
 
-int qc_legal(const void *h, const void *pos, int32_t *out) { return legal(h, pos, out); }
+/* The position after encoded actions (as Python encodes them) from the start: 0, or 1 + the index
+   of the first action qc_apply refuses. */
+int qc_replay(const void *h, void *pos, const int32_t *codes, int n) {
+    const Rules *r = h;
+    init_pos(r, pos);
+    for (int i = 0; i < n; i++) {
+        int32_t code = codes[i];
+        int refused = code < 0 ? qc_apply(r, pos, 1, -code - 1, 0)
+                               : qc_apply(r, pos, 0, code / r->cells, code % r->cells);
+        if (refused) return i + 1;
+    }
+    return 0;
+}
+
+/* Legal actions in the engine's order, as Python encodes them. */
+int qc_legal(const void *h, const void *pos, int32_t *out) {
+    int acts[NCODES];
+    int n = legal(h, pos, acts);
+    for (int i = 0; i < n; i++) out[i] = external(h, acts[i]);
+    return n;
+}
 
 /* The position as plain numbers: phase, move, pending, to-move (0 x, 1 o, -1 none), x score,
    o score (as the board stands), cycle cell mask (0 if none), then per cell its classical move
@@ -534,7 +763,7 @@ void qc_export(const void *h, const void *pos, int64_t *out) {
     out[4] = xs;
     out[5] = os;
     int64_t cyc = 0;
-    if (p->phase == MEASURE) { /* the closing move plus the path it closes: breadth-first from a */
+    if (p->phase == MEASURE) { /* rule cycle-close: the closing move plus the path it closes */
         int a = p->ea[p->pending], b = p->eb[p->pending];
         int parent[MAXC], queue[MAXC], qh = 0, qt = 0;
         for (int c = 0; c < MAXC; c++) parent[c] = -1;
@@ -542,8 +771,8 @@ void qc_export(const void *h, const void *pos, int64_t *out) {
         queue[qt++] = a;
         while (qh < qt) {
             int u = queue[qh++];
-            for (uint64_t l = p->live & ~(1ull << p->pending); l; l &= l - 1) {
-                int k = ctz64(l);
+            for (moves_t l = p->live & ~((moves_t)1 << p->pending); l; l &= l - 1) {
+                int k = ctz(l);
                 int v = p->ea[k] == u ? p->eb[k] : p->eb[k] == u ? p->ea[k] : -1;
                 if (v >= 0 && parent[v] < 0) { parent[v] = u; queue[qt++] = v; }
             }
@@ -551,14 +780,14 @@ void qc_export(const void *h, const void *pos, int64_t *out) {
         for (int c = b;; c = parent[c]) { cyc |= 1ll << c; if (c == a) break; }
     }
     out[6] = cyc;
-    for (int c = 0; c < r->ncells; c++) out[7 + c] = p->cls[c];
-    for (int c = 0; c < r->ncells; c++) out[7 + r->ncells + c] = (int64_t)p->spk[c];
+    for (int c = 0; c < r->cells; c++) out[7 + c] = p->cls[c];
+    for (int c = 0; c < r->cells; c++) out[7 + r->cells + c] = (int64_t)p->spk[c];
 }
 
 /* Score of the board as it stands (x, o), whatever the phase. */
 void qc_score(const void *h, const void *pos, int64_t *out) { score(h, pos, &out[0], &out[1]); }
 
-/* Action sequences of length 1..depth from the position. */
+/* Action sequences of length 1..depth from the position (a finished game has no continuation). */
 void qc_perft(const void *h, const void *pos, int depth, uint64_t *counts) {
     for (int i = 0; i < depth; i++) counts[i] = 0;
     if (depth > 0) perft_walk(h, pos, 0, depth, counts);
@@ -574,7 +803,7 @@ int64_t qc_games(const void *h, uint32_t *state, int64_t games, int32_t *codes, 
     MT g;
     mt_load(&g, state);
     Pos p;
-    int32_t buf[2 * MAXM + 4];
+    int32_t buf[4 * MAXM + 4];
     int64_t used = 0;
     for (int64_t i = 0; i < games; i++) {
         uint64_t d;
@@ -633,15 +862,14 @@ int64_t qc_sample(const void *h, uint32_t *state, int64_t games, int64_t *hist, 
     return rows;
 }
 
-/* Exact value x - o (scaled) of the position within (alpha, beta), fail-soft, with a table of
-   2**log2size entries kept between calls in *table (allocated on first use; NULL on failure). */
+/* A solver table of 2**log2size entries (and its move-ordering history), NULL on failure. */
 void *qc_table_new(int log2size) {
     if (log2size < 4) log2size = 4;
     Search *s = calloc(1, sizeof(Search));
     if (!s) return NULL;
     s->tt = calloc((size_t)1 << log2size, sizeof(Entry));
     if (!s->tt) { free(s); return NULL; }
-    s->mask = ((uint64_t)1 << log2size) - 1;
+    s->ttmask = ((uint64_t)1 << log2size) - 1;
     return s;
 }
 
@@ -654,6 +882,9 @@ void qc_table_free(void *t) {
 
 uint64_t qc_table_nodes(const void *t) { return ((const Search *)t)->nodes; }
 
+uint64_t qc_table_stored(const void *t) { return ((const Search *)t)->stored; }
+
+/* The fail-soft value x - o (scaled) of the position within (alpha, beta), with the table t. */
 int64_t qc_search(const void *h, void *t, const void *pos, int64_t alpha, int64_t beta) {
     Search *s = t;
     s->r = h;

@@ -28,8 +28,8 @@ from ..quantum.engine import Action, Measure, State, playout, quantum_action
 from ..quantum.notation import from_notation, to_notation
 from ..spec import spec_dir
 from ..variant import PARAMETERS, Ruleset, builtin_names, load_ruleset, with_params
+from .compiled import FastSolver, available, solver_supports
 from .count import board_after, encode
-from .fast import FastSolver, available, supports
 from .solve import Solver
 
 GAMES = 3000  # seeded random games searched per contrast
@@ -67,7 +67,7 @@ def position_value(rs: Ruleset, actions: list[Action]) -> Fraction | None:
         return None
     n2 = rs.board ** 2
     codes = [encode(a, n2) for a in actions]
-    if available() is None and supports(rs) is None:
+    if available() is None and solver_supports(rs) is None:
         if rs.canonical not in _SOLVERS:
             _SOLVERS[rs.canonical] = FastSolver(rs, 20)
         return _SOLVERS[rs.canonical].exact_value(codes)

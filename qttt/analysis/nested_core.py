@@ -1,5 +1,5 @@
 """The compiled core of the nested-classical family: `_nested.c`, a second implementation of the
-rules of qttt/nested.py, built on demand with the system C compiler (`fast.build`) and used
+rules of qttt/nested.py, built on demand with the system C compiler (`compiled.build`) and used
 through ctypes.
 
 It plays random games drawing from a `random.Random`'s own Mersenne Twister state, so a seed gives

@@ -6,7 +6,8 @@ position where no action is legal although the game is not over (a deadlock, pos
 2-cycles) is scored as its board stands. The search is alpha-beta over canonical positions
 (`keys.numbered_key`, or `keys.owner_key` when the scoring ignores move numbers), with a
 transposition table of bounds; the principal variation is rebuilt by replaying the solved values.
-`solve` uses the compiled core (`fast`, the same definition and keys in C) when it can, this
+`solve` uses the compiled core's solver (`compiled.FastSolver`, the same definition and keys in C)
+when it can, this
 search otherwise; each checks the other in tests/analysis/test_solve_fast.py.
 """
 
@@ -27,6 +28,15 @@ from ..notation import action_to_json
 from ..quantum.engine import OVER, Action, Board, Measure
 from ..quantum.game import compile_game
 from ..variant import Ruleset
+from .compiled import (
+    DEFAULT_LOG2,
+    CoreUnavailable,
+    FastSolver,
+    available,
+    principal_variation,
+    solver_supports,
+)
+from .compiled import first_value as compiled_first_value
 from .count import board_after, encode
 from .keys import Key, numbered_key, owner_key
 
@@ -208,18 +218,18 @@ ENGINES = ("auto", "c", "python")
 
 
 def choose_engine(rs: Ruleset, engine: str = "auto") -> str:
-    """The solver to use: `c` (the compiled core, `fast`) or `python` (`Solver`). `auto` takes the
-    compiled core when it can be built here and handles the ruleset; `c` insists on it."""
+    """The solver to use: `c` (the compiled core, `compiled.FastSolver`) or `python` (`Solver`).
+    `auto` takes the compiled core when it can be built here and handles the ruleset; `c` insists
+    on it."""
     if engine not in ENGINES:
         raise UsageError(None, f"unknown solver engine {engine!r}; allowed: " + ", ".join(ENGINES))
     if engine == "python":
         return engine
-    from .fast import FastUnavailable, available, supports
-    reason = supports(rs) or available()
+    reason = solver_supports(rs) or available()
     if reason is None:
         return "c"
     if engine == "c":
-        raise FastUnavailable("solve-fast", reason)
+        raise CoreUnavailable("solve-fast", reason)
     return "python"
 
 
@@ -267,13 +277,9 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
                             f"{rs.canonical!r} from {list(start)}")
     todo = [c for c in codes if c not in values]
     nodes = 0
-    fast = None
-    if use_c:
-        from .fast import DEFAULT_LOG2, FastSolver, principal_variation
-        from .fast import first_value as fast_first_value
-        fast = FastSolver(rs, DEFAULT_LOG2)
+    fast = FastSolver(rs, DEFAULT_LOG2) if use_c else None
     if mapper is not None:
-        work = fast_first_value if use_c else first_value
+        work = compiled_first_value if use_c else first_value
         results: Iterable[tuple[str, int, int]] = mapper(work, [(rs, start, c) for c in todo])
     else:
         def local() -> Iterable[tuple[str, int, int]]:

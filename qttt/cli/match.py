@@ -6,22 +6,44 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
+from rich.text import Text
 
 from ..bounds import MATCH_GAMES, SEED, WORKERS
-from ..competition.match import Standing, Store, game_line, manifest, plan, run, standings
-from ..competition.referee import KINDS_HELP, Forfeit, Seat, split_name
+from ..competition.match import (
+    TIE_BREAKS,
+    Job,
+    Standing,
+    Store,
+    export,
+    game_line,
+    greet,
+    manifest,
+    plan,
+    run,
+    standings,
+)
+from ..competition.referee import KINDS_HELP, Forfeit, Seat, Watch, split_name
 from ..errors import IllegalAction
 from ..family import AnyAction, GameState
 from ..notation import Json
 from ..quantum.engine import Measure, Place, quantum_state
 from ..quantum.play import example, explain, parse, prompt
-from ..text import drawing
+from ..text import count, drawing
 from . import clock_seconds, integer, seconds
 from . import console as make_console
 
@@ -38,7 +60,11 @@ ruleset's forfeit score; the record says why.
 
 records: DIR/game-NNNN.json, one per game, written as the game ends (replay one with qttt
 replay); DIR/match.json says what DIR holds. Run the same command again to play the games
-still missing after an interruption.
+still missing after an interruption (a changed schedule is refused). At the end: DIR/moves.txt
+(each game's moves in the human notation, and in the CodeCup letters for 4x4 games),
+DIR/crosstable.csv and DIR/crosstable.html; standings by points, ties broken as printed, with
+Elo ratings. Program players are started and greeted before the first game: one that cannot
+start stops the run (exit 2).
 
 exit status: 0 when every game was played, 2 on bad arguments, 130 when interrupted."""
 
@@ -81,13 +107,21 @@ def run_command(args: argparse.Namespace, kind: str, players: list[str]) -> int:
     workers = 1 if people else max(args.workers, 1)
     store = Store(args.out or f"{kind}-{_slug(args.ruleset)}")
     done = store.open(manifest(kind, jobs, players, args.games))
+    if len(done) < len(jobs):
+        greet(jobs, players)
     total = len(jobs)
     if done:
-        console.print(f"resuming: {len(done)} of {total} games already in {store.root}")
+        console.print(f"resuming: {len(done)} of {count(total, 'game')} already in {store.root}")
     live = console.is_terminal and not people
+    clocks = ClockColumn(workers)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), console=console, disable=not live)
+                        TimeElapsedColumn(), clocks, console=console, disable=not live)
     task = progress.add_task(f"{kind} {args.ruleset}", total=total, completed=len(done))
+
+    def follow(job: Job) -> Watch:
+        progress.update(task, description=f"game {job.index}/{total}")
+        clocks.watch = Watch()
+        return clocks.watch
 
     def on_game(rec: Json) -> None:
         progress.console.print(game_line(rec, total))
@@ -96,19 +130,38 @@ def run_command(args: argparse.Namespace, kind: str, players: list[str]) -> int:
     human = _human_factory(console) if people else None
     try:
         with progress:
-            records = run(jobs, store, done, workers, on_game, human)
+            records = run(jobs, store, done, workers, on_game, human, follow)
     except KeyboardInterrupt:
         saved = len(list(store.records()))
-        console.print(f"interrupted: {saved} of {total} games saved in {store.root}; run the same "
+        console.print(f"interrupted: {saved} of {count(total, 'game')} saved in {store.root}; run the same "
                       "command again to play the rest")
         return 130
     names = [split_name(p)[0] for p in players]
     rows = standings(names, records)
-    console.print(results_table(rows, f"{kind}: {args.ruleset}, {len(records)} games"))
+    title = f"{kind}: {args.ruleset}, {count(len(records), 'game')}"
+    console.print(results_table(rows, title))
     if len(players) > 2:
         console.print(cross_table(names, rows))
-    console.print(f"records: {store.root}/game-*.json")
+    console.print(TIE_BREAKS)
+    files = export(store, names, rows, records, title)
+    console.print(f"records: {store.root}/game-*.json; move lists and cross-table: "
+                  + ", ".join(str(f) for f in files))
     return 0
+
+
+class ClockColumn(ProgressColumn):
+    """The live display's view of the game being played: both players and their clocks,
+    ticking for the side thinking (games played one at a time)."""
+
+    def __init__(self, workers: int) -> None:
+        super().__init__()
+        self.watch, self.workers = Watch(), workers
+
+    def render(self, task: Task) -> Text:
+        """The clocks now, or nothing when games are played in parallel or none has begun."""
+        if self.workers > 1 or not self.watch.players:
+            return Text("")
+        return Text(self.watch.text(time.monotonic()))
 
 
 def _slug(text: str) -> str:
@@ -118,11 +171,11 @@ def _slug(text: str) -> str:
 def results_table(rows: list[Standing], title: str) -> Table:
     """Points, wins, draws, losses and forfeits per player."""
     table = Table(title=title)
-    for name in ("player", "games", "points", "won", "drawn", "lost", "forfeits"):
+    for name in ("player", "games", "points", "won", "drawn", "lost", "forfeits", "elo"):
         table.add_column(name, justify="left" if name == "player" else "right")
     for r in rows:
         table.add_row(r.player, str(r.games), str(r.points), str(r.wins), str(r.draws), str(r.losses),
-                      str(r.forfeits))
+                      str(r.forfeits), f"{r.elo:.0f}")
     return table
 
 
@@ -150,6 +203,9 @@ class HumanSeat:
     """A person at the terminal, typing squares as in `qttt play`; quit or end of input resigns."""
 
     clocked = False
+    notation: Callable[[AnyAction], str] | None = None
+    last_line: str | None = None
+    stderr = ""
 
     def __init__(self, name: str, console: Console) -> None:
         self.name, self.console = name, console

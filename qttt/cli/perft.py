@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
-from typing import Any
 
 from ..bounds import DEPTH
-from ..conformance.perft import PERFT_LIMIT, divide, perft_counts, table_depth
+from ..conformance.perft import PERFT_LIMIT, Position, divide, perft_counts, table_depth
 from ..errors import UsageError
 from ..family import GameState, compiled_core
 from ..games import new_game
 from ..io import parse_json
-from ..notation import action_to_json, record_from_json
+from ..notation import record_from_json
 from ..variant import load_ruleset
 from . import integer
 
@@ -45,22 +43,13 @@ def run(args: argparse.Namespace) -> int:
     state_actions = record_from_json({"variant": args.ruleset, "actions": actions}).actions
     for act in state_actions:
         state = state.apply(act)
+    fast = compiled_core(rs, args.core)
+    position: Position = state if fast is None else fast.position(state_actions)
     limit = None if args.force else PERFT_LIMIT
-    split: list[tuple[Any, int]] = []
     try:
-        fast = compiled_core(rs, args.core)
-        if fast is not None:
-            pos = fast.position(state_actions)
-            counts = _bounded(pos.perft, args.depth, limit) if args.depth else table_depth(state, pos.perft)
-            depth = len(counts)
-            for act in pos.legal() if args.divide else []:
-                child = pos.copy()
-                child.apply(act)
-                split.append((action_to_json(act), child.perft(depth - 1)[-1] if depth > 1 else 1))
-        else:
-            counts = perft_counts(state, args.depth, limit) if args.depth else table_depth(state)
-            depth = len(counts)
-            split = divide(state, depth, limit) if args.divide else []
+        counts = perft_counts(position, args.depth, limit) if args.depth else table_depth(position)
+        depth = len(counts)
+        split = divide(position, depth, limit) if args.divide else []
     except UsageError as e:
         raise UsageError(None, f"{e.message}; give a smaller --depth, or --force") from None
     if args.divide:
@@ -72,14 +61,3 @@ def run(args: argparse.Namespace) -> int:
         print(f"depth {depth}: {nodes}")
     return 0
 
-
-def _bounded(count: Callable[[int], list[int]], depth: int, limit: int | None) -> list[int]:
-    """`count(depth)`, deepening one level at a time and refusing a level whose positions to
-    expand (every sequence one shorter) number more than `limit`."""
-    counts: list[int] = []
-    for d in range(1, depth + 1):
-        if limit is not None and sum(counts) > limit:
-            raise UsageError(None, f"perft to depth {depth} expands more than {limit:,} positions, "
-                             "the limit")
-        counts = count(d)
-    return counts

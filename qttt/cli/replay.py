@@ -6,11 +6,13 @@ import argparse
 import json
 import sys
 
+from ..competition.match import story
 from ..errors import FileError, IllegalAction, RecordError, VariantError
 from ..family import GameState, family_of
 from ..games import new_game
 from ..io import text_chunks
 from ..notation import FORMAT, RecordReader, state_to_json, stream_records
+from ..text import count
 from ..variant import load_ruleset
 
 
@@ -48,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         records += 1
         where = f"record at line {reader.line}"
         try:
-            variant, state, count = replay_one(reader)
+            variant, state, played = replay_one(reader)
         except (IllegalAction, RecordError, VariantError) as e:
             failed += 1
             _report(args, where, e)
@@ -58,8 +60,10 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(state_to_json(state, variant), separators=(", ", ": ")), flush=True)
         else:
-            print(f"{where}: {variant}, {count} actions")
+            print(f"{where}: {variant}, {count(played, 'action')}")
             print(family_of(state.ruleset).board_text(state, colour), flush=True)
+            for line in story(reader.extra):
+                print(line, flush=True)
         reader.finish()
     if not records:
         name = "standard input" if args.record == "-" else args.record

@@ -72,6 +72,9 @@ class CodeCupSeat:
     """A CodeCup 2012 bot, started afresh for each game, behind the referee's seat interface."""
 
     clocked = True
+    notation = staticmethod(letters)
+    last_line: str | None = None
+    stderr = ""
 
     def __init__(self, command: list[str], name: str, rs: Ruleset,
                  ack_seconds: float = ACK_SECONDS) -> None:
@@ -95,9 +98,18 @@ class CodeCupSeat:
         line = self.pending or "Start"
         self.pending = ""
         self.proc.send(line)
-        actions = parse_answer(self.proc.read(limit, repr(line)), state)
+        self.last_line = self.proc.read(limit, repr(line))
+        actions = parse_answer(self.last_line, state)
         self.queued = actions[1:]
         return actions[0]
+
+    def alive(self) -> bool:
+        """Whether the bot's program still runs."""
+        return self.proc is not None and self.proc.alive()
+
+    def gone(self) -> str:
+        """Why the bot's program stopped."""
+        return self.proc.gone() if self.proc is not None else "it was never started"
 
     def observe(self, action: AnyAction, after: GameState) -> None:
         if self.state.to_move != self.side:
@@ -112,4 +124,5 @@ class CodeCupSeat:
             self.proc.send(self.pending)
             self.proc.read(self.ack, repr(self.pending))
         self.proc.stop("Quit")
+        self.stderr = self.proc.stderr_text()
         self.proc = None

@@ -13,7 +13,7 @@ import json
 import re
 import shlex
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -26,10 +26,13 @@ from ..games import new_game
 from ..notation import Record, action_from_json, action_to_json, record_to_json
 from ..players import PLAYERS, Player, SearchPlayer
 from ..processes import ChannelClosed, LineChannel
+from ..quantum.engine import Measure, Place, State, mark_name
+from ..quantum.play import explain
 from ..variant import Ruleset
 
 FORFEIT_KINDS = ("illegal", "timeout", "crash", "garbage", "protocol", "resigned")
 ACK_SECONDS = 5.0  # time for an engine to answer hello, new and apply (spec/protocol.md)
+STDERR_KEPT = 1_000_000  # characters of a program's standard error kept per game
 
 
 class Forfeit(Exception):
@@ -39,6 +42,7 @@ class Forfeit(Exception):
         super().__init__(message)
         self.kind, self.message, self.rule = kind, message, rule
         self.side: str | None = None
+        self.line: str | None = None  # the seat's raw answer line, when it wrote one
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,10 @@ class Clock:
         g = float(rs.match.game_seconds) if game is None else game
         return cls(m or None, g or None)
 
+    def to_json(self, ack: float) -> dict[str, float | None]:
+        """The clock in effect as a record keeps it: seconds, null for no limit."""
+        return {"move_seconds": self.move, "game_seconds": self.game, "ack_seconds": ack}
+
     def limit(self, used: float) -> float | None:
         """Time allowed for the next action after `used` seconds of this player's game."""
         left = [t for t in (self.move, None if self.game is None else max(self.game - used, 0.0))
@@ -67,6 +75,13 @@ class Seat(Protocol):
 
     name: str
     clocked: bool  # whether the clocks apply (not to people at the terminal)
+    last_line: str | None  # the raw line the seat's program last wrote (None: none, or no program)
+    stderr: str  # what the seat's program wrote on standard error this game ("" without a program)
+
+    @property
+    def notation(self) -> Callable[[AnyAction], str] | None:
+        """How the seat's own program writes actions (the CodeCup letters), or None: squares from 1."""
+        ...
 
     def start(self, variant: str, side: str) -> None:
         """Get ready for a new game of `variant`, playing `side`."""
@@ -95,23 +110,79 @@ class GameResult:
     end: str  # over, forfeit, deadlock
     forfeit: Forfeit | None = None
     seconds: dict[str, float] = field(default_factory=dict)
+    clock: dict[str, float | None] = field(default_factory=dict)
+    times: list[float] = field(default_factory=list)  # per action, then a forfeited attempt
+    stderr: dict[str, str] = field(default_factory=dict)  # each side's program's standard error
 
     def to_json(self) -> dict[str, Any]:
-        """The v1 record with the match fields `players` and `result` (record.schema.json)."""
+        """The v1 record with the match fields `players`, `clock` and `result`
+        (record.schema.json, spec/match-records.md)."""
         result: dict[str, Any] = {"end": self.end,
                                   "scores": {p: str(v) for p, v in self.scores.items()},
-                                  "seconds": {p: round(v, 3) for p, v in self.seconds.items()}}
+                                  "seconds": {p: round(v, 3) for p, v in self.seconds.items()},
+                                  "action_seconds": [round(s, 3) for s in self.times]}
         if self.forfeit is not None:
             f = self.forfeit
-            result["forfeit"] = {"side": f.side, "kind": f.kind, "rule": f.rule, "message": f.message}
-        return {**record_to_json(self.record), "players": self.players, "result": result}
+            result["forfeit"] = {"side": f.side, "kind": f.kind, "rule": f.rule, "message": f.message,
+                                 "line": f.line}
+        return {**record_to_json(self.record), "players": self.players, "clock": self.clock,
+                "result": result}
 
 
-def play_game(rs: Ruleset, variant: str, seats: dict[str, Seat], clock: Clock) -> GameResult:
-    """Referee one game from the initial state (rules match-clock, match-forfeit)."""
+def describe(state: GameState, action: AnyAction,
+             notation: Callable[[AnyAction], str] | None = None) -> str:
+    """An action in the notation people read: squares from 1 (`X3:1-6`, `X3@6`, `square 41`),
+    or the seat's own `notation` (the CodeCup letters `AF` in a CodeCup match)."""
+    if notation is not None:
+        return notation(action)
+    if isinstance(action, Place):
+        mark = mark_name(state.move).upper()
+        return f"{mark}:{action.a + 1}" if action.a == action.b else f"{mark}:{action.a + 1}-{action.b + 1}"
+    if isinstance(action, Measure):
+        return f"{mark_name(state.move - 1).upper()}@{action.cell + 1}"
+    cell = getattr(action, "cell", None)
+    return f"square {cell + 1}" if isinstance(cell, int) else str(action_to_json(action))
+
+
+def why_illegal(state: GameState, action: AnyAction, e: IllegalAction | RecordError) -> str:
+    """Why an action is refused, in squares from 1 where the family can say so."""
+    if isinstance(state, State) and isinstance(action, Place | Measure):
+        return explain(state, action, e).removeprefix("not allowed: ").rsplit(" (rule ", 1)[0]
+    return e.message
+
+
+@dataclass
+class Watch:
+    """What a live display shows of the game being played: who plays, the position's move
+    number, the side thinking since when, and each side's time used before that."""
+
+    players: dict[str, str] = field(default_factory=dict)
+    clock: Clock = Clock()
+    move: int = 0
+    thinking: str | None = None
+    since: float = 0.0
+    used: dict[str, float] = field(default_factory=lambda: {"x": 0.0, "o": 0.0})
+
+    def text(self, now: float) -> str:
+        """`X alpha 3.2 s | O beta 1.1 s (thinking, 8.9 s left) | move 7`: both clocks, ticking."""
+        parts = []
+        for side in ("x", "o"):
+            used = self.used[side] + (now - self.since if side == self.thinking else 0.0)
+            limit = self.clock.limit(self.used[side]) if side == self.thinking else None
+            left = f", {max(limit - (now - self.since), 0.0):.1f} s left" if limit is not None else ""
+            state = f" (thinking{left})" if side == self.thinking else ""
+            parts.append(f"{side.upper()} {self.players.get(side, '?')} {used:.1f} s{state}")
+        return " | ".join(parts) + f" | move {self.move}"
+
+
+def play_game(rs: Ruleset, variant: str, seats: dict[str, Seat], clock: Clock,
+              ack: float = ACK_SECONDS, watch: Watch | None = None) -> GameResult:
+    """Referee one game from the initial state (rules match-clock, match-forfeit); `watch`, if
+    given, follows it for a live display."""
     state = new_game(rs)
     actions: list[AnyAction] = []
     used = {"x": 0.0, "o": 0.0}
+    times: list[float] = []
     end, forfeit = "over", None
     try:
         for first in ("x", "o"):
@@ -125,26 +196,39 @@ def play_game(rs: Ruleset, variant: str, seats: dict[str, Seat], clock: Clock) -
             seat = seats[side]
             limit = clock.limit(used[side]) if seat.clocked else None
             remaining = {p: None if clock.game is None else max(clock.game - used[p], 0.0) for p in used}
+            seat.last_line = None
             t0 = time.monotonic()
-            with _charged(side):
-                action = seat.choose(state, limit, remaining)
-            spent = time.monotonic() - t0
-            used[side] += spent
+            if watch is not None:
+                watch.players = {s: seats[s].name for s in ("x", "o")}
+                watch.clock, watch.move, watch.used = clock, state.move, dict(used)
+                watch.thinking, watch.since = side, t0
+            try:
+                with _charged(side):
+                    action = seat.choose(state, limit, remaining)
+            finally:  # a timed-out or failed attempt counts too
+                spent = time.monotonic() - t0
+                used[side] += spent
+                times.append(spent)
             if limit is not None and spent > limit:
                 raise _sided(side, Forfeit("timeout", f"answered after {spent:.2f} s; the limit was "
                                            f"{limit:.2f} s", "match-clock"))
             try:
                 after = state.apply(action)
             except (IllegalAction, RecordError) as e:
-                raise _sided(side, Forfeit("illegal", f"{action_to_json(action)}: {e.message}",
+                said = describe(state, action, seat.notation)
+                raise _sided(side, Forfeit("illegal", f"{said}: {why_illegal(state, action, e)}",
                                            e.rule)) from None
             actions.append(action)
             for s in ("x", "o"):
                 with _charged(s):
                     seats[s].observe(action, after)
             state = after
+            if watch is not None:
+                watch.thinking, watch.used, watch.move = None, dict(used), state.move
     except Forfeit as f:
         end, forfeit = "forfeit", f
+        if f.line is None and f.side in seats:
+            f.line = seats[f.side].last_line
     finally:
         for side in ("x", "o"):
             with suppress(Forfeit, OSError):  # a seat failing to close changes nothing now
@@ -155,7 +239,8 @@ def play_game(rs: Ruleset, variant: str, seats: dict[str, Seat], clock: Clock) -
     else:
         scores = state.scores
     return GameResult(Record(variant, tuple(actions)), {s: seats[s].name for s in ("x", "o")},
-                      scores, end, forfeit, used)
+                      scores, end, forfeit, used, clock.to_json(ack), times,
+                      {s: seats[s].stderr for s in ("x", "o") if seats[s].stderr})
 
 
 def _sided(side: str, f: Forfeit) -> Forfeit:
@@ -178,6 +263,9 @@ class BuiltinSeat:
     """A player of qttt.players, called in-process."""
 
     clocked = True
+    notation: Callable[[AnyAction], str] | None = None
+    last_line: str | None = None
+    stderr = ""
 
     def __init__(self, player: Player, name: str) -> None:
         self.player, self.name = player, name
@@ -208,10 +296,14 @@ class LineProcess:
 
     def __init__(self, command: list[str]) -> None:
         try:
-            self.channel = LineChannel(command)
+            self.channel = LineChannel(command, STDERR_KEPT)
         except (OSError, ValueError) as e:
             why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
             raise Forfeit("crash", f"cannot start {shlex.join(command)}: {why}") from None
+
+    def stderr_text(self) -> str:
+        """What the program wrote on standard error (after `stop`, all of it up to the limit)."""
+        return self.channel.stderr_text()
 
     def send(self, text: str) -> None:
         """Write one line; Forfeit (crash) if the program has gone."""
@@ -231,6 +323,10 @@ class LineProcess:
             raise Forfeit("timeout", f"no answer to {what} within {timeout:.2f} s", "match-clock")
         return line
 
+    def alive(self) -> bool:
+        """Whether the program still runs."""
+        return self.channel.alive()
+
     def gone(self) -> str:
         """Why the program stopped talking: its exit status and last words on standard error."""
         return self.channel.why_closed()
@@ -245,6 +341,9 @@ class EngineSeat:
     afresh for each game."""
 
     clocked = True
+    notation: Callable[[AnyAction], str] | None = None
+    last_line: str | None = None
+    stderr = ""
 
     def __init__(self, command: list[str], name: str, ack_seconds: float = ACK_SECONDS) -> None:
         self.command, self.name, self.ack = command, name, ack_seconds
@@ -258,6 +357,7 @@ class EngineSeat:
         what = request["cmd"]
         self.proc.send(json.dumps({"id": self.id, **request}))
         line = self.proc.read(timeout, what)
+        self.last_line = line
         try:
             response = loads(line)
         except (json.JSONDecodeError, RecursionError):
@@ -272,7 +372,7 @@ class EngineSeat:
         if not response["ok"]:
             err = response.get("error")
             message = err.get("message") if isinstance(err, dict) else None
-            raise Forfeit("protocol", f"refused {what}: {str(message)[:80]}", "engine-protocol")
+            raise Forfeit("protocol", f"refused {what}: {message}", "engine-protocol")
         return response
 
     def start(self, variant: str, side: str) -> None:
@@ -300,6 +400,7 @@ class EngineSeat:
     def close(self, final: GameState) -> None:
         if self.proc is not None:
             self.proc.stop(json.dumps({"id": self.id + 1, "cmd": "quit"}))
+            self.stderr = self.proc.stderr_text()
             self.proc = None
 
 
@@ -324,27 +425,27 @@ def check_spec(spec: str) -> str:
     kind, _, arg = split_name(spec)[1].partition(":")
     if kind in ("engine", "codecup"):
         if not arg.strip():
-            raise MatchError("match-forfeit", f"player {spec!r}: {kind}: needs a command")
+            raise MatchError(None, f"player {spec!r}: {kind}: needs a command")
         try:
             shlex.split(arg)
         except ValueError as e:
-            raise MatchError("match-forfeit", f"player {spec!r}: the command cannot be split: {e}") from None
+            raise MatchError(None, f"player {spec!r}: the command cannot be split: {e}") from None
         return spec
     if kind == "search" and arg:
         try:
             if float(arg) <= 0:
                 raise ValueError
         except ValueError:
-            raise MatchError("match-forfeit", f"player {spec!r}: search:SECONDS needs a positive "
+            raise MatchError(None, f"player {spec!r}: search:SECONDS needs a positive "
                              "number of seconds") from None
         return spec
     if kind == "mcts" and arg:
         if not arg.isdigit() or int(arg) < 1:
-            raise MatchError("match-forfeit", f"player {spec!r}: mcts:SIMULATIONS needs a positive whole "
+            raise MatchError(None, f"player {spec!r}: mcts:SIMULATIONS needs a positive whole "
                              "number of simulations")
         return spec
     if kind in PLAYERS or kind in ("human", "mcts"):
         if arg:
-            raise MatchError("match-forfeit", f"player {spec!r}: {kind} takes no argument")
+            raise MatchError(None, f"player {spec!r}: {kind} takes no argument")
         return spec
-    raise MatchError("match-forfeit", f"unknown player {spec!r}; a player is one of: {KINDS_HELP}")
+    raise MatchError(None, f"unknown player {spec!r}; a player is one of: {KINDS_HELP}")

@@ -6,8 +6,12 @@ blank sheet leaves every result empty, to be filled in by hand."""
 from __future__ import annotations
 
 import html
+import textwrap
+import tomllib
 from fractions import Fraction
 
+from ..io import read_text
+from ..spec import spec_dir
 from .tour import FREE_BOARD, Meeting, Slot, Tour
 
 LABELS: dict[str, dict[str, str]] = {
@@ -17,14 +21,18 @@ LABELS: dict[str, dict[str, str]] = {
         "free": "вольные стрелки", "game": "партия", "extra": "доп.", "sum": "сумма",
         "as_x": "крестиками", "as_o": "ноликами",
         "team_stage": "Итоги; командный этап: {s} с на обсуждение хода, очки умножаются на {f}",
-        "team_game": "Партия {n}: крестиками играет «{x}»", "points": "очки",
+        "team_game": "Партия {n}: крестиками играет команда «{x}»", "points": "очки",
         "individual_total": "Итого за индивидуальный этап", "team_total": "Итого за командный этап",
         "total": "Итог тура", "forfeit": "* техническое поражение (нарушение правил, время, неявка)",
         "judges": "Судьи", "standings": "Положение команд", "won": "побед", "drawn": "ничьих",
         "lost": "поражений", "meetings": "встреч", "incomplete": "результаты известны не для всех партий",
-        "x_is": "в партии 1 крестиками играет «{home}», в партии 2 — «{away}»",
+        "x_is": "в партии 1 крестиками играет команда «{home}», в партии 2 — команда «{away}»",
         "short": "п. 1|п. 2|д. 1|д. 2|Σ",
         "legend": "п. — партия, д. — дополнительная партия (по согласию игроков и судей), Σ — сумма",
+        "date": "Дата", "place": "Место", "winner": "Победитель встречи: команда {team}",
+        "draw": "Встреча закончилась вничью", "winner_blank": "Победитель встречи: команда",
+        "chief": "Главный судья", "judge": "Судья", "sign": "подпись",
+        "captain_of": "Капитан команды {team}",
     },
     "en": {
         "title": "Tour protocol", "ruleset": "rules", "captain": "captain", "team": "Team",
@@ -40,6 +48,10 @@ LABELS: dict[str, dict[str, str]] = {
         "x_is": "game 1: \u201c{home}\u201d plays X; game 2: \u201c{away}\u201d plays X",
         "short": "g. 1|g. 2|e. 1|e. 2|Σ",
         "legend": "g.: game, e.: extra game (if the players and the judges agree), Σ: sum",
+        "date": "Date", "place": "Place", "winner": "Winner of the meeting: {team}",
+        "draw": "The meeting is drawn", "winner_blank": "Winner of the meeting:",
+        "chief": "Chief judge", "judge": "Judge", "sign": "signature",
+        "captain_of": "Captain of {team}",
     },
 }
 
@@ -121,32 +133,90 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join([fmt(header), line, *(fmt(r) for r in rows)])
 
 
+WIDTH = 100  # the text protocol fits this many columns
+NAME = 22  # at most this many characters of a name in a text table
+BLANK = "______________________"
+
+
+def ruleset_name(tour: Tour, lang: str) -> str:
+    """The tour's ruleset as people call it: its title in the protocol's language (spec/i18n),
+    else its own title, else the name it was given."""
+    path = spec_dir() / "i18n" / f"{lang}.toml"
+    titles = tomllib.loads(read_text(path)).get("titles", {}) if path.is_file() else {}
+    return str(titles.get(tour.ruleset.name) or tour.ruleset.title or tour.variant)
+
+
+def _cut(text: str, width: int = NAME) -> str:
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def winner_line(m: Meeting, lang: str, blank: bool) -> str:
+    """Who won the meeting on the tour total (a line to fill in on a blank sheet)."""
+    t = LABELS[lang]
+    if blank or not m.complete:
+        return f"{t['winner_blank']} {BLANK}"
+    h, a = m.home.name, m.away.name
+    if m.total[h] == m.total[a]:
+        return t["draw"]
+    return t["winner"].format(team=_q(lang, h if m.total[h] > m.total[a] else a))
+
+
+def signatures(tour: Tour, lang: str, teams: list[str]) -> list[str]:
+    """The lines the judges and the captains sign."""
+    t = LABELS[lang]
+    out = [f"{t['chief']}: {BLANK} ({t['sign']})", f"{t['judge']}: {BLANK} ({t['sign']})"]
+    out += [f"{t['captain_of'].format(team=_q(lang, _cut(team)))}: {BLANK} ({t['sign']})" for team in teams]
+    return out
+
+
+def text_rows(m: Meeting, lang: str, blank: bool) -> tuple[list[str], list[list[str]]]:
+    """The individual stage as a narrow table: per board one row for each team (its player,
+    four games and the sum), so that the protocol fits WIDTH columns."""
+    t = LABELS[lang]
+    header, rows = meeting_rows(m, lang, blank, short=True)
+    out = []
+    for row in rows:
+        board = row[0].split(" ", 1)[0]
+        out.append([board, _cut(m.home.name), _cut(row[1]), *row[2:7]])
+        out.append(["", _cut(m.away.name), _cut(row[7]), *row[8:13]])
+    return [t["board"], t["team"], t["player"], *header[2:7]], out
+
+
 def text_protocol(tour: Tour, lang: str = "ru", blank: bool = False) -> str:
     """The judges' protocol of every meeting, and the standings when there are more than two
-    teams, as plain text."""
+    teams, as plain text of at most WIDTH columns."""
     t = LABELS[lang]
-    out = [f"{t['title']}: {tour.title} ({t['ruleset']}: {tour.variant})"]
+    out = [f"{t['title']}: {tour.title}", f"{t['ruleset']}: {ruleset_name(tour, lang)}",
+           f"{t['date']}: {tour.date or BLANK}   {t['place']}: {tour.place or BLANK}"]
     for home, away in tour.meetings():
         m = tour.meeting(home, away)
         out += ["", f"{t['team']} {_q(lang, home.name)} ({t['captain']}: {home.captain or '—'}) — "
                 f"{t['team']} {_q(lang, away.name)} ({t['captain']}: {away.captain or '—'})",
                 "", t["individual"] + " (" + t["x_is"].format(home=home.name, away=away.name) + ")"]
-        header, rows = meeting_rows(m, lang, blank)
+        header, rows = text_rows(m, lang, blank)
         out.append(_table(header, rows))
+        out.append(t["legend"] + f"; {t['board'].lower()} {FREE_BOARD}: {t['free']}")
         out += ["", t["team_stage"].format(s=_seconds(tour), f=tour.factor)]
-        summary = [list(r) for r in _summary(m, tour, lang, blank)]
-        out.append(_table(["", _q(lang, home.name), _q(lang, away.name)], summary))
-        if not blank and _forfeits(m):
+        summary = [[_cut(label, 48), hv, av] for label, hv, av in _summary(m, tour, lang, blank)]
+        out.append(_table(["", _q(lang, _cut(home.name)), _q(lang, _cut(away.name))], summary))
+        if blank or _forfeits(m):
             out.append(t["forfeit"])
         if not blank and not m.complete:
             out.append("(" + t["incomplete"] + ")")
+        out += ["", winner_line(m, lang, blank)]
     if len(tour.teams) > 2:
         out += ["", t["standings"]]
         out.append(_table([t["team"], t["meetings"], t["won"], t["drawn"], t["lost"], t["points"]],
-                          [[r.team, str(r.won + r.drawn + r.lost), str(r.won), str(r.drawn), str(r.lost),
-                            "" if blank else _num(r.points)] for r in tour.standings()]))
-    out += ["", f"{t['judges']}: ______________________  ______________________"]
-    return "\n".join(out) + "\n"
+                          [[_cut(r.team), str(r.won + r.drawn + r.lost), str(r.won), str(r.drawn),
+                            str(r.lost), "" if blank else _num(r.points)] for r in tour.standings()]))
+    out += ["", *signatures(tour, lang, [team.name for team in tour.teams])]
+    return "\n".join(line for block in out for line in _wrap(block)) + "\n"
+
+
+def _wrap(block: str) -> list[str]:
+    """Lines of a block, prose wrapped at WIDTH (tables are narrow by construction)."""
+    return [piece for line in block.split("\n")
+            for piece in (textwrap.wrap(line, WIDTH, break_on_hyphens=False) or [""])]
 
 
 def _forfeits(m: Meeting) -> bool:
@@ -177,7 +247,9 @@ def html_protocol(tour: Tour, lang: str = "ru", blank: bool = False) -> str:
     t = LABELS[lang]
     e = html.escape
     body = [f"<h1>{e(t['title'])}: {e(tour.title)}</h1>",
-            f"<p class=\"note\">{e(t['ruleset'])}: {e(tour.variant)}</p>"]
+            f"<p class=\"note\">{e(t['ruleset'])}: {e(ruleset_name(tour, lang))}</p>",
+            f"<p class=\"note\">{e(t['date'])}: {e(tour.date or BLANK)} &nbsp; "
+            f"{e(t['place'])}: {e(tour.place or BLANK)}</p>"]
     for home, away in tour.meetings():
         m = tour.meeting(home, away)
         header, rows = meeting_rows(m, lang, blank, short=True)
@@ -200,8 +272,9 @@ def html_protocol(tour: Tour, lang: str = "ru", blank: bool = False) -> str:
         for label, hv, av in _summary(m, tour, lang, blank):
             body.append(f"<tr><td class=\"name\">{e(label)}</td><td>{e(hv)}</td><td>{e(av)}</td></tr>")
         body.append("</table>")
-        if not blank and _forfeits(m):
+        if blank or _forfeits(m):
             body.append(f"<p class=\"note\">{e(t['forfeit'])}</p>")
+        body.append(f"<p><b>{e(winner_line(m, lang, blank))}</b></p>")
         body.append("</section>")
     if len(tour.teams) > 2:
         heads = (t["team"], t["meetings"], t["won"], t["drawn"], t["lost"], t["points"])
@@ -212,7 +285,8 @@ def html_protocol(tour: Tour, lang: str = "ru", blank: bool = False) -> str:
                      "" if blank else _num(st.points)]
             body.append("<tr>" + "".join(f"<td>{e(c)}</td>" for c in cells) + "</tr>")
         body.append("</table>")
-    body.append(f"<p class=\"judges\">{e(t['judges'])}: ______________________ ______________________</p>")
+    body += [f"<p class=\"judges\">{e(line)}</p>"
+             for line in signatures(tour, lang, [team.name for team in tour.teams])]
     return (f"<!DOCTYPE html>\n<html lang=\"{lang}\"><head><meta charset=\"utf-8\">"
             f"<title>{e(t['title'])}: {e(tour.title)}</title><style>\n{CSS}\n</style></head>\n<body>\n"
             + "\n".join(body) + "\n</body></html>\n")

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..bounds import SCORE
 from ..errors import FileError, MatchError, QtttError
+from ..interop import rules_of
 from ..io import FRACTION, parse_toml, read_json, read_text
 from ..notation import record_from_json
 from ..quantum.engine import State, quantum_state
@@ -136,6 +137,8 @@ class Tour:
     outcomes: dict[Slot, Outcome]
     players: dict[str, str]
     records: Path
+    date: str = ""
+    place: str = ""
 
     def team(self, name: str) -> Team:
         return next(t for t in self.teams if t.name == name)
@@ -225,7 +228,8 @@ def load_tour(path: str | Path) -> Tour:
     data = parse_toml(read_text(path, RULE), where, lambda why: MatchError(RULE, why))
     _keys(data, ("tour", "team", "game", "players"), where, "top level")
     head = data.get("tour", {})
-    _keys(head, ("title", "ruleset", "team_factor", "team_move_seconds", "records"), where, "tour")
+    _keys(head, ("title", "ruleset", "team_factor", "team_move_seconds", "records", "date", "place"), where,
+          "tour")
     variant = _str(head.get("ruleset", "russian"), where, "tour.ruleset")
     rs = load_ruleset(variant if variant.endswith(")") or not variant.endswith(".toml")
                       else str(path.parent / variant))
@@ -235,7 +239,7 @@ def load_tour(path: str | Path) -> Tour:
     seconds = head.get("team_move_seconds", 40)
     if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not 0 <= seconds < math.inf:
         raise _fail(where, f"tour.team_move_seconds = {seconds!r}; allowed: seconds >= 0 (40 in seed 004)")
-    teams = [_team(t, f"{where}: team[{i}]") for i, t in enumerate(_list(data.get("team"), where, "team"))]
+    teams = [_team(t, f"{where}: team {i}") for i, t in enumerate(_list(data.get("team"), where, "team"), 1)]
     if len(teams) < 2:
         raise _fail(where, "a tour needs at least two [[team]] tables")
     names = [t.name for t in teams]
@@ -250,10 +254,11 @@ def load_tour(path: str | Path) -> Tour:
             raise _fail(where, f"players.{name}: not a player or a team of this tour")
     records = path.parent / _str(head.get("records", path.stem + "-records"), where, "tour.records")
     tour = Tour(_str(head.get("title", path.stem), where, "tour.title"), variant, rs, factor, float(seconds),
-                teams, [], {}, dict(players), records)
+                teams, [], {}, dict(players), records, _str(head.get("date", ""), where, "tour.date"),
+                _str(head.get("place", ""), where, "tour.place"))
     tour.slots = _schedule(tour)
-    for i, raw in enumerate(_list(data.get("game"), where, "game")):
-        _game(tour, raw, f"{where}: game[{i}]", path.parent)
+    for i, raw in enumerate(_list(data.get("game"), where, "game"), start=1):
+        _game(tour, raw, f"{where}: game {i}", path.parent)
     _played(tour)
     return tour
 
@@ -316,6 +321,7 @@ def _result(tour: Tour, slot: Slot, kind: str, value: Any, where: str, base: Pat
             raise _fail(where, f"score = {_shown(value)}; allowed: points from {SCORE.low} to "
                         f"{SCORE.high}, whole numbers or strings such as \"1/2\"")
         px, po = (Fraction(v) for v in value)
+        _plausible(tour, px, po, where, value)
         return Outcome({slot.x: px, slot.o: po}, "score")
     if kind == "forfeit":
         if value not in ("x", "o"):
@@ -324,6 +330,25 @@ def _result(tour: Tour, slot: Slot, kind: str, value: Any, where: str, base: Pat
     if not isinstance(value, str):
         raise _fail(where, "record = a path to a game record (JSON)")
     return _from_record(tour, slot, base / value, where)
+
+
+def score_range(rs: Ruleset) -> tuple[Fraction, Fraction, Fraction, Fraction]:
+    """The least and most X and O can score in a game of `rs` (x min, x max, o min, o max): the
+    ruleset's declared range, as the checker proves it."""
+    return rules_of(rs).codec.score_range
+
+
+def _plausible(tour: Tour, px: Fraction, po: Fraction, where: str, value: Any) -> None:
+    """A typed score must be one a game can end with: each side within the ruleset's declared
+    range, or the forfeit score."""
+    won, lost = tour.ruleset.match.forfeit
+    if {px, po} == {won, lost}:
+        return
+    x_lo, x_hi, o_lo, o_hi = score_range(tour.ruleset)
+    for side, v, lo, hi in (("X", px, x_lo, x_hi), ("O", po, o_lo, o_hi)):
+        if not lo <= v <= hi:
+            raise _fail(where, f"score = {value!r}: {side} scores {v}, but a game of {tour.variant} "
+                        f"gives {side} {lo} to {hi} (or the forfeit score {won}-{lost})")
 
 
 def _forfeit(tour: Tour, slot: Slot, side: str) -> Outcome:

@@ -62,18 +62,7 @@ class CompiledEngine(QtttEngine):
             return {"ok": True, "state": self._state_json(pos)}
         if cmd == "legal":
             return {"ok": True, "legal": [action_to_json(a) for a in pos.legal()]}
-        depth = request.get("depth")
-        if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
-            return error("protocol", "perft needs a depth, an integer >= 0")
-        if request.get("divide"):
-            split = []
-            for a in pos.legal():
-                child = pos.copy()
-                child.apply(a)
-                split.append((action_to_json(a), child.perft(depth - 1)[-1] if depth > 1 else 1))
-            return {"ok": True, "nodes": sum(n for _, n in split) if depth > 0 else 1,
-                    "divide": [{"action": a, "nodes": n} for a, n in split] if depth > 0 else []}
-        return {"ok": True, "nodes": pos.perft(depth)[-1] if depth > 0 else 1}
+        return self.perft_response(request, pos)
 
     def _state_json(self, pos: AnyPosition) -> dict[str, Json]:
         """The v1 state object (as `notation.state_to_json`) from the core's position."""

@@ -3,15 +3,16 @@ them, and `divide`, the same count split by first action.
 
 Every action counts: placements, measurements (each choice of cell) and the forced last-square
 placement. A finished game has no continuation, so sequences that reach the end early are not
-counted at greater depths.
+counted at greater depths. One walk serves every position: an engine state (`GameState`), or a
+compiled core's position (`family.CorePosition`), which counts its own subtrees.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import Any, TypeGuard, cast
 
 from ..errors import UsageError
-from ..family import GameState, cases
+from ..family import CorePosition, GameState, cases
 from ..games import new_game
 from ..notation import Json, action_from_json, action_to_json
 from ..variant import Ruleset
@@ -19,6 +20,26 @@ from ..variant import Ruleset
 EXPAND_LIMIT = 20_000  # a depth is tabled when the positions one level above it are at most this many
 MAX_DEPTH = 6
 PERFT_LIMIT = 1_000_000  # positions one perft request may expand (spec/protocol.md, qttt perft)
+
+
+Position = GameState | CorePosition
+
+
+def _counts_itself(p: Position) -> TypeGuard[CorePosition]:
+    return hasattr(p, "perft")
+
+
+def children(p: Position) -> list[tuple[Any, Position]]:
+    """Each legal action, in order, with the position after it."""
+    if not _counts_itself(p):
+        state = cast(GameState, p)
+        return [(a, state.apply(a)) for a in state.legal_actions()]
+    out: list[tuple[Any, Position]] = []
+    for a in p.legal():
+        child = p.copy()
+        child.apply(a)
+        out.append((a, child))
+    return out
 
 
 class _Walk:
@@ -29,7 +50,13 @@ class _Walk:
         self.limit = limit
         self.expanded = 0
 
-    def counts(self, state: GameState, depth: int, whole: int) -> list[int]:
+    def refuse(self, whole: int) -> UsageError:
+        return UsageError(None, f"perft to depth {whole} expands more than {self.limit:,} positions, "
+                          "the limit")
+
+    def counts(self, state: Position, depth: int, whole: int) -> list[int]:
+        if _counts_itself(state):
+            return self.deepen(state, depth, whole)
         counts = [0] * depth
 
         def walk(s: GameState, level: int) -> None:
@@ -38,47 +65,56 @@ class _Walk:
             if level + 1 < depth:
                 self.expanded += len(legal)
                 if self.limit is not None and self.expanded > self.limit:
-                    raise UsageError(None, f"perft to depth {whole} expands more than "
-                                     f"{self.limit:,} positions, the limit")
+                    raise self.refuse(whole)
                 for act in legal:
                     walk(s.apply(act), level + 1)
 
         if depth > 0:
-            walk(state, 0)
+            walk(cast(GameState, state), 0)
+        return counts
+
+    def deepen(self, state: CorePosition, depth: int, whole: int) -> list[int]:
+        """Counts from a self-counting position, one depth at a time, refusing a depth whose
+        positions to expand (every shorter sequence) break the budget."""
+        counts: list[int] = []
+        for d in range(1, depth + 1):
+            if self.limit is not None and self.expanded + sum(counts) > self.limit:
+                raise self.refuse(whole)
+            counts = state.perft(d)
+        self.expanded += sum(counts[:-1])
         return counts
 
 
-def perft_counts(state: GameState, depth: int, limit: int | None = None) -> list[int]:
+def perft_counts(state: Position, depth: int, limit: int | None = None) -> list[int]:
     """The number of action sequences of length 1..depth from `state`; UsageError when that
     needs more than `limit` positions expanded."""
     return _Walk(limit).counts(state, depth, depth)
 
 
-def perft(state: GameState, depth: int, limit: int | None = None) -> int:
+def perft(state: Position, depth: int, limit: int | None = None) -> int:
     """The number of action sequences of length exactly `depth` (1 for depth 0)."""
     return perft_counts(state, depth, limit)[-1] if depth > 0 else 1
 
 
-def divide(state: GameState, depth: int, limit: int | None = None) -> list[tuple[Json, int]]:
+def divide(state: Position, depth: int, limit: int | None = None) -> list[tuple[Json, int]]:
     """perft(depth) split by first action: (action JSON, sequences starting with it), sorted;
     `limit` bounds the positions expanded, as for `perft_counts`."""
     w = _Walk(limit)
     out = []
-    for a in state.legal_actions():
+    for a, child in children(state):
         w.expanded += 1
-        counts = w.counts(state.apply(a), depth - 1, depth)
+        counts = w.counts(child, depth - 1, depth)
         out.append((action_to_json(a), counts[-1] if depth > 1 else 1))
     return out
 
 
-def table_depth(state: GameState, count: Callable[[int], list[int]] | None = None) -> list[int]:
-    """Counts for depths 1..d, d the largest (up to MAX_DEPTH) with perft(d-1) <= EXPAND_LIMIT;
-    `count(depth)` counts 1..depth from the position (default: `perft_counts` of `state`)."""
+def table_depth(state: Position) -> list[int]:
+    """Counts for depths 1..d, d the largest (up to MAX_DEPTH) with perft(d-1) <= EXPAND_LIMIT."""
     counts: list[int] = []
     depth = 0
     while depth < MAX_DEPTH and (not counts or counts[-1] <= EXPAND_LIMIT):
         depth += 1
-        counts = count(depth) if count is not None else perft_counts(state, depth)
+        counts = perft_counts(state, depth)
         if counts[-1] == 0:
             break
     return counts

@@ -20,7 +20,7 @@ from ..games import new_game
 from ..notation import Json, action_from_json, action_to_json, state_to_json
 from ..players import Player, RandomPlayer
 from ..variant import load_ruleset
-from .perft import PERFT_LIMIT, divide, perft
+from .perft import PERFT_LIMIT, Position, divide, perft
 
 PROTOCOL = 1
 MAX_REQUEST = 1 << 20  # characters in one request line; longer ones are refused
@@ -80,7 +80,7 @@ class QtttEngine:
                 return {"ok": True, "legal": [action_to_json(a) for a in self.state.legal_actions()]}
             if cmd == "go":  # the clock fields are advisory here: the built-in players are quick
                 return self._go(self.state)
-            return self._perft(request)
+            return self.perft_response(request)
         except QtttError as e:
             return error(e.kind, e.message, e.rule or None)
 
@@ -92,8 +92,10 @@ class QtttEngine:
             player = RandomPlayer(rng=self.rng)
         return {"ok": True, "action": action_to_json(player.choose(state))}
 
-    def _perft(self, request: dict[str, Json]) -> dict[str, Json]:
+    def perft_response(self, request: dict[str, Json], position: Position | None = None) -> dict[str, Json]:
+        """Answer perft from the current state, or from `position` standing for it."""
         assert self.state is not None
+        position = self.state if position is None else position
         depth = request.get("depth")
         try:
             depth = DEPTH.check(depth)
@@ -101,10 +103,10 @@ class QtttEngine:
             return error("protocol", f"perft depth {e}")
         try:
             if request.get("divide"):
-                split = divide(self.state, depth, PERFT_LIMIT) if depth > 0 else []
+                split = divide(position, depth, PERFT_LIMIT) if depth > 0 else []
                 return {"ok": True, "nodes": sum(n for _, n in split) if depth > 0 else 1,
                         "divide": [{"action": a, "nodes": n} for a, n in split]}
-            return {"ok": True, "nodes": perft(self.state, depth, PERFT_LIMIT)}
+            return {"ok": True, "nodes": perft(position, depth, PERFT_LIMIT)}
         except UsageError as e:
             return error("unsupported", e.message)
 

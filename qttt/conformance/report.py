@@ -18,6 +18,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
 from ..notation import Json
+from ..text import count
 
 LEVELS = ("core", "strict")
 # What an item can come to at a level; `error`: the engine crashed, hung or answered something
@@ -47,8 +48,7 @@ class Difference:
     def __str__(self) -> str:
         again = ""
         if self.also:
-            n = len(self.also)
-            again = f" (the same at {n} later place{'s' if n > 1 else ''}, up to {self.also[-1]})"
+            again = f" (the same at {count(len(self.also), 'later place')}, up to {self.also[-1]})"
         return f"{self.level:<7} {self.where}: {self.text}{again}"
 
 
@@ -157,7 +157,7 @@ class Report:
         """`core: 36 passed, 0 failed, 3 skipped` (and the errors, if any)."""
         errors = self.count(level, "error")
         return (f"{level}: {self.count(level, 'passed')} passed, {self.count(level, 'failed')} failed, "
-                + (f"{errors} error{'s' if errors > 1 else ''}, " if errors else "")
+                + (f"{count(errors, 'error')}, " if errors else "")
                 + f"{self.count(level, 'skipped')} skipped")
 
     def summary(self) -> str:

@@ -40,7 +40,8 @@ IMPLEMENTERS = ("check-order", "record-format", "record-variant", "variant-file"
 COMPETITION = ("match-forfeit", "match-clock", "codecup-dialogue", "tour-protocol")
 # The rules each player paragraph states: the implementers' map, never shown to players.
 PARAGRAPH_RULES: dict[str, tuple[str, ...]] = {
-    "board": ("board-cells",), "turns": ("turn-order",), "move": ("mark", "place-distinct"),
+    "board": ("board-cells",), "turns": ("turn-order",), "numbers": ("turn-order", "mark"),
+    "move": ("mark", "place-distinct"),
     "open": ("place-open",), "two-cycles": ("place-two-cycle",), "no-two-cycles": ("place-two-cycle",),
     "entangled": ("entanglement",), "cycle": ("cycle-close",),
     "measurer-opponent": ("measure-pending", "measure-by"),
@@ -158,7 +159,7 @@ def values(rs: Ruleset, lang: str = "en") -> dict[str, str]:
 def _keys(rs: Ruleset) -> list[tuple[int, str]]:
     """The paragraphs of the game's articles that the ruleset's parameters select, in order."""
     end, last = rs.value("end"), rs.value("last_square")
-    sel: list[tuple[int, str]] = [(1, "board"), (1, "turns"), (2, "move"), (2, "open"),
+    sel: list[tuple[int, str]] = [(1, "board"), (1, "turns"), (1, "numbers"), (2, "move"), (2, "open"),
                                   (2, "two-cycles" if rs.value("two_cycles") else "no-two-cycles"),
                                   (2, "entangled"), (3, "cycle"), (3, f"measurer-{rs.value('measurer')}"),
                                   (3, "measure-cell"), (3, "collapse"),

@@ -2,7 +2,7 @@
 awards, symmetries and the length bound (rule `variant-file`: the engine interprets the data).
 
 `compile_game(rs)` is memoised. The engine plays a `Game`; analysis keys, bounds and serialises it
-for the compiled cores; the docs read its awards' statements; code that needs one parameter reads
+for the compiled core; the docs read its awards' statements; code that needs one parameter reads
 the typed `Ruleset.rules`.
 """
 

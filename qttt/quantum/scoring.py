@@ -63,13 +63,14 @@ def first_line_result(rs: Ruleset, cls: Sequence[int], xmask: int, omask: int) -
 
 class Award:
     """A scoring component compiled for a board: it evaluates a final board, bounds what it can give,
-    describes itself for the docs and encodes itself for the compiled cores. One subclass per award
-    of the vocabulary (`AWARD_TYPES`); the C cores and the tests' reference model are the two
+    describes itself for the docs and encodes itself for the compiled core. One subclass per award
+    of the vocabulary (`AWARD_TYPES`); the C core and the tests' reference model are the two
     deliberate, independent copies."""
 
     name: ClassVar[str]
     rule: ClassVar[str]  # the rule of spec/rules.toml that states the award
-    code: ClassVar[int]  # the award's number in the compiled cores' configuration
+    code: ClassVar[int]  # the award's number in the compiled core's configuration
+    c_fields: ClassVar[tuple[str, ...]]  # its point attributes the compiled core reads, by name
 
     def __init__(self, comp: Component, n: int) -> None:
         self.component = comp
@@ -94,8 +95,14 @@ class Award:
         raise NotImplementedError
 
     def settings_code(self, scale: int) -> list[int]:
-        """The award's own settings for the compiled cores, point values scaled to integers."""
-        raise NotImplementedError
+        """The award's own settings for the compiled core: its `c_fields` (point values scaled to
+        integers, an unstated value as 0), then its `c_list`, counted."""
+        tail = self.c_list(scale)
+        return [*(scaled(getattr(self, f) or ZERO, scale) for f in self.c_fields), len(tail), *tail]
+
+    def c_list(self, scale: int) -> list[int]:
+        """The award's list for the compiled core (first-line: criteria codes; rank: worths)."""
+        return []
 
     def statement(self, what: str, plural: str) -> str:
         """The award in words, for the pattern `what` ("line of 3") of which there are `plural`."""
@@ -107,7 +114,7 @@ class Award:
         return False
 
     def encode(self, scale: int) -> list[int]:
-        """The award as the compiled cores read it: code, pattern count and masks, settings."""
+        """The award as the compiled core reads it: code, pattern count and masks, settings."""
         return [self.code, len(self.patterns), *(p.mask for p in self.patterns), *self.settings_code(scale)]
 
     def describe(self) -> str:
@@ -134,6 +141,7 @@ class PerPattern(Award):
     """Rule score-per-pattern: each owned pattern is worth `points` to its owner."""
 
     name, rule, code = "per-pattern", "score-per-pattern", 0
+    c_fields = ("points",)
 
     def __init__(self, comp: Component, n: int) -> None:
         super().__init__(comp, n)
@@ -153,9 +161,6 @@ class PerPattern(Award):
         v = self.points * owned
         return v, v
 
-    def settings_code(self, scale: int) -> list[int]:
-        return [scaled(self.points, scale)]
-
     def statement(self, what: str, plural: str) -> str:
         return f"Each classical {what} a player owns is worth {self.points} to them ({plural})."
 
@@ -168,6 +173,7 @@ class FirstLine(Award):
     """Rule score-first-line: the better best line wins (criteria from the sources, then a fallback)."""
 
     name, rule, code = "first-line", "score-first-line", 1
+    c_fields = ("sole", "first", "second", "neither", "equal", "double_line")
 
     def __init__(self, comp: Component, n: int) -> None:
         super().__init__(comp, n)
@@ -181,6 +187,7 @@ class FirstLine(Award):
         self.equal: Fraction | None = self.tie if self.tie is not None or self.first != self.second \
             else self.first
         self.double: Fraction | None = comp.get("double")  # a player alone owning 2+ lines; None: sole
+        self.double_line: Fraction = self.sole if self.double is None else self.double
         self.source: tuple[str, ...] = comp.get("tiebreak")
         self.fallback: tuple[str, ...] = comp.get("fallback")
         self.criteria = self.source + self.fallback
@@ -228,11 +235,8 @@ class FirstLine(Award):
         values += [ZERO] if not owned and other != NONE else []
         return min(values), max(values)
 
-    def settings_code(self, scale: int) -> list[int]:
-        points = [scaled(v or ZERO, scale)  # tie None: keys never tie
-                  for v in (self.sole, self.first, self.second, self.neither, self.equal)]
-        points.append(scaled(self.sole if self.double is None else self.double, scale))
-        return [*points, len(self.criteria), *(CRITERIA_CODES[k] for k in self.criteria)]
+    def c_list(self, scale: int) -> list[int]:
+        return [CRITERIA_CODES[k] for k in self.criteria]
 
     @property
     def uses_move_numbers(self) -> bool:
@@ -264,6 +268,7 @@ class Rank(Award):
     the k-th rank's points."""
 
     name, rule, code = "rank", "score-rank", 2
+    c_fields = ()
 
     def __init__(self, comp: Component, n: int) -> None:
         super().__init__(comp, n)
@@ -302,9 +307,8 @@ class Rank(Award):
         worths = [self.worth(k) for k in range(1, count + 1)]
         return owned * min(worths), owned * max(worths)
 
-    def settings_code(self, scale: int) -> list[int]:
-        worths = self.worths()
-        return [len(worths), *(scaled(w, scale) for w in worths)]
+    def c_list(self, scale: int) -> list[int]:
+        return [scaled(w, scale) for w in self.worths()]
 
     @property
     def uses_move_numbers(self) -> bool:

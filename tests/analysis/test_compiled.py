@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from qttt import State, builtin_names, load_ruleset, playout
-from qttt.analysis import compiled, fast
+from qttt.analysis import compiled
 from qttt.analysis.compiled import CoreUnavailable, core_for, use_compiled
 from qttt.analysis.count import board_after, encode
 from qttt.analysis.sample import sample_games
@@ -268,7 +268,7 @@ def test_rulesets_beyond_the_core_fall_back_to_python() -> None:
 
 def test_without_a_compiler_everything_falls_back(monkeypatch: pytest.MonkeyPatch,
                                                   capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    monkeypatch.setattr(fast, "compiler", lambda: None)
+    monkeypatch.setattr(compiled, "compiler", lambda: None)
     compiled.library.cache_clear()
     compiled._cores.cache_clear()
     try:
@@ -311,3 +311,25 @@ def test_compiled_core_on_dask_gives_the_python_engines_table() -> None:
     with dask_mapper(None, 2) as m:
         on_dask = sample_games(rs, 2000, seed=5, chunk=500, mapper=m, core="compiled")
     assert on_dask.to_json() == sample_games(rs, 2000, seed=5, chunk=500, core="python").to_json()
+
+
+def test_the_configuration_header_is_generated_from_the_declarations() -> None:
+    """_config.h, which the C parser reads its field names from, is what Python writes from the Game
+    fields and Award classes it serialises (build() refuses a stale one)."""
+    assert compiled.HEADER_PATH.read_text(encoding="utf-8") == compiled.config_header()
+    game = compile_game(load_ruleset("wikipedia"))
+    assert all(hasattr(game, f) for f in compiled.CONFIG_FIELDS)
+    for rs in RULESETS:
+        for award in compile_game(rs).awards:
+            assert all(hasattr(award, f) for f in award.c_fields)
+
+
+@needs_core
+@pytest.mark.parametrize("rs", RULESETS, ids=IDS)
+def test_the_core_refuses_a_configuration_of_another_length(rs: Ruleset) -> None:
+    cfg = compiled.config(rs)
+    build = compiled.BUILDS[-1]
+    compiled._Rules(rs, build, cfg)  # accepted
+    for bad in (cfg[:-1], [*cfg, 0]):
+        with pytest.raises(CoreUnavailable, match="refused the configuration"):
+            compiled._Rules(rs, build, bad)

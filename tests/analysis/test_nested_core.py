@@ -246,7 +246,7 @@ def test_without_a_compiler_commands_fall_back_or_refuse(capsys: pytest.CaptureF
     nested_core.library.cache_clear()
     nested_core._cores.cache_clear()
     try:
-        with mock.patch("qttt.analysis.fast.compiler", return_value=None):
+        with mock.patch("qttt.analysis.compiled.compiler", return_value=None):
             assert "no C compiler" in (nested_core.available() or "")
             assert not nested_core.use_compiled(rs, "auto")
             with pytest.raises(CoreUnavailable):

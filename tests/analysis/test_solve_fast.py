@@ -14,7 +14,7 @@ import pytest
 from positions import THREE, midgame
 
 from qttt import State, load_ruleset, playout
-from qttt.analysis import fast
+from qttt.analysis import compiled
 from qttt.analysis.count import board_after, encode
 from qttt.analysis.fairness import scoring_variants
 from qttt.analysis.results import load_results, result_path
@@ -27,7 +27,7 @@ from qttt.quantum.engine import quantum_action
 from qttt.quantum.game import compile_game
 from qttt.variant import Component, Ruleset, with_params
 
-REASON = fast.available()
+REASON = compiled.available()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"compiled solver unavailable: {REASON}")
 
 
@@ -59,7 +59,7 @@ def _random_codes(rs: Ruleset, rng: random.Random) -> list[int]:
 
 @pytest.mark.parametrize("rs", [load_ruleset(n) for n in THREE] + _other_rules(), ids=lambda r: r.name)
 def test_scores_equal_the_engine_on_random_games(rs: Ruleset) -> None:
-    fs = fast.FastSolver(rs, 4)
+    fs = compiled.FastSolver(rs, 4)
     scale = compile_game(rs).scale
     rng = random.Random(11)
     for _ in range(150):
@@ -75,7 +75,7 @@ def test_scores_equal_the_engine_on_random_games(rs: Ruleset) -> None:
 def test_values_equal_python_solver_and_minimax(name: str, seed: int) -> None:
     rs = load_ruleset(name)
     start = midgame(name, seed, 2000)
-    fs = fast.FastSolver(rs, 16)
+    fs = compiled.FastSolver(rs, 16)
     expected = minimax(board_after(rs, start))
     assert fs.exact_value(start) == expected
     assert Solver(rs).exact_value(board_after(rs, start)) == expected
@@ -90,7 +90,7 @@ def test_values_equal_python_solver_and_minimax(name: str, seed: int) -> None:
 @pytest.mark.parametrize("rs", _other_rules(), ids=lambda r: r.name)
 def test_other_rules_equal_minimax_near_the_end(rs: Ruleset) -> None:
     rng = random.Random(3)
-    fs = fast.FastSolver(rs, 16)
+    fs = compiled.FastSolver(rs, 16)
     checked = 0
     for _ in range(20):
         codes = _random_codes(rs, rng)
@@ -111,7 +111,7 @@ def test_other_rules_equal_minimax_near_the_end(rs: Ruleset) -> None:
 def test_deeper_positions_equal_python_solver(name: str, back: int) -> None:
     """Positions `back` actions before the end of random games (the Python solver is the bound)."""
     rs = load_ruleset(name)
-    fs = fast.FastSolver(rs, 18)
+    fs = compiled.FastSolver(rs, 18)
     rng = random.Random(21)
     for _ in range(3):
         codes = _random_codes(rs, rng)
@@ -124,8 +124,8 @@ def test_deeper_positions_equal_python_solver(name: str, back: int) -> None:
 def test_finer_keys_give_the_same_values(name: str) -> None:
     """No board symmetries and move numbers kept: keys that merge fewer positions."""
     rs = load_ruleset(name)
-    coarse = fast.FastSolver(rs, 20)
-    fine = fast.FastSolver(rs, 20, symmetries=False, numbered=True)
+    coarse = compiled.FastSolver(rs, 20)
+    fine = compiled.FastSolver(rs, 20, symmetries=False, numbered=True)
     rng = random.Random(8)
     for _ in range(2):
         codes = _random_codes(rs, rng)[:3]
@@ -158,18 +158,18 @@ def test_cli_solve_reproduces_the_saved_russian_result(tmp_path: Path,
 
 def test_without_a_compiler_auto_falls_back_and_c_is_refused(monkeypatch: pytest.MonkeyPatch,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(fast, "compiler", lambda: None)
-    fast.library.cache_clear()
+    monkeypatch.setattr(compiled, "compiler", lambda: None)
+    compiled.library.cache_clear()
     try:
         rs = load_ruleset("russian")
         assert choose_engine(rs, "auto") == "python"
-        with pytest.raises(fast.FastUnavailable, match="no C compiler"):
+        with pytest.raises(compiled.CoreUnavailable, match="no C compiler"):
             choose_engine(rs, "c")
         assert main(["analyze", "solve", "russian", "--engine", "c"]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "no C compiler" in err
     finally:
-        fast.library.cache_clear()
+        compiled.library.cache_clear()
 
 
 @pytest.mark.parametrize("name", THREE)
@@ -178,7 +178,7 @@ def test_perft_equals_the_committed_tables(name: str) -> None:
     core is checked at every position of those trees, not only on whole games."""
     suite = json.loads(suite_path(name).read_text(encoding="utf-8"))
     rs = load_ruleset(name)
-    fs = fast.FastSolver(rs, 10)
+    fs = compiled.FastSolver(rs, 10)
     for entry in suite["perft"]:
         assert entry["start"]["variant"] == name
         start = [encode(quantum_action(action_from_json(a)), 9) for a in entry["start"]["actions"]]

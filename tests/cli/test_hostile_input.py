@@ -418,13 +418,13 @@ def test_check_says_why_it_exits_1(capsys: pytest.CaptureFixture[str],
                                    monkeypatch: pytest.MonkeyPatch) -> None:
     import verify.check
     import verify.cli
-    fake = {"wikipedia": False, "bonus4x4": True}
-    monkeypatch.setattr(verify.check, "check",
-                        lambda name, **kw: SimpleNamespace(spec=name, violated=fake[name]))
+    fake = {"wikipedia": (), "bonus4x4": ("violated",)}
+    monkeypatch.setattr(verify.check, "check", lambda name, **kw: SimpleNamespace(
+        spec=name, walk=None, findings=[], has=lambda status, name=name: status in fake[name]))
     monkeypatch.setattr(verify.cli, "print_report", lambda out, report: None)
-    status, _, err = run(["check", "wikipedia", "bonus4x4", "--quiet"], capsys)
+    status, out, _ = run(["check", "wikipedia", "bonus4x4", "--quiet"], capsys)
     assert status == 1
-    one_line(err, "2 rulesets checked", "exit status 1", "violated in bonus4x4")
+    one_line(out, "2 rulesets checked", "exit status 1", "violated: bonus4x4")
 
 
 def test_solve_prints_actions_as_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,6 +10,7 @@ against its result.
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import re
@@ -24,10 +25,12 @@ import pytest
 
 from qttt import Measure, Place, load_ruleset, record_from_json
 from qttt.cli import main
+from qttt.competition.codecup import letters
 from qttt.competition.match import plan, standings
 from qttt.competition.referee import BuiltinSeat, Clock, play_game
 from qttt.errors import MatchError, VariantError
 from qttt.players import GreedyPlayer, SearchPlayer, margin
+from qttt.quantum.notation import from_notation
 from qttt.spec import spec_dir
 from qttt.variant import builtin_names
 
@@ -120,9 +123,7 @@ def test_search_player_beats_greedy() -> None:
     ("exit", "crash", "exited with status 7"),
     ("garbage", "garbage", "not JSON"),
     pytest.param("silent", "timeout", "no answer to go within 0.50 s", marks=pytest.mark.slow),
-    pytest.param("mute", "timeout", "no answer to hello within 0.50 s", marks=pytest.mark.slow),
     ("refuse", "protocol", "refused apply"),
-    ("nogo", "protocol", "lists no go command"),
 ])
 def test_misbehaving_engine_loses_by_forfeit(mode: str, kind: str, words: str, tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
@@ -201,7 +202,11 @@ def test_resume_plays_only_missing_games(tmp_path: Path, capsys: pytest.CaptureF
     assert games(records(tmp_path)) == games(first)  # same seeds, same games
     code = main(["match", "wikipedia", "random", "search", "--out", str(tmp_path)])
     assert code == 2
-    assert "holds another match" in capsys.readouterr().err
+    assert "holds another schedule" in capsys.readouterr().err
+    code = main(["match", "wikipedia", "random", "greedy", "--games", "6", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "games 4 there, 6 now" in err  # a changed schedule is refused on resume
+    assert len(records(tmp_path)) == 4
 
 
 @pytest.mark.slow
@@ -246,6 +251,13 @@ def test_bad_arguments_one_line(args: list[str], message: str, tmp_path: Path,
         code = int(e.code or 0)
     err = capsys.readouterr().err
     assert code == 2 and message in err and err.count("\n") == 1
+    assert "match-forfeit" not in err and "match-clock" not in err  # a usage error, not a forfeit
+
+
+def test_one_game_is_one_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["wikipedia", "random", "greedy", "--games", "1", "--out", str(tmp_path)]
+    code, out, _ = run_match(capsys, args)
+    assert code == 0 and "wikipedia, 1 game" in out and "1 games" not in out
 
 
 def test_match_table_validated(tmp_path: Path) -> None:
@@ -318,7 +330,8 @@ def test_codecup_bot_plays_both_colours(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def test_codecup_garbage_and_silence_forfeit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, _ = run_match(capsys, ["bonus4x4", "codecup:echo hello", "random", "--games", "1",
+    code, _, _ = run_match(capsys, ["bonus4x4", "codecup:sh -c 'echo hello; read a; read b'", "random",
+                                    "--games", "1",
                                     "--out", str(tmp_path)])
     assert code == 0
     (rec,) = records(tmp_path)
@@ -354,7 +367,7 @@ def test_person_at_the_terminal_resigns_by_quit(tmp_path: Path, monkeypatch: pyt
     (rec,) = records(tmp_path)
     assert rec["actions"][0] == {"place": [0, 8]} and len(rec["actions"]) == 2
     assert rec["result"]["forfeit"] == {"side": "x", "kind": "resigned", "rule": None,
-                                        "message": "quit at the prompt"}
+                                        "message": "quit at the prompt", "line": None}
     assert rec["result"]["scores"] == {"x": "0", "o": "1"}
     check_record(rec)
 
@@ -377,3 +390,73 @@ def test_clock_limit() -> None:
     assert Clock().limit(5) is None
     assert Clock.of(load_ruleset("russian")) == Clock(move=40, game=None)
     assert Clock.of(load_ruleset("russian"), move=0) == Clock()
+
+
+@pytest.mark.parametrize(("player", "words"), [
+    (f"engine:{ENGINES} mute", "no answer to hello within 0.50 s"),
+    (f"engine:{ENGINES} nogo", "lists no go command"),
+    ("engine:no-such-program-qttt --flag", "cannot start no-such-program-qttt --flag"),
+    ("codecup:no-such-bot-qttt", "cannot start no-such-bot-qttt"),
+    ("codecup:sh -c 'exit 3'", "exited with status 3"),
+])
+def test_a_dead_player_stops_the_match_before_the_first_game(
+        player: str, words: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ruleset = "bonus4x4" if player.startswith("codecup:") else "wikipedia"
+    ack = "0.5" if player.endswith("mute") else "10"
+    code, out, err = run_match(capsys, [ruleset, player, "random", "--games", "4", "--ack-time", ack,
+                                        "--out", str(tmp_path)])
+    assert code == 2 and words in err and "nothing was played" in err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert records(tmp_path) == [] and "game 1" not in out
+
+
+def _rec(game: int, x: str, o: str, sx: str, so: str) -> dict[str, Any]:
+    return {"game": game, "variant": "wikipedia", "actions": [], "players": {"x": x, "o": o},
+            "result": {"end": "over", "scores": {"x": sx, "o": so}}}
+
+
+def test_standings_break_ties_as_stated_and_rate_by_elo() -> None:
+    # a, b and c all score 2; b beat a in their game (head-to-head), c has the same points
+    # against the tied players as a but more wins; names break what is left.
+    recs = [_rec(1, "a", "b", "0", "1"), _rec(2, "a", "c", "1", "0"), _rec(3, "b", "c", "0", "1"),
+            _rec(4, "c", "a", "1/2", "1/2"), _rec(5, "b", "a", "1/2", "1/2"), _rec(6, "c", "b", "1/2", "1/2")]
+    rows = standings(["a", "b", "c"], recs)
+    assert [r.points for r in rows] == [2, 2, 2]
+    mutual = {r.player: sum(r.against.values()) for r in rows}
+    assert mutual == {"a": 2, "b": 2, "c": 2}
+    assert [r.player for r in rows] == sorted(["a", "b", "c"], key=lambda p: (
+        -next(r.wins for r in rows if r.player == p), -next(r.elo for r in rows if r.player == p), p))
+    # Elo recomputed here, game by game, from 1500 with K = 20
+    elo = {"a": 1500.0, "b": 1500.0, "c": 1500.0}
+    for rec in recs:
+        x, o = rec["players"]["x"], rec["players"]["o"]
+        sx, so = (Fraction(rec["result"]["scores"][s]) for s in "xo")
+        result = 1.0 if sx > so else 0.5 if sx == so else 0.0
+        expect = 1 / (1 + 10 ** ((elo[o] - elo[x]) / 400))
+        elo[x], elo[o] = elo[x] + 20 * (result - expect), elo[o] - 20 * (result - expect)
+    assert {r.player: round(r.elo, 6) for r in rows} == {p: round(v, 6) for p, v in elo.items()}
+
+
+def test_head_to_head_decides_before_wins() -> None:
+    recs = [_rec(1, "a", "b", "1", "0"), _rec(2, "b", "c", "1", "0"), _rec(3, "b", "c", "1", "0"),
+            _rec(4, "c", "a", "1", "0"), _rec(5, "c", "a", "1", "0")]
+    rows = standings(["a", "b", "c"], recs)
+    # b and c are tied on 2 with 2 wins each; between them b scored 2, c 0: b ranks first
+    expected = [("b", Fraction(2), 2), ("c", Fraction(2), 2), ("a", Fraction(1), 1)]
+    assert [(r.player, r.points, r.wins) for r in rows] == expected
+
+
+def test_exports_move_lists_and_cross_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_match(capsys, ["bonus4x4", "random", "greedy", "--games", "2", "--out", str(tmp_path)])
+    assert code == 0 and "ties broken by" in out
+    recs = records(tmp_path)
+    moves = (tmp_path / "moves.txt").read_text().splitlines()
+    assert len(moves) == 3 * len(recs)
+    for i, rec in enumerate(recs):
+        human, codecup = moves[3 * i + 1].strip(), moves[3 * i + 2].strip()
+        assert from_notation(human).actions == record_from_json(rec).actions
+        assert codecup == "codecup: " + " ".join(letters(a) for a in record_from_json(rec).actions)
+    rows = list(csv.reader((tmp_path / "crosstable.csv").read_text().splitlines()))
+    assert rows[0][:2] == ["rank", "player"] and {r[1] for r in rows[1:]} == {"random", "greedy"}
+    page = (tmp_path / "crosstable.html").read_text()
+    assert "<table>" in page and "ties broken by" in page

@@ -16,6 +16,8 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from qttt.cli import main
 from qttt.competition.sheet import html_protocol, meeting_rows, text_protocol
@@ -49,7 +51,7 @@ score = [1, 0]
 [[game]]
 board = 1
 x = "Бета"
-score = [0, 2]
+score = [0, 1]
 
 [[game]]
 board = 2
@@ -95,7 +97,7 @@ score = [1, 0]
 [[game]]
 board = 5
 x = "Бета"
-score = [1, 2]
+score = [1, 1]
 
 [[game]]
 stage = "team"
@@ -124,16 +126,16 @@ def test_hand_computed_protocol(tour_file: Path) -> None:
     # board: player, game 1 (Альфа X), game 2 (Бета X), extra 1, extra 2, sum; the same for Бета
     _, rows = meeting_rows(m, "ru", blank=False)
     assert rows == [
-        ["1", "А1", "1", "2", "", "", "3", "Б1", "0", "0", "", "", "0"],
+        ["1", "А1", "1", "1", "", "", "2", "Б1", "0", "0", "", "", "0"],
         ["2", "А2", "0", "1*", "", "", "1", "Б2", "1", "0*", "", "", "1"],
         ["3", "А3", "1", "0", "2", "0", "3", "Б3", "1", "1", "0", "0", "2"],
         ["4", "А4", "1", "0", "", "", "1", "Б4", "1", "0", "", "", "1"],
-        ["5 (вольные стрелки)", "Ф1, Ф2", "1", "2", "", "", "3", "Ф3", "0", "1", "", "", "1"],
+        ["5 (вольные стрелки)", "Ф1, Ф2", "1", "1", "", "", "2", "Ф3", "0", "1", "", "", "1"],
     ]
-    assert m.individual == {"Альфа": 11, "Бета": 5}  # 3+1+3+1+3 and 0+1+2+1+1
+    assert m.individual == {"Альфа": 9, "Бета": 5}  # 2+1+3+1+2 and 0+1+2+1+1
     assert m.team_raw == {"Альфа": 3, "Бета": 2}  # 2+1 and 1+1
     assert m.team == {"Альфа": 9, "Бета": 6}  # tripled (tour rule 11)
-    assert m.total == {"Альфа": 20, "Бета": 11}  # tour rule 12
+    assert m.total == {"Альфа": 18, "Бета": 11}  # tour rule 12
     assert m.complete
 
 
@@ -144,7 +146,7 @@ def test_protocol_text_and_languages(tour_file: Path, capsys: pytest.CaptureFixt
                   "техническое поражение", "40 с на обсуждение хода"):
         assert words in ru, words
     flat = re.sub(r"\s+", " ", ru)
-    assert "Итого за индивидуальный этап | 11 | 5" in flat and "Итог тура | 20 | 11" in flat
+    assert "Итого за индивидуальный этап | 9 | 5" in flat and "Итог тура | 18 | 11" in flat
     assert main(["tour", str(tour_file), "--lang", "en"]) == 0
     en = capsys.readouterr().out
     assert "Tour protocol: Школьный тур" in en and "Tour total" in en and "free players" in en
@@ -155,7 +157,7 @@ def test_printable_page_and_blank_sheet(tour_file: Path, tmp_path: Path,
     page = tmp_path / "protocol.html"
     assert main(["tour", str(tour_file), "--html", str(page)]) == 0
     text = page.read_text(encoding="utf-8")
-    assert "size: A4" in text and "<td>20</td>" in text and "А1" in text and 'lang="ru"' in text
+    assert "size: A4" in text and "<td>18</td>" in text and "А1" in text and 'lang="ru"' in text
     capsys.readouterr()
     assert main(["tour", str(tour_file), "--blank", "--lang", "en", "--html", str(page)]) == 0
     blank = page.read_text(encoding="utf-8")
@@ -255,7 +257,62 @@ def test_people_play_the_missing_game_at_the_terminal(tour_file: Path, monkeypat
     tour = load_tour(tour_file)
     m = tour.meeting(*tour.meetings()[0])
     assert m.team_raw == {"Альфа": 3, "Бета": 1} and m.team == {"Альфа": 9, "Бета": 3}
-    assert m.total == {"Альфа": 20, "Бета": 8}
+    assert m.total == {"Альфа": 18, "Бета": 8}
     (saved,) = (tour_file.parent / "tour-records").glob("*.json")
     rec = json.loads(saved.read_text())
     assert rec["players"] == {"x": "Бета", "o": "Альфа"} and len(rec["actions"]) == 2
+
+
+def test_the_sheet_names_the_rules_the_winner_and_who_signs(tour_file: Path) -> None:
+    text = tour_file.read_text(encoding="utf-8").replace(
+        'title = "Школьный тур"', 'title = "Школьный тур"\ndate = "12 мая 2024"\nplace = "Школа № 5"')
+    tour_file.write_text(text, encoding="utf-8")
+    tour = load_tour(tour_file)
+    ru = text_protocol(tour, "ru")
+    assert "правила: Квантовые крестики-нолики: правила школьного турнира" in ru
+    assert "правила: russian" not in ru
+    assert "Дата: 12 мая 2024" in ru and "Место: Школа № 5" in ru
+    assert "Победитель встречи: команда «Альфа»" in ru  # 18 against 11
+    assert "Партия 1: крестиками играет команда «Альфа»" in ru
+    assert "Главный судья: ___" in ru and "Капитан команды «Бета»: ___" in ru and "(подпись)" in ru
+    en = text_protocol(tour, "en")
+    assert "rules: Russian school 3×3" in en and "Winner of the meeting: \u201cАльфа\u201d" in en
+    page = html_protocol(tour, "ru")
+    assert "Победитель встречи: команда «Альфа»" in page and "Главный судья" in page
+
+
+@pytest.mark.parametrize("lang", ["ru", "en"])
+def test_the_blank_sheet_has_the_legend_and_lines_to_fill_in(tour_file: Path, lang: str) -> None:
+    tour = load_tour(tour_file)
+    for sheet in (text_protocol(tour, lang, blank=True), html_protocol(tour, lang, blank=True)):
+        assert "* " in sheet and ("техническое поражение" in sheet or "forfeit" in sheet)
+        assert "______" in sheet  # date, place, winner and signatures to fill in by hand
+
+
+@given(st.text(st.characters(categories=("L", "N", "Zs")), min_size=1, max_size=60).map(str.strip)
+       .filter(bool), st.text(st.characters(categories=("L", "N")), min_size=1, max_size=60))
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_the_text_protocol_fits_100_columns(tour_file: Path, team: str, player: str) -> None:
+    text = tour_file.read_text(encoding="utf-8")
+    text = text.replace('"Бета"', json.dumps(team)).replace('"Б1"', json.dumps(player))
+    if team == "Альфа" or player in ("А1", "А2", "А3", "А4", "Б2", "Б3", "Б4", "Ф1", "Ф2", "Ф3"):
+        return
+    tour_file.write_text(text, encoding="utf-8")
+    tour = load_tour(tour_file)
+    for lang in ("ru", "en"):
+        for blank in (False, True):
+            width = max(len(line) for line in text_protocol(tour, lang, blank).splitlines())
+            assert width <= 100, (lang, blank, width)
+
+
+@pytest.mark.parametrize(("score", "words"), [
+    ("[9, 0]", "X scores 9, but a game of russian gives X 0 to 2"),
+    ("[0, 2]", "O scores 2, but a game of russian gives O 0 to 1"),
+])
+def test_implausible_scores_are_refused_and_games_count_from_1(
+        tour_file: Path, score: str, words: str, capsys: pytest.CaptureFixture[str]) -> None:
+    text = tour_file.read_text(encoding="utf-8").replace("score = [1, 0]", f"score = {score}", 1)
+    tour_file.write_text(text, encoding="utf-8")
+    assert main(["tour", str(tour_file)]) == 2
+    err = capsys.readouterr().err
+    assert words in err and ": game 1: " in err and err.count("\n") == 1

@@ -408,7 +408,7 @@ def test_the_compiled_core_is_refused_when_it_cannot_be_built(name: str) -> None
     for m in modules:
         m.library.cache_clear()
     try:
-        with mock.patch("qttt.analysis.fast.compiler", return_value=None):
+        with mock.patch("qttt.analysis.compiled.compiler", return_value=None):
             assert compiled_core(rs, "auto") is None and compiled_core(rs, "python") is None
             with pytest.raises(QtttError) as e:
                 compiled_core(rs, "compiled")

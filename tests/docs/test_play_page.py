@@ -57,7 +57,9 @@ def page(tmp_path_factory: pytest.TempPathFactory, pytestconfig: pytest.Config) 
             time.sleep(0.05)
         tti = browser.evaluate("document.getElementById('qttt-play').dataset.tti")
         reporter = pytestconfig.pluginmanager.get_plugin("terminalreporter")
-        line = f"play page: time to interactive on a cold load {int(tti)} ms"
+        steps = json.loads(browser.evaluate("document.getElementById('qttt-play').dataset.timings"))
+        line = (f"play page: time to interactive on a cold load {int(tti)} ms (each step began at: "
+                + ", ".join(f"{step} {ms} ms" for step, ms in steps.items()) + ")")
         if reporter is not None:
             reporter.write_line(line)
         SHOTS.mkdir(parents=True, exist_ok=True)

@@ -231,3 +231,28 @@ def test_scoring_values_come_from_the_variant() -> None:
     assert got == ("20", "15", "5", "10", "1", "2")
     assert v["lines"] == "24" and values(load_ruleset("wikipedia"))["lines"] == "8"
     assert values(load_ruleset("wikipedia"))["second"] == "½"
+
+
+# Phrasings issue 21 found wrong in the earlier translations (the rule changed, or the words were
+# not the language's); none may come back in any page.
+MISTRANSLATIONS = ["Другая клетка недопустима", "Значок — это игрок", "ставит значки одного хода",
+                   "не двигается", "с на действие", "просрочивший", "большая диагональ",
+                   "und 1 weitere", "Eine Markierung ist ein Spieler", "setzt die Markierungen eines Zuges",
+                   "genau eine klassische Markierung behält", "Das Brett ist 3×3", "Zelle",
+                   "Die zwei Wahlen ergeben", "eine Regel bricht"]
+
+
+@pytest.mark.parametrize(("name", "lang"), [e for e in EDITIONS if e[1] != "en"])
+def test_corrected_phrasings_stay_corrected(name: str, lang: str) -> None:
+    text = player_page(name, lang) + card(name, lang)
+    assert [m for m in MISTRANSLATIONS if m in text] == []
+    corrected = {"ru": "Любая другая клетка недопустима", "de": "Jedes andere Feld ist unzulässig"}
+    assert corrected[lang] in text
+
+
+def test_home_page_names_the_boards_its_picture_has() -> None:
+    """The measurement picture has the cycle on top and the two outcomes below, left and right."""
+    home = files()["docs/index.md"]
+    assert "middle board" not in home and "right board" not in home
+    assert "**O4 to square 1** (the board below, left)" in home
+    assert "**O4 to square 8** (the board below, right)" in home

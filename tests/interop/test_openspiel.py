@@ -28,7 +28,7 @@ from qttt.family import family_names, find_family
 from qttt.interop import rules_of
 from qttt.notation import action_from_json, action_to_json
 from qttt.spec import spec_dir
-from qttt.testing.strategies import random_rulesets
+from qttt.testing.strategies import nested_rulesets, random_rulesets
 from qttt.variant import NESTED, builtin_names
 from verify.abstract import Params, explore
 from verify.scores import declared_range
@@ -50,8 +50,9 @@ def load(name: str, returns: str = "points") -> Any:
 
 
 def sims(name: str) -> int:
-    """Random games per random_sim_test: fewer on the 256-cell nested board."""
-    return 1 if load_ruleset(name).game == NESTED else 10
+    """Random games per random_sim_test: fewer on larger boards (kept to a few seconds a ruleset)."""
+    rs = load_ruleset(name)
+    return 1 if rs.game == NESTED else 10 if rs.board <= 3 else 3
 
 
 @pytest.mark.parametrize("name", builtin_names(None))
@@ -62,17 +63,22 @@ def test_random_sim_test_on_every_builtin_ruleset(name: str) -> None:
 @pytest.mark.parametrize("name", VARIANTS)
 def test_random_sim_test_on_variants(name: str) -> None:
     pyspiel.random_sim_test(load(name), num_sims=sims(name), serialize=True, verbose=False)
-    pyspiel.random_sim_test(load(name, "margin"), num_sims=1, serialize=True, verbose=False)
+    if sims(name) > 1:  # the zero-sum game of the large nested boards: drawn rulesets below
+        pyspiel.random_sim_test(load(name, "margin"), num_sims=1, serialize=True, verbose=False)
+
+
+DRAWN = random_rulesets(max_board=3) | nested_rulesets(max_board=2)  # both families
 
 
 @settings(max_examples=15)
-@given(random_rulesets(max_board=3))
+@given(DRAWN)
 def test_random_sim_test_on_drawn_rulesets(rs: Any) -> None:
     low, high = rules_of(rs).utility_range()
     assume(low < high)  # else every game ends alike: refused (test_utility_kinds)
-    game = load(rs.canonical)
-    assert game.rules.ruleset.key() == rs.key()
-    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+    for returns in ("points", "margin"):
+        game = load(rs.canonical, returns)
+        assert game.rules.ruleset.key() == rs.key()
+        pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
 
 
 def test_names_with_parentheses() -> None:
@@ -172,9 +178,11 @@ def test_histories_are_records(name: str) -> None:
 
 
 @settings(max_examples=25)
-@given(random_rulesets(max_board=3), st.integers(0, 2**32 - 1))
+@given(DRAWN, st.integers(0, 2**32 - 1))
 def test_observation_tensor_determines_the_position(rs: Any, seed: int) -> None:
-    """Positions of two random games with equal tensors are the same position (quantum: its key)."""
+    """Positions of two random games with equal tensors are the same position (quantum: its key;
+    nested-classical: who holds each cell, the legal cells, the mover and a bonus move, all that
+    decides the rest of the game)."""
     low, high = rules_of(rs).utility_range()
     assume(low < high)
     game = load(rs.canonical)
@@ -186,12 +194,19 @@ def test_observation_tensor_determines_the_position(rs: Any, seed: int) -> None:
             tensor = tuple(state.observation_tensor(0))
             assert tensor == tuple(state.observation_tensor(1))
             assert len(tensor) == int(np.prod(rules_of(rs).codec.shape))
-            key = state.position.key()
+            key = position_key(state.position)
             assert seen.setdefault(tensor, key) == key
             assert state.observation_string(0) == str(state)
             if state.is_terminal():
                 break
             state.apply_action(int(rng.choice(state.legal_actions())))
+
+
+def position_key(state: Any) -> Any:
+    if state.ruleset.game == NESTED:
+        owners = tuple(m and m[0] for m in state.marks)
+        return owners, state.legal_actions(), state.to_move, state.bonus
+    return state.key()
 
 
 def solved(capsys: pytest.CaptureFixture[str], name: str) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from qttt import load_ruleset
 from qttt.family import family_of
 from qttt.games import new_game
 from qttt.interop import rules_of
-from qttt.testing.strategies import random_rulesets
+from qttt.testing.strategies import nested_rulesets, random_rulesets
 from qttt.variant import builtin_names
 
 pettingzoo_test = pytest.importorskip("pettingzoo.test")
@@ -29,8 +29,11 @@ def test_api_and_seed_tests_on_every_builtin_ruleset(name: str) -> None:
     pettingzoo_test.seed_test(lambda: env(ruleset=name), num_cycles=300)
 
 
+DRAWN = random_rulesets(max_board=3) | nested_rulesets(max_board=2)  # both families
+
+
 @settings(max_examples=10)
-@given(random_rulesets(max_board=3), st.sampled_from(["points", "margin"]))
+@given(DRAWN, st.sampled_from(["points", "margin"]))
 def test_api_test_on_drawn_rulesets(rs: Any, returns: str) -> None:
     pettingzoo_test.api_test(env(ruleset=rs.canonical, returns=returns), num_cycles=200)
 
@@ -55,7 +58,7 @@ def play(e: Any, rng: random.Random) -> tuple[list[int], dict[str, float]]:
 
 
 @settings(max_examples=20)
-@given(random_rulesets(max_board=3) | st.sampled_from(builtin_names(None)).map(load_ruleset),
+@given(DRAWN | st.sampled_from(builtin_names(None)).map(load_ruleset),
        st.integers(0, 2**32 - 1))
 def test_rewards_are_the_final_scores(rs: Any, seed: int) -> None:
     rules = rules_of(rs)

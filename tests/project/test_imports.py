@@ -191,7 +191,7 @@ def test_runtime_loop_finder_finds_a_loop() -> None:
 
 def test_imports_python_performs_have_no_loops() -> None:
     g = runtime_graph()
-    assert "qttt.analysis.fast" in g["qttt.analysis.compiled"]
+    assert "qttt.analysis.count" in g["qttt.analysis.compiled"]
     assert "qttt.cli" in g["qttt.cli.sample"]  # `from . import integer`: the package
     assert {"verify", "verify.z3_graph"} <= g["verify.check"]  # `from . import z3_graph`: both
     assert first_loop(g) is None

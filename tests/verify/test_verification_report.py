@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_committed_report_matches_a_fresh_run() -> None:
     proc = subprocess.run([sys.executable, "-m", "verify", "--all", "--json", "--no-timing", "--quiet"],
                           cwd=ROOT, capture_output=True, text=True, check=False)
-    assert proc.returncode == 1, proc.stderr  # bonus4x4's documented tie gap is a violation
+    assert proc.returncode == 0, proc.stderr  # documented gaps (bonus4x4's tie) are accepted findings
     committed = json.loads((ROOT / "spec" / "verification" / "report.json").read_text(encoding="utf-8"))
     assert json.loads(proc.stdout) == committed, (
         "regenerate: qttt check --all --json --no-timing > spec/verification/report.json; "
