@@ -160,7 +160,7 @@ def main() -> int:
         print(f"compiled nested core: not measured: {reason}")
     else:
         core = core_for(rs)
-        fast, _ = figure("compiled nested core", rate(lambda rng: len(core.games(rng, 2000, cells=False)[1]),
+        fast, _ = figure("compiled nested core", rate(lambda rng: len(core.games(rng, 20000, cells=False)[1]),
                                                       args.seconds), base)
         print(f"compiled nested core against the Python engine (CPU): {fast / engine:.0f}x (target 100x)")
         search = {c: figure(f"search player iterations, {c} rollouts", rate(partial(iterations, rs, c),

@@ -824,6 +824,39 @@ int64_t qc_games(const void *h, uint32_t *state, int64_t games, int32_t *codes, 
     return used;
 }
 
+/* `games` random games written as JSON Lines records (qttt random): per game `head`, its actions'
+   JSON texts joined by commas (frag from fragoff[i] to fragoff[i+1] for the action coded i: a*cells+b
+   places, cells*cells+c measures c, as Python's notation writes them), then `tail`. The generator
+   state is read and updated. Returns the bytes written, or -1 when cap is too small. */
+int64_t qc_jsonl(const void *h, uint32_t *state, int64_t games, const char *frag, const int32_t *fragoff,
+                 const char *head, int headlen, const char *tail, int taillen, char *out, int64_t cap) {
+    const Rules *r = h;
+    MT g;
+    mt_load(&g, state);
+    Pos p;
+    int32_t buf[4 * MAXM + 4];
+    int64_t at = 0;
+    for (int64_t i = 0; i < games; i++) {
+        int n = playout(r, &g, &p, buf, NULL);
+        if (at + headlen > cap) return -1;
+        memcpy(out + at, head, (size_t)headlen);
+        at += headlen;
+        for (int k = 0; k < n; k++) {
+            int code = buf[k] < 0 ? r->sq - buf[k] - 1 : buf[k];
+            int len = fragoff[code + 1] - fragoff[code];
+            if (at + len + 1 + taillen > cap) return -1;
+            if (k) out[at++] = ',';
+            memcpy(out + at, frag + fragoff[code], (size_t)len);
+            at += len;
+        }
+        if (at + taillen > cap) return -1;
+        memcpy(out + at, tail, (size_t)taillen);
+        at += taillen;
+    }
+    mt_store(&g, state);
+    return at;
+}
+
 /* `games` random games tallied as a histogram of final (x, o): rows of (x, o, count) in hist
    (room for cap rows), and by line result (`line_result`; 5: a deadlock, unfinished).
    Returns the number of rows, or -1 when cap is too small. */

@@ -9,24 +9,27 @@
 
 typedef struct { uint32_t mt[624]; int index; } MT;
 
-static uint32_t mt_next(MT *g) {
-    uint32_t y;
-    if (g->index >= 624) {
-        int k;
-        uint32_t *mt = g->mt;
-        for (k = 0; k < 624 - 397; k++) {
-            y = (mt[k] & 0x80000000U) | (mt[k + 1] & 0x7fffffffU);
-            mt[k] = mt[k + 397] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);
-        }
-        for (; k < 623; k++) {
-            y = (mt[k] & 0x80000000U) | (mt[k + 1] & 0x7fffffffU);
-            mt[k] = mt[k + (397 - 624)] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);
-        }
-        y = (mt[623] & 0x80000000U) | (mt[0] & 0x7fffffffU);
-        mt[623] = mt[396] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);
-        g->index = 0;
+/* The next 624 words of the state (the generator's twist), index back to 0. */
+static void mt_twist(MT *g) {
+    uint32_t y, *mt = g->mt;
+    int k;
+    for (k = 0; k < 624 - 397; k++) {
+        y = (mt[k] & 0x80000000U) | (mt[k + 1] & 0x7fffffffU);
+        mt[k] = mt[k + 397] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);
     }
-    y = g->mt[g->index++];
+    for (; k < 623; k++) {
+        y = (mt[k] & 0x80000000U) | (mt[k + 1] & 0x7fffffffU);
+        mt[k] = mt[k + (397 - 624)] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);
+    }
+    y = (mt[623] & 0x80000000U) | (mt[0] & 0x7fffffffU);
+    mt[623] = mt[396] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);
+    g->index = 0;
+}
+
+/* One 32-bit word (inline: the twist, once in 624 words, is the call) */
+static inline uint32_t mt_next(MT *g) {
+    if (g->index >= 624) mt_twist(g);
+    uint32_t y = g->mt[g->index++];
     y ^= (y >> 11);
     y ^= (y << 7) & 0x9d2c5680U;
     y ^= (y << 15) & 0xefc60000U;
@@ -35,7 +38,7 @@ static uint32_t mt_next(MT *g) {
 }
 
 /* random.random(): 53 random bits */
-static double mt_random(MT *g) {
+static inline double mt_random(MT *g) {
     uint32_t a = mt_next(g) >> 5, b = mt_next(g) >> 6;
     return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
 }

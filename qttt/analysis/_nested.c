@@ -32,6 +32,17 @@
 #define DRAW_MAJORITY 2
 
 typedef struct {
+    uint64_t avail[MAXW];                   /* empty cells of open blocks */
+    uint64_t loc[2][MAXB];                  /* per block: positions marked by x, by o */
+    uint64_t owned[2];                      /* blocks won by x, by o */
+    uint64_t free[MAXB];                    /* per block: its empty positions, none once closed */
+    int open;                               /* blocks still open */
+    int8_t status[MAXB];                    /* OPEN, 1 x won, 2 o won, DRAWN */
+    int last, extra, player, move, over, winner;
+    int64_t score[2];
+} Pos;
+
+typedef struct {
     int type;
     int64_t points, more, fewer, equal;
     int64_t weight[MAXB];
@@ -49,18 +60,8 @@ typedef struct {
     uint64_t local[MAXB][MAXPAT];           /* per position: the block patterns through it */
     uint64_t board[MAXB][MAXPAT];           /* per block: the board patterns through it */
     Comp comp[MAXCOMP];
+    Pos start;                              /* the empty board */
 } Rules;
-
-typedef struct {
-    uint64_t avail[MAXW];                   /* empty cells of open blocks */
-    uint64_t loc[2][MAXB];                  /* per block: positions marked by x, by o */
-    uint64_t owned[2];                      /* blocks won by x, by o */
-    uint64_t free[MAXB];                    /* per block: its empty positions, none once closed */
-    int open;                               /* blocks still open */
-    int8_t status[MAXB];                    /* OPEN, 1 x won, 2 o won, DRAWN */
-    int last, extra, player, move, over, winner;
-    int64_t score[2];
-} Pos;
 
 /* Bits set in x (portable: the builtin calls a library routine without a target popcnt) */
 static inline int popc(uint64_t x) {
@@ -124,6 +125,8 @@ static int read_patterns(const int64_t *cfg, int64_t len, int64_t *at, int count
     return 1;
 }
 
+static void start_init(Rules *r);
+
 void *qn_new(const int64_t *cfg, int64_t len) {
     if (len < 3 || cfg[0] < 2 || cfg[0] > MAXN) return NULL;
     Rules *r = calloc(1, sizeof(Rules));
@@ -170,6 +173,7 @@ void *qn_new(const int64_t *cfg, int64_t len) {
         for (int b = 0; b < r->blocks; b++) k->weight[b] = cfg[at++];
     }
     if (at != len) goto bad;
+    start_init(r);
     return r;
 bad:
     free(r);
@@ -181,7 +185,10 @@ void qn_free(void *r) { free(r); }
 int qn_pos_size(void) { return (int)sizeof(Pos); }
 
 /* nested-first-move: the empty board, x to move anywhere */
-void qn_pos_init(const Rules *r, Pos *s) {
+void qn_pos_init(const Rules *r, Pos *s) { *s = r->start; }
+
+static void start_init(Rules *r) {
+    Pos *s = &r->start;
     memset(s, 0, sizeof *s);
     for (int c = 0; c < r->cells; c++) s->avail[c >> 6] |= 1ULL << (c & 63);
     for (int b = 0; b < r->blocks; b++) s->free[b] = r->full;

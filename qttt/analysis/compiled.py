@@ -23,6 +23,7 @@ from __future__ import annotations
 import array
 import ctypes
 import hashlib
+import json
 import os
 import random
 import shutil
@@ -31,12 +32,13 @@ import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable
 from fractions import Fraction
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import IllegalAction, QtttError
 from ..family import AnyAction, Tally
+from ..notation import action_to_json
 from ..quantum.engine import Action, Measure, Place, State, quantum_action
 from ..quantum.game import Game, compile_game
 from ..quantum.scoring import AWARD_TYPES, CRITERIA_CODES, scaled
@@ -173,6 +175,9 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "qc_games": (ctypes.c_int64, [_P, _U32, ctypes.c_int64, _I32, ctypes.c_int64, _I32, _I64,
                                   ctypes.POINTER(ctypes.c_int8), _U64]),
     "qc_sample": (ctypes.c_int64, [_P, _U32, ctypes.c_int64, _I64, ctypes.c_int64, _I64]),
+    "qc_jsonl": (ctypes.c_int64, [_P, _U32, ctypes.c_int64, ctypes.c_char_p, _I32, ctypes.c_char_p,
+                                  ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                                  ctypes.c_int64]),
     "qc_table_new": (_P, [ctypes.c_int]),
     "qc_table_free": (None, [_P]),
     "qc_table_nodes": (ctypes.c_uint64, [_P]),
@@ -301,14 +306,40 @@ class Core:
             at += n
         return out
 
+    def jsonl(self, rng: random.Random, games: int, head: str, tail: str) -> str:
+        """`games` random games drawn from `rng` as `qttt.playout` draws them, as text: per game
+        `head`, the actions' JSON (`notation.action_to_json`, compact) joined by commas, `tail`."""
+        frag, offsets = self._fragments
+        state, finish = generator_state(rng)
+        per_game = len(head) + len(tail) + (2 * self.game.length_bound + 2) * (max(
+            offsets[i + 1] - offsets[i] for i in range(len(offsets) - 1)) + 1)
+        cap = max(games * per_game, 1)
+        out = ctypes.create_string_buffer(cap)
+        used = self.lib.qc_jsonl(self.handle, state, games, frag, offsets, head.encode(), len(head),
+                                 tail.encode(), len(tail), out, cap)
+        if used < 0:
+            raise QtttError("core-compiled", "the compiled core's record buffer overflowed")
+        finish()
+        return out.raw[:used].decode("ascii")
+
+    @cached_property
+    def _fragments(self) -> tuple[bytes, ctypes.Array[ctypes.c_int32]]:
+        n = self.cells
+        texts = [json.dumps(action_to_json(decode(c, n)), separators=(",", ":")).encode("ascii")
+                 for c in [*range(n * n), *(-1 - c for c in range(n))]]
+        offsets = [0]
+        for t in texts:
+            offsets.append(offsets[-1] + len(t))
+        return b"".join(texts), (ctypes.c_int32 * len(offsets))(*offsets)
+
     def random_actions(self, rng: random.Random, games: int) -> list[list[Action]]:
         """The actions of `games` random games drawn from `rng` as `qttt.playout` draws them."""
         return [[decode(c, self.cells) for c in game[0]] for game in self.games(rng, games)]
 
-    def sample(self, rng: random.Random, games: int) -> Tally:
-        """Histogram of final (x, o) points over `games` random games drawn from `rng`, the games
-        by line result (as `sample.play_chunk`; empty without a first-line component), and no
-        shapes (a quantum game's length is not tallied)."""
+    def sample_scaled(self, rng: random.Random, games: int
+                      ) -> tuple[int, Counter[tuple[int, int]], Counter[str]]:
+        """As `sample`, the points left as integers: the scale, the histogram of scaled final (x, o)
+        and the games by line result."""
         state, finish = generator_state(rng)
         cap = 8192
         hist = (ctypes.c_int64 * (3 * cap))()
@@ -319,8 +350,17 @@ class Core:
         finish()
         names = ("none", "x", "o", "neither", "tie", "unfinished")
         by_line = Counter({k: lines[i] for i, k in enumerate(names) if lines[i]}) if self.lined else Counter()
-        return (Counter({(self.points(hist[3 * i]), self.points(hist[3 * i + 1])): hist[3 * i + 2]
-                         for i in range(rows)}), by_line, Counter())
+        flat = hist[:3 * rows]
+        return self.scale, Counter(dict(zip(zip(flat[0::3], flat[1::3], strict=True), flat[2::3],
+                                            strict=True))), by_line
+
+    def sample(self, rng: random.Random, games: int) -> Tally:
+        """Histogram of final (x, o) points over `games` random games drawn from `rng`, the games
+        by line result (as `sample.play_chunk`; empty without a first-line component), and no
+        shapes (a quantum game's length is not tallied)."""
+        scale, hist, by_line = self.sample_scaled(rng, games)
+        return (Counter({(Fraction(x, scale), Fraction(o, scale)): k for (x, o), k in hist.items()}), by_line,
+                Counter())
 
     def position(self, actions: Iterable[AnyAction] = ()) -> CorePosition:
         """The position after `actions` from the empty board (IllegalAction if one is illegal)."""

@@ -3,6 +3,8 @@
 Games are played in chunks; chunk i uses `random.Random(f"{seed}:{i}")`, so the result depends on
 the seed, the number of games and the chunk size, never on how many processes ran the chunks.
 Aggregates are exact: a histogram of final (x, o) scores, from which means and variances follow.
+Chunks report scores as integers in units of 1/scale (the compiled core tallies them so in C) and
+are summed as integers; exact fractions are made once, at the end.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
+from math import lcm
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from ..bounds import CHUNK, COUNT, GAMES, SEED
 from ..errors import FileError, UsageError
@@ -32,19 +35,32 @@ Z95 = 1.959963984540054
 LINE_RESULTS = ("x", "o", "neither", "tie", "unfinished")
 
 
-Chunk = tuple[list[tuple[str, str, int]], list[tuple[str, int]], list[tuple[int, int, int]]]
+# scale; histogram rows (x, o, games) with x and o in units of 1/scale; line results; shapes
+Chunk = tuple[int, list[tuple[int, int, int]], list[tuple[str, int]], list[tuple[int, int, int]]]
+
+
+@runtime_checkable
+class TalliesScaled(Protocol):
+    """A compiled core that tallies scores as integers (`compiled.Core.sample_scaled`)."""
+
+    def sample_scaled(self, rng: random.Random, games: int
+                      ) -> tuple[int, Counter[tuple[int, int]], Counter[str]]: ...
 
 
 def play_chunk(rs: Ruleset, seed: int, index: int, games: int, core: str = "auto") -> Chunk:
-    """Histogram of (x score, o score) over `games` random games of chunk `index`, the games by
-    line result (`scoring.first_line_result`; unfinished: a deadlock), and for nested-classical
-    rulesets the games by (moves, cells left empty), as plain data. The family's compiled core
-    plays the same games as the Python engine (`family.compiled_core`)."""
+    """Histogram of (x score, o score) over `games` random games of chunk `index` (scores as
+    integers in units of 1/scale), the games by line result (`scoring.first_line_result`;
+    unfinished: a deadlock), and for nested-classical rulesets the games by (moves, cells left
+    empty), as plain data. The family's compiled core plays the same games as the Python engine
+    (`family.compiled_core`)."""
     rng = random.Random(f"{seed}:{index}")
     hist: Histogram = Counter()
     lines: Counter[str] = Counter()
     shapes: Counter[tuple[int, int]] = Counter()
     fast = compiled_core(rs, core)
+    if isinstance(fast, TalliesScaled):
+        scale, scaled_hist, lines = fast.sample_scaled(rng, games)
+        return (scale, sorted((x, o, k) for (x, o), k in scaled_hist.items()), sorted(lines.items()), [])
     if fast is not None:
         hist, lines, shapes = fast.sample(rng, games)
     elif rs.game == NESTED:
@@ -60,8 +76,9 @@ def play_chunk(rs: Ruleset, seed: int, index: int, games: int, core: str = "auto
             hist[(s["x"], s["o"])] += 1
             if lined:
                 lines[_line_result(rs, state)] += 1
-    return ([(str(x), str(o), k) for (x, o), k in sorted(hist.items())], sorted(lines.items()),
-            [(m, e, k) for (m, e), k in sorted(shapes.items())])
+    scale = lcm(1, *(v.denominator for key in hist for v in key))
+    return (scale, [(int(x * scale), int(o * scale), k) for (x, o), k in sorted(hist.items())],
+            sorted(lines.items()), [(m, e, k) for (m, e), k in sorted(shapes.items())])
 
 
 def _line_result(rs: Ruleset, state: State) -> str:
@@ -157,9 +174,11 @@ def sample_games(rs: Ruleset, games: int, *, seed: int = 0, chunk: int = 2000,
     played = sum(sizes[i] for i in done)
     results = (mapper(play_chunk, todo) if mapper is not None
                else (play_chunk(*args) for args in todo))
-    for args, (rows, lines, shapes) in zip(todo, results, strict=True):
-        for x, o, c in rows:
-            res.histogram[(Fraction(x), Fraction(o))] += c
+    tally = _Scaled()
+    tally.add(res.histogram)  # resumed chunks
+    res.histogram = Counter()
+    for args, (scale, rows, lines, shapes) in zip(todo, results, strict=True):
+        tally.add_rows(scale, rows)
         for k, c in lines:
             res.lines[k] += c
         for m, e, c in shapes:
@@ -167,10 +186,45 @@ def sample_games(rs: Ruleset, games: int, *, seed: int = 0, chunk: int = 2000,
         done.add(args[2])
         played += args[3]
         if cp is not None:
+            res.histogram = tally.points()
             _save(cp, res, done, len(sizes))
         if progress:
             progress(played, games)
+    res.histogram = tally.points()
     return res
+
+
+class _Scaled:
+    """A histogram of (x, o) scores kept as integers in units of 1/scale (the scale grows to the
+    least common multiple of every chunk's)."""
+
+    def __init__(self) -> None:
+        self.scale = 1
+        self.counts: Counter[tuple[int, int]] = Counter()
+
+    def rescale(self, scale: int) -> None:
+        new = lcm(self.scale, scale)
+        if new != self.scale:
+            f = new // self.scale
+            self.counts = Counter({(x * f, o * f): k for (x, o), k in self.counts.items()})
+            self.scale = new
+
+    def add_rows(self, scale: int, rows: list[tuple[int, int, int]]) -> None:
+        self.rescale(scale)
+        f = self.scale // scale
+        counts = self.counts
+        for x, o, k in rows:
+            counts[(x * f, o * f)] += k
+
+    def add(self, hist: Histogram) -> None:
+        self.rescale(lcm(1, *(v.denominator for key in hist for v in key)))
+        for (x, o), k in hist.items():
+            self.counts[(int(x * self.scale), int(o * self.scale))] += k
+
+    def points(self) -> Histogram:
+        """The histogram in exact points."""
+        s = self.scale
+        return Counter({(Fraction(x, s), Fraction(o, s)): k for (x, o), k in self.counts.items()})
 
 
 def _save(path: Path, res: SampleResult, done: set[int], chunks: int) -> None:

@@ -1,29 +1,48 @@
-"""`qttt random NAME|FILE -n N`: uniformly random legal games as JSON Lines records."""
+"""`qttt random NAME|FILE -n N`: uniformly random legal games as JSON Lines records.
+
+Games are played in blocks of `BLOCK`; block i draws from `random.Random(f"{seed}:{i}")` (as
+`qttt analyze random` seeds its chunks), so the output depends on the seed and the number of games,
+never on the workers that played the blocks or on the engine: blocks are written in order, and the
+compiled core (which writes the records itself, `compiled.Core.jsonl`) plays the Python engine's
+games.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import Future
+from typing import Protocol, runtime_checkable
 
-from ..bounds import SEED, STREAM
-from ..family import AnyAction, compiled_core
+from ..bounds import SEED, STREAM, WORKERS
+from ..family import compiled_core
 from ..games import random_game
 from ..io import write_atomic
 from ..notation import Record, record_to_json
+from ..processes import pool_of
 from ..variant import Ruleset, load_ruleset
 from . import integer
 
-BATCH = 1000  # games the compiled core plays per call
+BLOCK = 10_000  # games per block: the unit of seeding, of work for a process and of output
+
+
+@runtime_checkable
+class WritesRecords(Protocol):
+    """A compiled core that writes random games as JSON Lines itself (`compiled.Core.jsonl`)."""
+
+    def jsonl(self, rng: random.Random, games: int, head: str, tail: str) -> str: ...
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("random", help="N random legal games as JSON Lines records",
                        description="Play N games choosing each action uniformly among the legal "
                                    "ones; print one JSON record per line as the games are played. "
-                                   "Same seed, same games.")
+                                   "Same seed, same games, whatever the workers or the engine.")
     p.add_argument("ruleset", help="built-in name, canonical name or variant file")
     p.add_argument("-n", "--games", type=integer(STREAM), default=1,
                    help="number of games (default 1)")
@@ -34,31 +53,57 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--core", choices=("auto", "compiled", "python"), default="auto",
                    help="rules engine: the compiled core, the Python engine, or auto (compiled when "
                         "it can; default); same games either way")
+    p.add_argument("--workers", type=integer(WORKERS), default=0,
+                   help=f"processes playing blocks of {BLOCK:,} games (default 0: one per core); "
+                        "same output whatever the number")
     p.set_defaults(run=run)
 
 
-def played(rs: Ruleset, count: int, seed: int, core: str) -> Iterator[list[AnyAction]]:
-    """The actions of `count` random games of `rs`, one game at a time."""
-    rng = random.Random(seed)
+def block(rs: Ruleset, seed: int, index: int, games: int, core: str) -> str:
+    """The JSON Lines records of block `index`: `games` random games drawn from
+    `random.Random(f"{seed}:{index}")`."""
+    rng = random.Random(f"{seed}:{index}")
+    name = rs.canonical  # a name that replays anywhere, whatever spelling or file was given
     fast = compiled_core(rs, core)
+    if isinstance(fast, WritesRecords):
+        empty = json.dumps(record_to_json(Record(name, ())), separators=(",", ":"))
+        cut = empty.index("[]") + 1
+        return fast.jsonl(rng, games, empty[:cut], empty[cut:] + "\n")
     if fast is not None:
-        for start in range(0, count, BATCH):
-            yield from fast.random_actions(rng, min(BATCH, count - start))
+        played = fast.random_actions(rng, games)
+    else:
+        played = [random_game(rs, rng)[0] for _ in range(games)]
+    return "".join(json.dumps(record_to_json(Record(name, tuple(actions))), separators=(",", ":")) + "\n"
+                   for actions in played)
+
+
+def blocks(rs: Ruleset, count: int, seed: int, core: str, workers: int) -> Iterator[str]:
+    """The records of `count` games, block by block in order, played by `workers` processes (at
+    most 2 × workers blocks in flight)."""
+    jobs = ((rs, seed, i, min(BLOCK, count - start), core) for i, start in enumerate(range(0, count, BLOCK)))
+    if workers <= 1 or count <= BLOCK:
+        for job in jobs:
+            yield block(*job)
         return
-    for _ in range(count):
-        yield random_game(rs, rng)[0]
+    with pool_of(workers) as pool:
+        pending: deque[Future[str]] = deque()
+        for job in jobs:
+            pending.append(pool.submit(block, *job))
+            if len(pending) >= 2 * workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
 
 
 def run(args: argparse.Namespace) -> int:
     rs = load_ruleset(args.ruleset)
-    name = rs.canonical  # a name that replays anywhere, whatever spelling or file was given
-    lines = (json.dumps(record_to_json(Record(name, tuple(actions))), separators=(",", ":")) + "\n"
-             for actions in played(rs, args.games, args.seed, args.core))
+    compiled_core(rs, args.core)  # refuses --core compiled here, before any work, when it cannot serve
+    workers = args.workers or os.cpu_count() or 1
+    text = blocks(rs, args.games, args.seed, args.core, workers)
     if args.output:
-        write_atomic(args.output, lines)
+        write_atomic(args.output, text)
         return 0
-    for line in lines:
-        sys.stdout.write(line)
-        if sys.stdout.isatty():
-            sys.stdout.flush()
+    for piece in text:
+        sys.stdout.write(piece)
+        sys.stdout.flush()
     return 0

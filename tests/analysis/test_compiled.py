@@ -12,8 +12,11 @@ from collections import Counter
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
+from unittest import mock
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from qttt import State, builtin_names, load_ruleset, playout
 from qttt.analysis import compiled
@@ -22,10 +25,12 @@ from qttt.analysis.count import board_after, encode
 from qttt.analysis.sample import sample_games
 from qttt.analysis.solve import minimax
 from qttt.cli import main
+from qttt.cli import sample as sample_cli
 from qttt.conformance.core import CompiledEngine
 from qttt.conformance.perft import perft_counts
 from qttt.conformance.runner import InProcessEngine, Runner, load_suites
 from qttt.conformance.suite import vectors_dir
+from qttt.notation import action_to_json
 from qttt.quantum.game import compile_game
 from qttt.variant import Component, Ruleset, with_params
 
@@ -243,6 +248,54 @@ def test_cli_random_is_the_same_with_either_core(capsys: pytest.CaptureFixture[s
         assert main(["random", "bonus4x4", "-n", "40", "--seed", "2", "--core", core]) == 0
         out.append(capsys.readouterr().out)
     assert out[0] == out[1] and out[0].count("\n") == 40
+
+
+@needs_core
+@settings(max_examples=25, deadline=None)
+@given(rs=st.sampled_from(RULESETS), seed=st.integers(-(2 ** 40), 2 ** 40), games=st.integers(1, 40),
+       size=st.integers(1, 13))
+def test_random_records_are_the_python_engines_whatever_the_blocks(rs: Ruleset, seed: int, games: int,
+                                                                  size: int) -> None:
+    """`qttt random`'s records from the compiled core (written in C) are the Python engine's,
+    byte for byte, block by block."""
+    with mock.patch.object(sample_cli, "BLOCK", size):
+        mine = "".join(sample_cli.blocks(rs, games, seed, "compiled", 1))
+        theirs = "".join(sample_cli.blocks(rs, games, seed, "python", 1))
+    assert mine == theirs and mine.count("\n") == games
+    assert [json.loads(line)["variant"] for line in mine.splitlines()] == [rs.canonical] * games
+
+
+@needs_core
+@settings(max_examples=20, deadline=None)
+@given(rs=st.sampled_from(RULESETS), seed=st.integers(0, 2 ** 32), games=st.integers(1, 120),
+       chunk=st.integers(1, 50))
+def test_analyze_random_tallies_in_integers_what_the_engine_plays(rs: Ruleset, seed: int, games: int,
+                                                                  chunk: int) -> None:
+    """The compiled core's scaled integer tallies, summed as integers, give the Python engine's exact
+    table; so do the engine's own chunks, whose scales differ from chunk to chunk."""
+    mine = sample_games(rs, games, seed=seed, chunk=chunk, core="compiled")
+    theirs = sample_games(rs, games, seed=seed, chunk=chunk, core="python")
+    assert mine.to_json() == theirs.to_json()
+    expected: Counter[tuple[Fraction, Fraction]] = Counter()
+    for i, start in enumerate(range(0, games, chunk)):
+        rng = random.Random(f"{seed}:{i}")
+        for _ in range(min(chunk, games - start)):
+            s = playout(rs, rng)[1].scores
+            expected[(s["x"], s["o"])] += 1
+    assert +mine.histogram == expected
+
+
+@needs_core
+def test_random_output_is_the_same_on_any_number_of_workers(capsys: pytest.CaptureFixture[str]) -> None:
+    out = []
+    with mock.patch.object(sample_cli, "BLOCK", 7):
+        for workers in ("1", "2", "3"):
+            assert main(["random", "wikipedia", "-n", "40", "--seed", "5", "--workers", workers]) == 0
+            out.append(capsys.readouterr().out)
+    assert out[0] == out[1] == out[2] and out[0].count("\n") == 40
+    rng = random.Random("5:1")  # block 1: games 7..13
+    expected = [action_to_json(a) for a in playout(load_ruleset("wikipedia"), rng)[0]]
+    assert [json.loads(line) for line in out[0].splitlines()][7]["actions"] == expected
 
 
 @needs_core
