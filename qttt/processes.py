@@ -60,16 +60,10 @@ def worker_pool(workers: int, context: BaseContext | None = None) -> ProcessPool
 
 
 def stop_pool(pool: ProcessPoolExecutor, interrupted: bool) -> None:
-    """Shut a pool down: after an interrupt or error, at once (pending work cancelled, workers
-    killed rather than waited for); otherwise after its work."""
-    if not interrupted:
-        pool.shutdown()
-        return
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for p in processes:
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            p.kill()
+    """Shut a pool down: after an interrupt or error without waiting, its pending work cancelled
+    (each worker ends the piece in hand, then exits: a worker killed while it sends a result
+    would leave the pool's reader waiting for the rest forever); otherwise after its work."""
+    pool.shutdown(wait=not interrupted, cancel_futures=interrupted)
 
 
 @contextlib.contextmanager
