@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from verify.nested import points_range
+
 from ..family import AnyAction, GameState, Mark
 from ..interop import Codec
 from ..variant import Component, Ruleset
@@ -43,31 +45,10 @@ def codec(rs: Ruleset) -> Codec:
     def points(state: GameState) -> tuple[Fraction, Fraction]:
         return state.scores["x"], state.scores["o"]
 
-    low, high = _points_range(rs)
+    (won_low, won_high), (drawn_low, drawn_high) = points_range(rs, True), points_range(rs, False)
+    low, high = min(won_low, drawn_low), max(won_high, drawn_high)
     return Codec(cells, encode, decode, (5, side, side), planes, points, (low, high, low, high),
                  _nested_sums(rs.scoring), cells)
-
-
-def _points_range(rs: Ruleset) -> tuple[Fraction, Fraction]:
-    """Bounds on one player's points: a won game scores only the win components, a drawn one only
-    the draw components; each component gives a player at least its least value (0 to a loser, none
-    of the blocks) and at most its greatest (points may be negative)."""
-    blocks = rs.board ** 2
-    won, drawn = [Fraction(0), Fraction(0)], [Fraction(0), Fraction(0)]
-    for c in rs.scoring:
-        if c.award == "win":
-            values = [Fraction(0), c.get("points")]
-        elif c.award == "draw-blocks":
-            w = c.get("weights")
-            weights = [Fraction(1)] * blocks if w == "equal" else list(w)
-            values = [sum((x for x in weights if x < 0), Fraction(0)),
-                      sum((x for x in weights if x > 0), Fraction(0))]
-        else:  # draw-majority
-            values = [c.get("more"), c.get("fewer"), c.get("equal")]
-        side = won if c.award == "win" else drawn
-        side[0] += min(values)
-        side[1] += max(values)
-    return min(won[0], drawn[0]), max(won[1], drawn[1])
 
 
 def _nested_sums(scoring: tuple[Component, ...]) -> frozenset[Fraction] | None:
