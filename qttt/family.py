@@ -6,9 +6,9 @@ and states as JSON, draws them, lists its conformance cases and checks its prope
 meets `GameState`. Consumers call `family_of(ruleset)` and never ask which family they hold, the way
 OpenSpiel's `load_game` and python-chess's `find_variant` work.
 
-The registry holds each family as "module:attribute", imported on first use: a family's tools sit
-above the packages that consume the registry (notation, conformance, docs, cli), so no import made
-at load time can close a loop.
+The registry (qttt.gametype) holds each family's facts and its implementation as "module:attribute",
+imported on first use: a family's tools sit above the packages that consume the registry (notation,
+conformance, docs, cli), so no import made at load time can close a loop.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
-from .errors import QtttError, VariantError
+from .errors import QtttError, UsageError, VariantError
+from .gametype import GAME_TYPES
 
 if TYPE_CHECKING:  # annotations only: the registry sits below the ruleset model and the case lists
     from .conformance.casespec import CaseSpec
@@ -79,7 +80,7 @@ class Family(Protocol):
     """
 
     name: str  # the value of the `game` parameter
-    title: str  # how pages and listings name the family
+    title: str  # how pages name the family: "nested-classical family (Intelligent Tic-Tac-Toe)"
     action_types: tuple[type[AnyAction], ...]
     tools: Mapping[str, str]
     players: tuple[str, ...]  # the computer players of qttt.players that play it well enough to offer
@@ -164,21 +165,17 @@ class Cases(Protocol):
         """Rule ids an illegal action exercises beyond the rule it breaks."""
 
 
-# The built-in families: one registration each ("module:attribute" of its Family object).
-_REGISTRY: dict[str, str | Family] = {
-    "quantum": "qttt.quantum.family:FAMILY",
-    "nested-classical": "qttt.nested.family:FAMILY",
-}
+_LOADED: dict[str, Family] = {}
 
 
-def register_family(name: str, family: str | Family) -> None:
-    """Register a family under its `game` value: a Family object, or "module:attribute" naming one."""
-    _REGISTRY[name] = family
+def register_family(name: str, family: Family) -> None:
+    """Register a loaded Family object under its `game` value (its facts: qttt.gametype)."""
+    _LOADED[name] = family
 
 
 def family_names() -> tuple[str, ...]:
     """Every registered family, in registration order."""
-    return tuple(_REGISTRY)
+    return tuple(GAME_TYPES)
 
 
 def load(ref: str) -> Any:
@@ -190,15 +187,14 @@ def load(ref: str) -> Any:
 
 def find_family(name: str) -> Family:
     """The family whose `game` value is `name`; VariantError (variant-file) for an unknown one."""
-    entry = _REGISTRY.get(name)
-    if entry is None:
-        raise VariantError("variant-file", f"unknown game family {name!r}; known: "
-                           + ", ".join(_REGISTRY))
-    if isinstance(entry, str):
-        entry = load(entry)
-        _REGISTRY[name] = entry
-    assert not isinstance(entry, str)
-    return entry
+    family = _LOADED.get(name)
+    if family is None:
+        game_type = GAME_TYPES.get(name)
+        if game_type is None:
+            raise VariantError("variant-file", f"unknown game family {name!r}; known: "
+                               + ", ".join(GAME_TYPES))
+        family = _LOADED[name] = load(game_type.implementation)
+    return family
 
 
 def family_of(rs: Ruleset) -> Family:
@@ -208,12 +204,16 @@ def family_of(rs: Ruleset) -> Family:
 
 def families() -> tuple[Family, ...]:
     """Every registered family, loaded."""
-    return tuple(find_family(name) for name in _REGISTRY)
+    return tuple(find_family(name) for name in GAME_TYPES)
 
 
 def tool(rs: Ruleset, name: str) -> Any:
-    """A tool of a ruleset's family (see `Family.tools`), loaded."""
-    return load(family_of(rs).tools[name])
+    """A tool of a ruleset's family (see `Family.tools`), loaded; UsageError when it has none."""
+    family = family_of(rs)
+    if name not in family.tools:
+        raise UsageError(None, f"the {family.name} family has no {name} tool (its tools: "
+                         + ", ".join(family.tools) + ")")
+    return load(family.tools[name])
 
 
 def cases(rs: Ruleset) -> Cases:

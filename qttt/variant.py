@@ -18,6 +18,7 @@ from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from .bounds import loads
 from .errors import VariantError
+from .gametype import GAME_TYPES
 from .io import input_problem, parse_toml, read_text
 from .safe import shown
 from .spec import rules, spec_dir
@@ -25,7 +26,7 @@ from .spec import rules, spec_dir
 RULE = "variant-file"
 QUANTUM = "quantum"
 NESTED = "nested-classical"
-GAMES = (QUANTUM, NESTED)
+GAMES = tuple(GAME_TYPES)  # the game families (qttt.gametype)
 # Pattern kinds of the nested family, the same vocabulary at both levels (rule nested-patterns).
 PATTERN_KINDS = ("rows", "columns", "diagonals", "diamonds")
 
@@ -33,8 +34,9 @@ PATTERN_KINDS = ("rows", "columns", "diagonals", "diamonds")
 @dataclass(frozen=True)
 class Parameter:
     """One rule parameter: its type, allowed values, default, a one-line description, the rule of
-    spec/rules.toml it selects and the game families it belongs to. A tuple parameter holds a list
-    whose items are in `allowed` (route: lists of block numbers, checked against the board)."""
+    spec/rules.toml it selects and the game families that read it (their GameType.parameters). A
+    tuple parameter holds a list whose items are in `allowed` (route: lists of block numbers, checked
+    against the board)."""
 
     name: str
     type: type
@@ -45,13 +47,12 @@ class Parameter:
     games: tuple[str, ...] = (QUANTUM,)
 
 
-def _about(description: str, allowed: range | tuple[str, ...] | None = None, rule: str | None = None,
-           games: tuple[str, ...] = (QUANTUM,)) -> dict[str, Any]:
+def _about(description: str, allowed: range | tuple[str, ...] | None = None,
+           rule: str | None = None) -> dict[str, Any]:
     """Field metadata; `rule` only for a parameter that no rule of rules.toml is scoped to."""
-    return {"description": description, "allowed": allowed, "rule": rule, "games": games}
+    return {"description": description, "allowed": allowed, "rule": rule}
 
 
-Family = Literal["quantum", "nested-classical"]
 FullBlock = Literal["pattern-first", "drawn-first"]
 Bonus = Literal["none", "block-win"]
 Route = str | tuple[tuple[int, ...], ...]
@@ -66,12 +67,12 @@ class Parameters:
     """The rule parameters of a ruleset, typed: the one declaration of the parameter vocabulary
     (names, allowed values, defaults, descriptions); `PARAMETERS` is derived from it."""
 
-    game: Family = field(default="quantum", metadata=_about(
-        "Game family: quantum is Goff's quantum tic-tac-toe; nested-classical is a classical game on an "
-        "n×n grid of n×n blocks (Intelligent Tic-Tac-Toe).", rule="turn-order", games=GAMES))
+    game: str = field(default="quantum", metadata=_about(
+        "Game family: " + "; ".join(f"{t.name}: {t.description}" for t in GAME_TYPES.values()) + ".",
+        GAMES, "turn-order"))
     board: int = field(default=3, metadata=_about(
         "Board side n: the board has n×n cells (nested-classical: n×n blocks of n×n cells).",
-        range(2, 9), "board-cells", GAMES))
+        range(2, 9), "board-cells"))
     measurer: Measurer = field(default="opponent", metadata=_about(
         "Who measures a cycle: the opponent of the player who closed it, or that player."))
     two_cycles: bool = field(default=True, metadata=_about(
@@ -87,18 +88,18 @@ class Parameters:
         range(0, 9), "end-line"))
     route: Route = field(default="same", metadata=_about(
         "For each cell position of a block (row-major), the blocks the next move must use; \"same\": "
-        "the block at that position.", (), games=(NESTED,)))
+        "the block at that position.", ()))
     block_patterns: tuple[str, ...] = field(default=("rows", "columns", "diagonals"), metadata=_about(
         "Patterns that win a block: rows, columns, the two diagonals, diamonds.", PATTERN_KINDS,
-        "nested-patterns", (NESTED,)))
+        "nested-patterns"))
     board_patterns: tuple[str, ...] = field(default=("rows", "columns", "diagonals"), metadata=_about(
-        "Patterns of won blocks that win the game.", PATTERN_KINDS, "nested-patterns", (NESTED,)))
+        "Patterns of won blocks that win the game.", PATTERN_KINDS, "nested-patterns"))
     full_block: FullBlock = field(default="pattern-first", metadata=_about(
         "A move that fills a block and completes a pattern wins it (pattern-first) or draws it "
-        "(drawn-first).", games=(NESTED,)))
+        "(drawn-first)."))
     bonus: Bonus = field(default="none", metadata=_about(
         "Winning a block gives the same player one extra move at once (block-win), at most one per "
-        "turn.", games=(NESTED,)))
+        "turn."))
 
 
 def _parameters() -> tuple[Parameter, ...]:
@@ -109,13 +110,13 @@ def _parameters() -> tuple[Parameter, ...]:
     out = []
     for f in fields(Parameters):
         kind = hints[f.name]
-        listed = kind not in (bool, int) and get_origin(kind) is not Literal  # route, pattern lists
+        listed = kind not in (bool, int, str) and get_origin(kind) is not Literal  # route, pattern lists
         typ: type = tuple if listed else kind if kind in (bool, int) else str
-        allowed = ((True, False) if kind is bool else tuple(f.metadata["allowed"]) if kind is int or listed
-                   else get_args(kind))
+        given = kind in (int, str) or listed  # the metadata lists the allowed values
+        allowed = (True, False) if kind is bool else tuple(f.metadata["allowed"]) if given else get_args(kind)
         rule = f.metadata["rule"] or scoped[f.name]
-        out.append(Parameter(f.name, typ, allowed, f.default, f.metadata["description"], rule,
-                             f.metadata["games"]))
+        games = tuple(g.name for g in GAME_TYPES.values() if f.name in g.parameters)
+        out.append(Parameter(f.name, typ, allowed, f.default, f.metadata["description"], rule, games))
     return tuple(out)
 
 
@@ -137,8 +138,7 @@ AWARDS: tuple[AwardName, ...] = get_args(AwardName)
 PATTERNS: tuple[PatternKind, ...] = get_args(PatternKind)
 CRITERIA: tuple[Criterion, ...] = get_args(Criterion)
 # The game family of each award: quantum awards score patterns of marks, nested ones the game.
-AWARD_GAME = {"per-pattern": QUANTUM, "first-line": QUANTUM, "rank": QUANTUM,
-              "win": NESTED, "draw-blocks": NESTED, "draw-majority": NESTED}
+AWARD_GAME = {a: g.name for g in GAME_TYPES.values() for a in g.awards}
 
 # Fields of a scoring component: name -> (kind, default, description); kind is one of
 # "award", "pattern", "int", "fraction", "criteria", "ranks".
@@ -603,11 +603,11 @@ def _merge_params(base: dict[str, Any], values: dict[str, Any], where: str,
     if game != base.get("game", QUANTUM):  # another family: its parameters start from defaults
         merged = {**{p.name: p.default for p in PARAMETERS}, **values}
     out = {p.name: merged.get(p.name, p.default) for p in PARAMETERS if game in p.games}
-    if game == QUANTUM and out["end_line"] > out["board"]:
+    if "end_line" in out and out["end_line"] > out["board"]:
         inherited = f" (inherited from {parent})" if parent and "end_line" not in values else ""
         raise VariantError(RULE, f"{where}: end_line = {out['end_line']}{inherited} is not allowed with "
                            f"board = {out['board']}; allowed: 0 (the board size) to {out['board']}")
-    if game == NESTED and out["route"] != "same":
+    if "route" in out and out["route"] != "same":
         blocks = out["board"] ** 2
         route = out["route"]
         if len(route) != blocks or any(not 0 <= b < blocks or list(r).count(b) > 1 for r in route for b in r):

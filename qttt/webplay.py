@@ -31,7 +31,7 @@ from .players import PLAYERS
 from .quantum.engine import Measure, Place, mark_name, quantum_state
 from .quantum.notation import from_notation
 from .quantum.scoring import breakdown
-from .variant import NESTED, Component, Ruleset, builtin_names, load_ruleset
+from .variant import NESTED, QUANTUM, Component, Ruleset, builtin_names, load_ruleset
 
 BOARD_PIXELS = 480  # the drawn board's side; the page lays its clickable squares over it
 MARGIN = 4  # the board drawing's margin around the board, in the same pixels
@@ -130,7 +130,7 @@ def hint(state: GameState) -> str:
                 "click the first again to take it back.")
     if isinstance(first, Mark):
         where = family_of(state.ruleset).status_line(state)
-        return f"Click an empty cell of the highlighted blocks ({where})."
+        return f"Click an empty cell the rules allow: {where}."
     return "Click a highlighted square."
 
 
@@ -149,7 +149,7 @@ def _label(comp: Component, n: int) -> str:
         return f"each {what}: {frac(comp.get('points'))}"
     if comp.award == "first-line":
         return f"{what} (first line)"
-    return f"{what}s by time (rank)"
+    return f"{what.replace(' of', 's of', 1)} by time (rank)"
 
 
 def result(state: GameState) -> Json:
@@ -166,7 +166,7 @@ def result(state: GameState) -> Json:
         blocks = list(state_to_json(state)["blocks"])
         rows.append({"what": "blocks won", "x": str(blocks.count("x")), "o": str(blocks.count("o")),
                      "x_patterns": [], "o_patterns": []})
-    else:
+    elif rs.game == QUANTUM:
         awards = breakdown(rs, quantum_state(state).classical)
         for comp, (_, (x, o, _notes), xs, os_) in zip(rs.scoring, awards, strict=True):
             rows.append({"what": _label(comp, rs.board), "x": frac(x), "o": frac(o),

@@ -18,12 +18,13 @@ point value scaled.
 from __future__ import annotations
 
 import ctypes
+import json
 import math
 import random
 from collections import Counter
 from collections.abc import Iterable
 from fractions import Fraction
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import NamedTuple
 
@@ -31,6 +32,7 @@ from ..errors import IllegalAction, QtttError, RecordError
 from ..family import Mark, Tally
 from ..geometry import grid_patterns
 from ..nested.engine import BLOCK_STATES, DRAWN, PLAYERS, NestedState, award_weights, compile_nested
+from ..notation import action_to_json
 from ..quantum.scoring import scaled
 from ..variant import AWARD_FIELDS, NESTED, Component, Ruleset
 from .compiled import CoreUnavailable, bind, generator_state, unavailable, usable
@@ -198,6 +200,17 @@ class NestedCore:
     def random_actions(self, rng: random.Random, games: int) -> list[list[Mark]]:
         """The moves of `games` random games drawn from `rng` as `nested_playout` draws them."""
         return [[Mark(c) for c in cells] for cells in self.games(rng, games)[0]]
+
+    def jsonl(self, rng: random.Random, games: int, head: str, tail: str) -> str:
+        """`games` random games drawn from `rng` as `nested_playout` draws them, as text: per game
+        `head`, the moves' JSON (`notation.action_to_json`, compact) joined by commas, `tail`."""
+        frag = self._fragments
+        return "".join([head + ",".join([frag[c] for c in cells]) + tail
+                        for cells in self.games(rng, games)[0]])
+
+    @cached_property
+    def _fragments(self) -> list[str]:
+        return [json.dumps(action_to_json(Mark(c)), separators=(",", ":")) for c in range(self.cells)]
 
     def sample(self, rng: random.Random, games: int) -> Tally:
         """Over `games` random games drawn from `rng`: the histogram of final (x, o) points, no line

@@ -7,11 +7,11 @@ import io
 import random
 import sys
 
+from ..argtypes import integer
 from ..bounds import SEED
 from ..conformance.protocol import QtttEngine, serve
 from ..errors import FileError
 from ..players import PLAYERS, make_player
-from . import integer
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

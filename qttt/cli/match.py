@@ -23,6 +23,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from ..argtypes import clock_seconds, integer, seconds
 from ..bounds import MATCH_GAMES, SEED, WORKERS
 from ..competition.match import (
     TIE_BREAKS,
@@ -44,7 +45,6 @@ from ..notation import Json
 from ..quantum.engine import Measure, Place, quantum_state
 from ..quantum.play import example, explain, parse, prompt
 from ..text import count, drawing
-from . import clock_seconds, integer, seconds
 from . import console as make_console
 
 EPILOG = f"""\

@@ -9,12 +9,12 @@ import os
 import random
 import sys
 
+from ..argtypes import integer
 from ..bounds import SEED
 from ..family import tool
 from ..io import check_writable
 from ..players import PLAYERS
 from ..variant import load_ruleset
-from . import integer
 
 KINDS = ("human", *PLAYERS)
 

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from concurrent.futures import Future
 from typing import Protocol, runtime_checkable
 
+from ..argtypes import integer
 from ..bounds import SEED, STREAM, WORKERS
 from ..family import compiled_core
 from ..games import random_game
@@ -26,7 +27,6 @@ from ..io import write_atomic
 from ..notation import Record, record_to_json
 from ..processes import pool_of
 from ..variant import Ruleset, load_ruleset
-from . import integer
 
 BLOCK = 10_000  # games per block: the unit of seeding, of work for a process and of output
 

@@ -7,6 +7,7 @@ import argparse
 import json
 import random
 
+from ..argtypes import integer
 from ..bounds import SEED
 from ..competition.match import make_seat
 from ..competition.referee import Clock, check_spec, play_game
@@ -14,7 +15,6 @@ from ..competition.sheet import html_protocol, text_protocol
 from ..competition.tour import Tour, load_tour
 from ..io import write_atomic
 from . import console as make_console
-from . import integer
 from .match import HumanSeat
 
 EPILOG = """\

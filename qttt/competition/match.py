@@ -410,7 +410,9 @@ def game_line(rec: Json, total: int) -> str:
     why = res["end"]
     if res.get("forfeit"):
         f = res["forfeit"]
-        why = f"{f['side']} forfeits ({f['kind']}: {f['message']})"
+        line = f.get("line")
+        said = f"; its line: {json.dumps(line, ensure_ascii=False)}" if isinstance(line, str) else ""
+        why = f"{f['side']} forfeits ({f['kind']}: {f['message']}{said})"
     return (f"game {rec['game']}/{total}: {names['x']} (x) {s['x']} - {s['o']} {names['o']} (o), "
             f"{count(len(rec['actions']), 'action')}, {why}")
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from ..analysis.claims import compute, load_claims
 from ..conformance.values import value_coverage
+from ..family import families
+from ..gametype import GAME_TYPES
 from ..narration import describe_action, result_text
 from ..nested.engine import AWARD_RULES as NESTED_AWARD_RULES
 from ..notation import Record, record_to_json
@@ -22,7 +24,6 @@ from ..svg import board_svg, measurement_svg
 from ..variant import (
     AWARD_FIELDS,
     COMMON_FIELDS,
-    NESTED,
     PARAMETER_BY_NAME,
     PARAMETERS,
     QUANTUM,
@@ -89,12 +90,14 @@ def common_page(docs: bool) -> list[str]:
            "reused. The rules whose scope names a parameter hold in the form that parameter selects; "
            "each ruleset page states its choices.", ""]
     apart = set(IMPLEMENTERS) | set(COMPETITION)
+    others = [f for f in families() if f.scope != "common"]  # families with rules of their own
+    scopes = {f.name: {f.scope, *GAME_TYPES[f.name].awards, *_own_parameters(f.name)} for f in others}
+    theirs = set().union(*scopes.values())
     groups: list[tuple[str, Callable[[Rule], bool]]] = [
         ("Rules every quantum ruleset shares", lambda r: r.scope == "common" and r.id not in apart),
         ("Rules selected by a parameter or a scoring award",
-         lambda r: r.scope != "common" and r.id not in apart and not r.id.startswith("nested-")),
-        ("Rules of the nested-classical family (Intelligent Tic-Tac-Toe)",
-         lambda r: r.id.startswith("nested-")),
+         lambda r: r.scope != "common" and r.id not in apart and r.scope not in theirs),
+        *((f"Rules of the {f.title}", lambda r, s=scopes[f.name]: r.scope in s) for f in others),
         ("Competition rules", lambda r: r.id in COMPETITION),
         ("For implementers: tooling rules", lambda r: r.id in IMPLEMENTERS)]
     for heading, belongs in groups:
@@ -108,14 +111,21 @@ def common_page(docs: bool) -> list[str]:
     return out
 
 
+def _own_parameters(family: str) -> set[str]:
+    """The parameters only this family reads."""
+    return {p for p in GAME_TYPES[family].parameters
+            if all(p not in g.parameters for g in GAME_TYPES.values() if g.name != family)}
+
+
 def _rule_block(rule: Rule, docs: bool, page: str) -> list[str]:
     num = rule_number(rule.id)
     head = f"### R{num}. {rule.title}"
     lines = [f"{head} {{#{rule.id}}}" if docs else f'<a id="{rule.id}"></a>\n\n{head}', ""]
+    family = rule.scope in {f.scope for f in families()}
     scope = ("every quantum ruleset" if rule.scope == "common" else
-             "every nested-classical ruleset" if rule.scope == NESTED else f"selected by `{rule.scope}`")
+             f"every {rule.scope} ruleset" if family else f"selected by `{rule.scope}`")
     lines += [f"**R{num}** (`{rule.id}`, {scope}). {rule.statement}", ""]
-    if docs and rule.scope not in ("common", NESTED):
+    if docs and not family:
         chosen = _choices(rule)
         if chosen:
             lines += ["Built-in rulesets: " + "; ".join(chosen) + ".", ""]

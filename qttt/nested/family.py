@@ -41,7 +41,7 @@ class NestedFamily:
     """Classical games on an n×n grid of n×n blocks (rule nested-board)."""
 
     name = "nested-classical"
-    title = "nested-classical (Intelligent Tic-Tac-Toe)"
+    title = "nested-classical family (Intelligent Tic-Tac-Toe)"
     action_types: tuple[type[AnyAction], ...] = (Mark,)
     players = ("random",)
     scope = "nested-classical"

@@ -21,7 +21,7 @@ class QuantumFamily:
     score-at-end)."""
 
     name = "quantum"
-    title = "quantum"
+    title = "quantum family"
     action_types: tuple[type[AnyAction], ...] = (Place, Measure)
     players = tuple(PLAYERS)
     scope = "common"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
@@ -18,6 +19,8 @@ from qttt.testing.strategies import random_rulesets
 from qttt.text import status_line
 from qttt.variant import Ruleset, load_ruleset
 from qttt.webplay import BOARD_PIXELS, Bridge, Session, call, rules_page
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def ask(bridge: Bridge, **request: Any) -> dict[str, Any]:
@@ -149,7 +152,8 @@ def test_intelligent_is_offered_and_plays_to_the_end_with_its_rules_page_linked(
     assert "intelligent" in [r["name"] for r in names]
     view = ask(bridge, cmd="new", variant="intelligent")
     assert view["grid"] == 16 and view["ruleset"]["page"] == "rules/intelligent/"
-    assert view["hint"].startswith("Click an empty cell of the highlighted blocks")
+    assert view["hint"] == ("Click an empty cell the rules allow: "
+                            "x to move 1: any empty cell of an open block.")
     while not view["state"]["over"]:
         view = ask(bridge, cmd="bot", player="random", seed=2)
     final = Record("intelligent", tuple(action_from_json(a) for a in view["record"]["actions"])).replay()
@@ -160,3 +164,19 @@ def test_intelligent_is_offered_and_plays_to_the_end_with_its_rules_page_linked(
 def test_rulebook_links_only_for_built_in_rulesets() -> None:
     assert rules_page(load_ruleset("wikipedia")) == "rulebook/wikipedia/"
     assert rules_page(load_ruleset("wikipedia(measurer=creator)")) is None
+
+
+def test_a_pasted_variant_of_another_family_plays_through_the_same_bridge() -> None:
+    """The bridge asks the ruleset's family, so a classical-family variant plays with no page code."""
+    text = (ROOT / "spec" / "coverage" / "classical-4x4-three.toml").read_text(encoding="utf-8")
+    bridge = Bridge()
+    view = ask(bridge, cmd="new", variant_file=text)
+    assert view["grid"] == 4 and view["previews"] == [] and view["ruleset"]["page"] is None
+    while not view["state"]["over"]:
+        view = ask(bridge, cmd="bot", player="random", seed=3)
+    final = Record(view["record"]["variant"],
+                   tuple(action_from_json(a) for a in view["record"]["actions"])).replay()
+    assert view["state"]["scores"] == {p: str(v) for p, v in final.scores.items()}
+    scores = final.scores
+    winner = "x" if scores["x"] > scores["o"] else "o" if scores["o"] > scores["x"] else None
+    assert view["result"]["winner"] == winner

@@ -314,7 +314,8 @@ def test_codecup_bot_plays_full_matches_as_x_and_as_o(tmp_path: Path,
     assert all(seen.values()), seen
     lines = log.read_text().splitlines()
     assert lines.count("< Start") == 4  # as X in games 1, 3, 5, 7
-    assert lines.count("< Quit") == 8
+    assert lines[0] == "< Quit"  # the greeting before the first game: started, then let go
+    assert lines.count("< Quit") == 1 + 8
     reads = [line[2:] for line in lines if line.startswith("< ") and line not in ("< Start", "< Quit")]
     assert any(len(r) == 3 for r in reads)  # a collapse letter before the opponent's move
     assert any(len(r) >= 2 and r[-1] == r[-2] for r in reads)  # the forced last move, square twice

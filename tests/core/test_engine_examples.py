@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, TypeVar
 from unittest import mock
@@ -34,10 +35,10 @@ from qttt import (
 )
 from qttt.analysis import compiled, nested_core
 from qttt.errors import QtttError
-from qttt.family import Mark, compiled_core
+from qttt.family import Mark, compiled_core, family_of
 from qttt.games import new_game
 from qttt.nested.engine import NestedState
-from qttt.spec import rules
+from qttt.spec import rules, spec_dir
 
 QTTT = Path(__file__).resolve().parents[2] / "qttt"
 COVERED: set[str] = set()
@@ -418,6 +419,16 @@ def test_the_compiled_core_is_refused_when_it_cannot_be_built(name: str) -> None
             m.library.cache_clear()
 
 
+@covers("core-compiled")
+def test_a_family_without_a_compiled_core_plays_in_python_and_refuses_compiled() -> None:
+    rs = load_ruleset(str(spec_dir() / "coverage" / "classical-4x4-three.toml"))
+    assert "core" not in family_of(rs).tools
+    assert compiled_core(rs, "auto") is None and compiled_core(rs, "python") is None
+    with pytest.raises(QtttError) as e:
+        compiled_core(rs, "compiled")
+    assert e.value.rule == "core-compiled" and "the classical family has no compiled core" in e.value.message
+
+
 def test_every_cited_rule_is_exercised() -> None:
     literals, _ = cited_ids()
     cited = literals & set(rules())
@@ -567,3 +578,30 @@ def test_nested_diamonds_are_the_2018_simulators() -> None:
                 {(2, 0), (1, 1), (3, 1), (2, 2)}, {(2, 1), (1, 2), (3, 2), (2, 3)}]
     got = [{divmod(c, 4) for c in p.cells} for p in grid_patterns(4, ("diamonds",))]
     assert sorted(map(sorted, got)) == sorted(map(sorted, expected))
+
+
+# -- the classical family (n×n tic-tac-toe, the worked example of adding a family) -----------------
+
+
+@covers("classical-board", "classical-turn", "classical-cell-empty", "classical-line", "classical-full",
+        "classical-score")
+def test_classical_examples() -> None:
+    rs = load_ruleset("qttt(game=classical)")
+    s = new_game(rs)
+    with pytest.raises(IllegalAction) as off:
+        s.apply(Mark(9))
+    assert off.value.rule == "classical-board"
+    s = s.apply(Mark(4))  # x1 in the centre
+    assert state_to_json(s, "v")["board"][4] == "x1" and s.to_move == "o"
+    with pytest.raises(IllegalAction) as taken:
+        s.apply(Mark(4))
+    assert taken.value.rule == "classical-cell-empty"
+    for c in (0, 2, 6, 3, 5, 8, 7):  # o0 x2 o6 x3 o5 x8 o7: every line of x is blocked by an o
+        s = s.apply(Mark(c))
+        assert not s.over
+    full = s.apply(Mark(1))  # the board O X X / X X O / O O X: full, no line
+    assert full.over and full.scores == {"x": Fraction(1, 2), "o": Fraction(1, 2)}
+    line = new_game(rs)
+    for c in (0, 3, 1, 4, 2):  # x completes the top row at move 5
+        line = line.apply(Mark(c))
+    assert line.over and line.scores == {"x": 1, "o": 0} and line.legal_actions() == ()

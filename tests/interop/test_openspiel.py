@@ -24,12 +24,12 @@ from qttt import load_ruleset, record_from_json
 from qttt.analysis.count import encode
 from qttt.analysis.solve import solve
 from qttt.cli import main
-from qttt.family import family_names, find_family
+from qttt.family import family_names, family_of, find_family
 from qttt.interop import rules_of
 from qttt.notation import action_from_json, action_to_json
 from qttt.spec import spec_dir
 from qttt.testing.strategies import nested_rulesets, random_rulesets
-from qttt.variant import NESTED, builtin_names
+from qttt.variant import NESTED, QUANTUM, builtin_names
 from verify.abstract import Params, explore
 from verify.scores import declared_range
 
@@ -81,6 +81,14 @@ def test_random_sim_test_on_drawn_rulesets(rs: Any) -> None:
         pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
 
 
+def test_negative_points_stay_in_the_utility_range() -> None:
+    """Awards may give negative points: the range bounds each player's least total, not 0."""
+    name = ('intelligent(board=2,block_patterns=["rows"],board_patterns=["rows"],scoring=[{"award":'
+            '"draw-majority","more":"-1","fewer":"0","equal":"1/2","weights":"equal"}])')
+    assert rules_of(load_ruleset(name)).utility_range() == (-1.0, 0.5)
+    pyspiel.random_sim_test(load(name), num_sims=20, serialize=False, verbose=False)
+
+
 def test_names_with_parentheses() -> None:
     name = "wikipedia(double_line=2,tiebreak=[min-max])"
     encoded = qo.game_string(name)
@@ -106,9 +114,10 @@ def test_type_and_info_come_from_the_ruleset(name: str) -> None:
         pyspiel.GameType.Information.PERFECT_INFORMATION)
     assert zero.get_type().utility == T.ZERO_SUM and zero.utility_sum() == 0
     side = rs.board * rs.board
-    if rs.game == NESTED:
-        assert game.num_distinct_actions() == side * side
-        assert game.max_game_length() == side * side  # every move fills one cell (nested-termination)
+    if rs.game != QUANTUM:  # the classical families: one mark per cell
+        cells = family_of(rs).side(rs) ** 2
+        assert game.num_distinct_actions() == cells
+        assert game.max_game_length() == cells  # every move fills one cell (nested-termination)
     else:
         assert game.num_distinct_actions() == side * side + side
         assert game.max_game_length() == explore(Params.of(rs)).longest

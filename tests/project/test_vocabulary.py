@@ -30,6 +30,7 @@ from qttt.variant import (
     AWARD_GAME,
     AWARDS,
     CRITERIA,
+    GAMES,
     NESTED,
     PARAMETER_BY_NAME,
     PARAMETERS,
@@ -42,6 +43,7 @@ from qttt.variant import (
 )
 
 QUANTUM_PARAMETERS = [p for p in PARAMETERS if QUANTUM in p.games]
+OTHER_FAMILIES = set(GAMES) - {QUANTUM}  # values of `game` that are no quantum vocabulary
 REASON = compiled.available()
 ROOT = Path(__file__).resolve().parents[2]
 COVERAGE = sorted((ROOT / "spec" / "coverage").glob("*.toml"))
@@ -54,7 +56,7 @@ def _word(value: object) -> str:
 
 def product_vocabulary() -> dict[str, tuple[str, ...]]:
     """Parameter values (integer ranges aside), awards and criteria of the quantum family."""
-    out = {p.name: tuple(_word(v) for v in p.allowed if v != NESTED) for p in QUANTUM_PARAMETERS
+    out = {p.name: tuple(_word(v) for v in p.allowed if v not in OTHER_FAMILIES) for p in QUANTUM_PARAMETERS
            if p.type is not int}
     out["award"] = tuple(AWARD_TYPES)
     out["criteria"] = tuple(CRITERIA_CODES)
@@ -154,7 +156,8 @@ def test_the_reference_model_covers_exactly_the_vocabulary() -> None:
     quantum = QUANTUM_PARAMETERS
     assert tuple(reference.RULE_DEFAULTS) == tuple(p.name for p in quantum)
     assert [reference.RULE_DEFAULTS[p.name] for p in quantum] == [p.default for p in quantum]
-    choices = {p.name: tuple(v for v in p.allowed if v != NESTED) for p in quantum if p.type is str}
+    choices = {p.name: tuple(v for v in p.allowed if v not in OTHER_FAMILIES)
+               for p in quantum if p.type is str}
     assert choices == reference.RULE_CHOICES
     assert {k: tuple(v) for k, v in reference.AWARD_DEFAULTS.items()} == {
         award: tuple(fields) for award, fields in AWARD_FIELDS.items() if AWARD_GAME[award] == QUANTUM}
