@@ -9,6 +9,7 @@ import json
 import re
 from functools import cache
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -38,6 +39,7 @@ from qttt.docgen.rulebook import (
 )
 from qttt.family import Mark, family_of
 from qttt.geometry import patterns
+from qttt.nested.engine import NestedState
 from qttt.notation import Record
 from qttt.quantum.notation import from_notation
 from qttt.spec import rules
@@ -295,7 +297,7 @@ def test_intelligent_rulebook_draws_routing_a_block_won_the_end_and_a_whole_game
     and the result the engine replays; the boards of the articles are the engine's."""
     text, w = player_page("intelligent", "en"), words("en")
     cells = plan()["ruleset"]["intelligent"]["game"]
-    states = [Record("intelligent", tuple(Mark(c) for c in cells[:i])).replay()
+    states = [cast(NestedState, Record("intelligent", tuple(Mark(c) for c in cells[:i])).replay())
               for i in range(len(cells) + 1)]
     worked = text.split("## Article 6", 1)[1].split("\n## ", 1)[0]
     items = re.findall(r"^(\d+)\. (.*)$", worked, flags=re.M)
