@@ -21,7 +21,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from qttt import QtttError, builtin_names, load_ruleset
-from qttt.cli import integer, seconds
+from qttt.argtypes import integer, seconds
 from qttt.family import family_of, tool
 from qttt.notation import Record, record_from_json
 from qttt.spec import spec_dir
