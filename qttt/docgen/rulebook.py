@@ -18,7 +18,7 @@ from functools import cache
 from html import escape
 from typing import Any, Protocol
 
-from ..family import family_of, tool
+from ..family import GameState, family_of, tool
 from ..geometry import patterns
 from ..narration import frac
 from ..notation import Record
@@ -257,7 +257,7 @@ def _consequences(before: State, after: State, k: int, w: dict[str, Any]) -> str
     return text
 
 
-def winner_text(state: State, w: dict[str, Any]) -> str:
+def winner_text(state: GameState, w: dict[str, Any]) -> str:
     """Who won a finished game (more points), in the language of `w`."""
     s = state.scores
     who = "x" if s["x"] > s["o"] else "o" if s["o"] > s["x"] else "draw"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..docgen.rulebook import winner_text
 from ..docgen.site import Site, img, load_toml
 from ..family import Mark
 from ..narration import frac
@@ -71,13 +72,6 @@ def narrate(before: NestedState, after: NestedState, w: dict[str, Any]) -> str:
     else:
         text += " " + t["next"].format(Q=w["narrate"][after.to_move or "x"], b=pos)
     return str(text)
-
-
-def winner_text(state: NestedState, w: dict[str, Any]) -> str:
-    """Who won a finished game (more points), in the language of `w`."""
-    s = state.scores
-    who = "x" if s["x"] > s["o"] else "o" if s["o"] > s["x"] else "draw"
-    return str(w["narrate"]["win"][who])
 
 
 def _first(states: list[NestedState], test: Any) -> int:
