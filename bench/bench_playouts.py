@@ -19,7 +19,7 @@ project. A peer without a path is reported as not measured, with the figure last
 machine quoted as such and its source. The compiled core and two commands run end to end (`qttt
 random wikipedia` to a file and `qttt analyze random wikipedia`, startup included) are compared to
 the fastest measured peer, CPU to CPU and wall to wall (target: `qttt random` at 1.5x the fastest
-peer per CPU-second).
+peer per CPU-second); the commands run on one worker (`--workers 1`), as the peers do.
 
 Last, `qttt analyze random`'s sampler on every core (processes) against the same sampler in one
 process, wall time to wall time.
@@ -67,12 +67,13 @@ class Peer(NamedTuple):
     source: str  # where the quoted figure comes from
 
 
-QUOTED = ("issue #25 (an earlier session, one core of this machine, CPU time, random legal "
-          "wikipedia games in the peer's own loop)")
+QUOTED = ("this bench's run of 2026-11-25 on one core of the project's machine (process CPU time, "
+          "random legal wikipedia games in the peer's own loop; the earlier figures of issue #25: "
+          "Java 160k, C++ 213k, TypeScript 104k)")
 PEERS = (
-    Peer("java", "KSmanis/QTTT", "Java", 160_000, QUOTED),
-    Peer("cpp", "Vlad-Shcherbina/qttt", "C++", 213_000, QUOTED),
-    Peer("node", "gyk/quantum-tictactoe", "TypeScript on Node", 104_000, QUOTED),
+    Peer("java", "KSmanis/QTTT", "Java", 314_000, QUOTED),
+    Peer("cpp", "Vlad-Shcherbina/qttt", "C++", 290_000, QUOTED),
+    Peer("node", "gyk/quantum-tictactoe", "TypeScript on Node", 161_000, QUOTED),
 )
 
 
@@ -183,9 +184,10 @@ def against_peers(args: argparse.Namespace, comp: Rates) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         n = args.command_games
         rates["qttt random wikipedia -o FILE (end to end)"] = command_rates(
-            ["random", "wikipedia", "-n", str(n), "--seed", "9", "-o", str(Path(tmp) / "games.jsonl")], n)
+            ["random", "wikipedia", "-n", str(n), "--seed", "9", "--workers", "1",
+             "-o", str(Path(tmp) / "games.jsonl")], n)
         rates["qttt analyze random wikipedia (end to end)"] = command_rates(
-            ["analyze", "random", "wikipedia", "-n", str(n), "--seed", "9", "--quiet"], n)
+            ["analyze", "random", "wikipedia", "-n", str(n), "--seed", "9", "--workers", "1", "--quiet"], n)
     if not measured:
         for label, r in rates.items():
             row(label, r, "no peer measured in this run")

@@ -352,7 +352,10 @@ def cores_finding(rs: Ruleset, engine: Engine, started: float) -> Finding:
               + ("" if engine.walk is None else " and every position of the walk")
               + ": positions, legal lists, the refusal of every other action, the position after each "
               "legal action, final scores" + _walk_note(engine))
-    return finding(CORES, [engine.part()], method, time.perf_counter() - started, engine.witness(CORES))
+    status, label = engine.part()
+    label = (label.replace("(engine", "(engine and compiled core", 1) if "(engine" in label
+             else label.replace(" games)", " games, engine and compiled core)", 1))
+    return finding(CORES, [(status, label)], method, time.perf_counter() - started, engine.witness(CORES))
 
 
 def deadlock_finding(rs: Ruleset, engine: Engine, started: float) -> Finding:

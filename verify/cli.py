@@ -21,7 +21,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from qttt import QtttError, builtin_names, load_ruleset
-from qttt.cli import integer, seconds
+from qttt.argtypes import integer, seconds
 from qttt.family import family_of, tool
 from qttt.notation import Record, record_from_json
 from qttt.spec import spec_dir
@@ -93,6 +93,12 @@ def shipped() -> list[str]:
     return [*builtin_names(None), *files]
 
 
+def uncheckable(name: str) -> str | None:
+    """Why the ruleset has no checker (its family declares no check tool), or None."""
+    family = family_of(load_ruleset(name))
+    return None if "check" in family.tools else f"the {family.name} family has no check tool"
+
+
 def targets(args: argparse.Namespace) -> list[str]:
     """The rulesets to check, in order, without repeats."""
     names = list(args.rulesets) + (shipped() if args.all else [])
@@ -110,6 +116,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     for name in names:  # every name resolves before any is checked
         load_ruleset(name)
+    skipped = {name: why for name in shipped() if args.all and name in names and (why := uncheckable(name))}
+    names = [n for n in names if n not in skipped]  # --all: every shipped ruleset that has a checker
     try:  # each family's checker (its `check` tool); the quantum one needs z3
         checkers = {name: tool(load_ruleset(name), "check") for name in names}
     except ModuleNotFoundError as e:
@@ -137,14 +145,14 @@ def run(args: argparse.Namespace) -> int:
             reports.append(check(name, **options(args)))
     if args.json:
         data = report_json(reports, None if args.no_timing else time.perf_counter() - start)
-        data["summary"] = summary(reports, args.strict)
+        data["summary"] = summary(reports, args.strict, skipped)
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         out = Console(highlight=False, width=max(120, Console().width))
         for report in reports:
             print_report(out, report)
         print_shared(out, reports)
-        print(summary(reports, args.strict))
+        print(summary(reports, args.strict, skipped))
     return exit_status(reports, args.strict)
 
 
@@ -165,9 +173,9 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word[:-1]}ies" if word.endswith("y") else f"{n} {word}s"
 
 
-def summary(reports: list[Report], strict: bool) -> str:
+def summary(reports: list[Report], strict: bool, skipped: dict[str, str] | None = None) -> str:
     """One line: how many rulesets were checked, which have violations, accepted findings or
-    checker errors, and the exit status."""
+    checker errors, which shipped ones have no checker, and the exit status."""
     parts = []
     for status, what in (("violated", "violated"), ("accepted", "accepted (documented gaps)"),
                          ("error", "checker errors")):
@@ -177,6 +185,7 @@ def summary(reports: list[Report], strict: bool) -> str:
     clean = sum(1 for r in reports if not any(r.has(s) for s in ("violated", "accepted", "error")))
     code = exit_status(reports, strict)
     found = "; ".join(parts) if parts else "nothing violated"
+    found += "".join(f"; not checked: {name} ({why})" for name, why in (skipped or {}).items())
     return (f"{plural(len(reports), 'ruleset')} checked, {clean} without findings; {found}; "
             f"exit status {code}"
             + (" (--strict)" if strict and code == 1 and not any(r.has("violated") for r in reports) else ""))

@@ -45,6 +45,7 @@ from qttt.io import write_atomic
 
 from .abstract import abstract_of
 from .sampled import KEPT, LENGTH, SHAPE, Context, inspect
+from .witness import replay
 
 Key = tuple[Any, ...]
 Path_ = tuple[int, ...]
@@ -271,7 +272,7 @@ def expand(rs: Ruleset, paths: Sequence[Path_], key: str = "shape", bound: int |
     final = checked = 0
     for path in paths:
         acts = actions_of(path, cells)
-        state = replay_path(rs, acts)
+        state = replay(rs, acts)
         assert state is not None, "a walked path replays"
         found, kids = inspect(ctx, state, acts, simulate=True)
         for prop, message, probe in found:
@@ -291,17 +292,6 @@ def expand(rs: Ruleset, paths: Sequence[Path_], key: str = "shape", bound: int |
     return children, failures, partitions, final, checked
 
 
-def replay_path(rs: Ruleset, acts: Sequence[Action]) -> State | None:
-    """The engine's position after acts from the start, or None where it refuses one."""
-    state = State.initial(rs)
-    try:
-        for act in acts:
-            state = state.apply(act)
-    except Exception:
-        return None
-    return state
-
-
 def check_members(ctx: Context, state: State, acts: Sequence[Action], members: int,
                   failures: list[tuple[str, str, Path_]]) -> int:
     """Check up to `members` relabelled members of state's shape class (`relabel`, seeded by the
@@ -315,7 +305,7 @@ def check_members(ctx: Context, state: State, acts: Sequence[Action], members: i
         if checked == members:
             break
         other = relabel(acts, cells, rng)
-        member = replay_path(ctx.rs, other)
+        member = replay(ctx.rs, other)
         if member is None or member.key() in seen or shape_key(member) != want:
             continue
         seen.add(member.key())

@@ -27,19 +27,23 @@ def _block_cells(n: int, block: int) -> list[int]:
     return [(top + i) * side + left + j for i in range(n) for j in range(n)]
 
 
-def max_points(rs: Ruleset, winner: bool) -> Fraction:
-    """The most points one player can get from the scoring components, in a won or drawn game."""
-    total = Fraction(0)
+def points_range(rs: Ruleset, winner: bool) -> tuple[Fraction, Fraction]:
+    """The fewest and the most points one player can get from the scoring components, in a won
+    or a drawn game (a sound bound: each component's own range, added up; points may be negative)."""
+    low = high = Fraction(0)
     blocks = rs.board ** 2
     for c in rs.scoring:
         if c.award == "win" and winner:
-            total += c.get("points")
+            low, high = low + min(c.get("points"), 0), high + max(c.get("points"), 0)
         elif c.award == "draw-blocks" and not winner:
             w = c.get("weights")
-            total += blocks if w == "equal" else sum(w, Fraction(0))
+            weights = [Fraction(1)] * blocks if w == "equal" else list(w)
+            low += sum((v for v in weights if v < 0), Fraction(0))
+            high += sum((v for v in weights if v > 0), Fraction(0))
         elif c.award == "draw-majority" and not winner:
-            total += max(c.get("more"), c.get("fewer"), c.get("equal"))
-    return total
+            given = (c.get("more"), c.get("fewer"), c.get("equal"))
+            low, high = low + min(given), high + max(given)
+    return low, high
 
 
 def position_failures(rs: Ruleset, state: NestedState, actions: Sequence[Mark]) -> list[tuple[str, str]]:
@@ -61,9 +65,9 @@ def position_failures(rs: Ruleset, state: NestedState, actions: Sequence[Mark]) 
     winner = state.winner
     if winner is None and "open" in state.blocks:
         found.append(("nested-scores-defined", "the game ended without a winner with a block open"))
-    best = max_points(rs, winner is not None)
-    if any(v < 0 or v > best for v in state.scores.values()):
-        found.append(("nested-scores-defined", f"a score outside 0..{best}: {state.scores}"))
+    low, high = points_range(rs, winner is not None)
+    if any(not low <= v <= high for v in state.scores.values()):
+        found.append(("nested-scores-defined", f"a score outside {low}..{high}: {state.scores}"))
     if winner is not None and state.scores["o" if winner == "x" else "x"] != 0:
         found.append(("nested-scores-defined", "the loser of a won game scored"))
     return found

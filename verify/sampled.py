@@ -25,7 +25,7 @@ from .abstract import Params, simulates
 from .catalogue import REFUSAL_ORDER
 from .graphs import Multigraph, assignments, is_forest, propagate
 from .scores import declared_range, expected_scores
-from .witness import Confirmed, record
+from .witness import Confirmed, record, replay
 
 SHAPE, UNIQUE, TOTAL, DEADLOCK, LENGTH, SCORES, TURN, ABSTRACT, LEGAL, CORES, TIE = (
     "single-cycle-per-move", "collapse-uniqueness", "collapse-totality", "no-deadlock", "termination",
@@ -438,11 +438,8 @@ def confirm(ctx: Context, variant: str, prop: str, path: Sequence[Action]) -> Co
     """The one way a violation gets its witness: replay `path` from the start of ctx's ruleset
     (the real rules, never an auxiliary walk's) with the engine, check that position again, and
     return the game (with the action that shows the failure, if any) when prop fails there."""
-    state = State.initial(ctx.rs)
-    try:
-        for act in path:
-            state = state.apply(act)
-    except Exception:
+    state = replay(ctx.rs, path)
+    if state is None:
         return None
     found, _ = inspect(ctx, state, path, simulate=prop == ABSTRACT)
     for p, message, probe in found:

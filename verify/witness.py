@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from qttt import Action, IllegalAction, Measure, Place, Ruleset, State, mark_name
+from qttt import Action, Measure, Place, Ruleset, State, mark_name
 from qttt.geometry import lines
 from qttt.notation import action_to_json
 
@@ -63,12 +63,13 @@ def plan_actions(components: Sequence[Mapping[int, int]], parked: Mapping[int, t
 
 
 def replay(rs: Ruleset, actions: Sequence[Action]) -> State | None:
-    """The final state, or None when some action is illegal."""
+    """The engine's final state from the start of rs, or None when the engine refuses an action
+    (or raises on one)."""
     state = State.initial(rs)
     try:
         for act in actions:
             state = state.apply(act)
-    except IllegalAction:
+    except Exception:
         return None
     return state
 

@@ -270,7 +270,7 @@ HOT void best_lines(const Comp *c, const Pos *p, int64_t *kx, int64_t *ko, int *
 }
 
 /* rule score-at-end: x and o points of the board as it stands */
-static void score(const Rules *r, const Pos *p, int64_t *xs, int64_t *os) {
+HOT void score(const Rules *r, const Pos *p, int64_t *xs, int64_t *os) {
     int64_t sx = 0, so = 0;
     for (int ci = 0; ci < r->ncomp; ci++) {
         const Comp *c = &r->comp[ci];
@@ -349,8 +349,8 @@ static int line_result(const Rules *r, const Pos *p) {
 static uint64_t digest_step(uint64_t h, int64_t v) { return (h ^ (uint64_t)v) * DIGESTP; }
 
 /* One random game from the start; codes (if not NULL) receive its actions (as Python encodes them).
-   Returns the number of actions; p->phase says whether it ended (else it stopped at a deadlock,
-   scored 0-0). */
+   Returns the number of actions (-1 when the game outgrows this build's move masks); p->phase says
+   whether it ended (else it stopped at a deadlock, scored 0-0). */
 static int playout(const Rules *r, MT *g, Pos *p, int32_t *codes, uint64_t *digest) {
     init_pos(r, p);
     int n = 0;
@@ -359,6 +359,7 @@ static int playout(const Rules *r, MT *g, Pos *p, int32_t *codes, uint64_t *dige
     for (;;) {
         int32_t code;
         if (p->phase == PLACE) {
+            if (p->move >= MAXM - 1) return -1;
             int opens[MAXC], m = 0;
             for (uint32_t q = p->open; q; q &= q - 1) opens[m++] = ctz(q);
             if (m == 1) {
@@ -796,7 +797,7 @@ void qc_perft(const void *h, const void *pos, int depth, uint64_t *counts) {
 /* `games` random games; per game its number of actions (lens), final x and o (scores, 2 per
    game, 0-0 for a deadlock), phase at the end (phases) and digest of the actions; codes gets the
    actions (capacity cap, NULL for none). The generator state (625 words) is read and updated.
-   Returns the number of codes written, or -1 when cap is too small. */
+   Returns the number of codes written, or -1 when cap is too small; -2 when a game outgrows this build's move masks. */
 int64_t qc_games(const void *h, uint32_t *state, int64_t games, int32_t *codes, int64_t cap,
                  int32_t *lens, int64_t *scores, int8_t *phases, uint64_t *digests) {
     const Rules *r = h;
@@ -808,6 +809,7 @@ int64_t qc_games(const void *h, uint32_t *state, int64_t games, int32_t *codes, 
     for (int64_t i = 0; i < games; i++) {
         uint64_t d;
         int n = playout(r, &g, &p, buf, &d);
+        if (n < 0) return -2;
         if (codes) {
             if (used + n > cap) return -1;
             memcpy(codes + used, buf, (size_t)n * sizeof *buf);
@@ -827,7 +829,7 @@ int64_t qc_games(const void *h, uint32_t *state, int64_t games, int32_t *codes, 
 /* `games` random games written as JSON Lines records (qttt random): per game `head`, its actions'
    JSON texts joined by commas (frag from fragoff[i] to fragoff[i+1] for the action coded i: a*cells+b
    places, cells*cells+c measures c, as Python's notation writes them), then `tail`. The generator
-   state is read and updated. Returns the bytes written, or -1 when cap is too small. */
+   state is read and updated. Returns the bytes written, or -1 when cap is too small; -2 when a game outgrows this build's move masks. */
 int64_t qc_jsonl(const void *h, uint32_t *state, int64_t games, const char *frag, const int32_t *fragoff,
                  const char *head, int headlen, const char *tail, int taillen, char *out, int64_t cap) {
     const Rules *r = h;
@@ -838,6 +840,7 @@ int64_t qc_jsonl(const void *h, uint32_t *state, int64_t games, const char *frag
     int64_t at = 0;
     for (int64_t i = 0; i < games; i++) {
         int n = playout(r, &g, &p, buf, NULL);
+        if (n < 0) return -2;
         if (at + headlen > cap) return -1;
         memcpy(out + at, head, (size_t)headlen);
         at += headlen;
@@ -859,7 +862,7 @@ int64_t qc_jsonl(const void *h, uint32_t *state, int64_t games, const char *frag
 
 /* `games` random games tallied as a histogram of final (x, o): rows of (x, o, count) in hist
    (room for cap rows), and by line result (`line_result`; 5: a deadlock, unfinished).
-   Returns the number of rows, or -1 when cap is too small. */
+   Returns the number of rows, or -1 when cap is too small; -2 when a game outgrows this build's move masks. */
 int64_t qc_sample(const void *h, uint32_t *state, int64_t games, int64_t *hist, int64_t cap,
                   int64_t *lines) {
     const Rules *r = h;
@@ -872,7 +875,7 @@ int64_t qc_sample(const void *h, uint32_t *state, int64_t games, int64_t *hist, 
     int64_t rows = 0;
     Pos p;
     for (int64_t i = 0; i < games; i++) {
-        playout(r, &g, &p, NULL, NULL);
+        if (playout(r, &g, &p, NULL, NULL) < 0) { free(slot); return -2; }
         int64_t xs, os;
         final_scores(r, &p, &xs, &os);
         lines[p.phase == OVER ? line_result(r, &p) : 5]++;

@@ -296,7 +296,7 @@ class Core:
         digests = (ctypes.c_uint64 * max(games, 1))()
         used = self.lib.qc_games(self.handle, state, games, codes, cap, lens, scores, phases, digests)
         if used < 0:
-            raise QtttError("core-compiled", "the compiled core's action buffer overflowed")
+            raise self._overflow(used, "action buffer")
         finish()
         out, at = [], 0
         for i in range(games):
@@ -305,6 +305,15 @@ class Core:
                         ("place", "measure", "over")[phases[i]], digests[i]))
             at += n
         return out
+
+    def _overflow(self, status: int, what: str) -> QtttError:
+        """The error of a core call that returned `status` < 0: -2 a game longer than the build's
+        move masks hold (rare: only rulesets whose games can pass 62 placements), else `what`
+        overflowed."""
+        if status == -2:
+            return QtttError("core-compiled", f"a random game of {self.rs.canonical} outgrew the compiled "
+                             "core's move numbers; use --core python")
+        return QtttError("core-compiled", f"the compiled core's {what} overflowed")
 
     def jsonl(self, rng: random.Random, games: int, head: str, tail: str) -> str:
         """`games` random games drawn from `rng` as `qttt.playout` draws them, as text: per game
@@ -318,7 +327,7 @@ class Core:
         used = self.lib.qc_jsonl(self.handle, state, games, frag, offsets, head.encode(), len(head),
                                  tail.encode(), len(tail), out, cap)
         if used < 0:
-            raise QtttError("core-compiled", "the compiled core's record buffer overflowed")
+            raise self._overflow(used, "record buffer")
         finish()
         return out.raw[:used].decode("ascii")
 
@@ -346,7 +355,7 @@ class Core:
         lines = (ctypes.c_int64 * 6)()
         rows = self.lib.qc_sample(self.handle, state, games, hist, cap, lines)
         if rows < 0:
-            raise QtttError("core-compiled", "more distinct scores than the compiled core can tally")
+            raise self._overflow(rows, "table of distinct scores")
         finish()
         names = ("none", "x", "o", "neither", "tie", "unfinished")
         by_line = Counter({k: lines[i] for i, k in enumerate(names) if lines[i]}) if self.lined else Counter()

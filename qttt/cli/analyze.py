@@ -11,9 +11,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..argtypes import integer
 from ..errors import UsageError
 from ..variant import Ruleset, load_ruleset
-from . import integer
 
 SEARCH_CELLS = 9  # boards an exact count or solve is attempted on without --force (3×3)
 

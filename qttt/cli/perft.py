@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from ..argtypes import integer
 from ..conformance.perft import PERFT_LIMIT, Position, divide, perft_counts, table_depth
 from ..errors import UsageError
 from ..family import GameState, compiled_core
@@ -12,7 +13,6 @@ from ..games import new_game
 from ..io import parse_json
 from ..notation import record_from_json
 from ..variant import load_ruleset
-from . import integer
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

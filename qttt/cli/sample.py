@@ -19,12 +19,12 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Protocol, runtime_checkable
 
+from ..argtypes import integer
 from ..family import compiled_core
 from ..games import random_game
 from ..io import write_atomic
 from ..notation import Record, record_to_json
 from ..variant import Ruleset, load_ruleset
-from . import integer
 
 BLOCK = 10_000  # games per block: the unit of seeding, of work for a process and of output
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from verify.nested import max_points
+from verify.nested import points_range
 
 from ..family import AnyAction, GameState, Mark
 from ..interop import Codec
@@ -45,9 +45,9 @@ def codec(rs: Ruleset) -> Codec:
     def points(state: GameState) -> tuple[Fraction, Fraction]:
         return state.scores["x"], state.scores["o"]
 
-    won, drawn = max_points(rs, True), max_points(rs, False)
-    return Codec(cells, encode, decode, (5, side, side), planes, points,
-                 (Fraction(0), max(won, drawn), Fraction(0), max(won, drawn)),
+    (won_low, won_high), (drawn_low, drawn_high) = points_range(rs, True), points_range(rs, False)
+    low, high = min(won_low, drawn_low), max(won_high, drawn_high)
+    return Codec(cells, encode, decode, (5, side, side), planes, points, (low, high, low, high),
                  _nested_sums(rs.scoring), cells)
 
 

@@ -35,10 +35,10 @@ from qttt import (
 )
 from qttt.analysis import compiled, nested_core
 from qttt.errors import QtttError
-from qttt.family import Mark, compiled_core
+from qttt.family import Mark, compiled_core, family_of
 from qttt.games import new_game
 from qttt.nested.engine import NestedState
-from qttt.spec import rules
+from qttt.spec import rules, spec_dir
 
 QTTT = Path(__file__).resolve().parents[2] / "qttt"
 COVERED: set[str] = set()
@@ -417,6 +417,16 @@ def test_the_compiled_core_is_refused_when_it_cannot_be_built(name: str) -> None
     finally:
         for m in modules:
             m.library.cache_clear()
+
+
+@covers("core-compiled")
+def test_a_family_without_a_compiled_core_plays_in_python_and_refuses_compiled() -> None:
+    rs = load_ruleset(str(spec_dir() / "coverage" / "classical-4x4-three.toml"))
+    assert "core" not in family_of(rs).tools
+    assert compiled_core(rs, "auto") is None and compiled_core(rs, "python") is None
+    with pytest.raises(QtttError) as e:
+        compiled_core(rs, "compiled")
+    assert e.value.rule == "core-compiled" and "the classical family has no compiled core" in e.value.message
 
 
 def test_every_cited_rule_is_exercised() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -157,7 +158,10 @@ def core_source_changed(old: str, new: str) -> Patch:
     def patch(mp: pytest.MonkeyPatch) -> None:
         source = compiled.SOURCE.read_text(encoding="utf-8")
         assert old in source
-        copy = Path(tempfile.mkdtemp()) / compiled.SOURCE.name
+        folder = Path(tempfile.mkdtemp())
+        for header in compiled.SOURCE.parent.glob("*.h"):  # the headers it includes, unchanged
+            shutil.copy(header, folder / header.name)
+        copy = folder / compiled.SOURCE.name
         copy.write_text(source.replace(old, new, 1), encoding="utf-8")
         mp.setattr(compiled, "SOURCE", copy)
         compiled.library.cache_clear()
