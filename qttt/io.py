@@ -8,36 +8,85 @@ Every problem is a `FileError` naming the user's path (and the rule, when a rule
 from __future__ import annotations
 
 import codecs
+import errno
+import hashlib
 import json
 import os
+import re
+import stat
 import sys
 import tempfile
+import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from .errors import FileError
+from .bounds import MAX_DIGITS, Bound, loads
+from .errors import FileError, QtttError
 
 CHUNK = 1 << 16  # bytes decoded at a time when streaming
+MAX_READ = 64 << 20  # bytes of a file read whole (a variant, suite, tour, checkpoint, --actions)
 
 
 def _name(source: str | Path) -> str:
     return "standard input" if str(source) == "-" else str(source)
 
 
-def _open_error(source: str | Path, e: OSError) -> FileError:
-    why = "is a directory" if isinstance(e, IsADirectoryError) else (
-        "does not exist" if isinstance(e, FileNotFoundError) else f"cannot be read: {e.strerror}")
-    return FileError(None, f"{_name(source)} {why}")
+_KINDS = ((stat.S_ISDIR, "is a directory"), (stat.S_ISCHR, "is a device, not a file"),
+          (stat.S_ISBLK, "is a device, not a file"), (stat.S_ISSOCK, "is a socket, not a file"),
+          (stat.S_ISFIFO, "is a pipe (FIFO), not a file"))
 
 
-def text_chunks(source: str | Path, rule: str | None = None) -> Iterator[str]:
-    """The UTF-8 text of a file (or of standard input for `-`), decoded CHUNK bytes at a time;
-    FileError naming the byte offset of the first byte that is not UTF-8."""
+def _why(e: OSError) -> str:
+    """An open or stat failure as the words after a file name."""
+    reasons = {errno.ENOENT: "does not exist", errno.ELOOP: "is a symbolic link loop",
+               errno.EACCES: "cannot be read: permission denied",
+               errno.EPERM: "cannot be read: permission denied",
+               errno.ENOTDIR: "does not exist (a part of its path is not a directory)",
+               errno.ENAMETOOLONG: "does not exist (its name is too long for the system)",
+               errno.EISDIR: "is a directory"}
+    return reasons.get(e.errno or 0, f"cannot be read: {e.strerror or e}")
+
+
+def input_problem(path: str | Path, stream: bool = False) -> str | None:
+    """Why `path` cannot be read as an input file (None when it can): it does not exist, is a
+    symbolic link loop, a directory, a device, a socket, a FIFO (unless `stream`), unreadable."""
     try:
-        stream: IO[bytes] = sys.stdin.buffer if str(source) == "-" else open(source, "rb")  # noqa: SIM115
+        mode = os.stat(path).st_mode
     except OSError as e:
-        raise _open_error(source, e) from None
+        return _why(e)
+    except ValueError:  # a NUL byte in the name
+        return "cannot be opened: its name holds a NUL character"
+    for test, why in _KINDS:
+        if test(mode) and not (stream and stat.S_ISFIFO(mode)):
+            return why
+    if not os.access(path, os.R_OK):
+        return "cannot be read: permission denied"
+    return None
+
+
+def open_input(source: str | Path, rule: str | None = None, stream: bool = False) -> IO[bytes]:
+    """The one way input is opened: a regular file (a FIFO too when `stream`), or standard input
+    for `-`; FileError naming the file and the real problem otherwise."""
+    if str(source) == "-":
+        if sys.stdin is None:
+            raise FileError(rule, "standard input is closed")
+        return sys.stdin.buffer
+    problem = input_problem(source, stream)
+    if problem is not None:
+        raise FileError(rule, f"{_name(source)} {problem}")
+    try:
+        return open(source, "rb")
+    except OSError as e:
+        raise FileError(rule, f"{_name(source)} {_why(e)}") from None
+
+
+def text_chunks(source: str | Path, rule: str | None = None, cap: int | None = None) -> Iterator[str]:
+    """The UTF-8 text of a file or standard input (`-`), decoded CHUNK bytes at a time;
+    FileError naming the byte offset of the first byte that is not UTF-8, or when more than
+    `cap` bytes come. Files read whole are capped and must be regular files; a stream read
+    record by record (no cap) may be a FIFO."""
+    stream = open_input(source, rule, stream=cap is None)
     read = getattr(stream, "read1", stream.read)  # what is there: a pipe is read as it is written
     decoder = codecs.getincrementaldecoder("utf-8")()
     offset = 0
@@ -46,13 +95,16 @@ def text_chunks(source: str | Path, rule: str | None = None) -> Iterator[str]:
             try:
                 data = read(CHUNK)
             except OSError as e:
-                raise _open_error(source, e) from None
+                raise FileError(rule, f"{_name(source)} {_why(e)}") from None
             try:
                 text = decoder.decode(data, final=not data)
             except UnicodeDecodeError as e:
                 raise FileError(rule, f"{_name(source)}: not UTF-8 text (byte {offset + e.start} is "
                                 f"0x{e.object[e.start]:02x})") from None
             offset += len(data)
+            if cap is not None and offset > cap:
+                raise FileError(rule, f"{_name(source)} is larger than {cap >> 20} MiB, the most "
+                                "read from one file")
             if text:
                 yield text
             if not data:
@@ -63,14 +115,15 @@ def text_chunks(source: str | Path, rule: str | None = None) -> Iterator[str]:
 
 
 def read_text(source: str | Path, rule: str | None = None) -> str:
-    """The whole UTF-8 text of a file (or of standard input for `-`)."""
-    return "".join(text_chunks(source, rule))
+    """The whole UTF-8 text of a file (or of standard input for `-`), at most MAX_READ bytes."""
+    return "".join(text_chunks(source, rule, MAX_READ))
 
 
 def parse_json(text: str, where: str, rule: str | None = None) -> Any:
-    """`json.loads`, with one-line FileErrors for text that is not JSON or is nested too deeply."""
+    """JSON through the bounded decoder (loads), with one-line FileErrors for text that
+    is not JSON, holds an integer too long, or is nested too deeply."""
     try:
-        return json.loads(text)
+        return loads(text)
     except json.JSONDecodeError as e:
         raise FileError(rule, f"{where}: not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
     except RecursionError:
@@ -81,6 +134,20 @@ def parse_json(text: str, where: str, rule: str | None = None) -> Any:
 def read_json(source: str | Path, rule: str | None = None) -> Any:
     """A JSON file (or standard input for `-`), parsed."""
     return parse_json(read_text(source, rule), _name(source), rule)
+
+
+def parse_toml(text: str, where: str, error: Callable[[str], Exception]) -> dict[str, Any]:
+    """TOML text parsed; `error(reason)` for text that is not TOML, nested too deeply or holding
+    an integer longer than MAX_DIGITS digits (never Python's own integer-string limit)."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise error(f"{where}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise error(f"{where}: not valid TOML: arrays or tables nested too deeply") from None
+    except ValueError:  # int() past its limit inside tomllib
+        raise error(f"{where}: not valid TOML: an integer longer than {MAX_DIGITS} "
+                    "digits") from None
 
 
 def write_atomic(path: str | Path, text: str | Iterable[str], make_dirs: bool = False) -> None:
@@ -94,10 +161,7 @@ def write_atomic(path: str | Path, text: str | Iterable[str], make_dirs: bool = 
     parent = target.parent
     if make_dirs:
         parent.mkdir(parents=True, exist_ok=True)
-    if target.is_dir():
-        raise FileError(None, f"cannot write {target}: it is a directory")
-    if not parent.is_dir():
-        raise FileError(None, f"cannot write {target}: directory {parent} does not exist")
+    check_writable(target)
     try:
         fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as e:
@@ -117,6 +181,44 @@ def write_atomic(path: str | Path, text: str | Iterable[str], make_dirs: bool = 
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def output_problem(path: str | Path) -> str | None:
+    """Why a file cannot be written at `path` (None when it can): the target is a directory or
+    not a regular file, its directory does not exist or cannot be written. A name ending in `/`
+    names a directory."""
+    target = Path(path)
+    parent = target.parent
+    if os.path.isdir(target):
+        return "it is a directory"
+    if str(path).endswith(os.sep):
+        return "a name ending in / names a directory, not a file"
+    if os.path.lexists(target) and not os.path.isfile(target):
+        return "it is not a regular file"
+    if not parent.is_dir():
+        return f"directory {parent} does not exist"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"directory {parent} cannot be written: permission denied"
+    return None
+
+
+def check_writable(path: str | Path) -> None:
+    """FileError unless a file can be written at `path` (see output_problem)."""
+    problem = output_problem(path)
+    if problem is not None:
+        raise FileError(None, f"cannot write {path}: {problem}")
+
+
+def save_or_show(path: str | Path, text: str, say: Callable[[str], object], saved: str) -> bool:
+    """Write `text` to `path` and `say` the `saved` line; when writing fails, `say` why and then
+    the text itself, so that nothing a person did is lost. Whether it was written."""
+    try:
+        write_atomic(path, text)
+    except FileError as e:
+        say(f"qttt: {e}; here it is instead:\n{text}")
+        return False
+    say(saved)
+    return True
 
 
 def _umask() -> int:
@@ -144,16 +246,96 @@ def write_or_check(files: Mapping[Path, str], check: bool, command: str, remove:
 
 T = TypeVar("T")
 
+FRACTION = re.compile(r"-?[0-9]{1,20}(/[1-9][0-9]{0,19})?")
 
-def read_checkpoint(path: Path, parse: Callable[[Any], T]) -> T:
-    """`parse` applied to a checkpoint file's JSON; FileError when the file is not JSON or not
-    of the shape `parse` expects (a checkpoint damaged or from something else)."""
-    data = read_json(path)
+
+def shape_problem(value: Any, shape: Any, at: str = "$") -> str | None:
+    """Where `value` (parsed JSON) departs from `shape`, or None. A shape is a `Bound` (an
+    integer in range), `str`, `bool`, `FRACTION` (an exact number as text), `object` (anything),
+    `[S]` (a list of S), `(S1, S2, ...)` (a list of exactly those) or `{key: S}` (an object with
+    those keys; a key written `?key` may be missing)."""
+    if isinstance(shape, Bound):
+        try:
+            shape.check(value)
+        except ValueError as e:
+            return f"{at}: {e}"
+        return None
+    if shape is object:
+        return None
+    if shape in (str, bool):
+        what = "string" if shape is str else "boolean"
+        return None if isinstance(value, shape) else f"{at}: expected a {what}"
+    if shape is FRACTION:
+        ok = isinstance(value, str) and FRACTION.fullmatch(value) and not value.endswith("/0")
+        return None if ok else f"{at}: expected an exact number such as \"1/2\""
+    if isinstance(shape, (list, tuple)):
+        return _list_problem(value, shape, at)
+    return _object_problem(value, shape, at)
+
+
+def _list_problem(value: Any, shape: list[Any] | tuple[Any, ...], at: str) -> str | None:
+    if not isinstance(value, list) or (isinstance(shape, tuple) and len(value) != len(shape)):
+        return f"{at}: expected a list" + (f" of {len(shape)}" if isinstance(shape, tuple) else "")
+    shapes = shape if isinstance(shape, tuple) else [shape[0]] * len(value)
+    return next((p for i, (v, s) in enumerate(zip(value, shapes, strict=True))
+                 if (p := shape_problem(v, s, f"{at}[{i}]"))), None)
+
+
+def _object_problem(value: Any, shape: dict[str, Any], at: str) -> str | None:
+    if not isinstance(value, dict):
+        return f"{at}: expected an object"
+    keys = {k.lstrip("?"): k for k in shape}
+    for key in value:
+        if key not in keys:
+            return f"{at}: unexpected key {json.dumps(key)[:40]}"
+    for key, full in keys.items():
+        if key not in value:
+            if not full.startswith("?"):
+                return f"{at}.{key} is missing"
+            continue
+        if (p := shape_problem(value[key], shape[full], f"{at}.{key}")) is not None:
+            return p
+    return None
+
+
+def damaged(path: Path, why: str) -> FileError:
+    """The one answer to a checkpoint that cannot be used as it is."""
+    return FileError(None, f"checkpoint {path} is damaged or not a checkpoint ({why}); "
+                     "delete it to start afresh")
+
+
+def _digest(data: dict[str, Any]) -> str:
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=list)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def write_checkpoint(path: Path, data: dict[str, Any]) -> None:
+    """Save a checkpoint: `data` and the digest of its content (read_checkpoint checks it, so
+    a file cut, changed or made by hand is never taken for saved work)."""
+    write_atomic(path, json.dumps({"digest": _digest(data), **data}, separators=(",", ":"), default=list))
+
+
+def read_checkpoint(path: Path, schema: dict[str, Any], parse: Callable[[Any], T]) -> T:
+    """`parse` applied to a checkpoint file's JSON once its digest matches and it has the
+    `schema` (see shape_problem); `damaged` when the file is not JSON, changed since it was
+    written, not of the schema, or `parse` finds it inconsistent (a ValueError naming why)."""
     try:
-        if not isinstance(data, dict):
-            raise TypeError("not a JSON object")
+        data = read_json(path)
+    except FileError as e:
+        raise damaged(path, e.message.removeprefix(f"{path}: ")) from None
+    if not isinstance(data, dict) or "digest" not in data:
+        raise damaged(path, "no digest: not written by this version of qttt")
+    digest = data.pop("digest")
+    if digest != _digest(data):
+        raise damaged(path, "its digest does not match its content: cut or changed since it was written")
+    problem = shape_problem(data, schema)
+    if problem is not None:
+        raise damaged(path, problem)
+    try:
         return parse(data)
-    except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError) as e:
+    except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError, LookupError,
+            AssertionError) as e:
         why = f"missing {e}" if isinstance(e, KeyError) else str(e)
-        raise FileError(None, f"checkpoint {path} is damaged or not a checkpoint ({why}); "
-                        "delete it to start afresh") from None
+        raise damaged(path, why) from None
+    except QtttError as e:
+        raise damaged(path, f"a saved position cannot be reached: {e.message}") from None

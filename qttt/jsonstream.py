@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from .bounds import NumberTooLong, json_decoder
 from .errors import RecordError
 
 MAX_VALUE = 1 << 20  # characters in one value decoded whole (an action, a key, a variant name)
@@ -35,7 +36,7 @@ class Scanner:
         self._offset = 0  # absolute offset of buf[0]
         self._line_start = 0  # absolute offset where the current line starts
         self.newlines = True  # whether values may cross line ends
-        self._decoder = json.JSONDecoder()
+        self._decoder = json_decoder()
 
     # -- the buffer ---------------------------------------------------------------------------
 
@@ -99,6 +100,8 @@ class Scanner:
         while True:
             try:
                 value, end = self._decoder.raw_decode(self.buf, self.pos)
+            except NumberTooLong as e:
+                raise self.error(e.msg) from None
             except json.JSONDecodeError as e:
                 if len(self.buf) - self.pos > MAX_VALUE:
                     raise self.error(f"a value longer than {MAX_VALUE:,} characters") from None
@@ -116,14 +119,21 @@ class Scanner:
             return value
 
     def skip_line(self) -> None:
-        """Move past the next line end (or to the end of the input)."""
+        """Move past the next line end (or to the end of the input). A line that goes on for more
+        than MAX_VALUE characters ends the input: the rest is not read (an endless stream such
+        as /dev/zero is never read to its end)."""
+        skipped = 0
         while True:
             i = self.buf.find("\n", self.pos)
             if i >= 0:
                 self._advance(i + 1)
                 return
+            skipped += len(self.buf) - self.pos
             self._offset += len(self.buf)
             self.buf, self.pos = "", 0
+            if skipped > MAX_VALUE:
+                self.eof = True
+                return
             if not self._fill():
                 return
 

@@ -7,6 +7,7 @@ rulesets live in spec/variants/*.toml; a user's file usually `extends` one and c
 from __future__ import annotations
 
 import json
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
@@ -15,9 +16,11 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
+from .bounds import loads
 from .errors import VariantError
 from .gametype import GAME_TYPES
-from .io import read_text
+from .io import input_problem, parse_toml, read_text
+from .safe import shown
 from .spec import rules, spec_dir
 
 RULE = "variant-file"
@@ -387,10 +390,11 @@ def load_ruleset(spec: str | Path) -> Ruleset:
         if "(" in text and text.endswith(")") and not _is_file(Path(text)):
             return parse_canonical(text)
     path = Path(text)
-    if path.suffix == ".toml" or _is_file(path):
-        if not _is_file(path):
-            raise VariantError("record-variant", f"variant file {_cut_path(text)} does not exist")
-        return _load_file(path.resolve(), ())
+    if path.suffix == ".toml" or _exists(path):
+        problem = input_problem(path)
+        if problem is not None:
+            raise VariantError("record-variant", f"variant file {_cut_path(text)} {problem}")
+        return _load_file(_real(path))
     raise VariantError("record-variant", f"unknown ruleset {_cut(text)}; built-in rulesets: "
                        + ", ".join(builtin_names(None)) + ", or a path to a .toml variant file")
 
@@ -399,8 +403,22 @@ def _is_file(path: Path) -> bool:
     """Whether `path` is a file; False for a name the system cannot even look up (too long)."""
     try:
         return path.is_file()
-    except OSError:
+    except (OSError, ValueError):
         return False
+
+
+def _exists(path: Path) -> bool:
+    """Whether anything (a broken or looping symbolic link too) has the name `path`."""
+    try:
+        return os.path.lexists(path)
+    except (OSError, ValueError):
+        return False
+
+
+def _real(path: Path) -> Path:
+    """`path` absolute with symbolic links followed (never raising on a loop: the input layer
+    names it when the file is opened)."""
+    return Path(os.path.realpath(path))
 
 
 def _cut_path(text: str, width: int = 240) -> str:
@@ -417,7 +435,7 @@ def _cut(text: str, width: int = 80) -> str:
 
 @cache
 def _load_builtin(name: str) -> Ruleset:
-    return _load_file((spec_dir() / "variants" / f"{name}.toml").resolve(), ())
+    return _load_file(_real(spec_dir() / "variants" / f"{name}.toml"))
 
 
 def parse_canonical(text: str) -> Ruleset:
@@ -444,7 +462,7 @@ def parse_canonical(text: str) -> Ruleset:
         seen.add(key)
         if key == "scoring":
             try:
-                scoring_raw = json.loads(raw)
+                scoring_raw = loads(raw)
             except json.JSONDecodeError as e:
                 raise VariantError(RULE, f"{where}: scoring is not JSON: {e.msg}") from None
             except RecursionError:
@@ -518,12 +536,12 @@ def _parse_scalar(p: Parameter, raw: str, where: str) -> Any:
     value: Any = raw
     if p.type is tuple and raw.startswith("["):
         try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
+            value = loads(raw)
+        except (json.JSONDecodeError, RecursionError):
             value = raw
     elif p.type is bool:
         value = {"true": True, "false": False}.get(raw, raw)
-    elif p.type is int and re.fullmatch(r"0|[1-9][0-9]*", raw):
+    elif p.type is int and re.fullmatch(r"0|[1-9][0-9]{0,19}", raw):
         value = int(raw)
     return _check_param(p, value, where)
 
@@ -611,18 +629,33 @@ def _refit(scoring: tuple[Component, ...], params: tuple[tuple[str, Any], ...], 
                                f"the board size {board}; give this file its own [[scoring]]")
 
 
-def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
+EXTENDS_DEPTH = 32  # variant files in one `extends` chain, the file itself included
+
+
+def _load_file(path: Path) -> Ruleset:
+    """A variant file over the chain of files it extends, read one after another (never
+    recursively): at most EXTENDS_DEPTH files, a cycle named with its chain (rule variant-file)."""
+    chain = [(path, _read_file(path))]
+    parent: Ruleset | None = None
+    while parent is None:
+        here, data = chain[-1]
+        parent, target = _parent(data["variant"].get("extends"), here, [p for p, _ in chain])
+        if target is not None:
+            if len(chain) >= EXTENDS_DEPTH:
+                raise VariantError(RULE, f"{path}: extends a chain of more than {EXTENDS_DEPTH} files "
+                                   f"({path.name} -> {chain[1][0].name} -> ... -> {target.name}); "
+                                   f"allowed: at most {EXTENDS_DEPTH}")
+            chain.append((target, _read_file(target)))
+    ruleset = parent
+    for here, data in reversed(chain):
+        ruleset = _build(here, data, ruleset)
+    return ruleset
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    """A variant file's TOML, its [variant] table checked."""
     where = str(path)
-    if path in chain:
-        raise VariantError(RULE, f"{where}: extends itself through "
-                           + " -> ".join(p.name for p in (*chain, path)))
-    text = read_text(path, RULE)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise VariantError(RULE, f"{where}: not valid TOML: {e}") from None
-    except RecursionError:
-        raise VariantError(RULE, f"{where}: not valid TOML: arrays or tables nested too deeply") from None
+    data = parse_toml(read_text(path, RULE), where, lambda why: VariantError(RULE, why))
     _only_keys(data, ("variant", "rules", "scoring", "match"), where, "top level")
     meta = data.get("variant")
     if not isinstance(meta, dict):
@@ -642,7 +675,13 @@ def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
     if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
         raise VariantError(RULE, f"{where}: variant.sources = {_toml(sources)} is not allowed; "
                            "allowed: a list of strings")
-    parent = _parent(meta.get("extends"), path, chain)
+    return data
+
+
+def _build(path: Path, data: dict[str, Any], parent: Ruleset) -> Ruleset:
+    """The ruleset of a variant file read by _read_file, over its parent's."""
+    where = str(path)
+    meta = data["variant"]
     rules = data.get("rules", {})
     if not isinstance(rules, dict):
         raise VariantError(RULE, f"{where}: rules must be a table")
@@ -657,13 +696,15 @@ def _load_file(path: Path, chain: tuple[Path, ...]) -> Ruleset:
         _refit(scoring, params, where, origin)
     _check_scoring_game(scoring, params, where)
     match = _match(data.get("match", {}), parent.match, where)
-    is_builtin = path.parent == (spec_dir() / "variants").resolve()
+    is_builtin = path.parent == _real(spec_dir() / "variants")
+    name = shown(meta["name"])
     base = name if is_builtin else parent.base
     changes = ", ".join(_changes(Ruleset(params, scoring), parent))
     inherited = parent.title if not changes else f"{parent.name} with {changes}"
     return Ruleset(params=params, scoring=scoring, name=name, base=base, match=match,
-                   title=meta.get("title", inherited if not is_builtin else ""),
-                   summary=meta.get("summary", ""), sources=tuple(sources) or parent.sources,
+                   title=shown(meta.get("title", inherited if not is_builtin else "")),
+                   summary=shown(meta.get("summary", "")),
+                   sources=tuple(shown(s) for s in meta.get("sources", [])) or parent.sources,
                    path=str(path))
 
 
@@ -698,21 +739,32 @@ def _match(raw: Any, parent: MatchRules, where: str) -> MatchRules:
     return out
 
 
-def _parent(extends: str | None, path: Path, chain: tuple[Path, ...]) -> Ruleset:
+def _parent(extends: str | None, path: Path, chain: list[Path]) -> tuple[Ruleset | None, Path | None]:
+    """What `extends` names: a ruleset (a built-in or canonical name, or none: the defaults), or
+    the next variant file to read; a file already in `chain` is a cycle."""
+    target: Path | None = None
     if extends is None:
-        return default_ruleset()
+        return default_ruleset(), None
     if extends in builtin_names(None):
-        target = (spec_dir() / "variants" / f"{extends}.toml").resolve()
-        if target in chain or target == path:
-            return _load_file(target, (*chain, path))
-        return _load_builtin(extends)
-    target = (path.parent / extends).resolve()
-    if not _is_file(target):
-        what = "is a directory" if target.is_dir() else "not found"
-        raise VariantError(RULE, f"{path}: variant.extends = {extends!r}: file {target} {what}; "
-                           "extends names a built-in ruleset (" + ", ".join(builtin_names(None))
-                           + ") or a variant file, relative to this file")
-    return _load_file(target, (*chain, path))
+        target = _real(spec_dir() / "variants" / f"{extends}.toml")
+        if target not in chain:
+            return _load_builtin(extends), None
+    elif "(" in extends and extends.endswith(")") and not _exists(path.parent / extends):
+        return parse_canonical(extends), None
+    else:
+        given = path.parent / extends
+        problem = input_problem(given)
+        if problem is not None:
+            what = "not found" if problem == "does not exist" else problem
+            raise VariantError(RULE, f"{path}: variant.extends = {_cut(extends)}: file "
+                               f"{_cut_path(str(given))} {what}; extends names a built-in ruleset ("
+                               + ", ".join(builtin_names(None)) + "), a canonical name or a variant "
+                               "file, relative to this file")
+        target = _real(given)
+    if target in chain:
+        raise VariantError(RULE, f"{chain[0]}: extends itself through "
+                           + " -> ".join(p.name for p in (*chain, target)))
+    return None, target
 
 
 def _only_keys(table: dict[str, Any], allowed: tuple[str, ...], where: str, section: str) -> None:

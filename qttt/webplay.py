@@ -102,10 +102,10 @@ class Session:
 
 def rules_page(rs: Ruleset) -> str | None:
     """The site page (relative to the site's root) that teaches a built-in ruleset: its players'
-    rulebook, or its rules page where it has no rulebook; None for a ruleset of one's own."""
+    rulebook; None for a ruleset of one's own."""
     if rs.canonical != rs.name or rs.name not in builtin_names(None):
         return None
-    return f"rulebook/{rs.name}/" if rs.name in builtin_names() else f"rules/{rs.name}/"
+    return f"rulebook/{rs.name}/"
 
 
 def hint(state: GameState) -> str:

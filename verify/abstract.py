@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from qttt import Action, Ruleset, State
+from qttt import Action, Ruleset, State, compile_game
 
 PLACE, MEASURE, OVER = "place", "measure", "over"
 
@@ -55,9 +55,9 @@ class Params:
 
     @classmethod
     def of(cls, rs: Ruleset) -> Params:
-        """The abstraction's view of a ruleset."""
-        return cls(rs.board * rs.board, rs.rules.two_cycles, rs.rules.last_square == "forced",
-                   rs.rules.untouched == "vanish")
+        """The abstraction's view of a ruleset, read from its compiled Game."""
+        g = compile_game(rs)
+        return cls(g.cells, g.two_cycles, g.forced_last, g.vanish)
 
 
 def initial(p: Params) -> Abstract:

@@ -21,7 +21,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from qttt import QtttError, builtin_names, load_ruleset
-from qttt.cli import integer, seconds
+from qttt.argtypes import integer, seconds
+from qttt.bounds import GAMES, MAX_PLY, SEED, WORKERS
 from qttt.family import family_of, tool
 from qttt.notation import Record, record_from_json
 from qttt.spec import spec_dir
@@ -60,9 +61,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strict", action="store_true",
                    help="exit 1 on accepted findings too (violations the ambiguity register documents)")
     p.add_argument("--json", action="store_true", help="one JSON report on standard output")
-    p.add_argument("--games", type=integer(1),
+    p.add_argument("--games", type=integer(GAMES),
                    help="random games to sample per ruleset (default 1000 on 3×3, 200 above)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the sampled games (default 0)")
+    p.add_argument("--seed", type=integer(SEED), default=0,
+                   help="seed of the sampled games (default 0)")
     p.add_argument("--timeout", type=seconds, default=60.0, help="seconds per Z3 query (default 60)")
     walk = p.add_mutually_exclusive_group()
     walk.add_argument("--exhaustive", action="store_true", default=None,
@@ -70,9 +72,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                            "--max-ply)")
     walk.add_argument("--no-walk", dest="exhaustive", action="store_false",
                       help="sampled games only, no walk (faster)")
-    p.add_argument("--max-ply", type=integer(0), metavar="N",
+    p.add_argument("--max-ply", type=integer(MAX_PLY), metavar="N",
                    help="depth of the walk (default: all of it up to 3×3, 8 plies above)")
-    p.add_argument("--processes", type=integer(1), default=2, metavar="N",
+    p.add_argument("--processes", type=integer(WORKERS, 1), default=2, metavar="N",
                    help="processes for the walk (default 2)")
     p.add_argument("--checkpoint", metavar="FILE",
                    help="save the walk after each ply to FILE and resume from it (one ruleset)")

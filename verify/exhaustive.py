@@ -33,17 +33,17 @@ Keys, and why each is sound for what is checked under it:
 from __future__ import annotations
 
 import contextlib
-import json
 import random
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from qttt import Action, Measure, Place, Ruleset, State, load_ruleset, with_params
-from qttt.io import write_atomic
+from qttt.bounds import CODE, COUNT, MAX_PLY
+from qttt.io import read_checkpoint, write_checkpoint
+from qttt.processes import stop_pool, worker_pool
 
 from .abstract import abstract_of
 from .sampled import KEPT, LENGTH, SHAPE, Context, inspect
@@ -347,7 +347,8 @@ def walk(rs: Ruleset, *, max_ply: int | None = None, bound: int | None = None, p
     partitions: set[Key] = set()
     if checkpoint is not None and Path(checkpoint).is_file():
         ply, frontier, partitions = _resume(out, Path(checkpoint))
-    pool = ProcessPoolExecutor(processes) if processes > 1 and load is not None else None
+    pool = worker_pool(processes) if processes > 1 and load is not None else None
+    interrupted = True
     spec = {"load": load, "params": params or {}, "key": key, "bound": bound, "members": members}
     try:
         while frontier:
@@ -379,11 +380,12 @@ def walk(rs: Ruleset, *, max_ply: int | None = None, bound: int | None = None, p
             frontier = merged
             if (max_ply is not None and ply > max_ply) or (budget is not None and out.positions > budget):
                 break
-            if checkpoint is not None:
+            if checkpoint is not None and frontier:  # a finished walk keeps no checkpoint to resume
                 _save(Path(checkpoint), out, ply, frontier, partitions)
+        interrupted = False
     finally:
         if pool is not None:
-            pool.shutdown()
+            stop_pool(pool, interrupted)
     out.complete = not frontier
     out.partition_classes = len(partitions)
     out.seconds = time.perf_counter() - start
@@ -395,30 +397,42 @@ def _save(path: Path, out: Walk, ply: int, frontier: dict[Key, Path_], partition
             "final_positions": out.final_positions, "partitions": [list(p) for p in partitions],
             "frontier": [list(p) for p in frontier.values()],
             "failures": {k: [[m, [repr(a) for a in acts]] for m, acts in v] for k, v in out.failures.items()}}
-    write_atomic(path, json.dumps(data, separators=(",", ":"), default=list))
+    write_checkpoint(path, data)
+
+
+CHECKPOINT = {"ruleset": str, "key": str, "ply": MAX_PLY, "positions_by_ply": [COUNT],
+              "final_positions": COUNT, "partitions": [object], "frontier": [[CODE]],
+              "failures": object}
 
 
 def _resume(out: Walk, path: Path) -> tuple[int, dict[Key, Path_], set[Key]]:
-    """The ply, frontier and partition classes saved in a checkpoint of the same ruleset (paths are
-    re-keyed by replaying them, so a checkpoint from another engine cannot mislead)."""
-    from qttt import QtttError
-
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if data.get("ruleset") != out.ruleset or data.get("key") != out.key:
-        raise QtttError("record-variant", f"checkpoint {path} is for {data.get('ruleset')!r}, "
-                        f"not {out.ruleset!r}")
+    """The ply, frontier and partition classes saved in a checkpoint of the same ruleset, checked
+    against its schema and the ruleset (paths are replayed, so a checkpoint from another engine
+    cannot mislead; a position must lie exactly `ply` actions from the start)."""
     rs = load_ruleset(out.ruleset)
     cells = rs.board * rs.board
-    frontier: dict[Key, Path_] = {}
-    for p in data["frontier"]:
-        state = State.initial(rs)
-        for code in p:
-            state = state.apply(decode(code, cells))
-        frontier.setdefault(KEYS[out.key](state), tuple(p))
-    out.positions_by_ply = list(data["positions_by_ply"])
-    out.final_positions = int(data["final_positions"])
-    parts = {tuple(_tuples(p)) for p in data["partitions"]}
-    return int(data["ply"]), frontier, parts
+
+    def parse(data: dict[str, Any]) -> tuple[int, dict[Key, Path_], set[Key], list[int], int]:
+        if data["ruleset"] != out.ruleset or data["key"] != out.key:
+            raise ValueError(f"it is for {data['ruleset']!r} (key {data['key']}), not {out.ruleset!r}")
+        ply = data["ply"]
+        if not ply or len(data["positions_by_ply"]) != ply or not data["frontier"]:
+            raise ValueError(f"ply {ply} with {len(data['positions_by_ply'])} plies counted and "
+                             f"{len(data['frontier'])} positions to walk")
+        frontier: dict[Key, Path_] = {}
+        for p in data["frontier"]:
+            if len(p) != ply:
+                raise ValueError(f"a saved position {len(p)} actions from the start, not {ply}")
+            state = State.initial(rs)
+            for code in p:
+                state = state.apply(decode(code, cells))
+            frontier.setdefault(KEYS[out.key](state), tuple(p))
+        parts = {tuple(_tuples(p)) for p in data["partitions"]}
+        return ply, frontier, parts, list(data["positions_by_ply"]), data["final_positions"]
+
+    ply, frontier, parts, positions, final = read_checkpoint(path, CHECKPOINT, parse)
+    out.positions_by_ply, out.final_positions = positions, final
+    return ply, frontier, parts
 
 
 def _tuples(value: Any) -> Any:

@@ -20,9 +20,8 @@ from fractions import Fraction
 from functools import cache
 from typing import Any
 
-from qttt import Action, IllegalAction, Measure, Place, Ruleset, State, player_of
+from qttt import Action, IllegalAction, Measure, Place, Ruleset, State, compile_game, player_of
 from qttt.analysis import compiled
-from qttt.geometry import lines
 
 from .abstract import Params, simulates
 from .catalogue import REFUSAL_ORDER
@@ -152,12 +151,11 @@ class Context:
 
     @classmethod
     def of(cls, rs: Ruleset, bound: int | None = None, cores: bool = True) -> Context:
-        """The context of a ruleset (with the compiled core when `cores` and it plays rs)."""
-        first_line = rs.rules.end == "first-line"
+        """The context of a ruleset, read from its compiled Game (with the compiled core when
+        `cores` and it plays rs)."""
+        g = compile_game(rs)
         found = declared_range(rs)
-        vanish, creator = rs.rules.untouched == "vanish", rs.rules.measurer == "creator"
-        return cls(rs, Params.of(rs), first_line, vanish, creator,
-                   tuple(p.mask for p in lines(rs.board, rs.rules.end_line)) if first_line else (),
+        return cls(rs, Params.of(rs), bool(g.end_masks), g.vanish, g.creator_measures, g.end_masks,
                    found[0] if found else None, bound, compiled_core(rs) if cores else None)
 
 

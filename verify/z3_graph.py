@@ -118,13 +118,22 @@ class Premises:
     seconds: float
 
 
+def _check(solver: z3.Solver) -> z3.CheckSatResult:
+    """`solver.check()`; Z3 answers Ctrl-C with `unknown (interrupted ...)`, which is never a
+    status: it is raised as the KeyboardInterrupt it was."""
+    verdict = solver.check()
+    if verdict == z3.unknown and any(w in str(solver.reason_unknown()) for w in ("interrupted", "canceled")):
+        raise KeyboardInterrupt
+    return verdict
+
+
 def check_premises(query: Query[Any], timeout: float = 60.0) -> Premises:
     """Whether the premises of query are satisfiable, with a decoded model when they are."""
     solver = z3.Solver()
     solver.set("timeout", max(1, int(timeout * 1000)))
     solver.add(*query.premises)
     start = time.perf_counter()
-    verdict = solver.check()
+    verdict = _check(solver)
     seconds = time.perf_counter() - start
     if verdict == z3.sat:
         shown = repr(query.decode(solver.model()))
@@ -149,7 +158,7 @@ def prove(query: Query[W], timeout: float = 60.0) -> Result[W]:
     solver.set("timeout", max(1, int(timeout * 1000)))
     solver.add(*query.constraints)
     start = time.perf_counter()
-    verdict = solver.check()
+    verdict = _check(solver)
     seconds = time.perf_counter() - start
     if verdict == z3.unsat:
         return Proved(seconds)

@@ -8,15 +8,15 @@ number of action sequences that reach it, so transpositions and symmetries are m
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..bounds import CODE, COUNT, MAX_PLY
 from ..errors import FileError, QtttError, UsageError
-from ..io import read_checkpoint, write_atomic
+from ..io import damaged, read_checkpoint, write_checkpoint
+from ..processes import stop_pool, worker_pool
 from ..quantum.engine import MEASURE, OVER, Board, Measure, Place
 from ..quantum.game import compile_game
 from ..variant import Ruleset
@@ -139,13 +139,17 @@ def _chunks(items: list[Entry], size: int) -> Iterator[list[Entry]]:
         yield items[i:i + size]
 
 
-def local_mapper(workers: int) -> tuple[Mapper, Callable[[], None]]:
-    """A mapper over `workers` local processes, and the function that shuts it down."""
-    pool = ProcessPoolExecutor(max_workers=workers)
+def local_mapper(workers: int) -> tuple[Mapper, Callable[..., None]]:
+    """A mapper over `workers` local processes, and the function that shuts it down (at once
+    when given True: after an interrupt or error)."""
+    pool = worker_pool(workers)
 
     def mapper(fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterable[Any]:
         return pool.map(fn, *zip(*args, strict=True)) if args else []
-    return mapper, pool.shutdown
+
+    def stop(interrupted: bool = False) -> None:
+        stop_pool(pool, interrupted)
+    return mapper, stop
 
 
 def count_games(rs: Ruleset, *, kind: str | None = None, max_ply: int | None = None,
@@ -192,7 +196,7 @@ def count_games(rs: Ruleset, *, kind: str | None = None, max_ply: int | None = N
         res.deadlocks += dead
         frontier = list(merged.values())
         ply += 1
-        if checkpoint is not None:
+        if checkpoint is not None and frontier:  # a finished count keeps no checkpoint to resume
             _save(Path(checkpoint), rs, kind, res, ply, frontier)
     res.complete = True
     return res
@@ -208,19 +212,31 @@ def _save(path: Path, rs: Ruleset, kind: str, res: CountResult, ply: int, fronti
     data = {"ruleset": rs.canonical, "key": kind, "ply": ply, "games_by_ply": res.games_by_ply,
             "nodes_by_ply": res.nodes_by_ply, "positions_by_ply": res.positions_by_ply,
             "deadlocks": res.deadlocks, "frontier": [[list(p), m] for p, m, _ in frontier]}
-    write_atomic(path, json.dumps(data, separators=(",", ":")))
+    write_checkpoint(path, data)
+
+
+CHECKPOINT = {"ruleset": str, "key": str, "ply": MAX_PLY, "games_by_ply": [COUNT],
+              "nodes_by_ply": [COUNT], "positions_by_ply": [COUNT],
+              "deadlocks": COUNT, "frontier": [([CODE], COUNT)]}
 
 
 def _resume(rs: Ruleset, kind: str, res: CountResult, path: Path,
             max_ply: int | None) -> tuple[int, list[Entry]]:
     def parse(data: dict[str, Any]) -> tuple[Any, Any, int, CountResult, list[tuple[Path_, int]]]:
-        saved = CountResult(rs.canonical, kind, [int(g) for g in data["games_by_ply"]],
-                            [int(n) for n in data["nodes_by_ply"]],
-                            [int(p) for p in data["positions_by_ply"]], int(data["deadlocks"]))
-        frontier = [(tuple(int(c) for c in p), int(m)) for p, m in data["frontier"]]
-        return data.get("ruleset"), data.get("key"), int(data["ply"]), saved, frontier
+        ply = data["ply"]
+        if not ply or any(len(data[k]) != ply for k in ("games_by_ply", "nodes_by_ply", "positions_by_ply")):
+            raise ValueError(f"ply {ply} with counts for {len(data['positions_by_ply'])} plies")
+        if not data["frontier"]:
+            raise ValueError("an empty frontier: a finished count keeps no checkpoint")
+        frontier = [(tuple(p), m) for p, m in data["frontier"]]
+        lengths = {len(p) for p, _ in frontier}
+        if len(lengths) != 1 or min(lengths) < ply or min(m for _, m in frontier) < 1:
+            raise ValueError(f"frontier entries are not positions after {ply} plies")
+        saved = CountResult(rs.canonical, kind, data["games_by_ply"], data["nodes_by_ply"],
+                            data["positions_by_ply"], data["deadlocks"])
+        return data["ruleset"], data["key"], ply, saved, frontier
 
-    ruleset, key, ply, saved, frontier = read_checkpoint(path, parse)
+    ruleset, key, ply, saved, frontier = read_checkpoint(path, CHECKPOINT, parse)
     if ruleset != rs.canonical or key != kind:
         raise FileError(None, f"checkpoint {path} is for {ruleset!r} (key {key}), not "
                         f"{rs.canonical!r} (key {kind})")
@@ -232,8 +248,7 @@ def _resume(rs: Ruleset, kind: str, res: CountResult, path: Path,
     try:
         return ply, [(p, m, board_after(rs, p)) for p, m in frontier]
     except (QtttError, LookupError, ValueError, AssertionError):
-        raise FileError(None, f"checkpoint {path} is damaged or not a checkpoint (a saved position "
-                        "is not reachable); delete it to start afresh") from None
+        raise damaged(path, "a saved position is not reachable") from None
 
 
 def brute_force_nodes(rs: Ruleset, depth: int, start: Sequence[int] = ()) -> tuple[list[int], int]:

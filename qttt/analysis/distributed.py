@@ -12,6 +12,8 @@ from typing import Any
 
 from ..errors import UsageError
 
+CONNECT_SECONDS = 10  # how long a scheduler address is tried
+
 
 @contextmanager
 def dask_mapper(address: str | None = None, workers: int | None = None
@@ -28,7 +30,12 @@ def dask_mapper(address: str | None = None, workers: int | None = None
                                processes=True, dashboard_address=None)
         client = Client(cluster)  # type: ignore[no-untyped-call]
     else:
-        client = Client(address)  # type: ignore[no-untyped-call]
+        try:
+            client = Client(address, timeout=CONNECT_SECONDS)  # type: ignore[no-untyped-call]
+        except (OSError, ValueError, TypeError, TimeoutError) as e:
+            why = str(e).splitlines()[0][:160] if str(e) else type(e).__name__
+            raise UsageError(None, f"--dask {address!r}: cannot connect to a Dask scheduler: {why}; "
+                             "give host:port (tcp://host:port) or local") from None
 
     def mapper(fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterable[Any]:
         futures = [client.submit(fn, *a, pure=False) for a in args]

@@ -9,7 +9,6 @@ are summed as integers; exact fractions are made once, at the end.
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from collections import Counter
@@ -20,9 +19,10 @@ from math import lcm
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from ..bounds import CHUNK, COUNT, GAMES, SEED
 from ..errors import FileError, UsageError
 from ..family import compiled_core
-from ..io import read_checkpoint, write_atomic
+from ..io import FRACTION, read_checkpoint, write_checkpoint
 from ..nested.engine import nested_playout
 from ..quantum.engine import State, playout
 from ..quantum.scoring import first_line_result
@@ -231,7 +231,13 @@ def _save(path: Path, res: SampleResult, done: set[int], chunks: int) -> None:
     data = {"ruleset": res.ruleset, "seed": res.seed, "chunk": res.chunk, "chunks": chunks,
             "done": sorted(done), "histogram": [[str(x), str(o), c] for (x, o), c in res.histogram.items()],
             "lines": dict(res.lines), "shapes": [[m, e, c] for (m, e), c in res.shapes.items()]}
-    write_atomic(path, json.dumps(data))
+    write_checkpoint(path, data)
+
+
+CHECKPOINT = {"ruleset": str, "seed": SEED, "chunk": CHUNK, "chunks": GAMES,
+              "done": [COUNT], "histogram": [(FRACTION, FRACTION, COUNT)],
+              "?lines": {f"?{k}": COUNT for k in LINE_RESULTS},
+              "?shapes": [(COUNT, COUNT, COUNT)]}
 
 
 def _resume(path: Path, res: SampleResult, chunks: int) -> set[int]:
@@ -241,12 +247,15 @@ def _resume(path: Path, res: SampleResult, chunks: int) -> set[int]:
                                              Counter[str], Counter[tuple[int, int]], set[int]]:
         histogram: Counter[tuple[Fraction, Fraction]] = Counter()
         for x, o, c in data["histogram"]:
-            histogram[(Fraction(x), Fraction(o))] += int(c)
+            histogram[(Fraction(x), Fraction(o))] += c
         lines = Counter({str(k): int(c) for k, c in data.get("lines", {}).items()})
-        shapes = Counter({(int(m), int(e)): int(c) for m, e, c in data.get("shapes", [])})
-        return {k: data.get(k) for k in mine}, histogram, lines, shapes, {int(i) for i in data["done"]}
+        shapes = Counter({(m, e): c for m, e, c in data.get("shapes", [])})
+        done = set(data["done"])
+        if any(i >= data["chunks"] for i in done):
+            raise ValueError(f"done names a chunk beyond its {data['chunks']} chunks")
+        return {k: data.get(k) for k in mine}, histogram, lines, shapes, done
 
-    theirs, histogram, lines, shapes, done = read_checkpoint(path, parse)
+    theirs, histogram, lines, shapes, done = read_checkpoint(path, CHECKPOINT, parse)
     if theirs != mine:
         raise FileError(None, f"checkpoint {path} is for another run: {theirs}, not {mine}")
     res.histogram.update(histogram)

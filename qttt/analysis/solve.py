@@ -14,14 +14,16 @@ search otherwise; each checks the other in tests/analysis/test_solve_fast.py.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from ..bounds import CODE
 from ..errors import FileError, UsageError
-from ..io import read_checkpoint, write_atomic
+from ..io import FRACTION, read_checkpoint, write_checkpoint
 from ..notation import action_to_json
 from ..quantum.engine import OVER, Action, Board, Measure
 from ..quantum.game import compile_game
@@ -231,6 +233,23 @@ def choose_engine(rs: Ruleset, engine: str = "auto") -> str:
     return "python"
 
 
+CHECKPOINT = {"ruleset": str, "start": [CODE], "values": object}
+
+
+def _code(key: str) -> int:
+    """A first action's code as a key of the checkpoint field `values`."""
+    if not re.fullmatch(r"-?[0-9]{1,6}", key):
+        raise ValueError(f"values: {json.dumps(key)[:30]} is not an encoded action")
+    return int(key)
+
+
+def _value(code: str, value: Any) -> Fraction:
+    """A saved value of a first action (checkpoint field `values`): an exact number."""
+    if not isinstance(value, str) or not FRACTION.fullmatch(value) or value.endswith("/0"):
+        raise ValueError(f"values.{code}: expected an exact number such as \"1/2\"")
+    return Fraction(value)
+
+
 def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = None,
           checkpoint: str | Path | None = None,
           progress: Callable[[int, int], None] | None = None, engine: str = "auto") -> SolveResult:
@@ -250,9 +269,9 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
     values: dict[int, Fraction] = {}
     cp = Path(checkpoint) if checkpoint is not None else None
     if cp is not None and cp.is_file():
-        ruleset, saved_start, values = read_checkpoint(cp, lambda data: (
-            data.get("ruleset"), data.get("start"),
-            {int(k): Fraction(v) for k, v in data["values"].items() if int(k) in codes}))
+        ruleset, saved_start, values = read_checkpoint(cp, CHECKPOINT, lambda data: (
+            data["ruleset"], data["start"],
+            {int(k): _value(k, v) for k, v in data["values"].items() if _code(k) in codes}))
         if ruleset != rs.canonical or saved_start != list(start):
             raise FileError(None, f"checkpoint {cp} is for {ruleset!r} from {saved_start}, not "
                             f"{rs.canonical!r} from {list(start)}")
@@ -278,8 +297,8 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
         values[code] = Fraction(v)
         nodes += searched
         if cp is not None:
-            write_atomic(cp, json.dumps({"ruleset": rs.canonical, "start": list(start),
-                                         "values": {str(k): str(x) for k, x in values.items()}}))
+            write_checkpoint(cp, {"ruleset": rs.canonical, "start": list(start),
+                                  "values": {str(k): str(x) for k, x in values.items()}})
         if progress:
             progress(len(values), len(codes))
     first = [(a, values[c]) for (a, _, _), c in zip(kids, codes, strict=True)]

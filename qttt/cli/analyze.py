@@ -11,9 +11,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..argtypes import integer
+from ..bounds import CHUNK, GAMES, MAX_PLY, SEED, WORKERS
 from ..errors import UsageError
 from ..variant import Ruleset, load_ruleset
-from . import integer
 
 SEARCH_CELLS = 9  # boards an exact count or solve is attempted on without --force (3×3)
 
@@ -27,7 +28,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     def common(q: argparse.ArgumentParser, workers: bool = True) -> None:
         q.add_argument("ruleset", help="built-in name, canonical name or variant file")
         if workers:
-            q.add_argument("--workers", type=integer(0), default=1,
+            q.add_argument("--workers", type=integer(WORKERS), default=1,
                            help="local processes (default 1; 0: one per core)")
             q.add_argument("--dask", metavar="ADDRESS",
                            help="run on a Dask cluster: a scheduler address, or 'local' for a local one")
@@ -42,7 +43,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     c = tasks.add_parser("count", help="exact number of complete games and positions by ply")
     common(c)
-    c.add_argument("--max-ply", type=integer(0), help="stop after this many actions")
+    c.add_argument("--max-ply", type=integer(MAX_PLY),
+                   help="stop after this many actions")
     c.set_defaults(run=run_count)
 
     s = tasks.add_parser("solve", help="value under perfect play, principal variation, first moves")
@@ -54,9 +56,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     r = tasks.add_parser("random", help="score statistics of uniformly random games")
     common(r)
-    r.add_argument("-n", "--games", type=integer(1), default=10000, help="number of games (default 10000)")
-    r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    r.add_argument("--chunk", type=integer(1), default=2000, help="games per unit of work (default 2000)")
+    r.add_argument("-n", "--games", type=integer(GAMES), default=10000,
+                   help="number of games (default 10000)")
+    r.add_argument("--seed", type=integer(SEED), default=0,
+                   help="random seed (default 0)")
+    r.add_argument("--chunk", type=integer(CHUNK), default=2000,
+                   help="games per unit of work (default 2000)")
     r.add_argument("--core", choices=("auto", "compiled", "python"), default="auto",
                    help="rules engine: the compiled core (built with the system C compiler), the "
                         "Python engine, or auto (compiled when it can; default); same games either way")
@@ -88,8 +93,10 @@ def _mapper(args: argparse.Namespace) -> Iterator[Any]:
     m, stop = local_mapper(workers)
     try:
         yield m
-    finally:
-        stop()
+    except BaseException:
+        stop(True)
+        raise
+    stop(False)
 
 
 @contextmanager

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..argtypes import seconds
 from ..conformance.report import LEVELS
 from ..conformance.runner import (
     Engine,
@@ -18,7 +19,6 @@ from ..conformance.runner import (
 )
 from ..conformance.suite import committed_suites, suite_for
 from ..io import write_atomic
-from . import seconds
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

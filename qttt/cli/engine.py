@@ -7,7 +7,10 @@ import io
 import random
 import sys
 
+from ..argtypes import integer
+from ..bounds import SEED
 from ..conformance.protocol import QtttEngine, serve
+from ..errors import FileError
 from ..players import PLAYERS, make_player
 
 
@@ -21,11 +24,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "the system C compiler; rulesets it does not take are played in Python)")
     p.add_argument("--player", choices=tuple(PLAYERS), default="random",
                    help="the built-in player that answers go (default random; Python core)")
-    p.add_argument("--seed", type=int, default=0, help="seed of that player (default 0)")
+    p.add_argument("--seed", type=integer(SEED), default=0,
+                   help="seed of that player (default 0)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if sys.stdin is None:
+        raise FileError(None, "standard input is closed; the engine reads its requests there")
     if isinstance(sys.stdin, io.TextIOWrapper):
         sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8 make a line that is not JSON
     if args.core == "compiled":

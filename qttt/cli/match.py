@@ -23,6 +23,8 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from ..argtypes import clock_seconds, integer, seconds
+from ..bounds import MATCH_GAMES, SEED, WORKERS
 from ..competition.match import (
     TIE_BREAKS,
     Job,
@@ -43,6 +45,7 @@ from ..notation import Json
 from ..quantum.engine import Measure, Place, quantum_state
 from ..quantum.play import example, explain, parse, prompt
 from ..text import count, drawing
+from . import console as make_console
 
 EPILOG = f"""\
 players: {KINDS_HELP}.
@@ -68,16 +71,19 @@ exit status: 0 when every game was played, 2 on bad arguments, 130 when interrup
 
 def add_options(p: argparse.ArgumentParser, games: int) -> None:
     """The options `match` and `tournament` share."""
-    p.add_argument("--games", type=int, default=games,
+    p.add_argument("--games", type=integer(MATCH_GAMES), default=games,
                    help=f"games per pair of players, colours alternating (default {games})")
-    p.add_argument("--workers", type=int, default=1, help="games played at once (default 1)")
+    p.add_argument("--workers", type=integer(WORKERS), default=1,
+                   help="games played at once (default 1)")
     p.add_argument("--out", metavar="DIR", help="directory of the records (default: "
                                                 "match-RULESET or tournament-RULESET)")
-    p.add_argument("--move-time", type=float, metavar="S", help="seconds per action (default: the ruleset's)")
-    p.add_argument("--game-time", type=float, metavar="S", help="seconds per player and game "
-                                                                "(default: the ruleset's)")
-    p.add_argument("--seed", type=int, default=1, help="seed of the built-in players (default 1)")
-    p.add_argument("--ack-time", type=float, default=5.0, metavar="S",
+    p.add_argument("--move-time", type=clock_seconds, metavar="S",
+                   help="seconds per action (default: the ruleset's)")
+    p.add_argument("--game-time", type=clock_seconds, metavar="S",
+                   help="seconds per player and game (default: the ruleset's)")
+    p.add_argument("--seed", type=integer(SEED), default=1,
+                   help="seed of the built-in players (default 1)")
+    p.add_argument("--ack-time", type=seconds, default=5.0, metavar="S",
                    help="seconds an engine has to start and to acknowledge each action (default 5)")
 
 
@@ -95,7 +101,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run_command(args: argparse.Namespace, kind: str, players: list[str]) -> int:
     """Plan, resume, play and report a match or round robin."""
-    console = Console(highlight=False)
+    console = make_console()
     jobs = plan(args.ruleset, players, args.games, args.seed, args.move_time, args.game_time, args.ack_time)
     people = any(split_name(p)[1] == "human" for p in players)
     workers = 1 if people else max(args.workers, 1)

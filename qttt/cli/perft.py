@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from ..argtypes import integer
+from ..bounds import DEPTH
 from ..conformance.perft import PERFT_LIMIT, Position, divide, perft_counts, table_depth
 from ..errors import UsageError
 from ..family import GameState, compiled_core
@@ -12,7 +14,6 @@ from ..games import new_game
 from ..io import parse_json
 from ..notation import record_from_json
 from ..variant import load_ruleset
-from . import integer
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -21,7 +22,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                                    "from the position after --actions, as chess perft does; "
                                    "--divide splits the count at --depth by first action.")
     p.add_argument("ruleset", help="built-in name, canonical name or variant file")
-    p.add_argument("--depth", type=integer(1), help="deepest depth (default: the suite's choice for "
+    p.add_argument("--depth", type=integer(DEPTH, 1),
+                   help="deepest depth (default: the suite's choice for "
                    "the position)")
     p.add_argument("--actions", default="[]", help='JSON list of actions to play first, e.g. '
                    '\'[{"place": [0, 1]}]\'')

@@ -9,7 +9,10 @@ import os
 import random
 import sys
 
+from ..argtypes import integer
+from ..bounds import SEED
 from ..family import tool
+from ..io import check_writable
 from ..players import PLAYERS
 from ..variant import load_ruleset
 
@@ -49,7 +52,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="built-in name, canonical name or variant file (default wikipedia)")
     p.add_argument("--x", choices=KINDS, default="human", help="who plays X (default human)")
     p.add_argument("--o", choices=KINDS, default="greedy", help="who plays O (default greedy)")
-    p.add_argument("--seed", type=int, help="seed of the computer players (default: a fresh one, "
+    p.add_argument("--seed", type=integer(SEED),
+                   help="seed of the computer players (default: a fresh one, "
                                             "printed at the start)")
     p.add_argument("--no-colour", "--no-color", dest="no_colour", action="store_true",
                    help="plain text even on a terminal (colour is also off when NO_COLOR is set "
@@ -61,6 +65,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     rs = load_ruleset(args.ruleset)
+    if args.record:
+        check_writable(args.record)  # before the game, not after it
+    if args.record:
+        check_writable(args.record)  # before the game, not after it
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
     if sys.stdin.isatty():
         with contextlib.suppress(ImportError):

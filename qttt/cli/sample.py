@@ -16,15 +16,17 @@ import random
 import sys
 from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from typing import Protocol, runtime_checkable
 
+from ..argtypes import integer
+from ..bounds import SEED, STREAM, WORKERS
 from ..family import compiled_core
 from ..games import random_game
 from ..io import write_atomic
 from ..notation import Record, record_to_json
+from ..processes import pool_of
 from ..variant import Ruleset, load_ruleset
-from . import integer
 
 BLOCK = 10_000  # games per block: the unit of seeding, of work for a process and of output
 
@@ -42,14 +44,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                                    "ones; print one JSON record per line as the games are played. "
                                    "Same seed, same games, whatever the workers or the engine.")
     p.add_argument("ruleset", help="built-in name, canonical name or variant file")
-    p.add_argument("-n", "--games", type=integer(1), default=1, help="number of games (default 1)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("-n", "--games", type=integer(STREAM), default=1,
+                   help="number of games (default 1)")
+    p.add_argument("--seed", type=integer(SEED), default=0,
+                   help="random seed (default 0)")
     p.add_argument("-o", "--output", help="write to this file (atomically, once every game is "
                                           "played) instead of standard output")
     p.add_argument("--core", choices=("auto", "compiled", "python"), default="auto",
                    help="rules engine: the compiled core, the Python engine, or auto (compiled when "
                         "it can; default); same games either way")
-    p.add_argument("--workers", type=integer(0), default=0,
+    p.add_argument("--workers", type=integer(WORKERS), default=0,
                    help=f"processes playing blocks of {BLOCK:,} games (default 0: one per core); "
                         "same output whatever the number")
     p.set_defaults(run=run)
@@ -81,7 +85,7 @@ def blocks(rs: Ruleset, count: int, seed: int, core: str, workers: int) -> Itera
         for job in jobs:
             yield block(*job)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with pool_of(workers) as pool:
         pending: deque[Future[str]] = deque()
         for job in jobs:
             pending.append(pool.submit(block, *job))

@@ -7,13 +7,14 @@ import argparse
 import json
 import random
 
-from rich.console import Console
-
+from ..argtypes import integer
+from ..bounds import SEED
 from ..competition.match import make_seat
 from ..competition.referee import Clock, check_spec, play_game
 from ..competition.sheet import html_protocol, text_protocol
 from ..competition.tour import Tour, load_tour
 from ..io import write_atomic
+from . import console as make_console
 from .match import HumanSeat
 
 EPILOG = """\
@@ -41,7 +42,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--html", metavar="OUT", help="also write the protocol as a printable A4 page")
     p.add_argument("--blank", action="store_true", help="a blank sheet: names, no results")
     p.add_argument("--play", action="store_true", help="play the games that have no result yet")
-    p.add_argument("--seed", type=int, default=1, help="seed of built-in players (default 1)")
+    p.add_argument("--seed", type=integer(SEED), default=1,
+                   help="seed of built-in players (default 1)")
     p.set_defaults(run=run)
 
 
@@ -61,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
 
 def play_missing(tour: Tour, seed: int) -> None:
     """Play each game without a result, saving its record as it ends."""
-    console = Console(highlight=False)
+    console = make_console()
     for n, slot in enumerate(tour.slots, start=1):
         if slot in tour.outcomes:
             continue

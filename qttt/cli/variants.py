@@ -6,9 +6,8 @@ import argparse
 import json
 from typing import Any
 
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from ..family import family_of
 from ..variant import (
@@ -22,6 +21,7 @@ from ..variant import (
     format_value,
     load_ruleset,
 )
+from . import console as make_console
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -49,8 +49,8 @@ def run_show(args: argparse.Namespace) -> int:
         print(json.dumps({"name": rs.name, "canonical": rs.canonical, "title": rs.title,
                           "sources": list(rs.sources), "params": rs.to_dict()}, indent=2))
         return 0
-    console = Console(highlight=False)
-    console.print(f"[bold]{rs.name}[/bold]  {rs.title}")
+    console = make_console()
+    console.print(Text.assemble((f"{rs.name}", "bold"), f"  {rs.title}"))
     console.print(f"canonical: {rs.canonical}")
     if rs.summary:
         console.print(rs.summary)
@@ -74,7 +74,7 @@ def run_show(args: argparse.Namespace) -> int:
     keys = [f"{key} (sets {field} of every {award} component, e.g. {example})"
             for key, (award, field, example) in SCORING_KEYS.items() if award in awards]
     keys.append("scoring=JSON (the whole scoring)")
-    console.print(escape("canonical names may also set: " + ", ".join(keys)))
+    console.print("canonical names may also set: " + ", ".join(keys))
     if rs.sources:
         console.print("sources: " + ", ".join(rs.sources))
     return 0
@@ -86,4 +86,4 @@ def _shown(value: Any) -> str:
         return "unstated"
     if isinstance(value, tuple) and not value:
         return "[]"
-    return escape(format_value(value))
+    return format_value(value)

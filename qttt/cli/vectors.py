@@ -81,6 +81,9 @@ def default_suites() -> list[tuple[str, Path]]:
 def run_generate(args: argparse.Namespace) -> int:
     builtin = not args.rulesets
     out_dir: Path = args.out or vectors_dir()
+    if args.out is not None and not args.check and not out_dir.is_dir():  # the user's: never created
+        why = "is not a directory" if out_dir.exists() else "does not exist"
+        raise FileError(None, f"cannot write to -o {out_dir}: it {why}; create it first")
     jobs = [(n, out_dir / f"{suite_prefix(load_ruleset(n).name)}.json", suite_path(n))
             for n in args.rulesets or [n for n in builtin_names(None) if _top(n)]]
     if builtin:

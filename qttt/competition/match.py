@@ -14,11 +14,12 @@ import io
 import json
 import math
 import multiprocessing
+import os
 import random
 import shlex
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from contextlib import suppress
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -26,12 +27,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..errors import MatchError
+from ..errors import FileError, MatchError
 from ..family import family_of
 from ..games import new_game
-from ..io import write_atomic
+from ..io import read_json, write_atomic
 from ..notation import Json, record_from_json
 from ..players import PLAYERS, Player, SearchPlayer
+from ..processes import pool_of
 from ..text import count
 from ..variant import QUANTUM, Ruleset, load_ruleset
 from .codecup import CodeCupSeat, check_ruleset, letters
@@ -185,10 +187,13 @@ class Store:
     def open(self, manifest: Json) -> dict[int, Json]:
         """Create the directory or check it holds this match; the records already there."""
         target = self.root / "match.json"
+        if os.path.lexists(self.root) and not self.root.is_dir():
+            raise FileError(None, f"cannot keep the records in --out {self.root}: it is a file, not a "
+                            "directory; give a directory (it is created if missing)")
         if target.is_file():
             try:
-                old = json.loads(target.read_text(encoding="utf-8"))
-            except (ValueError, RecursionError):  # not JSON, not UTF-8, nested too deeply
+                old = read_json(target)
+            except FileError:  # not JSON, not UTF-8, nested too deeply, not a file
                 old = None
             if not isinstance(old, dict) or old != manifest:
                 changed = [k for k in manifest if not isinstance(old, dict) or old.get(k) != manifest[k]]
@@ -207,8 +212,8 @@ class Store:
         """The readable game records, by game number."""
         for p in sorted(self.root.glob("game-*.json")):
             try:
-                rec = json.loads(p.read_text(encoding="utf-8"))
-            except (ValueError, RecursionError, OSError):
+                rec = read_json(p)
+            except FileError:
                 continue  # a file not written by us: the game is played again
             if isinstance(rec, dict):
                 yield rec
@@ -242,18 +247,13 @@ def run(jobs: list[Job], store: Store, done: dict[int, Json], workers: int,
             follow = watch(job) if watch is not None else None
             results[job.index] = _finish(play_job(job, human, follow), store, on_game)
     else:
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        with pool_of(workers, multiprocessing.get_context("spawn")) as pool:
             running: set[Future[Json]] = {pool.submit(play_job, job) for job in todo}
-            try:
-                while running:
-                    finished, running = wait(running, return_when=FIRST_COMPLETED)
-                    for fut in finished:
-                        rec = _finish(fut.result(), store, on_game)
-                        results[int(rec["game"])] = rec
-            except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
+            while running:
+                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    rec = _finish(fut.result(), store, on_game)
+                    results[int(rec["game"])] = rec
     return [results[j.index] for j in jobs if j.index in results]
 
 

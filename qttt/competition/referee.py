@@ -10,24 +10,22 @@ played. Whatever a seat does wrong ends the game at once as a forfeit with a rea
 from __future__ import annotations
 
 import json
-import queue
 import re
 import shlex
-import subprocess
-import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import IO, Any, Protocol
+from typing import Any, Protocol
 
+from ..bounds import loads
 from ..errors import IllegalAction, MatchError, RecordError
 from ..family import AnyAction, GameState
 from ..games import new_game
 from ..notation import Record, action_from_json, action_to_json, record_to_json
 from ..players import PLAYERS, Player, SearchPlayer
+from ..processes import ChannelClosed, LineChannel
 from ..quantum.engine import Measure, Place, State, mark_name
 from ..quantum.play import explain
 from ..variant import Ruleset
@@ -293,92 +291,49 @@ class BuiltinSeat:
 
 
 class LineProcess:
-    """A child program read line by line with deadlines: a reader thread feeds a queue, so a
-    silent or sleeping program is noticed, not waited for."""
+    """A child program read line by line with deadlines (qttt.processes.LineChannel), its
+    failures as forfeits."""
 
     def __init__(self, command: list[str]) -> None:
         try:
-            self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, text=True, bufsize=1)
-        except OSError as e:
-            raise Forfeit("crash", f"cannot start {shlex.join(command)}: {e.strerror}") from None
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        self.errors: deque[str] = deque(maxlen=3)
-        self.log: list[str] = []  # its whole standard error (up to STDERR_KEPT characters)
-        self._logged = 0
-        assert self.proc.stdout is not None and self.proc.stderr is not None
-        threading.Thread(target=self._pump, args=(self.proc.stdout, self.lines.put), daemon=True).start()
-        self._stderr = threading.Thread(target=self._pump, args=(self.proc.stderr, self._err), daemon=True)
-        self._stderr.start()
-
-    def _err(self, line: str | None) -> None:
-        if line is not None and self._logged < STDERR_KEPT:
-            self.log.append(line[:STDERR_KEPT - self._logged])
-            self._logged += len(line)
-        if line is not None and line.strip():
-            self.errors.append(line.strip()[:120])
+            self.channel = LineChannel(command, STDERR_KEPT)
+        except (OSError, ValueError) as e:
+            why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            raise Forfeit("crash", f"cannot start {shlex.join(command)}: {why}") from None
 
     def stderr_text(self) -> str:
         """What the program wrote on standard error (after `stop`, all of it up to the limit)."""
-        return "".join(self.log)
-
-    @staticmethod
-    def _pump(stream: IO[str], put: Callable[[str | None], None]) -> None:
-        try:
-            for line in stream:
-                put(line)
-        except (OSError, ValueError):
-            pass
-        put(None)
+        return self.channel.stderr_text()
 
     def send(self, text: str) -> None:
         """Write one line; Forfeit (crash) if the program has gone."""
-        assert self.proc.stdin is not None
         try:
-            self.proc.stdin.write(text + "\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
+            self.channel.send(text)
+        except ChannelClosed:
             raise Forfeit("crash", self.gone()) from None
 
     def read(self, timeout: float | None, what: str) -> str:
-        """The next line, without its newline; Forfeit on timeout or end of output."""
+        """The next line, without its newline; Forfeit on timeout, end of output or a line
+        beyond the channel's limit."""
         try:
-            line = self.lines.get(timeout=timeout)
-        except queue.Empty:
-            raise Forfeit("timeout", f"no answer to {what} within {timeout:.2f} s",
-                          "match-clock") from None
+            line = self.channel.read_line(timeout)
+        except ChannelClosed as e:
+            raise Forfeit("crash", str(e)) from None
         if line is None:
-            raise Forfeit("crash", self.gone())
-        return line.rstrip("\r\n")
+            raise Forfeit("timeout", f"no answer to {what} within {timeout:.2f} s", "match-clock")
+        return line
 
     def alive(self) -> bool:
         """Whether the program still runs."""
-        return self.proc.poll() is None
+        return self.channel.alive()
 
     def gone(self) -> str:
         """Why the program stopped talking: its exit status and last words on standard error."""
-        try:
-            code = self.proc.wait(timeout=3)
-            why = f"exited with status {code}"
-        except subprocess.TimeoutExpired:
-            why = "closed its output"
-        return why + (f" ({self.errors[-1]})" if self.errors else "")
+        return self.channel.why_closed()
 
     def stop(self, goodbye: str | None) -> None:
-        """Say goodbye if it still listens, then make sure it is gone."""
-        if goodbye is not None and self.proc.poll() is None:
-            try:
-                self.send(goodbye)
-                self.proc.wait(timeout=0.5)
-            except (Forfeit, subprocess.TimeoutExpired):
-                pass
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-        self._stderr.join(timeout=1)
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            if stream is not None:
-                stream.close()
+        """Say goodbye if it still listens, then make sure it (and its children) are gone."""
+        self.channel.stop(goodbye)
 
 
 class EngineSeat:
@@ -404,8 +359,8 @@ class EngineSeat:
         line = self.proc.read(timeout, what)
         self.last_line = line
         try:
-            response = json.loads(line)
-        except json.JSONDecodeError:
+            response = loads(line)
+        except (json.JSONDecodeError, RecursionError):
             raise Forfeit("garbage", f"answer to {what} is not JSON: {line[:60]!r}",
                           "engine-protocol") from None
         if not isinstance(response, dict) or not isinstance(response.get("ok"), bool):

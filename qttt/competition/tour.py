@@ -16,17 +16,18 @@ from __future__ import annotations
 
 import json
 import math
-import tomllib
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ..errors import MatchError, QtttError
+from ..bounds import SCORE
+from ..errors import FileError, MatchError, QtttError
 from ..interop import rules_of
-from ..io import read_text
+from ..io import FRACTION, parse_toml, read_json, read_text
 from ..notation import record_from_json
 from ..quantum.engine import State, quantum_state
+from ..safe import shown
 from ..variant import Ruleset, load_ruleset
 
 RULE = "tour-protocol"
@@ -36,6 +37,21 @@ STAGES = ("individual", "team")
 
 def _fail(where: str, message: str) -> MatchError:
     return MatchError(RULE, f"{where}: {message}")
+
+
+def _points(value: Any) -> bool:
+    """Whether `value` is a game's points in a tour file: an integer or exact fraction in SCORE."""
+    if isinstance(value, str) and FRACTION.fullmatch(value) and not value.endswith("/0"):
+        value = Fraction(value)
+    elif isinstance(value, bool) or not isinstance(value, int):
+        return False
+    return bool(SCORE.low <= value <= SCORE.high)
+
+
+def _shown(value: Any) -> str:
+    """A TOML value for a message, as JSON, cut to 60 characters."""
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 @dataclass(frozen=True)
@@ -209,13 +225,7 @@ def load_tour(path: str | Path) -> Tour:
     """Read and check a tour file (TOML; see spec/tour.md) and the results known so far."""
     path = Path(path)
     where = str(path)
-    text = read_text(path, RULE)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise _fail(where, f"not valid TOML: {e}") from None
-    except RecursionError:
-        raise _fail(where, "not valid TOML: arrays or tables nested too deeply") from None
+    data = parse_toml(read_text(path, RULE), where, lambda why: MatchError(RULE, why))
     _keys(data, ("tour", "team", "game", "players"), where, "top level")
     head = data.get("tour", {})
     _keys(head, ("title", "ruleset", "team_factor", "team_move_seconds", "records", "date", "place"), where,
@@ -307,13 +317,10 @@ def _result(tour: Tour, slot: Slot, kind: str, value: Any, where: str, base: Pat
     if kind == "score":
         if not (isinstance(value, list) and len(value) == 2):
             raise _fail(where, f"score = {value!r}; allowed: [X's points, O's points]")
-        try:
-            px, po = (Fraction(v) for v in value if not isinstance(v, (bool, float)))
-        except (ValueError, TypeError, ZeroDivisionError):
-            raise _fail(where, f"score = {value!r}; allowed: whole numbers or strings such as "
-                        "\"1/2\"") from None
-        if px < 0 or po < 0:
-            raise _fail(where, f"score = {value!r}; points are never negative")
+        if not all(_points(v) for v in value):
+            raise _fail(where, f"score = {_shown(value)}; allowed: points from {SCORE.low} to "
+                        f"{SCORE.high}, whole numbers or strings such as \"1/2\"")
+        px, po = (Fraction(v) for v in value)
         _plausible(tour, px, po, where, value)
         return Outcome({slot.x: px, slot.o: po}, "score")
     if kind == "forfeit":
@@ -354,17 +361,13 @@ def _forfeit(tour: Tour, slot: Slot, side: str) -> Outcome:
 
 def _from_record(tour: Tour, slot: Slot, path: Path, where: str, how: str = "record") -> Outcome:
     try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
+        obj = read_json(path)
         record = record_from_json(obj)
         if record.ruleset().key() != tour.ruleset.key():
             raise _fail(where, f"{path} is a game of {record.variant}, not of the tour's {tour.variant}")
         state: State = quantum_state(record.replay())
-    except OSError as e:
-        raise _fail(where, f"{path}: {e.strerror}") from None
-    except json.JSONDecodeError as e:
-        raise _fail(where, f"{path} is not JSON: {e.msg}") from None
-    except (UnicodeDecodeError, RecursionError):
-        raise _fail(where, f"{path} is not UTF-8 JSON or is nested too deeply") from None
+    except FileError as e:
+        raise _fail(where, e.message) from None
     except MatchError:
         raise
     except QtttError as e:
@@ -400,7 +403,7 @@ def _team(raw: Any, where: str) -> Team:
         raise _fail(where, f"free = {free!r}; allowed: a list of names (any number of free players)")
     if len(set(main) | set(free)) != len(main) + len(free):
         raise _fail(where, "a player is named twice")
-    return Team(name, captain, tuple(main), tuple(free))
+    return Team(name, captain, tuple(shown(p) for p in main), tuple(shown(p) for p in free))
 
 
 def _keys(table: Any, allowed: tuple[str, ...], where: str, section: str) -> None:
@@ -422,4 +425,4 @@ def _list(value: Any, where: str, name: str) -> list[Any]:
 def _str(value: Any, where: str, name: str) -> str:
     if not isinstance(value, str) or (not value and name == "name"):
         raise _fail(where, f"{name} = {value!r}; allowed: a non-empty string")
-    return value
+    return shown(value)  # type: ignore[no-any-return]

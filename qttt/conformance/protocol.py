@@ -13,6 +13,7 @@ import random
 from typing import IO, Protocol
 
 from .. import __version__
+from ..bounds import DEPTH, loads
 from ..errors import QtttError, UsageError
 from ..family import GameState, family_of
 from ..games import new_game
@@ -96,8 +97,10 @@ class QtttEngine:
         assert self.state is not None
         position = self.state if position is None else position
         depth = request.get("depth")
-        if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
-            return error("protocol", "perft needs a depth, an integer >= 0")
+        try:
+            depth = DEPTH.check(depth)
+        except ValueError as e:
+            return error("protocol", f"perft depth {e}")
         try:
             if request.get("divide"):
                 split = divide(position, depth, PERFT_LIMIT) if depth > 0 else []
@@ -113,7 +116,7 @@ def respond(handler: Handler, line: str) -> tuple[str, bool]:
     if len(line) > MAX_REQUEST:
         return json.dumps(error("protocol", f"request longer than {MAX_REQUEST:,} characters")), False
     try:
-        request = json.loads(line)
+        request = loads(line)
     except json.JSONDecodeError as e:
         return json.dumps(error("protocol", f"request is not JSON: {e.msg}")), False
     except RecursionError:

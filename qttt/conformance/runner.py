@@ -16,21 +16,20 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
-import queue
 import shlex
-import subprocess
 import sys
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from ..bounds import loads
 from ..errors import FileError, QtttError
 from ..io import read_json
 from ..notation import Json
+from ..processes import ChannelClosed, LineChannel
 from .protocol import PROTOCOL, Handler
 from .report import Report, Result, show
 from .validator import Validator, load_schema
@@ -70,80 +69,52 @@ def _check_response(raw: Json, req_id: int) -> dict[str, Json]:
 
 
 class ProcessEngine:
-    """An engine command run as a subprocess; requests are lines on its stdin."""
+    """An engine command run as a subprocess; requests are lines on its stdin (the process and
+    line I/O is qttt.processes.LineChannel: bounded lines, timeouts, process-group cleanup)."""
 
     def __init__(self, command: str) -> None:
         self.command = command
         self.next_id = 0
         try:
-            self.proc = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                         text=True, encoding="utf-8", errors="replace", bufsize=1)
-        except OSError as e:
-            raise EngineFailure(f"cannot start {command!r}: {e.strerror}") from None
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        self.stderr: deque[str] = deque(maxlen=5)
-        threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line)
-        self.lines.put(None)
-
-    def _drain(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            self.stderr.append(line.rstrip())
-
-    def _died(self) -> str:
-        try:
-            status = self.proc.wait(timeout=1)
-        except subprocess.TimeoutExpired:
-            status = None
-        tail = f"; stderr: {' | '.join(self.stderr)[-200:]}" if self.stderr else ""
-        return f"engine exited (status {status}){tail}"
+            self.channel = LineChannel(shlex.split(command))
+        except (OSError, ValueError) as e:
+            why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            raise EngineFailure(f"cannot start {command!r}: {why}") from None
 
     def request(self, req: dict[str, Json], timeout: float) -> dict[str, Json]:
         """Send one request line and wait for its response line."""
         self.next_id += 1
         req_id = self.next_id
-        assert self.proc.stdin is not None
         try:
-            self.proc.stdin.write(json.dumps({"id": req_id, **req}) + "\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise EngineFailure(self._died()) from None
-        try:
-            line = self.lines.get(timeout=timeout)
-        except queue.Empty:
-            raise EngineFailure(f"no response within {timeout:g} s") from None
+            self.channel.send(json.dumps({"id": req_id, **req}))
+            line = self.channel.read_line(timeout)
+        except ChannelClosed as e:
+            raise EngineFailure(self._gone(e)) from None
         if line is None:
-            raise EngineFailure(self._died())
+            raise EngineFailure(f"no response within {timeout:g} s")
         try:
-            raw = json.loads(line)
+            raw = loads(line)
         except json.JSONDecodeError:
             raise EngineFailure(f"printed garbage: {line.strip()[:80]!r}") from None
+        except RecursionError:
+            raise EngineFailure("printed JSON nested too deeply") from None
         return _check_response(raw, req_id)
 
+    def _gone(self, e: ChannelClosed) -> str:
+        """Why the engine stopped answering: exited (with its status and last words on standard
+        error), closed its output while running, or broke a limit of the channel."""
+        if not self.channel.closed:
+            return f"engine: {e}"
+        status = self.channel.exit_status()
+        if status is None:
+            return "engine closed its output but is still running"
+        tail = f"; stderr: {' | '.join(self.channel.errors)[-200:]}" if self.channel.errors else ""
+        return f"engine exited (status {status}){tail}"
+
     def close(self, force: bool = False) -> None:
-        """Ask the engine to quit, killing it if it does not; with `force` kill it at once."""
-        if force and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        if self.proc.poll() is None:
-            with contextlib.suppress(EngineFailure):
-                self.request({"cmd": "quit"}, 1.0)
-            try:
-                self.proc.wait(timeout=1)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            with contextlib.suppress(OSError):
-                if stream is not None:
-                    stream.close()
+        """Ask the engine to quit (unless `force`), then kill its process group."""
+        goodbye = None if force else json.dumps({"id": self.next_id + 1, "cmd": "quit"})
+        self.channel.stop(goodbye, grace=1.0)
 
 
 class InProcessEngine:

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from html import escape
-from typing import Any
+from typing import Any, Protocol
 
+from ..family import GameState, family_of, tool
 from ..geometry import patterns
 from ..narration import frac
 from ..notation import Record
@@ -36,6 +37,8 @@ WORKED, COMPETITION_PART = ARTICLES + 1, ARTICLES + 2
 # Rules for those who write software, not for players.
 IMPLEMENTERS = ("check-order", "record-format", "record-variant", "variant-file", "engine-protocol",
                 "solve-fast", "core-compiled")
+# Which broken rule a family reports: the software rule of each family's scope.
+CHECK_ORDER = {"common": "check-order", "nested-classical": "nested-check-order"}
 # Rules of refereed play and tournaments.
 COMPETITION = ("match-forfeit", "match-clock", "codecup-dialogue", "tour-protocol")
 # The rules each player paragraph states: the implementers' map, never shown to players.
@@ -60,7 +63,14 @@ PARAGRAPH_RULES: dict[str, tuple[str, ...]] = {
     "bonus-both": ("score-first-line",), "bonus-equal": ("score-first-line", "score-tie-gap"),
     "bonus-double": ("score-first-line",), "bonus-draw": ("score-first-line",),
     "bonus-total": ("score-at-end",), "winner": ("score-at-end",),
-    "referee": ("match-clock", "match-forfeit"),
+    "referee": ("match-clock", "match-forfeit"), "simulator": ("match-clock", "match-forfeit"),
+    "nested-board": ("nested-board",), "nested-turns": ("nested-turn", "nested-bonus"),
+    "nested-mark": ("nested-turn", "nested-cell-empty"), "nested-first": ("nested-first-move",),
+    "nested-route": ("nested-route",), "nested-free": ("nested-free-move",),
+    "nested-block-win": ("nested-patterns", "nested-block-win"), "nested-abandon": ("nested-block-closed",),
+    "nested-block-full": ("nested-block-draw",), "nested-game-win": ("nested-patterns", "nested-board-win"),
+    "nested-game-end": ("nested-end-closed",), "nested-over": ("over-no-action",),
+    "nested-score-win": ("nested-score-win",), "nested-score-blocks": ("nested-score-draw-blocks",),
 }
 for _end in ("first-line", "full"):
     for _last in ("forced", "end"):
@@ -88,7 +98,7 @@ def editions() -> list[tuple[str, str]]:
     """(ruleset, language) of every rulebook and card: each ruleset in English and in the
     languages that list it."""
     return [(name, code) for code, w in languages().items()
-            for name in builtin_names() if name in w["rulesets"]]
+            for name in builtin_names(None) if name in w["rulesets"]]
 
 
 @cache
@@ -141,6 +151,10 @@ def _amount(v: Fraction, lang: str) -> str:
 
 def values(rs: Ruleset, lang: str = "en") -> dict[str, str]:
     """The numbers player text quotes, from the ruleset's parameters and scoring components."""
+    return book(rs).values(rs, lang)
+
+
+def _quantum_values(rs: Ruleset, lang: str = "en") -> dict[str, str]:
     n = rs.board
     line = rs.rules.end_line or n
     out = {"n": str(n), "squares": str(n * n), "line": str(line)}
@@ -169,7 +183,7 @@ def _keys(rs: Ruleset) -> list[tuple[int, str]]:
                                   (4, f"end-full={end}:{last}"),
                                   (4, "last-forced" if last == "forced" else "last-end"), (4, "over"),
                                   (5, "count")]
-    return sel + [(5, k) for k in plan()["ruleset"][rs.name]["scoring"]]
+    return sel
 
 
 def paragraphs(name: str, lang: str = "en") -> list[Paragraph]:
@@ -178,7 +192,8 @@ def paragraphs(name: str, lang: str = "en") -> list[Paragraph]:
     rs, w, mine = load_ruleset(name), words(lang), plan()["ruleset"][name]
     vals = values(rs, lang)
     out = []
-    for article, key in _keys(rs):
+    keys = book(rs).keys(rs) + [(5, k) for k in mine["scoring"]]
+    for article, key in keys:
         text = (w["player"] if article < 5 or key == "count" else w["scoring"])[key]
         out.append(Paragraph(article, key, text.format(**vals), mine["ours"].get(key, "")))
     m, comp = rs.match, w["competition_text"]
@@ -242,7 +257,7 @@ def _consequences(before: State, after: State, k: int, w: dict[str, Any]) -> str
     return text
 
 
-def winner_text(state: State, w: dict[str, Any]) -> str:
+def winner_text(state: GameState, w: dict[str, Any]) -> str:
     """Who won a finished game (more points), in the language of `w`."""
     s = state.scores
     who = "x" if s["x"] > s["o"] else "o" if s["o"] > s["x"] else "draw"
@@ -316,16 +331,23 @@ def title(rs: Ruleset, w: dict[str, Any]) -> str:
 
 
 def quick_start(rs: Ruleset, w: dict[str, Any]) -> list[str]:
-    """The one-screen quick start: who plays, a move, a cycle, the end and the scoring."""
+    """The one-screen quick start: five bullets, then where to learn more."""
+    return [*(f"- {line}" for line in book(rs).quick(rs, w)), "", w["quick"]["learn"], ""]
+
+
+def _quantum_quick(rs: Ruleset, w: dict[str, Any]) -> list[str]:
     vals = values(rs)
     card = card_rows(rs, w)
     q = w["quick"]
-    return [f"- {q['players'].format(**vals)}", f"- {q['move']}", f"- {q['cycle']}",
-            f"- {card[3][1]}", f"- {card[4][1]}", "", q["learn"], ""]
+    return [q["players"].format(**vals), q["move"], q["cycle"], card[3][1], card[4][1]]
 
 
 def card_rows(rs: Ruleset, w: dict[str, Any]) -> list[tuple[str, str]]:
-    """The summary card: turn, cycle, measurement, end, scoring."""
+    """The summary card: five rows from a turn to the scoring."""
+    return book(rs).card_rows(rs, w)
+
+
+def _quantum_card_rows(rs: Ruleset, w: dict[str, Any]) -> list[tuple[str, str]]:
     c, vals = w["card"], values(rs)
     measure = c[f"measure-{rs.value('measurer')}"]
     if rs.value("untouched") == "vanish":
@@ -338,6 +360,7 @@ def card_rows(rs: Ruleset, w: dict[str, Any]) -> list[tuple[str, str]]:
 def rulebook_page(site: Site, name: str, lang: str = "en") -> list[str]:
     """The players' rulebook of one built-in ruleset in one language."""
     rs, w = load_ruleset(name), words(lang)
+    b = book(rs)
     page = page_path(name, lang)
     paras = _numbered(paragraphs(name, lang))
     out = [f"# {title(rs, w)}", "", w["lead"][name], ""]
@@ -348,28 +371,23 @@ def rulebook_page(site: Site, name: str, lang: str = "en") -> list[str]:
     if others:
         out += [w["other_languages"].format(links=", ".join(others)), ""]
     out += [w["card_link"].format(name=name, card="../" + card_path(name, lang)), ""]
-    cyc = _cycle_record(rs)
-    cstates = quantum_states(cyc)
-    out += [f"## {w['quick_start']}", "", *quick_start(rs, w)]
-    out += [img(site.board(f"rulebook-{name}-cycle", board_svg(cstates[-1])), page,
-                w["alt_board"].format(what=w["caption_cycle"].format(m=mark_name(len(cyc.actions))))), ""]
+    out += [f"## {w['quick_start']}", "", *quick_start(rs, w), *b.hero(site, rs, w, page)]
     rows = [[f"**{a}**", b] for a, b in card_rows(rs, w)]
     out += [f"## {w['summary_card']}", "", *table(w["card_head"], rows)]
     sources = ", ".join(source_link(s, page) for s in rs.sources)
     out += [w["reading_intro"].format(sources=sources), ""]
     for k in range(1, ARTICLES + 1):
-        out += [f"## {w['article'].format(k=k)}: {w['articles'][k - 1]}", ""]
+        out += [f"## {w['article'].format(k=k)}: {b.articles(w)[k - 1]}", ""]
         out += [x for number, p in paras if p.article == k for x in _paragraph_lines(number, p, w, page)]
-        out += _article_pictures(site, rs, k, w, page)
-    out += _worked_game(site, rs, w, page, lang)
+        out += b.pictures(site, rs, k, w, page)
+    out += [f"## {w['article'].format(k=WORKED)}: {w['worked_game']}", "", *b.worked(site, rs, w, page, lang)]
     out += [f"## {w['article'].format(k=COMPETITION_PART)}: {w['competition']}", "",
             w["competition_intro"], ""]
     out += [x for number, p in paras if p.article == COMPETITION_PART
             for x in _paragraph_lines(number, p, w, page, choice=True)]
     out += [f"## {w['glossary']}", "", *table(w["glossary_head"], glossary_rows(name, lang))]
     out += [f"## {w['notation']}", ""]
-    notation = [*w["notation_text"]] + ([w["notation_forced"]] if rs.value("last_square") == "forced" else [])
-    out += [x for text in notation for x in (text.format(name=name, squares=rs.board ** 2), "")]
+    out += [x for text in b.notation(rs, w) for x in (text, "")]
     out += ["---", "", w["implementers"].format(page=f"../rules/{name}.md#rulebook-paragraphs"), ""]
     return out
 
@@ -377,9 +395,10 @@ def rulebook_page(site: Site, name: str, lang: str = "en") -> list[str]:
 def glossary_rows(name: str, lang: str) -> list[list[str]]:
     """The glossary terms that apply to the ruleset, with their definitions in `lang`."""
     term, meaning = ("term", "meaning") if lang == "en" else (lang, f"meaning_{lang}")
-    vals = values(load_ruleset(name))
+    rs = load_ruleset(name)
+    vals = values(rs)
     return [[f"**{t[term]}**", t[meaning].format(**vals)] for t in glossary()
-            if name in t.get("rulesets", [name]) and t.get(term)]
+            if t["game"] == rs.game and name in t.get("rulesets", [name]) and t.get(term)]
 
 
 def _article_pictures(site: Site, rs: Ruleset, k: int, w: dict[str, Any], page: str) -> list[str]:
@@ -437,7 +456,7 @@ def _worked_game(site: Site, rs: Ruleset, w: dict[str, Any], page: str, lang: st
     record = from_notation(ex.notation)
     states = quantum_states(record)
     shows = ex.shows if lang == "en" else w["games"][name]
-    out = [f"## {w['article'].format(k=WORKED)}: {w['worked_game']}", "", shows, "",
+    out = [shows, "",
            w["game_record"].format(record=to_notation(record)), ""]
     tokens = to_notation(record).split()[1:]
     for i, action in enumerate(record.actions):
@@ -452,7 +471,7 @@ def _worked_game(site: Site, rs: Ruleset, w: dict[str, Any], page: str, lang: st
 
 def cases_by_rule(name: str) -> dict[str, list[str]]:
     """Conformance case ids of spec/vectors/NAME.json by the rule ids they cite."""
-    path = spec_dir() / "vectors" / f"{name}.json"
+    path = spec_dir() / "vectors" / family_of(load_ruleset(name)).vectors / f"{name}.json"
     out: dict[str, list[str]] = {}
     if path.is_file():
         for case in json.loads(path.read_text(encoding="utf-8"))["cases"]:
@@ -466,10 +485,18 @@ def paragraph_rules(p: Paragraph) -> tuple[str, ...]:
     return TOUR_RULES if p.key.startswith("tour-") else PARAGRAPH_RULES[p.key]
 
 
+def implementers(name: str) -> list[str]:
+    """The rules that bind software only, of those that apply to a ruleset."""
+    order = CHECK_ORDER[family_of(load_ruleset(name)).scope]
+    return [order, *(r for r in IMPLEMENTERS if r in rules() and r not in CHECK_ORDER.values())]
+
+
 def implementer_lines(name: str, page: str) -> list[str]:
     """The rulebook's paragraphs by number with the rules each states and the conformance cases
     that pin them: the implementers' layer, on the ruleset's page."""
     cases = cases_by_rule(name)
+    family = family_of(load_ruleset(name))
+    vectors = "/".join(x for x in ("spec/vectors", family.vectors, f"{name}.json") if x)
     rows = []
     for number, p in _numbered(paragraphs(name)):
         rids = [r for r in paragraph_rules(p) if r in rules()]
@@ -481,8 +508,8 @@ def implementer_lines(name: str, page: str) -> list[str]:
     return ["## Rulebook paragraphs {#rulebook-paragraphs}", "",
             f"The [players' rulebook](../rulebook/{name}.md) states these rules in words, without ids; "
             "each numbered paragraph, the rules it states, whose statement it is and the conformance "
-            f"cases of `spec/vectors/{name}.json` that pin those rules. Rules that bind software only: "
-            + ", ".join(rule_link(r, page) for r in IMPLEMENTERS if r in rules()) + ".", "",
+            f"cases of `{vectors}` that pin those rules. Rules that bind software only: "
+            + ", ".join(rule_link(r, page) for r in implementers(name)) + ".", "",
             *table(["paragraph", "rules", "stated by", "conformance cases"], rows)]
 
 
@@ -511,15 +538,8 @@ def card_html(name: str, lang: str) -> str:
     """A one-page A4 rules card: the lead, the quick start, the summary card and the stepped
     cycle with its two outcomes drawn by the engine."""
     rs, w = load_ruleset(name), words(lang)
-    cyc = _cycle_record(rs)
-    pending = quantum_states(cyc)[-1]
-    k = pending.pending or 0
-    a, b = pending.edges[k]
-    m = mark_name(k)
-    figures = [(pending, w["caption_cycle"].format(m=m))]
-    figures += [(pending.apply(Measure(c)), w["caption_outcome"].format(m=m, c=c + 1)) for c in (a, b)]
-    boards = "".join(f"<figure>{board_svg(st, size=60.0 * rs.board)}"
-                     f"<figcaption>{escape(cap)}</figcaption></figure>" for st, cap in figures)
+    heading, sentence, figures = book(rs).card_figures(rs, w)
+    boards = "".join(f"<figure>{svg}<figcaption>{escape(cap)}</figcaption></figure>" for svg, cap in figures)
     quick = "".join(f"<li>{escape(line[2:])}</li>" for line in quick_start(rs, w)[:5])
     rows = "".join(f"<tr><th>{escape(a_)}</th><td>{escape(b_)}</td></tr>" for a_, b_ in card_rows(rs, w))
     title_ = escape(title(rs, w))
@@ -530,11 +550,78 @@ def card_html(name: str, lang: str) -> str:
         f"<h1>{title_}</h1>", f"<p>{escape(w['lead'][name])}</p>",
         f"<h2>{escape(w['quick_start'])}</h2>", f"<ul>{quick}</ul>",
         f"<h2>{escape(w['summary_card'])}</h2>", f"<table>{rows}</table>",
-        f"<h2>{escape(w['caption_cycle'].format(m=m))}</h2>",
-        f"<p>{escape(choice_text(pending, w))}</p>",
+        f"<h2>{escape(heading)}</h2>",
+        f"<p>{escape(sentence)}</p>",
         f'<div class="boards">{boards}</div>',
         f'<p class="foot">{escape(w["card_foot"])}</p>',
         "</body>", "</html>", ""])
+
+
+def _quantum_card_figures(rs: Ruleset, w: dict[str, Any]) -> tuple[str, str, list[tuple[str, str]]]:
+    """The card's example: the stepped cycle and its two outcomes."""
+    pending = quantum_states(_cycle_record(rs))[-1]
+    k = pending.pending or 0
+    m = mark_name(k)
+    figures = [(pending, w["caption_cycle"].format(m=m))]
+    figures += [(pending.apply(Measure(c)), w["caption_outcome"].format(m=m, c=c + 1))
+                for c in pending.edges[k]]
+    return (w["caption_cycle"].format(m=m), choice_text(pending, w),
+            [(board_svg(st, size=60.0 * rs.board), cap) for st, cap in figures])
+
+
+def _quantum_hero(site: Site, rs: Ruleset, w: dict[str, Any], page: str) -> list[str]:
+    cyc = _cycle_record(rs)
+    what = w["caption_cycle"].format(m=mark_name(len(cyc.actions)))
+    path = site.board(f"rulebook-{rs.name}-cycle", board_svg(quantum_states(cyc)[-1]))
+    return [img(path, page, w["alt_board"].format(what=what)), ""]
+
+
+def _quantum_notation(rs: Ruleset, w: dict[str, Any]) -> list[str]:
+    notation = [*w["notation_text"]] + ([w["notation_forced"]] if rs.value("last_square") == "forced" else [])
+    return [text.format(name=rs.name, squares=rs.board ** 2) for text in notation]
+
+
+class Book(Protocol):
+    """A family's part of the rulebooks (its `rulebook` tool): the paragraphs its rulesets
+    state, the numbers they quote, and the boards and narration of each part."""
+
+    def articles(self, w: dict[str, Any]) -> list[str]: ...
+    def keys(self, rs: Ruleset) -> list[tuple[int, str]]: ...
+    def values(self, rs: Ruleset, lang: str = "en") -> dict[str, str]: ...
+    def quick(self, rs: Ruleset, w: dict[str, Any]) -> list[str]: ...
+    def card_rows(self, rs: Ruleset, w: dict[str, Any]) -> list[tuple[str, str]]: ...
+    def hero(self, site: Site, rs: Ruleset, w: dict[str, Any], page: str) -> list[str]: ...
+    def pictures(self, site: Site, rs: Ruleset, k: int, w: dict[str, Any], page: str) -> list[str]: ...
+    def worked(self, site: Site, rs: Ruleset, w: dict[str, Any], page: str, lang: str) -> list[str]: ...
+    def card_figures(self, rs: Ruleset, w: dict[str, Any]) -> tuple[str, str, list[tuple[str, str]]]: ...
+    def notation(self, rs: Ruleset, w: dict[str, Any]) -> list[str]: ...
+
+
+class QuantumBook:
+    """The quantum family's rulebook parts."""
+
+    def articles(self, w: dict[str, Any]) -> list[str]:
+        """The titles of articles 1 to 5."""
+        return list(w["articles"])
+
+    keys = staticmethod(_keys)
+    values = staticmethod(_quantum_values)
+    quick = staticmethod(_quantum_quick)
+    card_rows = staticmethod(_quantum_card_rows)
+    hero = staticmethod(_quantum_hero)
+    pictures = staticmethod(_article_pictures)
+    worked = staticmethod(_worked_game)
+    card_figures = staticmethod(_quantum_card_figures)
+    notation = staticmethod(_quantum_notation)
+
+
+QUANTUM_BOOK = QuantumBook()
+
+
+def book(rs: Ruleset) -> Book:
+    """The rulebook parts of a ruleset's family."""
+    found: Book = tool(rs, "rulebook")
+    return found
 
 
 GENERATED_HTML = "<!-- Generated by `python -m qttt.docgen` from spec/ and the engine: do not edit. -->"

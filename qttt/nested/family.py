@@ -47,6 +47,7 @@ class NestedFamily:
     scope = "nested-classical"
     vectors = "nested"
     tools = MappingProxyType({"cases": "qttt.nested.cases", "page": "qttt.nested.pages:nested_ruleset_page",
+             "rulebook": "qttt.nested.rulebook:BOOK",
              "play": "qttt.nested.play:play", "check": "verify.nested:check_nested",
              "frameworks": "qttt.nested.frameworks:codec",
              "core": "qttt.analysis.nested_core"})

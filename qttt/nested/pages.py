@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 
+from ..docgen.rulebook import implementer_lines
 from ..docgen.site import Site, img, rule_link, source_link, table
 from ..notation import action_to_json
 from ..spec import spec_dir
@@ -64,7 +65,8 @@ def nested_ruleset_page(site: Site, name: str, docs: bool) -> list[str]:
         return rule_link(rid, page) if docs else f"[`{rid}`](common.md#{rid})"
 
     out = [f"# {name}: {rs.title}", "", rs.summary, "", f"- Canonical name: `{rs.canonical}`",
-           "- Sources: " + ", ".join(source_link(s, page) if docs else f"`{s}`" for s in rs.sources), "",
+           "- Sources: " + ", ".join(source_link(s, page) if docs else f"`{s}`" for s in rs.sources),
+           *([f"- The rules as a player reads them: [rulebook](../rulebook/{name}.md)"] if docs else []), "",
            "## Rules", "", "The rules of the nested-classical family in [the catalogue](common.md) hold "
            "(first move free, closed blocks abandoned, the free move). This ruleset selects:", ""]
     letter = name[0].upper()
@@ -104,5 +106,5 @@ def nested_ruleset_page(site: Site, name: str, docs: bool) -> list[str]:
                f"{format_value(final.scores['o'])}")
     board = site.board(f"{name}-random-final", nested_svg(final, caption=caption))
     out += [img(board, page, "the final board"), "", f"**{caption}.**", ""]
-    return out
+    return out + implementer_lines(name, page)
 

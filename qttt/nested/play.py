@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from ..errors import IllegalAction
 from ..family import Mark
-from ..io import write_atomic
+from ..io import save_or_show
 from ..notation import Record, record_to_json
 from ..variant import Ruleset
 from .engine import NestedState
@@ -105,9 +105,13 @@ def play(rs: Ruleset, args: argparse.Namespace, read: Callable[[str], str], writ
         write(nested_status(state) + "\n")
     else:
         write({"quit": "game abandoned.", "eof": "input ended; game abandoned."}[how] + "\n")
-    if args.record:
-        record = Record(rs.canonical, tuple(a for _, a in history))
-        write_atomic(args.record, json.dumps(record_to_json(record)) + "\n")
-        write(f"record saved to {args.record} ({len(record.actions)} moves); "
-              f"replay it with: qttt replay {args.record}\n")
+    if args.record and not _save(args.record, Record(rs.canonical, tuple(a for _, a in history)), write):
+        return 2
     return 1 if how == "eof" else 0
+
+
+def _save(path: str, record: Record, write: Callable[[str], None]) -> bool:
+    """The record written to `path`, or shown when it cannot be (io.save_or_show)."""
+    return save_or_show(path, json.dumps(record_to_json(record)) + "\n", write,
+                        f"record saved to {path} ({len(record.actions)} moves); "
+                        f"replay it with: qttt replay {path}\n")

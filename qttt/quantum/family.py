@@ -27,6 +27,7 @@ class QuantumFamily:
     scope = "common"
     vectors = ""
     tools = MappingProxyType({"cases": "qttt.quantum.cases", "page": "qttt.docgen.pages:ruleset_page",
+             "rulebook": "qttt.docgen.rulebook:QUANTUM_BOOK",
              "play": "qttt.quantum.play:play", "check": "verify.check:check",
              "frameworks": "qttt.quantum.frameworks:codec",
              "core": "qttt.analysis.compiled"})

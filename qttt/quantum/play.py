@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 
 from ..errors import IllegalAction, QtttError
 from ..geometry import lines
-from ..io import write_atomic
+from ..io import save_or_show
 from ..narration import collapsed, describe, squares
 from ..notation import Record, record_to_json
 from ..players import Player, make_player
+from ..processes import Terminated
 from ..text import drawing
 from ..variant import Ruleset
 from .engine import Action, Measure, Place, State, mark_name, quantum_action
@@ -266,6 +267,9 @@ def play(rs: Ruleset, args: argparse.Namespace, read: Callable[[str], str], writ
     except KeyboardInterrupt:
         write("\n")
         how = "interrupted"
+    except Terminated:
+        write("\n")
+        how = "terminated"
     state = game.state
     if how == "over":
         write(result_text(state) + "\n")
@@ -274,10 +278,12 @@ def play(rs: Ruleset, args: argparse.Namespace, read: Callable[[str], str], writ
               "a spooky mark (rule place-two-cycle); the game stops unfinished\n")
     else:
         write({"quit": "game abandoned.", "eof": "input ended; game abandoned.",
-               "interrupted": "interrupted; game abandoned."}[how] + "\n")
+               "interrupted": "interrupted; game abandoned.",
+               "terminated": "terminated; game abandoned."}[how] + "\n")
     if args.record:
         record = game.record(rs.canonical)
-        write_atomic(args.record, json.dumps(record_to_json(record)) + "\n")
-        write(f"record saved to {args.record} ({len(record.actions)} actions); "
-              f"replay it with: qttt replay {args.record}\n")
-    return {"over": 0, "quit": 0, "deadlock": 0, "eof": 1, "interrupted": 130}[how]
+        if not save_or_show(args.record, json.dumps(record_to_json(record)) + "\n", write,
+                            f"record saved to {args.record} ({len(record.actions)} actions); "
+                            f"replay it with: qttt replay {args.record}\n"):
+            return 2
+    return {"over": 0, "quit": 0, "deadlock": 0, "eof": 1, "interrupted": 130, "terminated": 143}[how]

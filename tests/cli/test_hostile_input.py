@@ -14,6 +14,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from contract import one_line, run
 
 from qttt import load_ruleset
 from qttt.cli import main
@@ -27,20 +28,6 @@ from qttt.quantum.engine import State
 GOOD = {"variant": "wikipedia", "actions": [{"place": [0, 8]}, {"place": [0, 4]}]}
 DEEP = "[" * 100_000
 BINARY = b"\xff\xfe\x00\x01qttt\x80"
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    status = main(argv)
-    out = capsys.readouterr()
-    return status, out.out, out.err
-
-
-def one_line(err: str, *needles: str) -> None:
-    """The contract: exactly one line on standard error, no traceback, naming the needles."""
-    assert err.count("\n") == 1, err
-    assert "Traceback" not in err and "internal error" not in err, err
-    for needle in needles:
-        assert needle in err, (needle, err)
 
 
 def file_with(tmp_path: Path, name: str, data: bytes | str) -> Path:

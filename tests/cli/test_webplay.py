@@ -151,7 +151,7 @@ def test_intelligent_is_offered_and_plays_to_the_end_with_its_rules_page_linked(
     names = ask(bridge, cmd="rulesets")["rulesets"]
     assert "intelligent" in [r["name"] for r in names]
     view = ask(bridge, cmd="new", variant="intelligent")
-    assert view["grid"] == 16 and view["ruleset"]["page"] == "rules/intelligent/"
+    assert view["grid"] == 16 and view["ruleset"]["page"] == "rulebook/intelligent/"
     assert view["hint"] == ("Click an empty cell the rules allow: "
                             "x to move 1: any empty cell of an open block.")
     while not view["state"]["over"]:

@@ -69,17 +69,19 @@ def unexercised(rs: Ruleset) -> set[str]:
     measurement, no full board, no last square); on a 2×2 board any two classical marks of one
     player form a line, so three classical cells end the game (no full board, no last square),
     and any two marks of one player in a 2×2 block win it (no drawn block, no game ending on
-    closed blocks). One more is a known gap of the case generator, not a proof: on a 3×3
-    board it builds no bonus4x4 game whose best lines tie (score-tie-gap)."""
+    closed blocks). Two more are known gaps of the case generator, not proofs: on a board other
+    than 4×4 it builds no bonus4x4 game whose best lines tie (score-tie-gap), and on nested
+    boards of 6×6 blocks or more its games never make a line of won blocks (nested-board-win)."""
     if rs.game == "nested-classical":
-        return {"nested-block-draw", "nested-end-closed"} if rs.board == 2 else set()
+        return ({"nested-block-draw", "nested-end-closed"} if rs.board == 2
+                else {"nested-board-win"} if rs.board >= 6 else set())
     line = rs.rules.end_line or rs.board
     out = set()
     if rs.rules.end == "first-line" and (line == 1 or rs.board == 2):
         out |= {"last-square", "end-full"}
     if rs.rules.end == "first-line" and line == 1:
         out.add("turn-after-measure")
-    if rs.name == "bonus4x4(board=3)":
+    if rs.base == "bonus4x4" and rs.board != 4:
         out.add("score-tie-gap")
     return out
 

@@ -225,7 +225,7 @@ def test_intelligent_tic_tac_toe_is_playable(page: Any) -> None:
     choose(page, "play-o", "person")
     choose(page, "play-ruleset", "intelligent")
     link = page.evaluate("document.getElementById('play-rules-link').getAttribute('href')")
-    assert link == "../rules/intelligent/"
+    assert link == "../rulebook/intelligent/"
     for i, action in enumerate(actions[:6]):
         click(page, f'#play-squares button[data-cell="{action[0]}"]')
         after = Record("intelligent", tuple(actions[:i + 1])).replay()

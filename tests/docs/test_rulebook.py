@@ -9,6 +9,7 @@ import json
 import re
 from functools import cache
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -21,8 +22,11 @@ from qttt.docgen.rulebook import (
     COMPETITION_PART,
     IMPLEMENTERS,
     card_path,
+    card_rows,
+    cases_by_rule,
     editions,
     glossary,
+    implementers,
     languages,
     page_path,
     paragraph_rules,
@@ -33,13 +37,17 @@ from qttt.docgen.rulebook import (
     winner_text,
     words,
 )
+from qttt.family import Mark, family_of
 from qttt.geometry import patterns
-from qttt.quantum.game import compile_game
+from qttt.nested.engine import NestedState
+from qttt.notation import Record
 from qttt.quantum.notation import from_notation
 from qttt.spec import rules
 
 ROOT = Path(__file__).resolve().parents[2]
 EDITIONS = editions()
+ALL = builtin_names(None)
+QUANTUM_EDITIONS = [e for e in EDITIONS if e[0] in builtin_names()]  # builtin_names(): the quantum ones
 
 
 @cache
@@ -88,23 +96,33 @@ def test_no_rule_id_or_conformance_case_in_player_pages(name: str, lang: str) ->
     assert implementer_leaks(card(name, lang)) == []
 
 
-@pytest.mark.parametrize("name", builtin_names())
+# The rules of play each family's rulebooks must state, whatever their conformance suites pin.
+GAME_RULES = {
+    "quantum": {"board-cells", "turn-order", "mark", "place-open", "place-distinct", "place-two-cycle",
+                "entanglement", "cycle-close", "measure-pending", "measure-by", "measure-cell",
+                "collapse-component", "collapse-untouched", "classical-fixed", "turn-after-measure",
+                "last-square", "end-line", "end-full", "over-no-action", "score-at-end"},
+    "nested-classical": {"nested-board", "nested-turn", "nested-cell-empty", "nested-block-closed",
+                         "nested-first-move", "nested-route", "nested-free-move", "nested-patterns",
+                         "nested-block-win", "nested-block-draw", "nested-board-win", "nested-end-closed",
+                         "over-no-action", "score-at-end"},
+}
+
+
+@pytest.mark.parametrize("name", ALL)
 def test_every_game_rule_is_stated_and_tooling_rules_are_not(name: str) -> None:
     paras = paragraphs(name)
     game = {r for p in paras if p.article <= ARTICLES for r in paragraph_rules(p)}
-    wanted = {"board-cells", "turn-order", "mark", "place-open", "place-distinct", "place-two-cycle",
-              "entanglement", "cycle-close", "measure-pending", "measure-by", "measure-cell",
-              "collapse-component", "collapse-untouched", "classical-fixed", "turn-after-measure",
-              "last-square", "end-line", "end-full", "over-no-action", "score-at-end"}
-    awards = {a.rule for a in compile_game(load_ruleset(name)).awards}
-    assert wanted | awards <= game
-    assert not game & (set(IMPLEMENTERS) | set(COMPETITION))
+    # every rule of play the ruleset's conformance cases pin (its awards included) is stated
+    pinned = set(cases_by_rule(name)) - set(implementers(name))
+    assert pinned and GAME_RULES[family_of(load_ruleset(name)).name] | pinned <= game
+    assert not game & (set(IMPLEMENTERS) | set(implementers(name)) | set(COMPETITION))
     competition = {r for p in paras if p.article == COMPETITION_PART for r in paragraph_rules(p)}
     assert competition and competition <= set(COMPETITION)
     assert all(r in rules() for p in paras for r in paragraph_rules(p))
 
 
-@pytest.mark.parametrize("name", builtin_names())
+@pytest.mark.parametrize("name", ALL)
 def test_each_reading_is_a_paragraph_of_the_ruleset_and_a_register_entry(name: str) -> None:
     mine = plan()["ruleset"][name]
     points = {p["id"] for p in ambiguities()}
@@ -146,7 +164,7 @@ def test_every_language_file_has_the_keys_its_rulebooks_use() -> None:
             if not isinstance(value, dict) and key != "rulesets":
                 assert key in w, (code, key)
                 assert isinstance(w[key], type(value)), (code, key)
-        assert set(w["rulesets"]) <= set(english["rulesets"]) == set(builtin_names())
+        assert set(w["rulesets"]) <= set(english["rulesets"]) == set(ALL)
 
 
 @pytest.mark.parametrize(("name", "lang"), EDITIONS)
@@ -155,11 +173,20 @@ def test_rulebook_teaches_with_pictures_a_quick_start_and_a_summary_card(name: s
     sections = re.split(r"^## ", text, flags=re.M)
     heads = [s.split("\n", 1)[0] for s in sections[1:]]
     assert heads[:2] == [w["quick_start"], w["summary_card"]]
+    assert "](../boards/" in sections[1], "the quick start has no picture"
     for k in range(1, ARTICLES + 1):
         body = next(s for s in sections if s.startswith(f"{w['article'].format(k=k)}:"))
         assert "](../boards/" in body, f"article {k} has no picture"
-    for row in w["card_rows"]:
-        assert f"| **{row}** |" in text
+    rows = card_rows(load_ruleset(name), w)
+    assert len(rows) == 5
+    for row, what in rows:
+        assert f"| **{row}** | {what} |" in text
+
+
+@pytest.mark.parametrize(("name", "lang"), QUANTUM_EDITIONS)
+def test_quantum_rulebook_steps_through_a_cycle_and_a_complete_game(name: str, lang: str) -> None:
+    w, text = words(lang), player_page(name, lang)
+    assert [r for r, _ in card_rows(load_ruleset(name), w)] == w["card_rows"]
     # the stepped cycle: each step drawn, then both outcomes
     cycle = plan()["cycle"][str(load_ruleset(name).board)]
     steps = len(cycle.split())
@@ -173,7 +200,7 @@ def test_rulebook_teaches_with_pictures_a_quick_start_and_a_summary_card(name: s
     assert f"**{winner_text(final, w)}**" in text
 
 
-@pytest.mark.parametrize(("name", "lang"), EDITIONS)
+@pytest.mark.parametrize(("name", "lang"), QUANTUM_EDITIONS)
 def test_the_forced_last_move_appears_only_where_the_ruleset_has_it(name: str, lang: str) -> None:
     w, text = words(lang), player_page(name, lang)
     forced = load_ruleset(name).value("last_square") == "forced"
@@ -215,7 +242,7 @@ def test_glossary_defines_its_terms_in_the_page_language(name: str, lang: str) -
     assert all(len(line.split(" | ")[1]) > 30 for line in body)
 
 
-@pytest.mark.parametrize("name", builtin_names())
+@pytest.mark.parametrize("name", ALL)
 def test_implementers_map_lists_every_paragraph_with_rules_and_real_cases(name: str) -> None:
     page = files()[f"docs/rules/{name}.md"]
     section = page.split("{#rulebook-paragraphs}", 1)[1].split("\n## ", 1)[0]
@@ -256,3 +283,48 @@ def test_home_page_names_the_boards_its_picture_has() -> None:
     assert "middle board" not in home and "right board" not in home
     assert "**O4 to square 1** (the board below, left)" in home
     assert "**O4 to square 8** (the board below, right)" in home
+
+
+
+def block_cells(block: int) -> list[int]:
+    """The cells of a block (from 0), row by row: computed here, apart from the engine."""
+    return [((block // 4) * 4 + i // 4) * 16 + (block % 4) * 4 + i % 4 for i in range(16)]
+
+
+def test_intelligent_rulebook_draws_routing_a_block_won_the_end_and_a_whole_game() -> None:
+    """The nested rulebook: each move of its worked game is narrated with the block and cell of
+    the recorded move, where the engine sends the next move (or a free move), the blocks it wins,
+    and the result the engine replays; the boards of the articles are the engine's."""
+    text, w = player_page("intelligent", "en"), words("en")
+    cells = plan()["ruleset"]["intelligent"]["game"]
+    states = [cast(NestedState, Record("intelligent", tuple(Mark(c) for c in cells[:i])).replay())
+              for i in range(len(cells) + 1)]
+    worked = text.split("## Article 6", 1)[1].split("\n## ", 1)[0]
+    items = re.findall(r"^(\d+)\. (.*)$", worked, flags=re.M)
+    assert [int(i) for i, _ in items] == list(range(1, len(cells) + 1))
+    drawn = 0
+    for (_, line), cell, before, after in zip(items, cells, states[:-1], states[1:], strict=True):
+        row, col = divmod(cell, 16)
+        block, pos = (row // 4) * 4 + col // 4 + 1, (row % 4) * 4 + col % 4 + 1
+        assert cell in block_cells(block - 1)
+        assert f"in block {block}, cell {pos}." in line
+        won = [b + 1 for b in range(16) if after.blocks[b] in ("x", "o") and before.blocks[b] == "open"]
+        assert [int(b) for b in re.findall(r"wins block (\d+)", line)] == won
+        if after.over:
+            assert after.winner is not None and "wins the game" in line
+        elif after.target is None:
+            closed = after.blocks[pos - 1] != "open" or all(after.marks[c] for c in block_cells(pos - 1))
+            assert closed and "may play in any open block" in line
+        else:
+            assert after.target == (pos - 1,) and f"must play in block {pos}." in line
+        drawn += after.blocks != before.blocks or after.over
+    assert worked.count("](../boards/rulebook-intelligent-game-") == drawn >= 2
+    winner = states[-1].winner
+    assert winner is not None and f"**{w['narrate']['win'][winner]}**" in worked
+    # the articles: the empty board, routing, a free move, a block won, the end, the score
+    for slug in ("empty", "route-1", "route-2", "free", "block", "end", "scored"):
+        assert f"](../boards/rulebook-intelligent-{slug}.svg)" in text
+    s = states[-1].scores
+    assert f"the game scores X {s['x']}, O {s['o']}." in text
+    assert files()["docs/boards/rulebook-intelligent-end.svg"] == family_of(load_ruleset("intelligent")).svg(
+        states[-1], 320.0, None)

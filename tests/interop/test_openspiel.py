@@ -81,6 +81,14 @@ def test_random_sim_test_on_drawn_rulesets(rs: Any) -> None:
         pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
 
 
+def test_negative_points_stay_in_the_utility_range() -> None:
+    """Awards may give negative points: the range bounds each player's least total, not 0."""
+    name = ('intelligent(board=2,block_patterns=["rows"],board_patterns=["rows"],scoring=[{"award":'
+            '"draw-majority","more":"-1","fewer":"0","equal":"1/2","weights":"equal"}])')
+    assert rules_of(load_ruleset(name)).utility_range() == (-1.0, 0.5)
+    pyspiel.random_sim_test(load(name), num_sims=20, serialize=False, verbose=False)
+
+
 def test_names_with_parentheses() -> None:
     name = "wikipedia(double_line=2,tiebreak=[min-max])"
     encoded = qo.game_string(name)

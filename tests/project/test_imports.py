@@ -117,6 +117,13 @@ def test_from_package_import_submodule_imports_both(tmp_path: Path) -> None:
     assert cycles(edges) == [["p", "p.a"]]
 
 
+def test_verify_does_not_import_the_command_line() -> None:
+    """The checker sits beside qttt's command line, which plugs it in (qttt/cli/check.py)."""
+    g = graph()
+    assert not [(m, d) for m, deps in g.items() if m.startswith("verify") for d in deps
+                if d == "qttt.cli" or d.startswith("qttt.cli.")]
+
+
 def test_import_graph_has_no_loops() -> None:
     g = graph()
     assert "qttt.quantum.engine" in g
@@ -192,7 +199,7 @@ def test_runtime_loop_finder_finds_a_loop() -> None:
 def test_imports_python_performs_have_no_loops() -> None:
     g = runtime_graph()
     assert "qttt.analysis.count" in g["qttt.analysis.compiled"]
-    assert "qttt.cli" in g["qttt.cli.sample"]  # `from . import integer`: the package
+    assert "qttt.argtypes" in g["verify.cli"] and "qttt.cli" not in g["verify.cli"]
     assert {"verify", "verify.z3_graph"} <= g["verify.check"]  # `from . import z3_graph`: both
     assert first_loop(g) is None
 

@@ -1,0 +1,46 @@
+"""Argument types of the command lines (`qttt` and `python -m verify`): one-line refusals argparse
+reports with exit status 2. Integers are bounded (qttt.bounds), seconds finite and at most
+SECONDS_MAX."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from .bounds import SECONDS_MAX, Bound
+
+
+def integer(bound: Bound, low: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer within `bound` (from `low`, when given, instead)."""
+    within = bound if low is None else Bound(bound.what, low, bound.high)
+
+    def parse(text: str) -> int:
+        try:
+            return within.parse(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+    parse.__name__ = "integer"
+    return parse
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a positive, finite number of seconds, at most SECONDS_MAX."""
+    return _seconds(text, 0.0)
+
+
+def clock_seconds(text: str) -> float:
+    """An argparse type: a number of seconds from 0 (no limit) to SECONDS_MAX."""
+    return _seconds(text, None)
+
+
+def _seconds(text: str, above: float | None) -> float:
+    shown = text if len(text) <= 24 else text[:20] + "..."
+    try:
+        value = float(text) if len(text) <= 100 else float("nan")
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{shown!r} is not a number") from None
+    if not (value > above if above is not None else value >= 0) or not value <= SECONDS_MAX:
+        least = "seconds > 0" if above is not None else "seconds >= 0 (0: no limit)"
+        raise argparse.ArgumentTypeError(f"{shown} is not allowed; expected {least}, at most "
+                                         f"{SECONDS_MAX}")
+    return value
