@@ -46,7 +46,7 @@ from qttt.io import read_checkpoint, write_checkpoint
 from qttt.processes import stop_pool, worker_pool
 
 from .abstract import abstract_of
-from .sampled import KEPT, LENGTH, SHAPE, Context, inspect
+from .sampled import FAILURE_IDS, KEPT, LENGTH, SHAPE, Context, inspect
 from .witness import replay
 
 Key = tuple[Any, ...]
@@ -393,16 +393,18 @@ def walk(rs: Ruleset, *, max_ply: int | None = None, bound: int | None = None, p
 
 
 def _save(path: Path, out: Walk, ply: int, frontier: dict[Key, Path_], partitions: set[Key]) -> None:
+    cells = load_ruleset(out.ruleset).board ** 2
     data = {"ruleset": out.ruleset, "key": out.key, "ply": ply, "positions_by_ply": out.positions_by_ply,
             "final_positions": out.final_positions, "partitions": [list(p) for p in partitions],
             "frontier": [list(p) for p in frontier.values()],
-            "failures": {k: [[m, [repr(a) for a in acts]] for m, acts in v] for k, v in out.failures.items()}}
+            "failures": [[prop, message, [encode(a, cells) for a in acts]]
+                         for prop, kept in out.failures.items() for message, acts in kept]}
     write_checkpoint(path, data)
 
 
 CHECKPOINT = {"ruleset": str, "key": str, "ply": MAX_PLY, "positions_by_ply": [COUNT],
               "final_positions": COUNT, "partitions": [object], "frontier": [[CODE]],
-              "failures": object}
+              "failures": [(str, str, [CODE])]}
 
 
 def _resume(out: Walk, path: Path) -> tuple[int, dict[Key, Path_], set[Key]]:
@@ -428,10 +430,17 @@ def _resume(out: Walk, path: Path) -> tuple[int, dict[Key, Path_], set[Key]]:
                 state = state.apply(decode(code, cells))
             frontier.setdefault(KEYS[out.key](state), tuple(p))
         parts = {tuple(_tuples(p)) for p in data["partitions"]}
-        return ply, frontier, parts, list(data["positions_by_ply"]), data["final_positions"]
+        failures = []
+        for prop, message, p in data["failures"]:
+            if prop not in FAILURE_IDS:
+                raise ValueError(f"a failure of {prop[:40]!r}, which is no property of the checker")
+            failures.append((prop, message, actions_of(p, cells)))
+        return ply, frontier, parts, list(data["positions_by_ply"]), data["final_positions"], failures
 
-    ply, frontier, parts, positions, final = read_checkpoint(path, CHECKPOINT, parse)
+    ply, frontier, parts, positions, final, failures = read_checkpoint(path, CHECKPOINT, parse)
     out.positions_by_ply, out.final_positions = positions, final
+    for prop, message, acts in failures:  # reported only once `confirm` replays them
+        out.fail(prop, message, acts)
     return ply, frontier, parts
 
 

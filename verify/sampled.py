@@ -34,6 +34,7 @@ SHAPE, UNIQUE, TOTAL, DEADLOCK, LENGTH, SCORES, TURN, ABSTRACT, LEGAL, CORES, TI
     "scores-well-defined", "turn-order", "abstraction", "legal-actions", "cores-agree", "score-tie-gap")
 """Property ids, and the failures counted under one: abstraction (no-deadlock), score-tie-gap
 (scores-well-defined, a gap the ambiguity register may accept)."""
+FAILURE_IDS = frozenset((SHAPE, UNIQUE, TOTAL, DEADLOCK, LENGTH, SCORES, TURN, ABSTRACT, LEGAL, CORES, TIE))
 
 
 KEPT = 8

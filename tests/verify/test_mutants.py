@@ -23,6 +23,7 @@ from qttt.geometry import cells_of
 from qttt.quantum import engine, game, scoring
 from qttt.quantum.engine import MEASURE, PLACE, Board
 from verify.check import Finding, Report, check, designed
+from verify.exhaustive import walk
 from verify.sampled import Context, confirm
 
 Patch = Callable[[pytest.MonkeyPatch], None]
@@ -301,3 +302,20 @@ def test_mutant_list_is_long_enough() -> None:
     assert len({m[0] for m in MUTANTS}) >= 15
     kinds = {m[3] for m in MUTANTS_3X3}
     assert kinds >= {"collapse-uniqueness", "turn-order", "legal-actions", "cores-agree"}
+
+
+def test_failures_found_before_a_checkpoint_survive_the_resume(monkeypatch: pytest.MonkeyPatch,
+                                                               tmp_path: Path) -> None:
+    """A walk resumed from its checkpoint keeps the failures of the plies walked before it (saved
+    as actions, reported only once `confirm` replays them), so a resumed run cannot read clean."""
+    measure_other_cell(monkeypatch)
+    rs = load_ruleset(TWO)
+    saved = tmp_path / "walk.json"
+    first = walk(rs, max_ply=3, checkpoint=saved)
+    assert first.failures, "the mutant shows by ply 3"
+    resumed = walk(rs, max_ply=4, checkpoint=saved)
+    for prop, kept in first.failures.items():
+        assert set(kept) <= set(resumed.failures.get(prop, [])), prop
+    ctx = Context.of(rs, cores=False)
+    assert any(confirm(ctx, rs.canonical, prop, list(acts)) is not None
+               for prop, kept in resumed.failures.items() for _, acts in kept)
