@@ -407,6 +407,9 @@ CHECKPOINT = {"ruleset": str, "key": str, "ply": MAX_PLY, "positions_by_ply": [C
               "failures": [(str, str, [CODE])]}
 
 
+Resumed = tuple[int, dict[Key, Path_], set[Key], list[int], int, list[tuple[str, str, list[Action]]]]
+
+
 def _resume(out: Walk, path: Path) -> tuple[int, dict[Key, Path_], set[Key]]:
     """The ply, frontier and partition classes saved in a checkpoint of the same ruleset, checked
     against its schema and the ruleset (paths are replayed, so a checkpoint from another engine
@@ -414,7 +417,7 @@ def _resume(out: Walk, path: Path) -> tuple[int, dict[Key, Path_], set[Key]]:
     rs = load_ruleset(out.ruleset)
     cells = rs.board * rs.board
 
-    def parse(data: dict[str, Any]) -> tuple[int, dict[Key, Path_], set[Key], list[int], int]:
+    def parse(data: dict[str, Any]) -> Resumed:
         if data["ruleset"] != out.ruleset or data["key"] != out.key:
             raise ValueError(f"it is for {data['ruleset']!r} (key {data['key']}), not {out.ruleset!r}")
         ply = data["ply"]
@@ -430,7 +433,7 @@ def _resume(out: Walk, path: Path) -> tuple[int, dict[Key, Path_], set[Key]]:
                 state = state.apply(decode(code, cells))
             frontier.setdefault(KEYS[out.key](state), tuple(p))
         parts = {tuple(_tuples(p)) for p in data["partitions"]}
-        failures = []
+        failures: list[tuple[str, str, list[Action]]] = []
         for prop, message, p in data["failures"]:
             if prop not in FAILURE_IDS:
                 raise ValueError(f"a failure of {prop[:40]!r}, which is no property of the checker")
