@@ -245,6 +245,9 @@ class Engine:
         sampled = f"sampled ({s.games} game{'s' * (s.games != 1)})"
         if w is None:
             return "sampled", sampled
+        if w.resumed_at is not None:  # the plies before it were read from a file, not walked here
+            return "sampled", (f"{sampled}, after a walk resumed from a checkpoint at ply {w.resumed_at} "
+                               f"({w.positions} positions)")
         if w.complete and w.key == "concrete":
             return "exhaustive", f"exhaustive (engine, every reachable position: {w.positions})"
         if w.complete:
@@ -581,6 +584,8 @@ def _walk_json(structural: Walk, own: Walk | None) -> dict[str, Any]:
         "seconds": round(structural.seconds, 3)}
     if structural.max_ply is not None:
         out["max_ply"] = structural.max_ply
+    if structural.resumed_at is not None:
+        out["resumed_at"] = structural.resumed_at
     if own is not None:
         out["own_rules"] = {"ruleset": own.ruleset, "positions": own.positions,
                             "final_positions": own.final_positions, "seconds": round(own.seconds, 3)}

@@ -258,6 +258,9 @@ def print_report(out: Console, report: Report) -> None:
                     f"{walk['relabelled_per_class']} relabelled members "
                     f"({walk['relabelled_checked']} checked)")
         extent = "" if walk["complete"] else f", to ply {walk.get('max_ply')} only"
+        if "resumed_at" in walk:
+            extent += (f", resumed from a checkpoint at ply {walk['resumed_at']} "
+                       "(earlier plies read, not walked)")
         out.print(f"[dim]walk of {escape(walk['ruleset'])}: {what}{extent}, in {walk['seconds']:.1f} s[/dim]")
         if walk["key"] == "shape":
             out.print(f"[dim]{escape(SHAPE_KEY)}.[/dim]")

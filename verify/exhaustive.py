@@ -243,6 +243,7 @@ class Walk:
     seconds: float = 0.0
     relabelled: int = 0
     members: int = 0
+    resumed_at: int | None = None  # the ply a checkpoint resumed it at: plies before it were read, not walked
     failures: dict[str, list[tuple[str, tuple[Action, ...]]]] = field(default_factory=dict)
 
     @property
@@ -347,6 +348,7 @@ def walk(rs: Ruleset, *, max_ply: int | None = None, bound: int | None = None, p
     partitions: set[Key] = set()
     if checkpoint is not None and Path(checkpoint).is_file():
         ply, frontier, partitions = _resume(out, Path(checkpoint))
+        out.resumed_at = ply
     pool = worker_pool(processes) if processes > 1 and load is not None else None
     interrupted = True
     spec = {"load": load, "params": params or {}, "key": key, "bound": bound, "members": members}

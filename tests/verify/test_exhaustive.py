@@ -6,6 +6,7 @@ and successor keys: a bisimulation), and the walk visits every class."""
 from __future__ import annotations
 
 import itertools
+import json
 import random
 from collections import Counter
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 
 from qttt import State, load_ruleset, with_params
+from qttt.cli import main
 from verify.abstract import abstract_of
 from verify.exhaustive import shape_key, walk, walk_ruleset
 
@@ -118,3 +120,22 @@ def test_walk_to_a_depth_and_resume(tmp_path: Any) -> None:
     assert first.positions_by_ply == whole.positions_by_ply[:4]
     resumed = walk(rs, max_ply=6, checkpoint=saved)
     assert resumed.positions_by_ply == whole.positions_by_ply
+
+
+def test_a_resumed_walk_is_never_labelled_exhaustive(tmp_path: Any,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Plies read from a checkpoint were not walked by this run: the engine part of a resumed
+    check says so and is labelled sampled, never exhaustive (a file cannot buy that label)."""
+    saved = tmp_path / "walk.json"
+    spec = "qttt(board=2)"
+    assert main(["check", spec, "--exhaustive", "--max-ply", "2", "--checkpoint", str(saved), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["check", spec, "--exhaustive", "--checkpoint", str(saved), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    rows = [f for r in report["rulesets"] for f in r["properties"]]
+    assert rows and all(f["status"] != "exhaustive" for f in rows)
+    assert all("resumed from a checkpoint at ply 2" in f["label"] for f in rows
+               if f["property"] in ("collapse-uniqueness", "no-deadlock"))
+    assert main(["check", spec, "--exhaustive", "--json"]) == 0  # the same walk, run whole
+    whole = [f for r in json.loads(capsys.readouterr().out)["rulesets"] for f in r["properties"]]
+    assert any(f["status"] == "exhaustive" for f in whole)
