@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from pathlib import Path
-from types import FrameType
 from unittest import mock
 
 import pytest
+from contract import within
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -52,23 +50,9 @@ GOOD_RECORD = '{"variant": "wikipedia", "actions": [{"place": [0, 8]}, {"place":
 GOOD_VARIANT = (spec_dir() / "variants" / "kumar.toml").read_text(encoding="utf-8")
 
 
-@contextmanager
-def within(seconds: int = SECONDS) -> Iterator[None]:
-    """Fail the example when it takes longer than `seconds` (a hang, not a speed measure)."""
-    def stop(signum: int, frame: FrameType | None) -> None:
-        raise TimeoutError(f"no answer within {seconds} s")
-    old = signal.signal(signal.SIGALRM, stop)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
-
-
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     capsys.readouterr()
-    with within():
+    with within(SECONDS):
         try:
             status = main(argv)
         except SystemExit as e:  # argparse refusing a flag
@@ -141,7 +125,7 @@ def test_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes,
 @FUZZ
 @given(text=RECORDS_TEXT)
 def test_parse_records(text: str) -> None:
-    with within():
+    with within(SECONDS):
         for line, item in parse_records(text):
             assert line >= 1 and (isinstance(item, QtttError) or item.variant is not None)
 
@@ -151,7 +135,7 @@ def test_parse_records(text: str) -> None:
                       mutated("wikipedia x1,-,-/-,o2,-/-,-,x1 3"), st.text(max_size=40)))
 def test_notation_and_position_strings(text: str) -> None:
     for parse in (from_notation, from_position):
-        with within(), suppress(QtttError):
+        with within(SECONDS), suppress(QtttError):
             parse(text)
 
 
@@ -174,7 +158,7 @@ NAMES = st.builds(
                                st.sampled_from(["[", "{", '[{"award":'])),
                      st.text(min_size=300, max_size=5000).map(lambda t: f"kumar({t})")))
 def test_canonical_names(name: str) -> None:
-    with within():
+    with within(SECONDS):
         try:
             rs = load_ruleset(name)
         except QtttError:
@@ -208,7 +192,7 @@ SMALL_SUITE["cases"], SMALL_SUITE["perft"] = SMALL_SUITE["cases"][:2], SMALL_SUI
 def test_suites(tmp_path: Path, data: bytes) -> None:
     path = tmp_path / "suite.json"
     path.write_bytes(data)
-    with within():
+    with within(SECONDS):
         with suppress(QtttError):
             load_suites([path])
         problems, _ = check_files([path], tmp_path / "RETIRED")
@@ -235,7 +219,7 @@ def test_checkpoints(tmp_path: Path, data: object, task: str) -> None:
     path = tmp_path / "cp.json"
     path.write_text(json.dumps(data))
     rs = load_ruleset("qttt(board=2)")
-    with within():
+    with within(SECONDS):
         try:
             if task == "count":
                 count_games(rs, max_ply=3, checkpoint=path)
@@ -265,7 +249,7 @@ LINES = st.lists(st.one_of(REQUEST.map(json.dumps),
 def test_protocol_lines(lines: list[str]) -> None:
     engine = QtttEngine()
     respond(engine, '{"id": 0, "cmd": "new", "variant": "wikipedia"}')
-    with mock.patch.object(protocol, "PERFT_LIMIT", 3_000), within():
+    with mock.patch.object(protocol, "PERFT_LIMIT", 3_000), within(SECONDS):
         for line in lines:
             text, _ = respond(engine, line)
             answer = json.loads(text)
@@ -290,7 +274,7 @@ def test_play_prompt(typed: list[str], ruleset: str) -> None:
             raise EOFError from None  # the end of the typed lines is the end of input
 
     game = Game(State.initial(load_ruleset(ruleset)), {"x": None, "o": None}, False, read, written.append)
-    with within():
+    with within(SECONDS):
         assert game.play() in ("over", "deadlock", "quit", "eof")
 
 

@@ -12,14 +12,10 @@ longer, e.g. QTTT_FUZZ_EXAMPLES=500.
 from __future__ import annotations
 
 import os
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
 
 import pytest
-from contract import run
+from contract import run, within
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -102,19 +98,6 @@ def children() -> set[int]:
     return out
 
 
-@contextmanager
-def within(seconds: int = SECONDS) -> Iterator[None]:
-    def stop(signum: int, frame: FrameType | None) -> None:
-        raise TimeoutError(f"no answer within {seconds} s")
-    old = signal.signal(signal.SIGALRM, stop)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
-
-
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads children from /proc")
 @FUZZ
 @given(data=st.data())
@@ -126,7 +109,7 @@ def test_every_command(tmp_path_factory: pytest.TempPathFactory, capsys: pytest.
     cwd = os.getcwd()
     os.chdir(root)
     try:
-        with within():
+        with within(SECONDS):
             status, _, err = run(args, capsys)
     finally:
         os.chdir(cwd)

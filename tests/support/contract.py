@@ -3,6 +3,11 @@ line on standard error naming what it must."""
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
 import pytest
 
 from qttt.cli import main
@@ -25,3 +30,17 @@ def one_line(err: str, *needles: str) -> None:
     assert "Traceback" not in err and "internal error" not in err, err
     for needle in needles:
         assert needle in err, (needle, err)
+
+
+@contextmanager
+def within(seconds: int) -> Iterator[None]:
+    """Fail the example when it takes longer than `seconds` (a hang, not a speed measure)."""
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise TimeoutError(f"no answer within {seconds} s")
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
