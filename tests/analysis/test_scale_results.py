@@ -62,6 +62,24 @@ def test_the_competitors_statistics_are_reproduced_under_his_reading() -> None:
         assert abs(res["mean"][key] - pub["mean_" + key]) <= 0.05, key
 
 
+def test_tables_of_one_ruleset_and_seed_agree() -> None:
+    """Two tables of one ruleset, seed and chunk size share their first chunks (chunk i draws from
+    Random(f"{seed}:{i}")): the larger one's first chunks are the smaller one's games, so their means
+    differ by less than five standard errors of the smaller table."""
+    groups: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
+    for run in RUNS:
+        res = _result(run)
+        groups.setdefault((res["ruleset"], res["seed"], res["chunk"]), []).append(res)
+    pairs = [sorted(g, key=lambda r: r["games"]) for g in groups.values() if len(g) > 1]
+    assert pairs, "no ruleset has tables of two sizes"
+    for small, *larger in pairs:
+        for big in larger:
+            assert big["games"] > small["games"]
+            for key in ("x", "o", "diff"):
+                lo, hi = small["ci95"][key]
+                assert abs(big["mean"][key] - small["mean"][key]) <= 5 * (hi - lo) / (2 * 1.96), key
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("run", RUNS, ids=lambda r: r["result"])
 def test_a_replayed_chunk_agrees_with_the_table(run: dict[str, Any]) -> None:
