@@ -1,4 +1,4 @@
-"""Random play at scale (spec/analysis/scale/): each committed table is whole and consistent with
+"""Random play at scale (results/analysis/scale/): each committed table is whole and consistent with
 its histogram, its command names it, the competitor's published statistics are reproduced under
 the variant of his reading, and a replayed chunk agrees with the table."""
 
@@ -18,7 +18,7 @@ from qttt import load_ruleset
 from qttt.analysis.sample import sample_games
 
 ROOT = Path(__file__).resolve().parents[2]
-FOLDER = ROOT / "spec" / "analysis" / "scale"
+FOLDER = ROOT / "results" / "analysis" / "scale"
 INDEX = tomllib.loads((FOLDER / "runs.toml").read_text(encoding="utf-8"))
 RUNS = INDEX["run"]
 
