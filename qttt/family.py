@@ -76,7 +76,10 @@ class Family(Protocol):
     `cases` (a module with case_specs, perft_positions, start_refs, move_refs, error_refs), `page`
     (a ruleset page: site, name, docs -> lines), `play` (`qttt play`), `check` (the checker), and
     where the family has one, `core`: its compiled rules core, a module with `use_compiled(rs,
-    core) -> bool` and `core_for(rs) -> CompiledCore` (see `compiled_core`).
+    core) -> bool` and `core_for(rs) -> CompiledCore` (see `compiled_core`); `tally` (rs, rng,
+    games -> Tally: random games in the Python engine as `CompiledCore.sample` tallies them;
+    without it `qttt analyze random` tallies final points alone); and the analyses `qttt analyze`
+    runs: `count` (exact game counts), `solve` (the value under perfect play) and `fairness`.
     """
 
     name: str  # the value of the `game` parameter
