@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 from xml.sax.saxutils import escape
 
-from ..family import AnyAction, GameState, Mark
+from ..errors import QtttError, RecordError
+from ..family import AnyAction, CorePosition, GameState, Mark, Rollout, mark_hint
+from ..games import replay_actions
+from ..notation import FORMAT, Record, cell_text
 from ..svg import GRID, INK, document, num
 from ..text import COLOURS, paint
-from ..variant import Ruleset
+from ..variant import Ruleset, load_ruleset
 from .engine import ClassicalState, classical_playout
 
 
@@ -73,6 +77,7 @@ class ClassicalFamily:
     players = ("random", "greedy", "mcts")
     scope = "classical"
     vectors = "classical"
+    award_rules: Mapping[str, str] = MappingProxyType({})
     tools = MappingProxyType({"cases": "qttt.classical.cases",
                               "frameworks": "qttt.classical.frameworks:codec"})
 
@@ -103,6 +108,33 @@ class ClassicalFamily:
 
     def notation(self, variant: str, actions: tuple[AnyAction, ...]) -> str | None:
         return None
+
+    def read_notation(self, variant: str, tokens: str) -> Record:
+        raise RecordError(FORMAT, f"the {self.name} family has no human notation; use the JSON record")
+
+    def action_text(self, state: GameState, action: AnyAction) -> str:
+        return cell_text(action)
+
+    def why_illegal(self, state: GameState, action: AnyAction, err: QtttError) -> str:
+        return err.message
+
+    def hint(self, state: GameState) -> str:
+        return mark_hint(self.status_line(state))
+
+    def previews(self, state: GameState) -> list[tuple[AnyAction, GameState, str]]:
+        return []
+
+    def score_rows(self, state: GameState) -> list[dict[str, Any]]:
+        return []
+
+    def rollout(self, rs: Ruleset, core: str) -> Rollout | None:
+        return None
+
+    def core_state_json(self, pos: CorePosition, variant: str,
+                        actions: Sequence[AnyAction]) -> dict[str, Any]:
+        """The family has no compiled core: the engine's state after the same actions."""
+        state = replay_actions(self.initial(load_ruleset(variant)), actions)
+        return self.state_to_json(state, variant)
 
 
 FAMILY = ClassicalFamily()

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
-from ..family import AnyAction, GameState, Mark
+from ..analysis import nested_core
+from ..errors import QtttError, RecordError
+from ..family import AnyAction, CorePosition, GameState, Mark, Rollout, mark_hint
+from ..notation import FORMAT, Record, cell_text
 from ..variant import Ruleset
-from .engine import NestedState, nested_playout
+from .engine import AWARD_RULES, NestedState, nested_playout
 from .svg import nested_svg
 from .text import nested_status, nested_text
 
@@ -37,6 +41,29 @@ def state_json(state: NestedState, variant: str) -> dict[str, Any]:
     }
 
 
+def core_state_json(pos: CorePosition, variant: str, actions: Sequence[AnyAction]) -> dict[str, Any]:
+    """The v1 state of a position the compiled nested core holds (its view: analysis.nested_core):
+    each mark's player from the core, its number from the order of the moves applied."""
+    core_pos = cast(Any, pos)
+    v = core_pos.view()
+    number = {a.cell: i for i, a in enumerate(actions, start=1) if isinstance(a, Mark)}
+    board: list[Any] = [f"{'x' if v.x >> c & 1 else 'o'}{number[c]}" if (v.x | v.o) >> c & 1 else []
+                        for c in range(core_pos.core.cells)]
+    return {
+        "variant": variant,
+        "board": board,
+        "to_move": v.to_move,
+        "phase": "over" if v.over else "place",
+        "move": v.move,
+        "cycle": None,
+        "over": v.over,
+        "scores": {"x": str(v.scores[0]), "o": str(v.scores[1])},
+        "blocks": list(v.blocks),
+        "target": list(v.target) if v.target is not None else None,
+        "bonus": v.bonus,
+    }
+
+
 class NestedFamily:
     """Classical games on an n×n grid of n×n blocks (rule nested-board)."""
 
@@ -46,6 +73,7 @@ class NestedFamily:
     players = ("random",)
     scope = "nested-classical"
     vectors = "nested"
+    award_rules = MappingProxyType(AWARD_RULES)
     tools = MappingProxyType({"cases": "qttt.nested.cases", "page": "qttt.nested.pages:nested_ruleset_page",
              "rulebook": "qttt.nested.rulebook:BOOK",
              "play": "qttt.nested.play:play", "check": "verify.nested:check_nested",
@@ -76,6 +104,36 @@ class NestedFamily:
 
     def notation(self, variant: str, actions: tuple[AnyAction, ...]) -> str | None:
         return None
+
+    def read_notation(self, variant: str, tokens: str) -> Record:
+        raise RecordError(FORMAT, f"the {self.name} family has no human notation; use the JSON record")
+
+    def action_text(self, state: GameState, action: AnyAction) -> str:
+        return cell_text(action)
+
+    def why_illegal(self, state: GameState, action: AnyAction, err: QtttError) -> str:
+        return err.message
+
+    def hint(self, state: GameState) -> str:
+        return mark_hint(self.status_line(state))
+
+    def previews(self, state: GameState) -> list[tuple[AnyAction, GameState, str]]:
+        return []
+
+    def score_rows(self, state: GameState) -> list[dict[str, Any]]:
+        blocks = _state(state).blocks
+        return [{"what": "blocks won", "x": str(blocks.count("x")), "o": str(blocks.count("o")),
+                 "x_patterns": [], "o_patterns": []}]
+
+    def rollout(self, rs: Ruleset, core: str) -> Rollout | None:
+        if not nested_core.use_compiled(rs, core):
+            return None
+        fast = nested_core.core_for(rs)
+        return lambda state, rng: fast.rollout(_state(state), rng)
+
+    def core_state_json(self, pos: CorePosition, variant: str,
+                        actions: Sequence[AnyAction]) -> dict[str, Any]:
+        return core_state_json(pos, variant, actions)
 
 
 FAMILY = NestedFamily()

@@ -1,18 +1,11 @@
-"""Games in words: what an action does, what a collapse forced, the result. The command line's play
+"""Quantum games in words: what an action does, what a collapse forced, the result. The command line's play
 and the documentation's worked examples narrate with these; squares are numbered from 1."""
 
 from __future__ import annotations
 
-from fractions import Fraction
-
-from .family import AnyAction
-from .quantum.engine import Action, Measure, Place, State, mark_name, player_of, quantum_action
-
-
-def squares(cells: tuple[int, ...]) -> str:
-    """Cells as human squares: `1, 5 and 9`."""
-    names = [str(c + 1) for c in cells]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+from ..family import AnyAction
+from ..narration import frac, squares
+from .engine import Action, Measure, Place, State, mark_name, player_of, quantum_action
 
 
 def describe(state: State, action: Action) -> str:
@@ -40,11 +33,6 @@ def collapsed(before: State, after: State) -> str:
             out[-1] += ","
         out[-1] += " " + part
     return "\n".join(out)
-
-
-def frac(v: Fraction) -> str:
-    """A score as the docs write it: ½ for one half."""
-    return {Fraction(1, 2): "½"}.get(v, str(v))
 
 
 def _cell_list(cells: tuple[int, ...] | list[int]) -> str:

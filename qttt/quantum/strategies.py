@@ -1,16 +1,15 @@
-"""Hypothesis strategies for rulesets, states and actions, and a lockstep state machine.
+"""Hypothesis strategies for quantum rulesets, states and actions, and a lockstep state machine.
 
-The state machine drives the engine and a reference model (any object with `state()`,
+The state machine drives the quantum engine and a reference model (any object with `state()`,
 `legal()` and `apply(action_json)` raising an exception with a `.rule` attribute, such as
 tests/support/reference.py's RefGame) through the same actions, and checks after every step that
 they agree on the v1 state JSON and on the legal actions, and that the engine keeps the
-invariants of the common rules.
+invariants of the common rules. Family-free strategies (variant files): qttt.testing.strategies.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from fractions import Fraction
 from typing import Any, Protocol
 
@@ -18,27 +17,11 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from ..notation import Record, action_to_json, record_from_json, record_to_json, state_to_json
-from ..quantum.engine import Action, Measure, Place, State
-from ..quantum.game import compile_game
-from ..quantum.notation import from_notation, from_position, position, to_notation
-from ..quantum.scoring import PerPattern, compile_scoring
-from ..variant import (
-    AWARD_FIELDS,
-    AWARD_GAME,
-    AWARDS,
-    CRITERIA,
-    NESTED,
-    PARAMETER_BY_NAME,
-    PARAMETERS,
-    PATTERN_KINDS,
-    PATTERNS,
-    Component,
-    Ruleset,
-    builtin_names,
-    default_ruleset,
-    load_ruleset,
-    with_params,
-)
+from ..variant import PARAMETER_BY_NAME, Ruleset, builtin_names, load_ruleset, with_params
+from .engine import Action, Measure, Place, State
+from .game import compile_game
+from .notation import from_notation, from_position, position, to_notation
+from .scoring import PerPattern, compile_scoring
 
 
 class ReferenceGame(Protocol):
@@ -56,7 +39,7 @@ class ReferenceGame(Protocol):
 # -- rulesets -----------------------------------------------------------------------------------
 
 def builtin_rulesets() -> st.SearchStrategy[Ruleset]:
-    """One of the built-in rulesets."""
+    """One of the built-in quantum rulesets."""
     return st.sampled_from(builtin_names()).map(load_ruleset)
 
 
@@ -73,134 +56,9 @@ def random_rulesets(draw: st.DrawFn, max_board: int = 4) -> Ruleset:
     return with_params(base, **changes)
 
 
-def _toml_value(value: Any) -> str:
-    """A value as TOML: booleans, integers, strings (fractions quoted), lists."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    return '"' + str(value) + '"'
-
-
-_FRACTIONS = st.sampled_from(["0", "1", "1/2", "2", "3/2", "20", "-1"])
-
-
-@st.composite
-def scoring_components(draw: st.DrawFn, game: str, board: int) -> dict[str, Any]:
-    """One valid scoring component of a family's awards, every field drawn or left to its default."""
-    award = draw(st.sampled_from([a for a in AWARDS if AWARD_GAME[a] == game]))
-    out: dict[str, Any] = {"award": award}
-    if game == "quantum":
-        pattern = draw(st.sampled_from(PATTERNS)) if award == "per-pattern" else "line"
-        if draw(st.booleans()) or pattern == "square":
-            out["pattern"] = pattern
-        low = 2 if pattern == "square" else 0
-        length = draw(st.sampled_from([0, *range(2, board + 1)] if pattern == "line"
-                                      else list(range(low, board + 1))))
-        if draw(st.booleans()) or length:
-            out["length"] = length
-    for name, (kind, _, _) in AWARD_FIELDS[award].items():
-        if not draw(st.booleans()):
-            continue
-        if kind == "fraction":
-            out[name] = draw(_FRACTIONS)
-        elif kind == "criteria":
-            out[name] = draw(st.lists(st.sampled_from(CRITERIA), max_size=2, unique=True))
-        elif kind == "ranks":
-            out[name] = draw(st.one_of(st.just("harmonic"), st.lists(_FRACTIONS, min_size=1, max_size=3)))
-        elif kind == "weights":
-            out[name] = draw(st.one_of(st.just("equal"), st.lists(_FRACTIONS, min_size=board ** 2,
-                                                                   max_size=board ** 2)))
-    return out
-
-
-@st.composite
-def variant_files(draw: st.DrawFn) -> str:
-    """The text of a valid variant file: it extends a built-in ruleset (or none), sets any of its
-    family's parameters to any allowed value, and keeps the parent's scoring or gives its own:
-    the parent's components with some removed and new ones of every award added."""
-    parent_name = draw(st.sampled_from([None, *builtin_names(None)]))
-    parent = load_ruleset(parent_name) if parent_name else default_ruleset()
-    game = parent.game
-    lines = ["[variant]", 'name = "generated"'] + ([f'extends = "{parent_name}"'] if parent_name else [])
-    own_scoring = draw(st.booleans())
-    longest = max([2, *(c.length for c in parent.scoring)]) if not own_scoring else 2
-    rules: dict[str, Any] = {}
-    board = parent.board
-    if draw(st.booleans()):
-        board = rules["board"] = draw(st.integers(max(2, longest) if game == "quantum" else 2,
-                                                  4 if game == "quantum" else 3))
-    for p in PARAMETERS:
-        if game not in p.games or p.name in ("game", "board") or not draw(st.booleans()):
-            continue
-        if p.name == "end_line":
-            rules[p.name] = draw(st.integers(0, board))
-        elif p.name == "route":
-            blocks = board ** 2
-            rules[p.name] = draw(st.one_of(st.just("same"), st.lists(
-                st.lists(st.integers(0, blocks - 1), min_size=1, max_size=2, unique=True),
-                min_size=blocks, max_size=blocks)))
-        elif p.type is tuple:
-            rules[p.name] = draw(st.lists(st.sampled_from(p.allowed), min_size=1, unique=True))
-        else:
-            rules[p.name] = draw(st.sampled_from(p.allowed))
-    if game == "quantum" and "end_line" not in rules and parent.rules.end_line > board:
-        rules["end_line"] = 0
-    if rules:
-        lines += ["", "[rules]"] + [f"{k} = {_toml_value(v)}" for k, v in rules.items()]
-    if own_scoring:
-        kept = [c.to_dict() for c in parent.scoring if draw(st.booleans())
-                and c.length <= board and all(len(w) == board ** 2 for k, w in c.to_dict().items()
-                                              if k == "weights" and isinstance(w, list))]
-        added = draw(st.lists(scoring_components(game, board), max_size=3))
-        for comp in kept + added:
-            lines += ["", "[[scoring]]"] + [f"{k} = {_toml_value(v)}" for k, v in comp.items()]
-        if not kept + added:
-            lines.insert(0, "scoring = []")  # a top-level key: before the first table
-    return "\n".join(lines) + "\n"
-
-
 def rulesets(max_board: int = 4) -> st.SearchStrategy[Ruleset]:
     """A built-in ruleset, or one with random valid parameters."""
     return st.one_of(builtin_rulesets(), random_rulesets(max_board))
-
-
-@st.composite
-def nested_components(draw: st.DrawFn, board: int) -> tuple[Component, ...]:
-    """The scoring of a nested-classical ruleset: one to three components of `scoring_components`,
-    each field drawn or left to its default."""
-    out = []
-    for raw in draw(st.lists(scoring_components(NESTED, board), min_size=1, max_size=3)):
-        award = raw["award"]
-        settings = []
-        for name, (kind, default, _) in AWARD_FIELDS[award].items():
-            value = raw.get(name, default)
-            if kind == "fraction":
-                value = Fraction(value)
-            elif value != "equal":
-                value = tuple(Fraction(w) for w in value)
-            settings.append((name, value))
-        out.append(Component(award, "line", 0, tuple(settings)))
-    return tuple(out)
-
-
-@st.composite
-def nested_rulesets(draw: st.DrawFn, max_board: int = 5) -> Ruleset:
-    """A nested-classical ruleset with random valid parameters: board, route (same, or any blocks
-    per position), block and board pattern kinds, full_block, bonus and scoring."""
-    n = draw(st.integers(2, max_board))
-    blocks = n * n
-    kinds = st.lists(st.sampled_from(PATTERN_KINDS), min_size=1, max_size=4, unique=True).map(tuple)
-    route = st.one_of(st.just("same"), st.lists(
-        st.lists(st.integers(0, blocks - 1), min_size=1, max_size=3, unique=True).map(tuple),
-        min_size=blocks, max_size=blocks).map(tuple))
-    rs = with_params(load_ruleset("intelligent"), board=n, route=draw(route),
-                     block_patterns=draw(kinds), board_patterns=draw(kinds),
-                     full_block=draw(st.sampled_from(PARAMETER_BY_NAME["full_block"].allowed)),
-                     bonus=draw(st.sampled_from(PARAMETER_BY_NAME["bonus"].allowed)))
-    return replace(rs, scoring=draw(nested_components(n)))
 
 
 # -- states and actions -------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""A state drawn as SVG: classical marks large, spooky marks small with their move numbers as
+"""A quantum state drawn as SVG: classical marks large, spooky marks small with their move numbers as
 subscripts, the entanglement edges drawn, the pending cycle highlighted, the patterns that score
 on a final board marked in their owner's colour, and a measurement as the cycle above its two
 outcomes (narrow enough for a phone). Output is deterministic text (standard library only).
@@ -9,29 +9,12 @@ from __future__ import annotations
 import math
 from xml.sax.saxutils import escape
 
-from .errors import IllegalAction
-from .geometry import patterns
-from .quantum.engine import Measure, State, mark_name, player_of
+from ..errors import IllegalAction
+from ..geometry import patterns
+from ..svg import GRID, INK, LABEL, band, caption_font, document, num
+from .engine import Measure, State, mark_name, player_of
 
-INK = {"x": "#c62828", "o": "#1565c0"}
-GRID, LABEL, CYCLE_FILL, CYCLE_EDGE = "#444444", "#9e9e9e", "#fff3c4", "#f9a825"
-FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
-CAPTION = 34  # least height of the caption band under a board, in pixels
-
-
-def _caption_font(size: float) -> float:
-    """Caption text grows with the board, so it stays readable where the board is scaled down."""
-    return min(24.0, max(14.0, size * 0.075))
-
-
-def _band(size: float) -> float:
-    """Height of the caption band under a board of `size`."""
-    return max(CAPTION, _caption_font(size) * 2.2)
-
-
-def num(v: float) -> str:
-    """A coordinate with at most two decimals and no trailing zeros."""
-    return f"{v:.2f}".rstrip("0").rstrip(".")
+CYCLE_FILL, CYCLE_EDGE = "#fff3c4", "#f9a825"
 
 
 def _slots(state: State) -> int:
@@ -127,29 +110,18 @@ def _panel(state: State, x0: float, y0: float, size: float, caption: str | None)
     out.append(f'<rect x="0" y="0" width="{num(size)}" height="{num(size)}" fill="none" '
                f'stroke="{GRID}" stroke-width="2"/>')
     if caption:
-        f = _caption_font(size)
+        f = caption_font(size)
         out.append(f'<text class="caption" x="{num(size / 2)}" y="{num(size + f * 1.45)}" '
                    f'font-size="{num(f)}" text-anchor="middle" fill="#212121">{escape(caption)}</text>')
     out.append("</g>")
     return out
 
 
-def document(width: float, height: float, label: str, body: list[str]) -> str:
-    return "\n".join([
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{num(width)}" height="{num(height)}" '
-        f'viewBox="0 0 {num(width)} {num(height)}" role="img" aria-label="{escape(label)}" '
-        f'font-family="{FONT}">',
-        f"<title>{escape(label)}</title>",
-        *body,
-        "</svg>",
-    ]) + "\n"
-
-
 def board_svg(state: State, size: float | None = None, caption: str | None = None) -> str:
     """One board as a standalone SVG document, with an optional caption under it (default size:
     80 pixels a cell)."""
     size = size or 80.0 * state.ruleset.board
-    height = size + (_band(size) if caption else 0)
+    height = size + (band(size) if caption else 0)
     label = caption or f"board of {state.ruleset.canonical}"
     return document(size + 8, height + 8, label, _panel(state, 4, 4, size, caption))
 
@@ -169,11 +141,11 @@ def measurement_svg(state: State, size: float | None = None) -> str:
     gap = 28
     wide = 2 * size + gap  # the cycle is drawn across the whole width, its marks twice as large
     body = _panel(panels[0][0], 4, 4, wide, panels[0][1])
-    top = wide + _band(wide) + 12
+    top = wide + band(wide) + 12
     for i, (st, caption) in enumerate(panels[1:]):
         body += _panel(st, 4 + i * (size + gap), top, size, caption)
     body.append(f'<text class="arrow" x="{num(4 + size + gap / 2)}" y="{num(top + size / 2)}" '
                 f'font-size="18" text-anchor="middle" fill="{LABEL}">or</text>')
     width = 2 * size + gap + 8
     label = f"{name} closes a cycle; the two outcomes of measuring it"
-    return document(width, top + size + _band(size) + 4, label, body)
+    return document(width, top + size + band(size) + 4, label, body)

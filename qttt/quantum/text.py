@@ -1,4 +1,4 @@
-"""A state drawn as text for terminals: classical marks large, spooky marks small, the pending
+"""A quantum state drawn as text for terminals: classical marks large, spooky marks small, the pending
 cycle highlighted. Squares are numbered from 1, as in the human notation.
 
 Without colour the drawing still tells the kinds apart: classical marks are upper case and, on
@@ -10,10 +10,9 @@ cycle-closing mark is underlined.
 
 from __future__ import annotations
 
-from .quantum.engine import Place, State, mark_name
+from ..text import BOLD, COLOURS, DIM, RESET, UNDERLINE, paint
+from .engine import Place, State, mark_name
 
-BOLD, DIM, UNDERLINE, RESET = "\x1b[1m", "\x1b[2m", "\x1b[4m", "\x1b[0m"
-COLOURS = {"x": "\x1b[31m", "o": "\x1b[34m"}
 CYCLE = "\x1b[43m\x1b[30m"
 WIDTH = 12
 LINE = 79  # wrap the list of entanglements at this width
@@ -22,10 +21,6 @@ LINE = 79  # wrap the list of entanglements at this width
 FRAMES = {"x": ("\\    /", "{}", "/    \\"), "o": ("/ -- \\", "( {} )", "\\ -- /")}
 
 Span = tuple[str, str]  # a piece of text and its style ("" for none)
-
-
-def paint(text: str, style: str, colour: bool) -> str:
-    return f"{style}{text}{RESET}" if colour and style else text
 
 
 def _classical(k: int, height: int) -> list[list[Span]]:
@@ -144,7 +139,3 @@ def status_line(state: State) -> str:
         return f"{state.to_move} must fill the last square {only.a + 1} with {mark_name(state.move)}"
     return f"{state.to_move} to place {mark_name(state.move)}"
 
-
-def count(n: int, word: str, many: str | None = None) -> str:
-    """`1 game`, `2 games` (`many`: the plural when it is not word + s)."""
-    return f"{n} {word if n == 1 else many or word + 's'}"

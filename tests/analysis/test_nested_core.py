@@ -28,10 +28,10 @@ from qttt.conformance.suite import coverage_vectors_dir, nested_vectors_dir
 from qttt.errors import IllegalAction, RecordError
 from qttt.family import Mark
 from qttt.nested.engine import NestedState, nested_playout
+from qttt.nested.strategies import nested_rulesets
 from qttt.notation import action_from_json
 from qttt.players import SearchPlayer
 from qttt.spec import spec_dir
-from qttt.testing.strategies import nested_rulesets
 from qttt.variant import Ruleset, load_ruleset
 
 REASON = nested_core.available()

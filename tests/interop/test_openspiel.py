@@ -26,9 +26,10 @@ from qttt.analysis.solve import solve
 from qttt.cli import main
 from qttt.family import family_names, family_of, find_family
 from qttt.interop import rules_of
+from qttt.nested.strategies import nested_rulesets
 from qttt.notation import action_from_json, action_to_json
+from qttt.quantum.strategies import random_rulesets
 from qttt.spec import spec_dir
-from qttt.testing.strategies import nested_rulesets, random_rulesets
 from qttt.variant import NESTED, QUANTUM, builtin_names
 from verify.abstract import Params, explore
 from verify.scores import declared_range

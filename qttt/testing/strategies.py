@@ -1,0 +1,113 @@
+"""Hypothesis strategies for variant files of every family: any parameter of the parent's family
+set to any allowed value, scoring components kept, removed or added. The strategies of a family's
+states and actions live beside it (qttt.quantum.strategies, qttt.nested.strategies).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from ..variant import (
+    AWARD_FIELDS,
+    AWARD_GAME,
+    AWARDS,
+    CRITERIA,
+    PARAMETERS,
+    PATTERNS,
+    builtin_names,
+    default_ruleset,
+    load_ruleset,
+)
+
+
+def _toml_value(value: Any) -> str:
+    """A value as TOML: booleans, integers, strings (fractions quoted), lists."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return '"' + str(value) + '"'
+
+
+_FRACTIONS = st.sampled_from(["0", "1", "1/2", "2", "3/2", "20", "-1"])
+
+
+@st.composite
+def scoring_components(draw: st.DrawFn, game: str, board: int) -> dict[str, Any]:
+    """One valid scoring component of a family's awards, every field drawn or left to its default."""
+    award = draw(st.sampled_from([a for a in AWARDS if AWARD_GAME[a] == game]))
+    out: dict[str, Any] = {"award": award}
+    if game == "quantum":
+        pattern = draw(st.sampled_from(PATTERNS)) if award == "per-pattern" else "line"
+        if draw(st.booleans()) or pattern == "square":
+            out["pattern"] = pattern
+        low = 2 if pattern == "square" else 0
+        length = draw(st.sampled_from([0, *range(2, board + 1)] if pattern == "line"
+                                      else list(range(low, board + 1))))
+        if draw(st.booleans()) or length:
+            out["length"] = length
+    for name, (kind, _, _) in AWARD_FIELDS[award].items():
+        if not draw(st.booleans()):
+            continue
+        if kind == "fraction":
+            out[name] = draw(_FRACTIONS)
+        elif kind == "criteria":
+            out[name] = draw(st.lists(st.sampled_from(CRITERIA), max_size=2, unique=True))
+        elif kind == "ranks":
+            out[name] = draw(st.one_of(st.just("harmonic"), st.lists(_FRACTIONS, min_size=1, max_size=3)))
+        elif kind == "weights":
+            out[name] = draw(st.one_of(st.just("equal"), st.lists(_FRACTIONS, min_size=board ** 2,
+                                                                   max_size=board ** 2)))
+    return out
+
+
+@st.composite
+def variant_files(draw: st.DrawFn) -> str:
+    """The text of a valid variant file: it extends a built-in ruleset (or none), sets any of its
+    family's parameters to any allowed value, and keeps the parent's scoring or gives its own:
+    the parent's components with some removed and new ones of every award added."""
+    parent_name = draw(st.sampled_from([None, *builtin_names(None)]))
+    parent = load_ruleset(parent_name) if parent_name else default_ruleset()
+    game = parent.game
+    lines = ["[variant]", 'name = "generated"'] + ([f'extends = "{parent_name}"'] if parent_name else [])
+    own_scoring = draw(st.booleans())
+    longest = max([2, *(c.length for c in parent.scoring)]) if not own_scoring else 2
+    rules: dict[str, Any] = {}
+    board = parent.board
+    if draw(st.booleans()):
+        board = rules["board"] = draw(st.integers(max(2, longest) if game == "quantum" else 2,
+                                                  4 if game == "quantum" else 3))
+    for p in PARAMETERS:
+        if game not in p.games or p.name in ("game", "board") or not draw(st.booleans()):
+            continue
+        if p.name == "end_line":
+            rules[p.name] = draw(st.integers(0, board))
+        elif p.name == "route":
+            blocks = board ** 2
+            rules[p.name] = draw(st.one_of(st.just("same"), st.lists(
+                st.lists(st.integers(0, blocks - 1), min_size=1, max_size=2, unique=True),
+                min_size=blocks, max_size=blocks)))
+        elif p.type is tuple:
+            rules[p.name] = draw(st.lists(st.sampled_from(p.allowed), min_size=1, unique=True))
+        else:
+            rules[p.name] = draw(st.sampled_from(p.allowed))
+    if game == "quantum" and "end_line" not in rules and parent.rules.end_line > board:
+        rules["end_line"] = 0
+    if rules:
+        lines += ["", "[rules]"] + [f"{k} = {_toml_value(v)}" for k, v in rules.items()]
+    if own_scoring:
+        kept = [c.to_dict() for c in parent.scoring if draw(st.booleans())
+                and c.length <= board and all(len(w) == board ** 2 for k, w in c.to_dict().items()
+                                              if k == "weights" and isinstance(w, list))]
+        added = draw(st.lists(scoring_components(game, board), max_size=3))
+        for comp in kept + added:
+            lines += ["", "[[scoring]]"] + [f"{k} = {_toml_value(v)}" for k, v in comp.items()]
+        if not kept + added:
+            lines.insert(0, "scoring = []")  # a top-level key: before the first table
+    return "\n".join(lines) + "\n"
+
+
