@@ -90,15 +90,15 @@ def _choices(rule: Rule) -> list[str]:
 
 
 def verification_page(root: Path) -> list[str]:
-    """The checker's report, from the committed spec/verification/report.json."""
+    """The checker's report, from the committed results/verification/report.json."""
     out = ["# Verification report", "",
            "The consistency checker (`qttt check --all --json`) proves properties of every built-in "
            "ruleset and searches for the cases the sources leave open. This page renders its committed "
-           "output, `spec/verification/report.json`.", ""]
-    report = root / "spec" / "verification" / "report.json"
+           "output, `results/verification/report.json`.", ""]
+    report = root / "results" / "verification" / "report.json"
     if not report.is_file():
         return [*out, "No report is committed yet. Produce it with "
-                "`qttt check --all --json > spec/verification/report.json`, then run "
+                "`qttt check --all --json > results/verification/report.json`, then run "
                 "`python -m qttt.docgen`.", ""]
     from verify.cli import markdown
     return out + markdown(json.loads(report.read_text(encoding="utf-8")))
@@ -206,7 +206,7 @@ def claims_page() -> list[str]:
            "Every number the sources state that the engine can check, beside what this project "
            "computes. Data in `spec/claims.toml`; the computations are `qttt.analysis.claims`, and "
            "the tests recompute every claim that plays games. Results of long runs come from "
-           "`spec/analysis/` and the [verification report](verification.md); the 4×4 random-play "
+           "`results/analysis/` and the [verification report](verification.md); the 4×4 random-play "
            "statistics of a CodeCup competitor are compared on the [comparison page](comparison.md).", ""]
     rows = []
     for c in load_claims():

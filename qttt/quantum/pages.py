@@ -127,7 +127,7 @@ def ruleset_page(site: Site, name: str, docs: bool) -> list[str]:
 
 def contrast_lines(name: str) -> list[str]:
     """Games telling `name` apart from the other rulesets and from itself with one parameter changed
-    (spec/contrasts.json), side by side."""
+    (results/contrasts.json), side by side."""
     data = contrasts()
     found = [c for c in [*data.get("pairs", []), *data.get("parameters", [])] if name in (c["a"], c["b"])
              and (c["a"] == name or c["b"] in builtin_names())]
@@ -169,18 +169,18 @@ def comparison_page(site: Site, root: Path) -> list[str]:
         words = " ".join(a.describe() for a in compile_game(r).awards)
         out.append(f"- [{n}](rules/{n}.md): {words}")
     out += ["", "## How results differ", ""]
-    files = sorted((root / "spec" / "analysis").glob("*.json"))
+    files = sorted((root / "results" / "analysis").glob("*.json"))
     if not files:
-        out += ["No analysis results are committed yet. When JSON results land under `spec/analysis/`, "
+        out += ["No analysis results are committed yet. When JSON results land under `results/analysis/`, "
                 "`python -m qttt.docgen` renders them here.", ""]
     if files:
         out += analysistable(files)
-    out += scale_section(root / "spec" / "analysis" / "scale")
+    out += scale_section(root / "results" / "analysis" / "scale")
     return out
 
 
 def scale_section(folder: Path) -> list[str]:
-    """Random play at scale beside published statistics (spec/analysis/scale/runs.toml)."""
+    """Random play at scale beside published statistics (results/analysis/scale/runs.toml)."""
     index = folder / "runs.toml"
     if not index.is_file():
         return []
@@ -232,7 +232,7 @@ def analysistable(files: list[Path]) -> list[str]:
         rows.append([f"[{f.stem}](rules/{f.stem}.md)", games, random_cell, share, value])
     return [*table(["ruleset", "complete games", "random play: mean x − o (95% CI)",
                      "random play: X / O / draw", "perfect play: x − o"], rows),
-            "Results from `spec/analysis/*.json` (`qttt analyze`); the tests recompute the counts "
+            "Results from `results/analysis/*.json` (`qttt analyze`); the tests recompute the counts "
             "and replay the random games and principal variations.", ""]
 
 
