@@ -25,7 +25,6 @@ from .gametype import GAME_TYPES
 
 if TYPE_CHECKING:  # annotations only: the registry sits below the ruleset model and the case lists
     from .conformance.casespec import CaseSpec
-    from .notation import Record
     from .variant import Ruleset
 
 AnyAction = tuple[int, ...]  # an action of any family: a named tuple of cells (Place, Measure, Mark, …)
@@ -119,9 +118,9 @@ class Family(Protocol):
     def notation(self, variant: str, actions: tuple[AnyAction, ...]) -> str | None:
         """A record in the family's human notation; None when it has none (JSON is the record)."""
 
-    def read_notation(self, variant: str, tokens: str) -> Record:
-        """The record of `variant` whose actions `tokens` write in its human notation; RecordError
-        naming the bad token, or saying the family has none."""
+    def read_notation(self, variant: str, tokens: str) -> tuple[AnyAction, ...]:
+        """The actions `tokens` write in the family's human notation for a game of `variant`;
+        RecordError naming the bad token, or saying the family has none."""
 
     def action_text(self, state: GameState, action: AnyAction) -> str:
         """An action as people read it in a match's log, squares from 1 (`X3:1-6`, `square 41`)."""

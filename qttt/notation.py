@@ -85,7 +85,7 @@ def from_notation(text: str) -> Record:
     """A record in its family's human notation, `[ruleset] tokens`: the family of the bracketed
     ruleset reads the tokens (RecordError when the family has no human notation)."""
     variant, tokens = split_notation(text)
-    return family_of(load_ruleset(variant)).read_notation(variant, tokens)
+    return Record(variant, family_of(load_ruleset(variant)).read_notation(variant, tokens))
 
 
 def cell_text(action: AnyAction) -> str:

@@ -11,7 +11,7 @@ from xml.sax.saxutils import escape
 from ..errors import QtttError, RecordError
 from ..family import AnyAction, CorePosition, GameState, Mark, Rollout, mark_hint
 from ..games import replay_actions
-from ..notation import FORMAT, Record, cell_text
+from ..notation import FORMAT, cell_text
 from ..svg import GRID, INK, document, num
 from ..text import COLOURS, paint
 from ..variant import Ruleset, load_ruleset
@@ -109,7 +109,7 @@ class ClassicalFamily:
     def notation(self, variant: str, actions: tuple[AnyAction, ...]) -> str | None:
         return None
 
-    def read_notation(self, variant: str, tokens: str) -> Record:
+    def read_notation(self, variant: str, tokens: str) -> tuple[AnyAction, ...]:
         raise RecordError(FORMAT, f"the {self.name} family has no human notation; use the JSON record")
 
     def action_text(self, state: GameState, action: AnyAction) -> str:

@@ -10,7 +10,7 @@ from typing import Any, cast
 from ..analysis import nested_core
 from ..errors import QtttError, RecordError
 from ..family import AnyAction, CorePosition, GameState, Mark, Rollout, mark_hint
-from ..notation import FORMAT, Record, cell_text
+from ..notation import FORMAT, cell_text
 from ..variant import Ruleset
 from .engine import AWARD_RULES, NestedState, nested_playout
 from .svg import nested_svg
@@ -105,7 +105,7 @@ class NestedFamily:
     def notation(self, variant: str, actions: tuple[AnyAction, ...]) -> str | None:
         return None
 
-    def read_notation(self, variant: str, tokens: str) -> Record:
+    def read_notation(self, variant: str, tokens: str) -> tuple[AnyAction, ...]:
         raise RecordError(FORMAT, f"the {self.name} family has no human notation; use the JSON record")
 
     def action_text(self, state: GameState, action: AnyAction) -> str:

@@ -130,8 +130,8 @@ class QuantumFamily:
     def notation(self, variant: str, actions: tuple[AnyAction, ...]) -> str | None:
         return to_notation(Record(variant, tuple(quantum_action(a) for a in actions)))
 
-    def read_notation(self, variant: str, tokens: str) -> Record:
-        return read_tokens(variant, tokens)
+    def read_notation(self, variant: str, tokens: str) -> tuple[AnyAction, ...]:
+        return read_tokens(variant, tokens).actions
 
     def action_text(self, state: GameState, action: AnyAction) -> str:
         return action_text(state, action)
