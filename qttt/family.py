@@ -273,11 +273,6 @@ def tool(rs: Ruleset, name: str) -> Any:
     return load(family.tools[name])
 
 
-def mark_hint(status: str) -> str:
-    """The play page's hint in a game of one-cell marks, given its status line."""
-    return f"Click an empty cell the rules allow: {status}."
-
-
 def terminal(rs: Ruleset) -> Terminal:
     """The terminal tool of a ruleset's family (UsageError when it has none)."""
     found: Terminal = tool(rs, "terminal")

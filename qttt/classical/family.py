@@ -8,10 +8,9 @@ from types import MappingProxyType
 from typing import Any
 from xml.sax.saxutils import escape
 
-from ..errors import QtttError, RecordError
-from ..family import AnyAction, CorePosition, GameState, Mark, Rollout, mark_hint
+from ..family import AnyAction, CorePosition, Family, GameState, Mark, Rollout
 from ..games import replay_actions
-from ..notation import FORMAT, cell_text
+from ..marks import MarkFamily
 from ..svg import GRID, INK, document, num
 from ..text import COLOURS, paint
 from ..variant import Ruleset, load_ruleset
@@ -67,18 +66,19 @@ def svg(state: ClassicalState, size: float, caption: str | None) -> str:
     return document(size + 8, size + 8, caption or f"board of {state.ruleset.canonical}", body)
 
 
-class ClassicalFamily:
+class ClassicalFamily(MarkFamily):
     """Classical tic-tac-toe on an n×n board, k in a row winning (rules classical-board to
     classical-score)."""
 
     name = "classical"
     title = "classical family (n×n tic-tac-toe, k in a row)"
     action_types: tuple[type[AnyAction], ...] = (Mark,)
-    players = ("random", "greedy", "mcts")
+    players: tuple[str, ...] = ("random", "greedy", "mcts")
     scope = "classical"
     vectors = "classical"
     award_rules: Mapping[str, str] = MappingProxyType({})
-    tools = MappingProxyType({"cases": "qttt.classical.cases",
+    tools: Mapping[str, str] = MappingProxyType({
+             "cases": "qttt.classical.cases",
                               "frameworks": "qttt.classical.frameworks:codec"})
 
     def initial(self, rs: Ruleset) -> GameState:
@@ -106,24 +106,6 @@ class ClassicalFamily:
     def svg(self, state: GameState, size: float | None, caption: str | None) -> str:
         return svg(_state(state), size or 80.0 * state.ruleset.board, caption)
 
-    def notation(self, variant: str, actions: tuple[AnyAction, ...]) -> str | None:
-        return None
-
-    def read_notation(self, variant: str, tokens: str) -> tuple[AnyAction, ...]:
-        raise RecordError(FORMAT, f"the {self.name} family has no human notation; use the JSON record")
-
-    def action_text(self, state: GameState, action: AnyAction) -> str:
-        return cell_text(action)
-
-    def why_illegal(self, state: GameState, action: AnyAction, err: QtttError) -> str:
-        return err.message
-
-    def hint(self, state: GameState) -> str:
-        return mark_hint(self.status_line(state))
-
-    def previews(self, state: GameState) -> list[tuple[AnyAction, GameState, str]]:
-        return []
-
     def score_rows(self, state: GameState) -> list[dict[str, Any]]:
         return []
 
@@ -137,4 +119,4 @@ class ClassicalFamily:
         return self.state_to_json(state, variant)
 
 
-FAMILY = ClassicalFamily()
+FAMILY: Family = ClassicalFamily()

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, cast
 
 from ..analysis import nested_core
-from ..errors import QtttError, RecordError
-from ..family import AnyAction, CorePosition, GameState, Mark, Rollout, mark_hint
-from ..notation import FORMAT, cell_text
+from ..family import AnyAction, CorePosition, Family, GameState, Mark, Rollout
+from ..marks import MarkFamily
 from ..variant import Ruleset
 from .engine import AWARD_RULES, NestedState, nested_playout
 from .svg import nested_svg
@@ -64,17 +63,18 @@ def core_state_json(pos: CorePosition, variant: str, actions: Sequence[AnyAction
     }
 
 
-class NestedFamily:
+class NestedFamily(MarkFamily):
     """Classical games on an n×n grid of n×n blocks (rule nested-board)."""
 
     name = "nested-classical"
     title = "nested-classical family (Intelligent Tic-Tac-Toe)"
     action_types: tuple[type[AnyAction], ...] = (Mark,)
-    players = ("random",)
+    players: tuple[str, ...] = ("random",)
     scope = "nested-classical"
     vectors = "nested"
-    award_rules = MappingProxyType(AWARD_RULES)
-    tools = MappingProxyType({"cases": "qttt.nested.cases", "page": "qttt.nested.pages:nested_ruleset_page",
+    award_rules: Mapping[str, str] = MappingProxyType(AWARD_RULES)
+    tools: Mapping[str, str] = MappingProxyType({
+             "cases": "qttt.nested.cases", "page": "qttt.nested.pages:nested_ruleset_page",
              "rulebook": "qttt.nested.rulebook:BOOK",
              "play": "qttt.nested.play:play", "check": "verify.nested:check_nested",
              "frameworks": "qttt.nested.frameworks:codec",
@@ -102,24 +102,6 @@ class NestedFamily:
     def svg(self, state: GameState, size: float | None, caption: str | None) -> str:
         return nested_svg(_state(state), size or 480, caption)
 
-    def notation(self, variant: str, actions: tuple[AnyAction, ...]) -> str | None:
-        return None
-
-    def read_notation(self, variant: str, tokens: str) -> tuple[AnyAction, ...]:
-        raise RecordError(FORMAT, f"the {self.name} family has no human notation; use the JSON record")
-
-    def action_text(self, state: GameState, action: AnyAction) -> str:
-        return cell_text(action)
-
-    def why_illegal(self, state: GameState, action: AnyAction, err: QtttError) -> str:
-        return err.message
-
-    def hint(self, state: GameState) -> str:
-        return mark_hint(self.status_line(state))
-
-    def previews(self, state: GameState) -> list[tuple[AnyAction, GameState, str]]:
-        return []
-
     def score_rows(self, state: GameState) -> list[dict[str, Any]]:
         blocks = _state(state).blocks
         return [{"what": "blocks won", "x": str(blocks.count("x")), "o": str(blocks.count("o")),
@@ -136,4 +118,4 @@ class NestedFamily:
         return core_state_json(pos, variant, actions)
 
 
-FAMILY = NestedFamily()
+FAMILY: Family = NestedFamily()

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, cast
 
 from ..errors import QtttError
-from ..family import AnyAction, CorePosition, GameState, Rollout
+from ..family import AnyAction, CorePosition, Family, GameState, Rollout
 from ..narration import frac
 from ..notation import Record, cell_text
 from ..players import PLAYERS
@@ -93,11 +93,12 @@ class QuantumFamily:
     name = "quantum"
     title = "quantum family"
     action_types: tuple[type[AnyAction], ...] = (Place, Measure)
-    players = tuple(PLAYERS)
+    players: tuple[str, ...] = tuple(PLAYERS)
     scope = "common"
     vectors = ""
-    award_rules = MappingProxyType({name: award.rule for name, award in AWARD_TYPES.items()})
-    tools = MappingProxyType({"cases": "qttt.quantum.cases", "page": "qttt.quantum.pages:ruleset_page",
+    award_rules: Mapping[str, str] = MappingProxyType({name: a.rule for name, a in AWARD_TYPES.items()})
+    tools: Mapping[str, str] = MappingProxyType({
+             "cases": "qttt.quantum.cases", "page": "qttt.quantum.pages:ruleset_page",
              "site": "qttt.quantum.pages:SITE_PAGES",
              "rulebook": "qttt.quantum.rulebook:QUANTUM_BOOK",
              "play": "qttt.quantum.play:play", "terminal": "qttt.quantum.play", "check": "verify.check:check",
@@ -165,4 +166,4 @@ class QuantumFamily:
         return core_state_json(pos, variant)
 
 
-FAMILY = QuantumFamily()
+FAMILY: Family = QuantumFamily()
