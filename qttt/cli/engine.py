@@ -11,6 +11,7 @@ from ..argtypes import integer
 from ..bounds import SEED
 from ..conformance.protocol import QtttEngine, serve
 from ..errors import FileError
+from ..family import having, load
 from ..players import PLAYERS, make_player
 
 
@@ -35,12 +36,12 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(sys.stdin, io.TextIOWrapper):
         sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8 make a line that is not JSON
     if args.core == "compiled":
-        from ..analysis.compiled import available
         from ..conformance.core import CompiledEngine
         from ..errors import QtttError
-        reason = available()
-        if reason is not None:
-            raise QtttError("core-compiled", reason)
+        for family in having("core"):  # every family's compiled core must build here
+            reason = load(family.tools["core"]).available()
+            if reason is not None:
+                raise QtttError("core-compiled", reason)
         return serve(CompiledEngine(), sys.stdin, sys.stdout)
     player = make_player(args.player, random.Random(args.seed))
     return serve(QtttEngine(player), sys.stdin, sys.stdout)

@@ -11,7 +11,6 @@ from ..io import write_or_check
 from ..variant import builtin_names, load_ruleset
 from .pages import (
     ambiguities_page,
-    claims_page,
     cli_page,
     common_page,
     conformance_page,
@@ -43,7 +42,6 @@ def generate(root: Path | None = None) -> dict[str, str]:
         site.add("docs/" + card_path(name, lang), card_html(name, lang))
     site.page("ambiguities.md", ambiguities_page())
     site.page("sources.md", sources_page())
-    site.page("claims.md", claims_page())
     site.page("verification.md", verification_page(root))
     site.page("conformance.md", conformance_page(root))
     site.page("reference/parameters.md", parameters_page())

@@ -8,7 +8,6 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from ..analysis.claims import compute, load_claims
 from ..conformance.values import value_coverage
 from ..family import families
 from ..gametype import GAME_TYPES
@@ -24,7 +23,7 @@ from ..variant import (
     load_ruleset,
 )
 from .rulebook import COMPETITION, IMPLEMENTERS
-from .site import ambiguities, rule_link, rule_number, source_link, sources, table
+from .site import ambiguities, rule_link, rule_number, sources, table
 
 
 def common_page(docs: bool) -> list[str]:
@@ -198,24 +197,6 @@ def sources_page() -> list[str]:
             facts.append("- Cited by: " + ", ".join(users[sid]))
         out += [*facts, "", src["note"], ""]
     return out
-
-
-def claims_page() -> list[str]:
-    """Each figure a source states beside what this project computes (spec/claims.toml)."""
-    out = ["# Claims checked", "",
-           "Every number the sources state that the engine can check, beside what this project "
-           "computes. Data in `spec/claims.toml`; the computations are `qttt.analysis.claims`, and "
-           "the tests recompute every claim that plays games. Results of long runs come from "
-           "`results/analysis/` and the [verification report](verification.md); the 4×4 random-play "
-           "statistics of a CodeCup competitor are compared on the [comparison page](comparison.md).", ""]
-    rows = []
-    for c in load_claims():
-        found = compute(c)
-        if c.how == "scale":
-            found += "; the whole table is on the [comparison page](comparison.md)"
-        note = f" ({c.check})" if c.check else ""
-        rows.append([c.says, source_link(c.source, "claims.md"), c.published, found + note])
-    return [*out, *table(["claim", "source", "published", "computed here"], rows)]
 
 
 def ambiguities_page() -> list[str]:

@@ -7,10 +7,10 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, cast
 
-from ..analysis import nested_core
 from ..family import AnyAction, CorePosition, Family, GameState, Mark, Rollout
 from ..marks import MarkFamily
 from ..variant import Ruleset
+from . import compiled as nested_core
 from .engine import AWARD_RULES, NestedState, nested_playout
 from .svg import nested_svg
 from .text import nested_status, nested_text
@@ -41,7 +41,7 @@ def state_json(state: NestedState, variant: str) -> dict[str, Any]:
 
 
 def core_state_json(pos: CorePosition, variant: str, actions: Sequence[AnyAction]) -> dict[str, Any]:
-    """The v1 state of a position the compiled nested core holds (its view: analysis.nested_core):
+    """The v1 state of a position the compiled nested core holds (its view: qttt.nested.compiled):
     each mark's player from the core, its number from the order of the moves applied."""
     core_pos = cast(Any, pos)
     v = core_pos.view()
@@ -76,9 +76,9 @@ class NestedFamily(MarkFamily):
     tools: Mapping[str, str] = MappingProxyType({
              "cases": "qttt.nested.cases", "page": "qttt.nested.pages:nested_ruleset_page",
              "rulebook": "qttt.nested.rulebook:BOOK",
-             "play": "qttt.nested.play:play", "check": "verify.nested:check_nested",
+             "play": "qttt.nested.play:play", "check": "verify.nested.check:check_nested",
              "frameworks": "qttt.nested.frameworks:codec",
-             "core": "qttt.analysis.nested_core"})
+             "core": "qttt.nested.compiled"})
 
     def initial(self, rs: Ruleset) -> GameState:
         return NestedState.initial(rs)

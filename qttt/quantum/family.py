@@ -71,7 +71,7 @@ def score_rows(state: GameState) -> list[dict[str, Any]]:
 
 
 def core_state_json(pos: CorePosition, variant: str) -> dict[str, Any]:
-    """The v1 state of a position the compiled core holds (its view: analysis.compiled.CoreView)."""
+    """The v1 state of a position the compiled core holds (its view: qttt.quantum.compiled.CoreView)."""
     v = cast(Any, pos).view()
     return {
         "variant": variant,
@@ -101,10 +101,11 @@ class QuantumFamily:
              "cases": "qttt.quantum.cases", "page": "qttt.quantum.pages:ruleset_page",
              "site": "qttt.quantum.pages:SITE_PAGES",
              "rulebook": "qttt.quantum.rulebook:QUANTUM_BOOK",
-             "play": "qttt.quantum.play:play", "terminal": "qttt.quantum.play", "check": "verify.check:check",
+             "play": "qttt.quantum.play:play", "terminal": "qttt.quantum.play",
+             "check": "verify.quantum.check:check",
              "codecup": "qttt.quantum.codecup",
              "frameworks": "qttt.quantum.frameworks:codec",
-             "core": "qttt.analysis.compiled"})
+             "core": "qttt.quantum.compiled"})
 
     def initial(self, rs: Ruleset) -> GameState:
         return State.initial(rs)
