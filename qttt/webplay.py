@@ -31,7 +31,9 @@ from .players import PLAYERS
 from .quantum.engine import Measure, Place, mark_name, quantum_state
 from .quantum.notation import from_notation
 from .quantum.scoring import breakdown
-from .variant import NESTED, QUANTUM, Component, Ruleset, builtin_names, load_ruleset
+from .ruleset import Ruleset
+from .variant import builtin_names, load_ruleset
+from .vocabulary import NESTED, QUANTUM, Component
 
 BOARD_PIXELS = 480  # the drawn board's side; the page lays its clickable squares over it
 MARGIN = 4  # the board drawing's margin around the board, in the same pixels

@@ -42,7 +42,7 @@ from ..notation import action_to_json
 from ..quantum.engine import Action, Measure, Place, State, quantum_action
 from ..quantum.game import Game, compile_game
 from ..quantum.scoring import AWARD_TYPES, CRITERIA_CODES, scaled
-from ..variant import Ruleset
+from ..ruleset import Ruleset
 from .count import board_after, encode
 
 SOURCE = Path(__file__).with_name("_core.c")

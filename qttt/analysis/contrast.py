@@ -26,8 +26,10 @@ from ..io import write_atomic
 from ..notation import Record
 from ..quantum.engine import Action, Measure, State, playout, quantum_action
 from ..quantum.notation import from_notation, to_notation
+from ..ruleset import Ruleset, with_params
 from ..spec import spec_dir
-from ..variant import PARAMETERS, Ruleset, builtin_names, load_ruleset, with_params
+from ..variant import builtin_names, load_ruleset
+from ..vocabulary import PARAMETERS
 from .compiled import FastSolver, available, solver_supports
 from .count import board_after, encode
 from .solve import Solver

@@ -19,7 +19,7 @@ from ..io import damaged, read_checkpoint, write_checkpoint
 from ..processes import stop_pool, worker_pool
 from ..quantum.engine import MEASURE, OVER, Board, Measure, Place
 from ..quantum.game import compile_game
-from ..variant import Ruleset
+from ..ruleset import Ruleset
 from .keys import Key, owner_key, partition_key
 
 Path_ = tuple[int, ...]

@@ -8,7 +8,8 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from ..variant import Component, Ruleset
+from ..ruleset import Ruleset
+from ..vocabulary import Component
 from .results import load_results, result_path
 
 F = Fraction

@@ -27,7 +27,7 @@ from typing import Any
 from ..geometry import cells_of
 from ..quantum.engine import MEASURE, Board
 from ..quantum.game import Game, compile_game
-from ..variant import Ruleset
+from ..ruleset import Ruleset
 
 Key = tuple[Any, ...]
 

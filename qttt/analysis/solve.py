@@ -27,7 +27,7 @@ from ..io import FRACTION, read_checkpoint, write_checkpoint
 from ..notation import action_to_json
 from ..quantum.engine import OVER, Action, Board, Measure
 from ..quantum.game import compile_game
-from ..variant import Ruleset
+from ..ruleset import Ruleset
 from .compiled import (
     DEFAULT_LOG2,
     CoreUnavailable,

@@ -8,9 +8,9 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from ..family import AnyAction, GameState, Mark
+from ..ruleset import Ruleset
 from ..svg import GRID, INK, document, num
 from ..text import COLOURS, paint
-from ..variant import Ruleset
 from .engine import ClassicalState, classical_playout
 
 

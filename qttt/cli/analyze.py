@@ -14,7 +14,8 @@ from typing import Any
 from ..argtypes import integer
 from ..bounds import CHUNK, GAMES, MAX_PLY, SEED, WORKERS
 from ..errors import UsageError
-from ..variant import Ruleset, load_ruleset
+from ..ruleset import Ruleset
+from ..variant import load_ruleset
 
 SEARCH_CELLS = 9  # boards an exact count or solve is attempted on without --force (3×3)
 

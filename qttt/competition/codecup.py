@@ -14,7 +14,8 @@ from __future__ import annotations
 from ..errors import IllegalAction, MatchError, RecordError
 from ..family import AnyAction, GameState
 from ..quantum.engine import Action, Measure, Place, State, quantum_action, quantum_state
-from ..variant import QUANTUM, Ruleset
+from ..ruleset import Ruleset
+from ..vocabulary import QUANTUM
 from .referee import ACK_SECONDS, Forfeit, LineProcess
 
 SQUARES = "ABCDEFGHIJKLMNOP"

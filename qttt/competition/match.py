@@ -34,8 +34,10 @@ from ..io import read_json, write_atomic
 from ..notation import Json, record_from_json
 from ..players import PLAYERS, Player, SearchPlayer
 from ..processes import pool_of
+from ..ruleset import Ruleset
 from ..text import count
-from ..variant import QUANTUM, Ruleset, load_ruleset
+from ..variant import load_ruleset
+from ..vocabulary import QUANTUM
 from .codecup import CodeCupSeat, check_ruleset, letters
 from .referee import (
     ACK_SECONDS,

@@ -28,7 +28,7 @@ from ..players import PLAYERS, Player, SearchPlayer
 from ..processes import ChannelClosed, LineChannel
 from ..quantum.engine import Measure, Place, State, mark_name
 from ..quantum.play import explain
-from ..variant import Ruleset
+from ..ruleset import Ruleset
 
 FORFEIT_KINDS = ("illegal", "timeout", "crash", "garbage", "protocol", "resigned")
 ACK_SECONDS = 5.0  # time for an engine to answer hello, new and apply (spec/protocol.md)

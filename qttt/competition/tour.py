@@ -27,8 +27,9 @@ from ..interop import rules_of
 from ..io import FRACTION, parse_toml, read_json, read_text
 from ..notation import record_from_json
 from ..quantum.engine import State, quantum_state
+from ..ruleset import Ruleset
 from ..safe import shown
-from ..variant import Ruleset, load_ruleset
+from ..variant import load_ruleset
 
 RULE = "tour-protocol"
 FREE_BOARD = 5

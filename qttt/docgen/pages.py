@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..analysis.claims import compute, load_claims
+from ..canonical import SCORING_KEYS
 from ..conformance.values import value_coverage
 from ..family import families
 from ..gametype import GAME_TYPES
@@ -21,17 +22,8 @@ from ..quantum.notation import from_notation, to_notation
 from ..quantum.scoring import AWARD_TYPES
 from ..spec import Rule, rules, spec_dir
 from ..svg import board_svg, measurement_svg
-from ..variant import (
-    AWARD_FIELDS,
-    COMMON_FIELDS,
-    PARAMETER_BY_NAME,
-    PARAMETERS,
-    QUANTUM,
-    SCORING_KEYS,
-    builtin_names,
-    format_value,
-    load_ruleset,
-)
+from ..variant import builtin_names, load_ruleset
+from ..vocabulary import AWARD_FIELDS, COMMON_FIELDS, PARAMETER_BY_NAME, PARAMETERS, QUANTUM, format_value
 from .examples import EXAMPLES, INTRO, Example, contrasts
 from .prose import parameter_statement
 from .rulebook import COMPETITION, IMPLEMENTERS, implementer_lines
@@ -463,7 +455,7 @@ def ambiguities_page() -> list[str]:
 
 def parameters_page() -> list[str]:
     out = ["# Parameter reference", "", "Every key of a [variant file](../variant-files.md), from the "
-           "vocabulary the engine interprets (`qttt.variant.PARAMETERS` and `AWARD_FIELDS`).", "",
+           "vocabulary the engine interprets (`qttt.vocabulary.PARAMETERS` and `AWARD_FIELDS`).", "",
            "## `[rules]`", ""]
     rows = []
     for p in PARAMETERS:

@@ -24,9 +24,10 @@ from ..narration import frac
 from ..notation import Record
 from ..quantum.engine import Measure, Place, State, mark_name, player_of, playout, quantum_state
 from ..quantum.notation import from_notation, to_notation
+from ..ruleset import Ruleset
 from ..spec import rules, spec_dir
 from ..svg import board_svg
-from ..variant import Ruleset, builtin_names, load_ruleset
+from ..variant import builtin_names, load_ruleset
 from .examples import EXAMPLES, Example
 from .site import Site, img, load_toml, rule_link, source_link, table
 

@@ -7,7 +7,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..family import AnyAction, GameState, Mark
-from ..variant import Ruleset
+from ..ruleset import Ruleset
 from .engine import NestedState, nested_playout
 from .svg import nested_svg
 from .text import nested_status, nested_text

@@ -9,9 +9,9 @@ from typing import Any
 from ..family import AnyAction, GameState
 from ..notation import Record
 from ..players import PLAYERS
+from ..ruleset import Ruleset
 from ..svg import board_svg
 from ..text import board_text, status_line
-from ..variant import Ruleset
 from .engine import Measure, Place, State, playout, quantum_action, quantum_state
 from .notation import state_json, to_notation
 

@@ -18,8 +18,8 @@ from ..narration import collapsed, describe, squares
 from ..notation import Record, record_to_json
 from ..players import Player, make_player
 from ..processes import Terminated
+from ..ruleset import Ruleset
 from ..text import drawing
-from ..variant import Ruleset
 from .engine import Action, Measure, Place, State, mark_name, quantum_action
 
 COMMANDS = ("help", "moves", "undo", "quit")

@@ -22,7 +22,9 @@ from ..quantum.engine import Action, Measure, Place, State
 from ..quantum.game import compile_game
 from ..quantum.notation import from_notation, from_position, position, to_notation
 from ..quantum.scoring import PerPattern, compile_scoring
-from ..variant import (
+from ..ruleset import Ruleset, default_ruleset, with_params
+from ..variant import builtin_names, load_ruleset
+from ..vocabulary import (
     AWARD_FIELDS,
     AWARD_GAME,
     AWARDS,
@@ -33,11 +35,6 @@ from ..variant import (
     PATTERN_KINDS,
     PATTERNS,
     Component,
-    Ruleset,
-    builtin_names,
-    default_ruleset,
-    load_ruleset,
-    with_params,
 )
 
 

@@ -32,7 +32,8 @@ from qttt.conformance.runner import InProcessEngine, Runner, load_suites
 from qttt.conformance.suite import vectors_dir
 from qttt.notation import action_to_json
 from qttt.quantum.game import compile_game
-from qttt.variant import Component, Ruleset, with_params
+from qttt.ruleset import Ruleset, with_params
+from qttt.vocabulary import Component
 
 REASON = compiled.available()
 needs_core = pytest.mark.skipif(REASON is not None, reason=f"compiled core unavailable: {REASON}")

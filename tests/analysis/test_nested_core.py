@@ -30,9 +30,10 @@ from qttt.family import Mark
 from qttt.nested.engine import NestedState, nested_playout
 from qttt.notation import action_from_json
 from qttt.players import SearchPlayer
+from qttt.ruleset import Ruleset
 from qttt.spec import spec_dir
 from qttt.testing.strategies import nested_rulesets
-from qttt.variant import Ruleset, load_ruleset
+from qttt.variant import load_ruleset
 
 REASON = nested_core.available()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"compiled nested core unavailable: {REASON}")

@@ -25,7 +25,8 @@ from qttt.errors import QtttError
 from qttt.notation import action_from_json
 from qttt.quantum.engine import quantum_action
 from qttt.quantum.game import compile_game
-from qttt.variant import Component, Ruleset, with_params
+from qttt.ruleset import Ruleset, with_params
+from qttt.vocabulary import Component
 
 REASON = compiled.available()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"compiled solver unavailable: {REASON}")

@@ -29,7 +29,8 @@ from qttt.interop import rules_of
 from qttt.notation import action_from_json, action_to_json
 from qttt.spec import spec_dir
 from qttt.testing.strategies import nested_rulesets, random_rulesets
-from qttt.variant import NESTED, QUANTUM, builtin_names
+from qttt.variant import builtin_names
+from qttt.vocabulary import NESTED, QUANTUM
 from verify.abstract import Params, explore
 from verify.scores import declared_range
 
