@@ -2,7 +2,7 @@
 the same record differently, a line that does not end the game, marks that vanish), and the
 solver's value of both branches of every measurement in an example.
 
-`python -m qttt.analysis.contrast` writes spec/contrasts.json: for each pair of built-in
+`python -m qttt.analysis.contrast` writes results/contrasts.json: for each pair of built-in
 rulesets on the same board and for each ruleset with one parameter changed, the shortest game
 found (in seeded random play) that is complete under both and scored differently; and the branch
 values of every measurement of the worked examples (spec/examples.toml). Deterministic.
@@ -27,7 +27,7 @@ from ..notation import Record
 from ..quantum.engine import Action, Measure, State, playout, quantum_action
 from ..quantum.notation import from_notation, to_notation
 from ..ruleset import Ruleset, with_params
-from ..spec import spec_dir
+from ..spec import results_dir, spec_dir
 from ..variant import builtin_names, load_ruleset
 from ..vocabulary import PARAMETERS
 from .compiled import FastSolver, available, solver_supports
@@ -241,14 +241,14 @@ def example_branches(path: Path | None = None) -> dict[str, list[dict[str, Any]]
 
 
 def generate() -> dict[str, Any]:
-    """The whole of spec/contrasts.json."""
+    """The whole of results/contrasts.json."""
     return {"games_per_search": GAMES, "pairs": pair_contrasts(),
             "parameters": parameter_contrasts(), "examples": example_branches()}
 
 
 def path() -> Path:
     """Where the contrasts are committed."""
-    return spec_dir() / "contrasts.json"
+    return results_dir() / "contrasts.json"
 
 
 def load() -> dict[str, Any]:
@@ -258,7 +258,7 @@ def load() -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Write spec/contrasts.json (or with --check, compare)."""
+    """Write results/contrasts.json (or with --check, compare)."""
     ap = argparse.ArgumentParser(prog="python -m qttt.analysis.contrast", description=__doc__)
     ap.add_argument("--check", action="store_true", help="exit 1 if the committed file differs")
     args = ap.parse_args(argv)

@@ -23,7 +23,7 @@ SEARCH_CELLS = 9  # boards an exact count or solve is attempted on without --for
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("analyze", help="exact game counts, solved values, random-play statistics",
                        description="Analyse a ruleset: count games, solve it, sample random play, "
-                                   "report fairness. --save writes spec/analysis/<name>.json.")
+                                   "report fairness. --save writes results/analysis/<name>.json.")
     tasks = p.add_subparsers(dest="task", required=True, metavar="TASK")
 
     def common(q: argparse.ArgumentParser, workers: bool = True) -> None:
@@ -35,12 +35,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                            help="run on a Dask cluster: a scheduler address, or 'local' for a local one")
             q.add_argument("--checkpoint", metavar="FILE", help="save progress here and resume from it")
         q.add_argument("--json", action="store_true", help="print the result as JSON")
-        q.add_argument("--save", action="store_true", help="write the result to spec/analysis/")
+        q.add_argument("--save", action="store_true", help="write the result to results/analysis/")
         q.add_argument("-o", "--output", metavar="FILE", help="write the result to this JSON file")
         q.add_argument("--quiet", action="store_true", help="no progress bar")
         q.add_argument("--force", action="store_true",
                        help="go on where the command would refuse: replace a result already saved "
-                            f"in spec/analysis/, or search a board of more than {SEARCH_CELLS} cells")
+                            f"in results/analysis/, or search a board of more than {SEARCH_CELLS} cells")
 
     c = tasks.add_parser("count", help="exact number of complete games and positions by ply")
     common(c)

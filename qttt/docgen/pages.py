@@ -198,7 +198,7 @@ def ruleset_page(site: Site, name: str, docs: bool) -> list[str]:
 
 def contrast_lines(name: str) -> list[str]:
     """Games telling `name` apart from the other rulesets and from itself with one parameter changed
-    (spec/contrasts.json), side by side."""
+    (results/contrasts.json), side by side."""
     data = contrasts()
     found = [c for c in [*data.get("pairs", []), *data.get("parameters", [])] if name in (c["a"], c["b"])
              and (c["a"] == name or c["b"] in builtin_names())]
@@ -240,18 +240,18 @@ def comparison_page(root: Path) -> list[str]:
         words = " ".join(a.describe() for a in compile_game(r).awards)
         out.append(f"- [{n}](rules/{n}.md): {words}")
     out += ["", "## How results differ", ""]
-    files = sorted((root / "spec" / "analysis").glob("*.json"))
+    files = sorted((root / "results" / "analysis").glob("*.json"))
     if not files:
-        out += ["No analysis results are committed yet. When JSON results land under `spec/analysis/`, "
+        out += ["No analysis results are committed yet. When JSON results land under `results/analysis/`, "
                 "`python -m qttt.docgen` renders them here.", ""]
     if files:
         out += analysistable(files)
-    out += scale_section(root / "spec" / "analysis" / "scale")
+    out += scale_section(root / "results" / "analysis" / "scale")
     return out
 
 
 def scale_section(folder: Path) -> list[str]:
-    """Random play at scale beside published statistics (spec/analysis/scale/runs.toml)."""
+    """Random play at scale beside published statistics (results/analysis/scale/runs.toml)."""
     index = folder / "runs.toml"
     if not index.is_file():
         return []
@@ -303,20 +303,20 @@ def analysistable(files: list[Path]) -> list[str]:
         rows.append([f"[{f.stem}](rules/{f.stem}.md)", games, random_cell, share, value])
     return [*table(["ruleset", "complete games", "random play: mean x − o (95% CI)",
                      "random play: X / O / draw", "perfect play: x − o"], rows),
-            "Results from `spec/analysis/*.json` (`qttt analyze`); the tests recompute the counts "
+            "Results from `results/analysis/*.json` (`qttt analyze`); the tests recompute the counts "
             "and replay the random games and principal variations.", ""]
 
 
 def verification_page(root: Path) -> list[str]:
-    """The checker's report, from the committed spec/verification/report.json."""
+    """The checker's report, from the committed results/verification/report.json."""
     out = ["# Verification report", "",
            "The consistency checker (`qttt check --all --json`) proves properties of every built-in "
            "ruleset and searches for the cases the sources leave open. This page renders its committed "
-           "output, `spec/verification/report.json`.", ""]
-    report = root / "spec" / "verification" / "report.json"
+           "output, `results/verification/report.json`.", ""]
+    report = root / "results" / "verification" / "report.json"
     if not report.is_file():
         return [*out, "No report is committed yet. Produce it with "
-                "`qttt check --all --json > spec/verification/report.json`, then run "
+                "`qttt check --all --json > results/verification/report.json`, then run "
                 "`python -m qttt.docgen`.", ""]
     from verify.cli import markdown
     return out + markdown(json.loads(report.read_text(encoding="utf-8")))
@@ -424,7 +424,7 @@ def claims_page() -> list[str]:
            "Every number the sources state that the engine can check, beside what this project "
            "computes. Data in `spec/claims.toml`; the computations are `qttt.analysis.claims`, and "
            "the tests recompute every claim that plays games. Results of long runs come from "
-           "`spec/analysis/` and the [verification report](verification.md); the 4×4 random-play "
+           "`results/analysis/` and the [verification report](verification.md); the 4×4 random-play "
            "statistics of a CodeCup competitor are compared on the [comparison page](comparison.md).", ""]
     rows = []
     for c in load_claims():

@@ -1,4 +1,4 @@
-"""The committed analysis results (spec/analysis/*.json) agree with fresh runs where that is cheap:
+"""The committed analysis results (results/analysis/*.json) agree with fresh runs where that is cheap:
 exact counts are recomputed, random play is replayed with the same seed and chunks, and every
 principal variation is replayed by the engine to a final score equal to the stated value."""
 
@@ -16,7 +16,7 @@ from qttt.analysis.count import count_games, local_mapper
 from qttt.analysis.sample import sample_games
 from qttt.notation import action_from_json
 
-RESULTS = sorted((Path(__file__).resolve().parents[2] / "spec" / "analysis").glob("*.json"))
+RESULTS = sorted((Path(__file__).resolve().parents[2] / "results" / "analysis").glob("*.json"))
 
 
 def _section(path: Path, name: str) -> dict[str, Any] | None:

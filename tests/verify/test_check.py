@@ -92,7 +92,7 @@ def test_abstract_counts_equal_engine_brute_force(name: str) -> None:
 
 def test_abstract_game_count_matches_published_and_independent_counts() -> None:
     # Kumar, Ang & Chai (2012): "about 18 trillion" complete QT3 games on their full-board rules;
-    # spec/analysis/README.md: 18,539,269,580,160 exactly, by an engine-free recursion of qttt.analysis.
+    # results/analysis/README.md: 18,539,269,580,160 exactly, by an engine-free recursion of qttt.analysis.
     games = A.explore(A.Params.of(load_ruleset("kumar"))).games
     assert games == 18_539_269_580_160
 
