@@ -8,9 +8,9 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from ..ruleset import Ruleset
-from ..vocabulary import Component
-from .results import load_results, result_path
+from ...analysis.results import load_results, result_path
+from ...ruleset import Ruleset
+from ...vocabulary import Component
 
 F = Fraction
 
@@ -47,7 +47,7 @@ def variant_value(rs: Ruleset, engine: str = "auto") -> Fraction:
     """The perfect-play value of `rs` from the empty board (`solve.choose_engine` picks the search)."""
     from .solve import Solver, choose_engine
     if choose_engine(rs, engine) == "c":
-        from .compiled import DEFAULT_LOG2, FastSolver
+        from ..compiled import DEFAULT_LOG2, FastSolver
         fs = FastSolver(rs, DEFAULT_LOG2)
         try:
             return fs.exact_value(())
