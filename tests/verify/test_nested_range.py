@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qttt.nested.engine import NestedState
+from qttt.nested.strategies import nested_rulesets
 from qttt.ruleset import Ruleset
-from qttt.testing.strategies import nested_rulesets
 from verify.nested.check import points_range, position_failures
 
 
