@@ -24,7 +24,7 @@ from ..errors import FileError, UsageError
 from ..family import Tally, compiled_core, family_of, tool
 from ..io import FRACTION, read_checkpoint, write_checkpoint
 from ..processes import Mapper
-from ..variant import Ruleset
+from ..ruleset import Ruleset
 
 Histogram = Counter[tuple[Fraction, Fraction]]
 Z95 = 1.959963984540054

@@ -31,7 +31,8 @@ from ..family import family_of, tool
 from ..games import new_game
 from ..notation import Record, action_to_json, record_to_json
 from ..processes import local_mapper
-from ..variant import Ruleset, load_ruleset
+from ..ruleset import Ruleset
+from ..variant import load_ruleset
 
 SEARCH_CELLS = 9  # boards an exact count or solve is attempted on without --force (3×3)
 

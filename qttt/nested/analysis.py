@@ -8,7 +8,7 @@ from collections import Counter
 from fractions import Fraction
 
 from ..family import Tally
-from ..variant import Ruleset
+from ..ruleset import Ruleset
 from .engine import nested_playout
 
 

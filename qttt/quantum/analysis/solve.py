@@ -27,7 +27,7 @@ from ...io import FRACTION, read_checkpoint, write_checkpoint
 from ...native import CoreUnavailable
 from ...notation import action_to_json
 from ...processes import Mapper
-from ...variant import Ruleset
+from ...ruleset import Ruleset
 from ..compiled import (
     DEFAULT_LOG2,
     FastSolver,

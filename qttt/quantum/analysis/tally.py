@@ -9,7 +9,7 @@ from collections import Counter
 from fractions import Fraction
 
 from ...family import Tally
-from ...variant import Ruleset
+from ...ruleset import Ruleset
 from ..engine import State, playout
 from ..scoring import first_line_result
 
