@@ -23,11 +23,12 @@ from typing import Any
 from qttt import Action, IllegalAction, Measure, Place, Ruleset, State, compile_game, player_of
 from qttt.quantum import compiled
 
+from ..report import Confirmed
 from .abstract import Params, simulates
 from .catalogue import REFUSAL_ORDER
 from .graphs import Multigraph, assignments, is_forest, propagate
 from .scores import declared_range, expected_scores
-from .witness import Confirmed, record, replay
+from .witness import record, replay
 
 SHAPE, UNIQUE, TOTAL, DEADLOCK, LENGTH, SCORES, TURN, ABSTRACT, LEGAL, CORES, TIE = (
     "single-cycle-per-move", "collapse-uniqueness", "collapse-totality", "no-deadlock", "termination",
