@@ -17,7 +17,9 @@ from .notation import (
     record_to_json,
     state_to_json,
 )
-from .variant import PARAMETERS, Parameters, Ruleset, builtin_names, load_ruleset, with_params
+from .ruleset import Ruleset, with_params
+from .variant import builtin_names, load_ruleset
+from .vocabulary import PARAMETERS, Parameters
 
 __version__ = "0.1.0"
 

@@ -28,7 +28,7 @@ from qttt.geometry import Pattern, lines, patterns
 from qttt.quantum.engine import Action, Place, State
 from qttt.quantum.game import compile_game
 from qttt.quantum.scoring import NONE, SOME, UNKNOWN
-from qttt.variant import Component
+from qttt.vocabulary import Component
 
 from .witness import Witness, plan_actions, record, replay
 
