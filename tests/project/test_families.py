@@ -30,10 +30,6 @@ from qttt.gametype import GAME_TYPES
 # named with what still ties it to a family. Empty it as they are fixed: the test fails on an
 # entry that no longer needs its place.
 ALLOWANCE: dict[str, str] = {
-    # the analysis commands call the quantum analyses (count, solve, fairness) by name (s4-analysis)
-    "qttt.cli.analyze": "imports qttt.quantum.analysis",
-    # random play tallies quantum and nested games itself (s4-analysis, s4-speed)
-    "qttt.analysis.sample": "imports both engines, compares rs.game with NESTED",
     # the checker's command line reads the quantum catalogue of properties (s4-analysis)
     "verify.cli": "imports verify.quantum",
     # `AWARD_GAME[a] == QUANTUM` stands for "the award scores a pattern" (s4-decl replaces it)
