@@ -17,6 +17,17 @@ def spec_dir() -> Path:
     raise FileNotFoundError("spec/ directory not found beside or inside the qttt package")
 
 
+def results_dir() -> Path:
+    """The results/ directory (computed results: analysis tables, the verification report, the
+    contrasts), kept apart from the normative spec/: beside spec/ in a source tree, inside the
+    package when installed."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here.parent / "results", here / "_results"):
+        if candidate.is_dir():
+            return candidate
+    return here.parent / "results"
+
+
 @dataclass(frozen=True)
 class Rule:
     """One rule of the catalogue."""

@@ -1,6 +1,6 @@
-"""Result files under spec/analysis/: one JSON object per ruleset, one section per analysis.
+"""Result files under results/analysis/: one JSON object per ruleset, one section per analysis.
 
-The shape is documented in spec/analysis/README.md. Content is deterministic (no timings, sorted
+The shape is documented in results/analysis/README.md. Content is deterministic (no timings, sorted
 keys), so a fresh run can be compared with the committed file.
 """
 
@@ -13,15 +13,15 @@ from typing import Any
 
 from ..errors import FileError, UsageError
 from ..io import read_json, write_atomic
-from ..spec import spec_dir
+from ..spec import results_dir as results_root
 from ..variant import Ruleset
 
 SECTIONS = ("count", "solve", "random", "fairness")
 
 
 def results_dir() -> Path:
-    """spec/analysis/."""
-    return spec_dir() / "analysis"
+    """results/analysis/."""
+    return results_root() / "analysis"
 
 
 def result_path(rs: Ruleset, directory: Path | None = None) -> Path:

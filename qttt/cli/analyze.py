@@ -22,7 +22,7 @@ SEARCH_CELLS = 9  # boards an exact count or solve is attempted on without --for
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("analyze", help="exact game counts, solved values, random-play statistics",
                        description="Analyse a ruleset: count games, solve it, sample random play, "
-                                   "report fairness. --save writes spec/analysis/<name>.json.")
+                                   "report fairness. --save writes results/analysis/<name>.json.")
     tasks = p.add_subparsers(dest="task", required=True, metavar="TASK")
 
     def common(q: argparse.ArgumentParser, workers: bool = True) -> None:
@@ -34,12 +34,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                            help="run on a Dask cluster: a scheduler address, or 'local' for a local one")
             q.add_argument("--checkpoint", metavar="FILE", help="save progress here and resume from it")
         q.add_argument("--json", action="store_true", help="print the result as JSON")
-        q.add_argument("--save", action="store_true", help="write the result to spec/analysis/")
+        q.add_argument("--save", action="store_true", help="write the result to results/analysis/")
         q.add_argument("-o", "--output", metavar="FILE", help="write the result to this JSON file")
         q.add_argument("--quiet", action="store_true", help="no progress bar")
         q.add_argument("--force", action="store_true",
                        help="go on where the command would refuse: replace a result already saved "
-                            f"in spec/analysis/, or search a board of more than {SEARCH_CELLS} cells")
+                            f"in results/analysis/, or search a board of more than {SEARCH_CELLS} cells")
 
     c = tasks.add_parser("count", help="exact number of complete games and positions by ply")
     common(c)
@@ -89,7 +89,7 @@ def _mapper(args: argparse.Namespace) -> Iterator[Any]:
     if workers <= 1:
         yield None
         return
-    from ..analysis.count import local_mapper
+    from ..quantum.analysis.count import local_mapper
     m, stop = local_mapper(workers)
     try:
         yield m
@@ -156,7 +156,7 @@ def _emit(args: argparse.Namespace, rs: Ruleset, section: str, payload: dict[str
 
 
 def run_count(args: argparse.Namespace) -> int:
-    from ..analysis.count import count_games
+    from ..quantum.analysis.count import count_games
     rs = load_ruleset(args.ruleset)
     _guard(args, rs, "count", search=args.max_ply is None)
     with _mapper(args) as mapper, _bar(args, "count") as bar:
@@ -174,8 +174,8 @@ def run_count(args: argparse.Namespace) -> int:
 
 
 def run_solve(args: argparse.Namespace) -> int:
-    from ..analysis.solve import solve
     from ..notation import action_to_json
+    from ..quantum.analysis.solve import solve
     from ..quantum.notation import to_notation
     rs = load_ruleset(args.ruleset)
     _guard(args, rs, "solve", search=True)
@@ -220,7 +220,7 @@ def run_random(args: argparse.Namespace) -> int:
 
 
 def run_fairness(args: argparse.Namespace) -> int:
-    from ..analysis.fairness import fairness_report
+    from ..quantum.analysis.fairness import fairness_report
     rs = load_ruleset(args.ruleset)
     _guard(args, rs, "fairness", search=args.search)
     with _bar(args, "fairness") as bar:

@@ -1,5 +1,5 @@
 """The worked examples of the documentation, read from spec/examples.toml, and the committed
-contrasts and branch values that annotate them (spec/contrasts.json)."""
+contrasts and branch values that annotate them (results/contrasts.json)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import tomllib
 from dataclasses import dataclass
 from typing import Any
 
-from ..spec import spec_dir
+from ..spec import results_dir, spec_dir
 
 
 @dataclass(frozen=True)
@@ -34,8 +34,8 @@ def _example(e: dict[str, Any]) -> Example:
 
 
 def contrasts() -> dict[str, Any]:
-    """spec/contrasts.json: games telling rulesets apart and the examples' branch values."""
-    path = spec_dir() / "contrasts.json"
+    """results/contrasts.json: games telling rulesets apart and the examples' branch values."""
+    path = results_dir() / "contrasts.json"
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     return data
 

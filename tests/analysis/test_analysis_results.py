@@ -1,4 +1,4 @@
-"""The committed analysis results (spec/analysis/*.json) agree with fresh runs where that is cheap:
+"""The committed analysis results (results/analysis/*.json) agree with fresh runs where that is cheap:
 exact counts are recomputed, random play is replayed with the same seed and chunks, and every
 principal variation is replayed by the engine to a final score equal to the stated value."""
 
@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from qttt import load_ruleset, new_game
-from qttt.analysis.count import count_games, local_mapper
 from qttt.analysis.sample import sample_games
 from qttt.notation import action_from_json
+from qttt.quantum.analysis.count import count_games, local_mapper
 
-RESULTS = sorted((Path(__file__).resolve().parents[2] / "spec" / "analysis").glob("*.json"))
+RESULTS = sorted((Path(__file__).resolve().parents[2] / "results" / "analysis").glob("*.json"))
 
 
 def _section(path: Path, name: str) -> dict[str, Any] | None:

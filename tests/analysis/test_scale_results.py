@@ -1,4 +1,4 @@
-"""Random play at scale (spec/analysis/scale/): each committed table is whole and consistent with
+"""Random play at scale (results/analysis/scale/): each committed table is whole and consistent with
 its histogram, its command names it, the competitor's published statistics are reproduced under
 the variant of his reading, and a replayed chunk agrees with the table."""
 
@@ -18,7 +18,7 @@ from qttt import load_ruleset
 from qttt.analysis.sample import sample_games
 
 ROOT = Path(__file__).resolve().parents[2]
-FOLDER = ROOT / "spec" / "analysis" / "scale"
+FOLDER = ROOT / "results" / "analysis" / "scale"
 INDEX = tomllib.loads((FOLDER / "runs.toml").read_text(encoding="utf-8"))
 RUNS = INDEX["run"]
 
@@ -60,6 +60,24 @@ def test_the_competitors_statistics_are_reproduced_under_his_reading() -> None:
         assert abs(res["line_outcomes"][key] / n - pub[key]) <= 0.001, key
     for key in ("x", "o"):  # published to 0.1 point
         assert abs(res["mean"][key] - pub["mean_" + key]) <= 0.05, key
+
+
+def test_tables_of_one_ruleset_and_seed_agree() -> None:
+    """Two tables of one ruleset, seed and chunk size share their first chunks (chunk i draws from
+    Random(f"{seed}:{i}")): the larger one's first chunks are the smaller one's games, so their means
+    differ by less than five standard errors of the smaller table."""
+    groups: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
+    for run in RUNS:
+        res = _result(run)
+        groups.setdefault((res["ruleset"], res["seed"], res["chunk"]), []).append(res)
+    pairs = [sorted(g, key=lambda r: r["games"]) for g in groups.values() if len(g) > 1]
+    assert pairs, "no ruleset has tables of two sizes"
+    for small, *larger in pairs:
+        for big in larger:
+            assert big["games"] > small["games"]
+            for key in ("x", "o", "diff"):
+                lo, hi = small["ci95"][key]
+                assert abs(big["mean"][key] - small["mean"][key]) <= 5 * (hi - lo) / (2 * 1.96), key
 
 
 @pytest.mark.slow

@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 
 import qttt.io
 import qttt.jsonstream
-from qttt.analysis.compiled import available
 from qttt.cli import main
 from qttt.cli import replay as replay_cli
 from qttt.games import random_game
 from qttt.notation import action_to_json
+from qttt.quantum.compiled import available
 from qttt.testing.strategies import rulesets
 
 pytestmark = pytest.mark.skipif(available() is not None, reason="no C compiler: nothing to compare")

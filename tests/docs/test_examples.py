@@ -9,9 +9,9 @@ from fractions import Fraction
 import pytest
 
 from qttt import Measure, Place, State, load_ruleset, with_params
-from qttt.analysis import contrast
 from qttt.docgen import EXAMPLES, Example
 from qttt.errors import QtttError
+from qttt.quantum.analysis import contrast
 from qttt.quantum.engine import quantum_action
 from qttt.quantum.notation import from_notation
 from qttt.variant import Ruleset

@@ -1,4 +1,4 @@
-"""The committed verification report (spec/verification/report.json, rendered on the site) is
+"""The committed verification report (results/verification/report.json, rendered on the site) is
 what the checker prints now: `qttt check --all --json --no-timing` is deterministic."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ def test_committed_report_matches_a_fresh_run() -> None:
     proc = subprocess.run([sys.executable, "-m", "verify", "--all", "--json", "--no-timing", "--quiet"],
                           cwd=ROOT, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr  # documented gaps (bonus4x4's tie) are accepted findings
-    committed = json.loads((ROOT / "spec" / "verification" / "report.json").read_text(encoding="utf-8"))
+    committed = json.loads((ROOT / "results" / "verification" / "report.json").read_text(encoding="utf-8"))
     assert json.loads(proc.stdout) == committed, (
-        "regenerate: qttt check --all --json --no-timing > spec/verification/report.json; "
+        "regenerate: qttt check --all --json --no-timing > results/verification/report.json; "
         "python -m qttt.docgen")

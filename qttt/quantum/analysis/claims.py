@@ -12,11 +12,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ..games import replay_actions
-from ..quantum.engine import Place, State, playout
-from ..quantum.notation import from_notation
-from ..spec import spec_dir
-from ..variant import load_ruleset
+from ...games import replay_actions
+from ...spec import results_dir, spec_dir
+from ...variant import load_ruleset
+from ..engine import Place, State, playout
+from ..notation import from_notation
 
 
 @dataclass(frozen=True)
@@ -112,8 +112,8 @@ def random_length(claim: Claim) -> str:
 
 
 def analysis(claim: Claim) -> str:
-    """A figure of a committed analysis result (spec/analysis/)."""
-    value: Any = json.loads((spec_dir() / "analysis" / claim.args["file"]).read_text(encoding="utf-8"))
+    """A figure of a committed analysis result (results/analysis/)."""
+    value: Any = json.loads((results_dir() / "analysis" / claim.args["file"]).read_text(encoding="utf-8"))
     for key in claim.args["path"]:
         value = value[key]
     return f"{int(value):,}" if isinstance(value, str) and value.isdigit() else str(value)
@@ -121,15 +121,15 @@ def analysis(claim: Claim) -> str:
 
 def verification(claim: Claim) -> str:
     """The status of a checked property in every ruleset of the verification report."""
-    report = json.loads((spec_dir() / "verification" / "report.json").read_text(encoding="utf-8"))
+    report = json.loads((results_dir() / "verification" / "report.json").read_text(encoding="utf-8"))
     statuses = {p["status"] for r in report["rulesets"] for p in r["properties"]
                 if p["property"] == claim.args["property"]}
     return f"{claim.args['property']}: " + ", ".join(sorted(statuses)) + " for every built-in ruleset"
 
 
 def scale(claim: Claim) -> str:
-    """Outcome shares and mean scores of a committed random-play run at scale (spec/analysis/scale/)."""
-    path = spec_dir() / "analysis" / "scale" / claim.args["file"]
+    """Outcome shares and mean scores of a committed random-play run at scale (results/analysis/scale/)."""
+    path = results_dir() / "analysis" / "scale" / claim.args["file"]
     res = json.loads(path.read_text(encoding="utf-8"))["random"]
     n, lines = res["games"], res["line_outcomes"]
     shares = " / ".join(f"{lines[k] / n:.1%}" for k in ("x", "o", "neither"))
