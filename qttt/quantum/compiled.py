@@ -249,7 +249,7 @@ class Core:
         if used < 0:
             raise self._overflow(used, "record buffer")
         finish()
-        return out.raw[:used].decode("ascii")
+        return ctypes.string_at(out, used).decode("ascii")
 
     @cached_property
     def _fragments(self) -> tuple[bytes, ctypes.Array[ctypes.c_int32]]:

@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 
 from qttt.analysis import sample
 from qttt.analysis.sample import Mapper, SampleResult, sample_games
+from qttt.cli import main
+from qttt.cli import sample as sample_cli
 from qttt.quantum.analysis.count import local_mapper
 from qttt.testing.strategies import rulesets
 from qttt.variant import Ruleset, load_ruleset
@@ -76,3 +78,17 @@ def test_dask_workers_start_and_answer_as_pool_workers() -> None:
         assert started(m) == {(os.getpid(), signal.SIG_IGN)}
         clustered = sample_games(rs, 30_000, seed=5, chunk=1000, mapper=m)
     assert answer(clustered) == answer(sample_games(rs, 30_000, seed=5, chunk=1000))
+
+
+@pytest.mark.parametrize(("name", "core"),
+                         [("wikipedia", "auto"), ("wikipedia", "python"), ("intelligent", "auto")])
+def test_random_records_whatever_the_workers(name: str, core: str, capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """`qttt random`: blocks the core writes run on threads, the others on processes; the same
+    records on 1, 2 or 3 of either."""
+    monkeypatch.setattr(sample_cli, "BLOCK", 7)
+    out = []
+    for workers in ("1", "2", "3"):
+        assert main(["random", name, "-n", "30", "--seed", "5", "--core", core, "--workers", workers]) == 0
+        out.append(capsys.readouterr().out)
+    assert out[0] == out[1] == out[2] and out[0].count("\n") == 30
