@@ -18,7 +18,7 @@ from qttt.analysis.sample import Mapper, SampleResult, sample_games
 from qttt.cli import main
 from qttt.cli import sample as sample_cli
 from qttt.quantum.analysis.count import local_mapper
-from qttt.testing.strategies import rulesets
+from qttt.quantum.strategies import rulesets
 from qttt.variant import Ruleset, load_ruleset
 
 

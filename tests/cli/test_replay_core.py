@@ -24,7 +24,8 @@ from qttt.cli import replay as replay_cli
 from qttt.games import random_game
 from qttt.notation import action_to_json
 from qttt.quantum.compiled import available
-from qttt.testing.strategies import rulesets
+from qttt.quantum.strategies import rulesets
+from qttt.variant import load_ruleset
 
 pytestmark = pytest.mark.skipif(available() is not None, reason="no C compiler: nothing to compare")
 
@@ -34,7 +35,7 @@ SPACE = st.sampled_from(["", "", "", " ", "  ", "\t", "\r", " \r "])
 @st.composite
 def records(draw: st.DrawFn) -> str:
     """One line: a record of a random game in some layout, often broken in some way."""
-    rs = draw(rulesets())
+    rs = draw(st.one_of(rulesets(), st.just(load_ruleset("intelligent"))))  # the other family: the engine's
     game = random_game(rs, random.Random(draw(st.integers(0, 9999))))[0]
     actions: list[object] = [action_to_json(a) for a in game]
     actions = actions[:draw(st.integers(0, len(actions)))]
