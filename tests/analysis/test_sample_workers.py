@@ -19,7 +19,8 @@ from qttt.cli import main
 from qttt.cli import sample as sample_cli
 from qttt.quantum.analysis.count import local_mapper
 from qttt.quantum.strategies import rulesets
-from qttt.variant import Ruleset, load_ruleset
+from qttt.ruleset import Ruleset
+from qttt.variant import load_ruleset
 
 
 def answer(res: SampleResult) -> tuple[object, ...]:
