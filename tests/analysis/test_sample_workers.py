@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from qttt.analysis import sample
-from qttt.analysis.sample import Mapper, SampleResult, sample_games
+from qttt.analysis.sample import SampleResult, sample_games
 from qttt.cli import main
 from qttt.cli import sample as sample_cli
-from qttt.quantum.analysis.count import local_mapper
+from qttt.processes import Mapper, local_mapper
 from qttt.quantum.strategies import rulesets
 from qttt.ruleset import Ruleset
 from qttt.variant import load_ruleset
