@@ -15,9 +15,10 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from qttt import Action, Measure, Place, Ruleset, State, mark_name
+from qttt import Ruleset
 from qttt.geometry import lines
 from qttt.notation import action_to_json
+from qttt.quantum.engine import Action, Measure, Place, State, mark_name
 
 from ..report import Witness
 
