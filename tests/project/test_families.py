@@ -30,8 +30,6 @@ from qttt.gametype import GAME_TYPES
 # named with what still ties it to a family. Empty it as they are fixed: the test fails on an
 # entry that no longer needs its place.
 ALLOWANCE: dict[str, str] = {
-    # the checker's command line reads the quantum catalogue of properties (s4-analysis)
-    "verify.cli": "imports verify.quantum",
     # `AWARD_GAME[a] == QUANTUM` stands for "the award scores a pattern" (s4-decl replaces it)
     "qttt.vocabulary": "compares with QUANTUM",
     "qttt.ruleset": "compares with NESTED",
