@@ -251,7 +251,7 @@ def comparison_page(root: Path) -> list[str]:
     files = sorted((root / "results" / "analysis").glob("*.json"))
     if not files:
         out += ["No analysis results are committed yet. When JSON results land under `results/analysis/`, "
-                "`python -m qttt.docgen` renders them here.", ""]
+                "the next site build renders them here.", ""]
     if files:
         out += analysistable(files)
     out += scale_section(root / "results" / "analysis" / "scale")
@@ -324,8 +324,8 @@ def verification_page(root: Path) -> list[str]:
     report = root / "results" / "verification" / "report.json"
     if not report.is_file():
         return [*out, "No report is committed yet. Produce it with "
-                "`qttt check --all --json > results/verification/report.json`, then run "
-                "`python -m qttt.docgen`.", ""]
+                "`qttt check --all --json > results/verification/report.json`; the next site build "
+                "renders it.", ""]
     from verify.cli import markdown
     return out + markdown(json.loads(report.read_text(encoding="utf-8")))
 
