@@ -3,9 +3,9 @@
 - count: complete games of kumar to ply 5 with the partition key, against the owner key (symmetry
   but no structural abstraction), and against no transpositions at all (engine enumeration, ply 4);
 - solve: alpha-beta with a transposition table from a kumar mid-game position, against the same
-  search without the table; the compiled core (qttt/analysis/_solve.c) on the same position against
+  search without the table; the compiled core (qttt/quantum/_core.c) on the same position against
   the Python solver with its table, and the compiled core solving kumar from the empty board;
-- solve near the end of a 4×4 game: the compiled rules core (qttt/analysis/_core.c) on a bonus4x4
+- solve near the end of a 4×4 game: the compiled rules core (qttt/quantum/_core.c) on a bonus4x4
   position 14 actions into a random game, against the Python solver;
 - sample: random kumar games per second on all cores (processes), against one process.
 
@@ -21,10 +21,10 @@ import time
 from collections.abc import Callable
 
 from qttt import load_ruleset
-from qttt.analysis import compiled
-from qttt.analysis.count import board_after, brute_force_nodes, count_games, local_mapper
 from qttt.analysis.sample import sample_games
-from qttt.analysis.solve import Solver
+from qttt.quantum import compiled
+from qttt.quantum.analysis.count import board_after, brute_force_nodes, count_games, local_mapper
+from qttt.quantum.analysis.solve import Solver
 
 
 def timed(fn: Callable[[], object]) -> tuple[float, object]:
@@ -36,8 +36,8 @@ def timed(fn: Callable[[], object]) -> tuple[float, object]:
 def bench_late_4x4() -> None:
     """The compiled core's exact value of a late bonus4x4 position against the Python solver's."""
     from qttt import playout
-    from qttt.analysis.compiled import core_for
-    from qttt.analysis.count import encode
+    from qttt.quantum.analysis.count import encode
+    from qttt.quantum.compiled import core_for
     rs = load_ruleset("bonus4x4")
     rng = random.Random(1)
     long_games = (g for g in iter(lambda: playout(rs, rng)[0], None) if len(g) >= 18)

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_playouts import batch, command_rates, row, timed  # the same timing as the peer comparison
 
 from qttt import load_ruleset
-from qttt.analysis.compiled import core_for
+from qttt.quantum.compiled import core_for
 
 TARGETS = {"random": 320_000, "analyze": 1_000_000}
 

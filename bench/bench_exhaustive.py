@@ -3,7 +3,7 @@
 Per ruleset: shape classes walked (each with K relabelled members, both cores compared at every
 checked position) and the partition classes they fall into,
 the walk's seconds on one process and on --processes, and its rate of checked positions per
-second against the baseline measured in the same run: the sampled check (`verify.sampled.sample`)
+second against the baseline measured in the same run: the sampled check (`verify.quantum.sampled.sample`)
 checking positions of random games. Then the whole `check(name, exhaustive=True)` per ruleset, Z3
 included, and the total: the figure behind "qttt check --all --exhaustive finishes for the 3×3
 rulesets within 15 minutes".
@@ -18,9 +18,9 @@ import os
 import time
 
 from qttt import builtin_names, load_ruleset
-from verify.abstract import Params, explore
-from verify.check import check, run_walks
-from verify.sampled import sample
+from verify.quantum.abstract import Params, explore
+from verify.quantum.check import check, run_walks
+from verify.quantum.sampled import sample
 
 
 def main() -> int:

@@ -2,7 +2,7 @@
 random-play statistics.
 
 Four figures, all measured in this run, each by CPU time and by wall time: the compiled nested core
-(qttt/analysis/_nested.c, `NestedCore.games`), `qttt.nested.engine.nested_playout` (the Python engine's
+(qttt/nested/_core.c, `NestedCore.games`), `qttt.nested.engine.nested_playout` (the Python engine's
 playout loop), a loop over the immutable `NestedState` API (`legal_actions` + `apply`), and the
 baseline: a naive re-implementation in the style of the 2017 course simulator (a 16×16 list of '-',
 'x', 'o', the valid cells found by scanning the routed block or the whole board, block and board
@@ -29,8 +29,8 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from qttt.analysis.nested_core import available, core_for
 from qttt.cli.vectors import default_suites
+from qttt.nested.compiled import available, core_for
 from qttt.nested.engine import NestedState, nested_playout
 from qttt.players import SearchPlayer
 from qttt.variant import NESTED, Ruleset, load_ruleset

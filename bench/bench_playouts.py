@@ -2,7 +2,7 @@
 
 Every figure is measured in this run and given twice: games per second of CPU time (this process,
 or the peer's process) and of wall time (the machine is shared: wall time shows the load, CPU time
-the work). Per ruleset, four figures on one core: the compiled core (qttt/analysis/_core.c, games
+the work). Per ruleset, four figures on one core: the compiled core (qttt/quantum/_core.c, games
 tallied as `qttt analyze random` tallies them), `qttt.playout` (the Python engine's playout API), a
 loop over the immutable `State` API (`legal_actions` + `apply`), and the naive reference model of
 tests/support/reference.py, the baseline of the Python ratios; the compiled core's ratio is to
@@ -48,9 +48,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "suppo
 import reference
 
 import qttt
-from qttt.analysis import compiled
-from qttt.analysis.count import local_mapper
 from qttt.analysis.sample import sample_games
+from qttt.quantum import compiled
+from qttt.quantum.analysis.count import local_mapper
 
 Rates = tuple[float, float]  # games per CPU-second, games per wall-second
 DRIVER = "qttt-bench-driver"

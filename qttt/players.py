@@ -12,9 +12,9 @@ import time
 from fractions import Fraction
 from typing import Protocol
 
-from .analysis import nested_core
 from .errors import IllegalAction
 from .family import AnyAction, GameState
+from .nested import compiled as nested_core
 from .nested.engine import NestedState
 
 

@@ -27,10 +27,10 @@ from qttt.family import family_of, tool
 from qttt.notation import Record, record_from_json
 from qttt.spec import spec_dir
 
-from .catalogue import LABELS, PROPERTIES, SHAPE_KEY
+from .quantum.catalogue import LABELS, PROPERTIES, SHAPE_KEY
 
 if TYPE_CHECKING:
-    from .check import Report
+    from .quantum.check import Report
 
 
 STYLES = {"proved": "green", "exhaustive": "green", "classes": "green", "sampled": "cyan", "argued": "cyan",
@@ -271,7 +271,7 @@ def print_shared(out: Console, reports: list[Report]) -> None:
     """The work every quantum ruleset shares, reported once: Z3, its cross-checks, the enumeration."""
     if all(r.walk is None and not any(f.details.get("z3_shared") for f in r.findings) for r in reports):
         return
-    from .check import shared_work
+    from .quantum.check import shared_work
 
     data = shared_work()
     z3 = data["z3"]

@@ -89,7 +89,7 @@ def _mapper(args: argparse.Namespace) -> Iterator[Any]:
     if workers <= 1:
         yield None
         return
-    from ..analysis.count import local_mapper
+    from ..quantum.analysis.count import local_mapper
     m, stop = local_mapper(workers)
     try:
         yield m
@@ -156,7 +156,7 @@ def _emit(args: argparse.Namespace, rs: Ruleset, section: str, payload: dict[str
 
 
 def run_count(args: argparse.Namespace) -> int:
-    from ..analysis.count import count_games
+    from ..quantum.analysis.count import count_games
     rs = load_ruleset(args.ruleset)
     _guard(args, rs, "count", search=args.max_ply is None)
     with _mapper(args) as mapper, _bar(args, "count") as bar:
@@ -174,8 +174,8 @@ def run_count(args: argparse.Namespace) -> int:
 
 
 def run_solve(args: argparse.Namespace) -> int:
-    from ..analysis.solve import solve
     from ..notation import action_to_json
+    from ..quantum.analysis.solve import solve
     from ..quantum.notation import to_notation
     rs = load_ruleset(args.ruleset)
     _guard(args, rs, "solve", search=True)
@@ -220,7 +220,7 @@ def run_random(args: argparse.Namespace) -> int:
 
 
 def run_fairness(args: argparse.Namespace) -> int:
-    from ..analysis.fairness import fairness_report
+    from ..quantum.analysis.fairness import fairness_report
     rs = load_ruleset(args.ruleset)
     _guard(args, rs, "fairness", search=args.search)
     with _bar(args, "fairness") as bar:

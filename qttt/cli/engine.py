@@ -35,9 +35,9 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(sys.stdin, io.TextIOWrapper):
         sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8 make a line that is not JSON
     if args.core == "compiled":
-        from ..analysis.compiled import available
         from ..conformance.core import CompiledEngine
         from ..errors import QtttError
+        from ..quantum.compiled import available
         reason = available()
         if reason is not None:
             raise QtttError("core-compiled", reason)

@@ -9,13 +9,13 @@ not implement are answered by the Python engine on the same actions.
 
 from __future__ import annotations
 
-from ..analysis.compiled import CorePosition
-from ..analysis.nested_core import NestedPosition
 from ..errors import QtttError
 from ..family import AnyAction, Mark, compiled_core
 from ..family import CorePosition as AnyPosition
 from ..games import new_game, replay_actions
+from ..nested.compiled import NestedPosition
 from ..notation import Json, action_from_json, action_to_json
+from ..quantum.compiled import CorePosition
 from ..quantum.engine import mark_name
 from .protocol import QtttEngine, error
 

@@ -48,9 +48,9 @@ class NestedFamily:
     vectors = "nested"
     tools = MappingProxyType({"cases": "qttt.nested.cases", "page": "qttt.nested.pages:nested_ruleset_page",
              "rulebook": "qttt.nested.rulebook:BOOK",
-             "play": "qttt.nested.play:play", "check": "verify.nested:check_nested",
+             "play": "qttt.nested.play:play", "check": "verify.nested.check:check_nested",
              "frameworks": "qttt.nested.frameworks:codec",
-             "core": "qttt.analysis.nested_core"})
+             "core": "qttt.nested.compiled"})
 
     def initial(self, rs: Ruleset) -> GameState:
         return NestedState.initial(rs)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from verify.nested import points_range
+from verify.nested.check import points_range
 
 from ..family import AnyAction, GameState, Mark
 from ..interop import Codec

@@ -28,9 +28,9 @@ class QuantumFamily:
     vectors = ""
     tools = MappingProxyType({"cases": "qttt.quantum.cases", "page": "qttt.docgen.pages:ruleset_page",
              "rulebook": "qttt.docgen.rulebook:QUANTUM_BOOK",
-             "play": "qttt.quantum.play:play", "check": "verify.check:check",
+             "play": "qttt.quantum.play:play", "check": "verify.quantum.check:check",
              "frameworks": "qttt.quantum.frameworks:codec",
-             "core": "qttt.analysis.compiled"})
+             "core": "qttt.quantum.compiled"})
 
     def initial(self, rs: Ruleset) -> GameState:
         return State.initial(rs)

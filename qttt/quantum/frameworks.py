@@ -7,8 +7,8 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import partial
 
-from verify.abstract import Params, explore
-from verify.scores import declared_range
+from verify.quantum.abstract import Params, explore
+from verify.quantum.scores import declared_range
 
 from ..family import AnyAction, GameState
 from ..interop import Codec, Range

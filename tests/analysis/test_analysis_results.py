@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from qttt import load_ruleset, new_game
-from qttt.analysis.count import count_games, local_mapper
 from qttt.analysis.sample import sample_games
 from qttt.notation import action_from_json
+from qttt.quantum.analysis.count import count_games, local_mapper
 
 RESULTS = sorted((Path(__file__).resolve().parents[2] / "results" / "analysis").glob("*.json"))
 

@@ -6,8 +6,15 @@ from __future__ import annotations
 import pytest
 
 from qttt import State, load_ruleset
-from qttt.analysis.claims import COMPUTATIONS, READS_RESULTS, Claim, compute, load_claims, mean_placements
 from qttt.docgen import sources
+from qttt.quantum.analysis.claims import (
+    COMPUTATIONS,
+    READS_RESULTS,
+    Claim,
+    compute,
+    load_claims,
+    mean_placements,
+)
 from qttt.quantum.notation import from_notation
 
 CLAIMS = load_claims()

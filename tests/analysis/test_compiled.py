@@ -1,4 +1,4 @@
-"""The compiled rules core (qttt/analysis/_core.c) as a second implementation of the rules: the
+"""The compiled rules core (qttt/quantum/_core.c) as a second implementation of the rules: the
 same random games as the Python engine from the same seeds (whole games compared, 100,000 per
 built-in ruleset in the slow lane), the same perft counts, the conformance suites through the
 engine protocol, exact values near the end equal to plain minimax, and the Python fallback
@@ -18,19 +18,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qttt import State, builtin_names, load_ruleset, playout
-from qttt.analysis import compiled
-from qttt.analysis.compiled import CoreUnavailable, core_for, use_compiled
-from qttt.analysis.count import board_after, encode
+from qttt import State, builtin_names, load_ruleset, native, playout
 from qttt.analysis.sample import sample_games
-from qttt.analysis.solve import minimax
 from qttt.cli import main
 from qttt.cli import sample as sample_cli
 from qttt.conformance.core import CompiledEngine
 from qttt.conformance.perft import perft_counts
 from qttt.conformance.runner import InProcessEngine, Runner, load_suites
 from qttt.conformance.suite import vectors_dir
+from qttt.native import CoreUnavailable
 from qttt.notation import action_to_json
+from qttt.quantum import compiled
+from qttt.quantum.analysis.count import board_after, encode
+from qttt.quantum.analysis.solve import minimax
+from qttt.quantum.compiled import core_for, use_compiled
 from qttt.quantum.game import compile_game
 from qttt.variant import Component, Ruleset, with_params
 
@@ -321,7 +322,7 @@ def test_rulesets_beyond_the_core_fall_back_to_python() -> None:
 
 def test_without_a_compiler_everything_falls_back(monkeypatch: pytest.MonkeyPatch,
                                                   capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    monkeypatch.setattr(compiled, "compiler", lambda: None)
+    monkeypatch.setattr(native, "compiler", lambda: None)
     compiled.library.cache_clear()
     compiled._cores.cache_clear()
     try:

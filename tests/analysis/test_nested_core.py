@@ -1,4 +1,4 @@
-"""The compiled nested core (qttt/analysis/_nested.c) as a second implementation of the rules of the
+"""The compiled nested core (qttt/nested/_core.c) as a second implementation of the rules of the
 nested-classical family: the same random games as the Python engine for a seed (built-in ruleset,
 editions, coverage variant, and generated rulesets over every parameter), the same positions,
 legal sets and refusals step by step, the committed perft tables, the conformance suites served
@@ -17,8 +17,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qttt.analysis import nested_core
-from qttt.analysis.compiled import CoreUnavailable
 from qttt.analysis.sample import sample_games
 from qttt.cli import main
 from qttt.conformance.core import CompiledEngine
@@ -27,6 +25,8 @@ from qttt.conformance.runner import InProcessEngine, Runner, load_suites
 from qttt.conformance.suite import coverage_vectors_dir, nested_vectors_dir
 from qttt.errors import IllegalAction, RecordError
 from qttt.family import Mark
+from qttt.native import CoreUnavailable
+from qttt.nested import compiled as nested_core
 from qttt.nested.engine import NestedState, nested_playout
 from qttt.notation import action_from_json
 from qttt.players import SearchPlayer
@@ -246,7 +246,7 @@ def test_without_a_compiler_commands_fall_back_or_refuse(capsys: pytest.CaptureF
     nested_core.library.cache_clear()
     nested_core._cores.cache_clear()
     try:
-        with mock.patch("qttt.analysis.compiled.compiler", return_value=None):
+        with mock.patch("qttt.native.compiler", return_value=None):
             assert "no C compiler" in (nested_core.available() or "")
             assert not nested_core.use_compiled(rs, "auto")
             with pytest.raises(CoreUnavailable):

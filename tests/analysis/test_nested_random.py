@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from nested_reference import RefNested, load_nested
 
-from qttt.analysis import nested_core
 from qttt.analysis.sample import sample_games
 from qttt.cli import main
+from qttt.nested import compiled as nested_core
 from qttt.variant import load_ruleset
 
 Tally = tuple[Counter[tuple[Fraction, Fraction]], Counter[tuple[int, int]]]

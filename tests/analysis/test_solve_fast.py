@@ -1,4 +1,4 @@
-"""The compiled solver core (qttt/analysis/_solve.c): its scores equal the engine's, its values equal
+"""The compiled solver core (qttt/quantum/_core.c): its scores equal the engine's, its values equal
 the Python solver's and plain minimax, finer keys give the same values, and `solve` with it gives
 the same results and a principal variation the engine replays to the value."""
 
@@ -13,16 +13,17 @@ from pathlib import Path
 import pytest
 from positions import THREE, midgame
 
-from qttt import State, load_ruleset, playout
-from qttt.analysis import compiled
-from qttt.analysis.count import board_after, encode
-from qttt.analysis.fairness import scoring_variants
+from qttt import State, load_ruleset, native, playout
 from qttt.analysis.results import load_results, result_path
-from qttt.analysis.solve import Solver, choose_engine, minimax, solve
 from qttt.cli import main
 from qttt.conformance.suite import suite_path
 from qttt.errors import QtttError
+from qttt.native import CoreUnavailable
 from qttt.notation import action_from_json
+from qttt.quantum import compiled
+from qttt.quantum.analysis.count import board_after, encode
+from qttt.quantum.analysis.fairness import scoring_variants
+from qttt.quantum.analysis.solve import Solver, choose_engine, minimax, solve
 from qttt.quantum.engine import quantum_action
 from qttt.quantum.game import compile_game
 from qttt.variant import Component, Ruleset, with_params
@@ -158,12 +159,12 @@ def test_cli_solve_reproduces_the_saved_russian_result(tmp_path: Path,
 
 def test_without_a_compiler_auto_falls_back_and_c_is_refused(monkeypatch: pytest.MonkeyPatch,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(compiled, "compiler", lambda: None)
+    monkeypatch.setattr(native, "compiler", lambda: None)
     compiled.library.cache_clear()
     try:
         rs = load_ruleset("russian")
         assert choose_engine(rs, "auto") == "python"
-        with pytest.raises(compiled.CoreUnavailable, match="no C compiler"):
+        with pytest.raises(CoreUnavailable, match="no C compiler"):
             choose_engine(rs, "c")
         assert main(["analyze", "solve", "russian", "--engine", "c"]) == 2
         err = capsys.readouterr().err

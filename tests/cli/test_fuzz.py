@@ -21,9 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from qttt import builtin_names, load_ruleset
-from qttt.analysis.count import count_games
 from qttt.analysis.sample import sample_games
-from qttt.analysis.solve import solve
 from qttt.cli import main
 from qttt.conformance import protocol
 from qttt.conformance.check import check_files
@@ -32,6 +30,8 @@ from qttt.conformance.runner import load_suites
 from qttt.conformance.suite import suite_path
 from qttt.errors import QtttError
 from qttt.notation import parse_records
+from qttt.quantum.analysis.count import count_games
+from qttt.quantum.analysis.solve import solve
 from qttt.quantum.engine import State
 from qttt.quantum.notation import from_notation, from_position
 from qttt.quantum.play import Game

@@ -362,7 +362,7 @@ def test_changed_count_checkpoints_are_damaged(tmp_path_factory: pytest.TempPath
                                                data: dict[str, object], digest: bool) -> None:
     """A real checkpoint with fields changed (its digest kept, or dropped) is never resumed:
     a changed file cannot make a count complete or wrong."""
-    from qttt.analysis.count import count_games
+    from qttt.quantum.analysis.count import count_games
     cp = tmp_path_factory.mktemp("c") / "cp.json"
     rs = load_ruleset("qttt(board=2)")
     count_games(rs, max_ply=2, checkpoint=cp)
@@ -459,7 +459,7 @@ def test_ctrl_c_in_check_is_never_a_report() -> None:
 def test_z3_interrupts_are_raised_not_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     import z3
 
-    from verify import z3_graph
+    from verify.quantum import z3_graph
 
     class Interrupted:
         def __init__(self, *args: object) -> None:

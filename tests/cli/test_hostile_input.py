@@ -416,10 +416,10 @@ def test_check_resolves_every_name_first(capsys: pytest.CaptureFixture[str]) -> 
 
 def test_check_says_why_it_exits_1(capsys: pytest.CaptureFixture[str],
                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    import verify.check
     import verify.cli
+    import verify.quantum.check
     fake = {"wikipedia": (), "bonus4x4": ("violated",)}
-    monkeypatch.setattr(verify.check, "check", lambda name, **kw: SimpleNamespace(
+    monkeypatch.setattr(verify.quantum.check, "check", lambda name, **kw: SimpleNamespace(
         spec=name, walk=None, findings=[], has=lambda status, name=name: status in fake[name]))
     monkeypatch.setattr(verify.cli, "print_report", lambda out, report: None)
     status, out, _ = run(["check", "wikipedia", "bonus4x4", "--quiet"], capsys)

@@ -33,11 +33,12 @@ from qttt import (
     state_to_json,
     with_params,
 )
-from qttt.analysis import compiled, nested_core
 from qttt.errors import QtttError
 from qttt.family import Mark, compiled_core, family_of
 from qttt.games import new_game
+from qttt.nested import compiled as nested_core
 from qttt.nested.engine import NestedState
+from qttt.quantum import compiled
 from qttt.spec import rules, spec_dir
 
 QTTT = Path(__file__).resolve().parents[2] / "qttt"
@@ -409,7 +410,7 @@ def test_the_compiled_core_is_refused_when_it_cannot_be_built(name: str) -> None
     for m in modules:
         m.library.cache_clear()
     try:
-        with mock.patch("qttt.analysis.compiled.compiler", return_value=None):
+        with mock.patch("qttt.native.compiler", return_value=None):
             assert compiled_core(rs, "auto") is None and compiled_core(rs, "python") is None
             with pytest.raises(QtttError) as e:
                 compiled_core(rs, "compiled")

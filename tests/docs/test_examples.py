@@ -9,9 +9,9 @@ from fractions import Fraction
 import pytest
 
 from qttt import Measure, Place, State, load_ruleset, with_params
-from qttt.analysis import contrast
 from qttt.docgen import EXAMPLES, Example
 from qttt.errors import QtttError
+from qttt.quantum.analysis import contrast
 from qttt.quantum.engine import quantum_action
 from qttt.quantum.notation import from_notation
 from qttt.variant import Ruleset
@@ -168,4 +168,4 @@ def test_spooky_marks_on_a_4x4_board_are_legible() -> None:
 def test_committed_contrasts_are_what_the_searches_find_now() -> None:
     """The whole of results/contrasts.json (pairs, parameters, the examples' branch values)
     regenerates identically."""
-    assert contrast.main(["--check"]) == 0, "run python -m qttt.analysis.contrast"
+    assert contrast.main(["--check"]) == 0, "run python -m qttt.quantum.analysis.contrast"

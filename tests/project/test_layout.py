@@ -105,7 +105,7 @@ GENERATED = (
               "tests/analysis/test_scale_results.py"),
     Generated("qttt check --all --json --no-timing", lambda: {"results/verification/report.json"}, True,
               "tests/verify/test_verification_report.py"),
-    Generated("python -m qttt.analysis.contrast", lambda: {"results/contrasts.json"}, True,
+    Generated("python -m qttt.quantum.analysis.contrast", lambda: {"results/contrasts.json"}, True,
               "tests/docs/test_examples.py"),
 )
 

@@ -2,7 +2,7 @@
 deliberate, independent copies: for the quantum family the compiled C core (checked by behaviour:
 a ruleset using each value plays the same games and perft in C as in the engine) and the tests'
 reference model; for the nested-classical family the engine (qttt/nested/engine.py), its compiled
-core (qttt/analysis/_nested.c, its header) and its reference model (tests/support/nested_reference.py).
+core (qttt/nested/_core.c, its header) and its reference model (tests/support/nested_reference.py).
 Adding a value or an award fails here until both copies
 cover it; removing one fails until both drop it."""
 
@@ -17,12 +17,12 @@ import pytest
 import reference
 
 from qttt import State, playout
-from qttt.analysis import compiled
-from qttt.analysis.count import encode
-from qttt.analysis.nested_core import AWARD_CODES
 from qttt.conformance.perft import perft_counts
 from qttt.geometry import grid_patterns
+from qttt.nested.compiled import AWARD_CODES
 from qttt.nested.engine import AWARD_RULES
+from qttt.quantum import compiled
+from qttt.quantum.analysis.count import encode
 from qttt.quantum.scoring import AWARD_TYPES, CRITERIA_CODES
 from qttt.spec import rules
 from qttt.variant import (
@@ -47,7 +47,7 @@ OTHER_FAMILIES = set(GAMES) - {QUANTUM}  # values of `game` that are no quantum 
 REASON = compiled.available()
 ROOT = Path(__file__).resolve().parents[2]
 COVERAGE = sorted((ROOT / "spec" / "coverage").glob("*.toml"))
-NESTED_CORE = "qttt/analysis/_nested.c"
+NESTED_CORE = "qttt/nested/_core.c"
 
 
 def _word(value: object) -> str:

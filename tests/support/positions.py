@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from qttt import load_ruleset, playout
-from qttt.analysis.count import count_games, encode
+from qttt.quantum.analysis.count import count_games, encode
 
 THREE = ("wikipedia", "russian", "russian-unstable", "kumar", "ishizeki-complete")
 

@@ -1,4 +1,4 @@
-"""Tests for the consistency checker (verify.check and its parts): the catalogue, the
+"""Tests for the consistency checker (verify.quantum.check and its parts): the catalogue, the
 component-size abstraction against the engine, designed witness games replayed by the engine and
 by the reference model, the score analysis, and `check` / the command line end to end."""
 
@@ -30,16 +30,29 @@ from qttt import (
 from qttt.geometry import lines
 from qttt.notation import record_from_json
 from qttt.quantum.engine import quantum_state
-from verify import abstract as A
-from verify import check as check_module
 from verify import cli
-from verify.catalogue import NESTED_PROPERTIES, PROPERTIES
-from verify.check import check, finding, run_walks
-from verify.exhaustive import walk_ruleset
-from verify.nested import check_nested
-from verify.sampled import Context, check_measurements, check_shape, confirm, expected_refusals
-from verify.scores import declared_range, most_cells, range_witnesses, sole_collapse_game, tie_verdicts
-from verify.witness import Confirmed, Witness, deadlock_witness, plan_actions, replay, stuck_without_line
+from verify.nested.check import check_nested
+from verify.quantum import abstract as A
+from verify.quantum import check as check_module
+from verify.quantum.catalogue import NESTED_PROPERTIES, PROPERTIES
+from verify.quantum.check import check, finding, run_walks
+from verify.quantum.exhaustive import walk_ruleset
+from verify.quantum.sampled import Context, check_measurements, check_shape, confirm, expected_refusals
+from verify.quantum.scores import (
+    declared_range,
+    most_cells,
+    range_witnesses,
+    sole_collapse_game,
+    tie_verdicts,
+)
+from verify.quantum.witness import (
+    Confirmed,
+    Witness,
+    deadlock_witness,
+    plan_actions,
+    replay,
+    stuck_without_line,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILTINS = ("wikipedia", "russian", "russian-unstable", "bonus4x4", "kumar", "ishizeki-complete")

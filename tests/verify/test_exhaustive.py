@@ -1,4 +1,4 @@
-"""The exhaustive walk of verify.exhaustive: its shape key is a canonical form (isomorphic positions
+"""The exhaustive walk of verify.quantum.exhaustive: its shape key is a canonical form (isomorphic positions
 get equal keys, checked against brute force over every relabelling of the cells) and sound for what
 the walk checks (positions with equal keys have the same legal-action count, phase, player parity
 and successor keys: a bisimulation), and the walk visits every class."""
@@ -15,8 +15,8 @@ import pytest
 
 from qttt import State, load_ruleset, with_params
 from qttt.cli import main
-from verify.abstract import abstract_of
-from verify.exhaustive import shape_key, walk, walk_ruleset
+from verify.quantum.abstract import abstract_of
+from verify.quantum.exhaustive import shape_key, walk, walk_ruleset
 
 
 def brute_shape(state: State) -> tuple[Any, ...]:

@@ -1,5 +1,5 @@
 """Planted rules bugs: each mutant of the engine, of the scoring or of the compiled core (patched in
-for one test, never in the product) must make `verify.check.check` report a violation with a
+for one test, never in the product) must make `verify.quantum.check.check` report a violation with a
 witness game that `confirm` replays from the start and sees fail, never "proved"; the unmutated
 engine on the same ruleset must not show that violation. Small rulesets (mostly 2×2) keep the cost
 low; the 3×3 ones (a label-dependent collapse, a measurement consuming a move number, a placement
@@ -18,13 +18,12 @@ from typing import Any
 import pytest
 
 from qttt import IllegalAction, Place, load_ruleset
-from qttt.analysis import compiled
 from qttt.geometry import cells_of
-from qttt.quantum import engine, game, scoring
+from qttt.quantum import compiled, engine, game, scoring
 from qttt.quantum.engine import MEASURE, PLACE, Board
-from verify.check import Finding, Report, check, designed
-from verify.exhaustive import walk
-from verify.sampled import Context, confirm
+from verify.quantum.check import Finding, Report, check, designed
+from verify.quantum.exhaustive import walk
+from verify.quantum.sampled import Context, confirm
 
 Patch = Callable[[pytest.MonkeyPatch], None]
 TWO = "qttt(board=2,end=full)"

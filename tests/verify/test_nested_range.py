@@ -1,4 +1,4 @@
-"""The nested family's score range (verify.nested.points_range) is sound for every drawn ruleset,
+"""The nested family's score range (verify.nested.check.points_range) is sound for every drawn ruleset,
 negative points included: random games end inside it, and the checker raises no false alarm."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from qttt.nested.engine import NestedState
 from qttt.testing.strategies import nested_rulesets
 from qttt.variant import Ruleset
-from verify.nested import points_range, position_failures
+from verify.nested.check import points_range, position_failures
 
 
 @settings(max_examples=40, deadline=None)

@@ -1,5 +1,5 @@
-"""Tests for the Z3 graph and collapse encodings (verify.z3_graph) and their enumeration
-cross-check (verify.graphs).
+"""Tests for the Z3 graph and collapse encodings (verify.quantum.z3_graph) and their enumeration
+cross-check (verify.quantum.graphs).
 
 Three kinds: hand-made graphs with answers worked out by hand; the real claims proved and
 re-checked by enumeration; deliberately broken rules, which must give counterexamples that
@@ -14,9 +14,9 @@ from collections.abc import Sequence
 import pytest
 import z3
 
-from verify import graphs as G
-from verify import z3_graph as Z
-from verify.graphs import Multigraph, Pair
+from verify.quantum import graphs as G
+from verify.quantum import z3_graph as Z
+from verify.quantum.graphs import Multigraph, Pair
 
 
 def models(constraints: Sequence[z3.BoolRef], keys: Sequence[z3.BoolRef]) -> list[tuple[bool, ...]]:

@@ -2,7 +2,7 @@
 
 The walk goes ply by ply from the empty board through the public `State` API, merging positions
 whose keys are equal (none under `concrete_key`: every reachable position), and runs
-`verify.sampled.inspect` on one representative of every key, and under the shape key on K
+`verify.quantum.sampled.inspect` on one representative of every key, and under the shape key on K
 relabelled members of its class too (`relabel`): cycle = graph cycle, both measurement outcomes
 classical and differing exactly on the cycle, nothing outside the component changed, the player
 to act, the end rules, a legal action when not over, refusals, both cores, final scores,
@@ -24,7 +24,7 @@ Keys, and why each is sound for what is checked under it:
   the same successors' shapes. The structural walk therefore runs on that ruleset (`walk_ruleset`);
   a second walk on the ruleset itself checks the end rules and final scores on one position per
   shape class it reaches (not every position: the line end depends on owners).
-* `partition_key` (qttt.analysis.keys): component sizes only, the abstraction's key; measured for
+* `partition_key` (qttt.quantum.analysis.keys): component sizes only, the abstraction's key; measured for
   comparison. It is too coarse for the measurement checks, which need the cycle inside a component.
 * Scores read owners (and, for some awards, move numbers) which `shape_key` forgets; they are
   checked on the final positions the walks reach and in sampled games, and the report says so.

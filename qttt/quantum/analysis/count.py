@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..bounds import CODE, COUNT, MAX_PLY
-from ..errors import FileError, QtttError, UsageError
-from ..io import damaged, read_checkpoint, write_checkpoint
-from ..processes import stop_pool, worker_pool
-from ..quantum.engine import MEASURE, OVER, Board, Measure, Place
-from ..quantum.game import compile_game
-from ..variant import Ruleset
+from ...bounds import CODE, COUNT, MAX_PLY
+from ...errors import FileError, QtttError, UsageError
+from ...io import damaged, read_checkpoint, write_checkpoint
+from ...processes import stop_pool, worker_pool
+from ...variant import Ruleset
+from ..engine import MEASURE, OVER, Board, Measure, Place
+from ..game import compile_game
 from .keys import Key, owner_key, partition_key
 
 Path_ = tuple[int, ...]
@@ -254,7 +254,7 @@ def _resume(rs: Ruleset, kind: str, res: CountResult, path: Path,
 def brute_force_nodes(rs: Ruleset, depth: int, start: Sequence[int] = ()) -> tuple[list[int], int]:
     """Tree nodes by ply and games ending within `depth` plies, by plain enumeration with the public
     engine API (State.legal_actions / State.apply): the check on `count_games`."""
-    from ..quantum.engine import State
+    from ..engine import State
     state = State.initial(rs)
     n2 = rs.board ** 2
     for code in start:

@@ -7,7 +7,7 @@ abstraction's; the player to act and move numbers match the checker's own count 
 played; every action the rules refuse is refused under the rule check-order names; the compiled
 core holds the same positions. A failure keeps the actions that reach the offending position, and
 counts only once `confirm` replays them from the start under the real rules. The same position
-checks (`inspect`) serve the walk of `verify.exhaustive`; an engine that raises is a failure like
+checks (`inspect`) serve the walk of `verify.quantum.exhaustive`; an engine that raises is a failure like
 any other, never a crash of the checker.
 """
 
@@ -21,7 +21,7 @@ from functools import cache
 from typing import Any
 
 from qttt import Action, IllegalAction, Measure, Place, Ruleset, State, compile_game, player_of
-from qttt.analysis import compiled
+from qttt.quantum import compiled
 
 from .abstract import Params, simulates
 from .catalogue import REFUSAL_ORDER

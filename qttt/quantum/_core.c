@@ -1,10 +1,10 @@
-/* Compiled rules core for quantum rulesets (qttt.analysis.compiled): the one C implementation of
+/* Compiled rules core for quantum rulesets (qttt.quantum.compiled): the one C implementation of
    the rules of qttt/quantum/engine.py (Board) and the scoring of qttt/quantum/scoring.py, named by the same rule
    ids, with everything built on top of it: random playouts that draw from Python's own Mersenne
    Twister state (so a seed gives the same games as `qttt.playout`), perft, positions for the engine
    protocol, and an exact alpha-beta solver.
 
-   The same source is compiled twice (qttt.analysis.compiled.BUILDS): QC_CELLS=9 (boards of at most
+   The same source is compiled twice (qttt.quantum.compiled.BUILDS): QC_CELLS=9 (boards of at most
    9 cells, 32-bit move masks, solver keys canonical under the board's symmetries) and QC_CELLS=16
    (64-bit move masks, solver keys hashed). The ruleset arrives as the int64 array
    `compiled.config` serialises from `qttt.game.Game`; its field names and codes come from
@@ -240,7 +240,7 @@ HOT void apply_code(const Rules *r, Pos *p, int code) {
     else place(r, p, r->ca[code], r->cb[code]);
 }
 
-/* An action code as Python encodes it (qttt/analysis/count.py encode): -(cell+1) measures. */
+/* An action code as Python encodes it (qttt/quantum/analysis/count.py encode): -(cell+1) measures. */
 static int32_t external(const Rules *r, int code) { return code >= r->sq ? -(r->ca[code] + 1) : code; }
 
 /* ---- scoring (qttt/quantum/scoring.py), scaled ---------------------------------------------------------- */
@@ -416,7 +416,7 @@ static void perft_walk(const Rules *r, const Pos *p, int level, int depth, uint6
 /* ---- solver: position keys ---------------------------------------------------------------------- */
 
 #if CANONICAL
-/* Canonical keys (qttt/analysis/keys.py numbered_key / owner_key), minimised over the symmetries. */
+/* Canonical keys (qttt/quantum/analysis/keys.py numbered_key / owner_key), minimised over the symmetries. */
 
 static uint16_t dead_cells(const Rules *r, const Pos *p) {
     uint16_t live = 0;
@@ -508,7 +508,7 @@ static void pos_key(const Rules *r, const Pos *p, uint64_t *k1, uint64_t *k2) {
 }
 #endif
 
-/* ---- solver: the value x - o under perfect play (qttt/analysis/solve.py) ------------------------ */
+/* ---- solver: the value x - o under perfect play (qttt/quantum/analysis/solve.py) ---------------- */
 
 typedef struct {
     uint64_t k1, k2;
@@ -618,7 +618,7 @@ static int64_t search(Search *s, const Pos *p, int64_t alpha, int64_t beta) {
     return best;
 }
 
-/* ---- configuration (qttt.analysis.compiled.config; field names from _config.h) -------------- */
+/* ---- configuration (qttt.quantum.compiled.config; field names from _config.h) --------------- */
 
 typedef struct { const int64_t *cfg; int64_t n, i; int bad; } Reader;
 

@@ -15,8 +15,8 @@ from qttt.family import Mark
 from qttt.nested.engine import NestedState
 from qttt.notation import action_to_json
 
-from .check import Report, finding
-from .witness import Confirmed
+from ..quantum.check import Report, finding
+from ..quantum.witness import Confirmed
 
 DEFAULT_GAMES = 200
 

@@ -42,7 +42,7 @@ is labelled breadth-first, tree by tree, starting from a chosen vertex, which be
 
 The unreduced shapes `ranked_forest` / `ranked_tree` (parent pointers with integer ranks, no
 assumption on labels) prove the same claims on small sizes (`unreduced_obligations`), which
-checks the reductions; `verify.graphs` checks everything again by enumeration.
+checks the reductions; `verify.quantum.graphs` checks everything again by enumeration.
 
 Lemmas the decomposition rests on (standard, and re-checked by enumeration): a set of forest
 edges in which exactly a and b have odd degree exists iff a and b are joined; a cut separating

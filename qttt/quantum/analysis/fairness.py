@@ -8,8 +8,8 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from ..variant import Component, Ruleset
-from .results import load_results, result_path
+from ...analysis.results import load_results, result_path
+from ...variant import Component, Ruleset
 
 F = Fraction
 
@@ -46,7 +46,7 @@ def variant_value(rs: Ruleset, engine: str = "auto") -> Fraction:
     """The perfect-play value of `rs` from the empty board (`solve.choose_engine` picks the search)."""
     from .solve import Solver, choose_engine
     if choose_engine(rs, engine) == "c":
-        from .compiled import DEFAULT_LOG2, FastSolver
+        from ..compiled import DEFAULT_LOG2, FastSolver
         fs = FastSolver(rs, DEFAULT_LOG2)
         try:
             return fs.exact_value(())

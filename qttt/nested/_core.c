@@ -1,11 +1,11 @@
-/* Compiled rules core for the nested-classical family (qttt.analysis.nested_core): Intelligent
+/* Compiled rules core for the nested-classical family (qttt.nested.compiled): Intelligent
    Tic-Tac-Toe and its editions, boards of n×n blocks of n×n cells for n up to 8.
 
    A second implementation of the rules of qttt/nested.py, each step named by its rule id in
    spec/rules.toml: random playouts that draw from Python's own Mersenne Twister state (so a seed
    gives the same games as `nested.nested_playout`), perft, and positions loaded from the engine's
    states (for the search player's rollouts). The ruleset arrives as the int64 array
-   `nested_core.config` serialises (layout there): routes and patterns as masks (any route; the
+   `compiled.config` serialises (layout there): routes and patterns as masks (any route; the
    pattern kinds are expanded to positions by qttt.geometry); points are integers scaled by a
    common denominator chosen in Python.
 

@@ -1,6 +1,6 @@
-"""The compiled core of the nested-classical family: `_nested.c`, a second implementation of the
-rules of qttt/nested.py, built on demand with the system C compiler (`compiled.build`) and used
-through ctypes.
+"""The compiled core of the nested-classical family: `_core.c`, a second implementation of the
+rules of qttt/nested/engine.py, built on demand with the system C compiler (`qttt.native.build`)
+and used through ctypes.
 
 It plays random games drawing from a `random.Random`'s own Mersenne Twister state, so a seed gives
 the same games as `nested.nested_playout` (the generator is left where the Python engine would
@@ -31,13 +31,13 @@ from typing import NamedTuple
 from ..errors import IllegalAction, QtttError, RecordError
 from ..family import Mark, Tally
 from ..geometry import grid_patterns
-from ..nested.engine import BLOCK_STATES, DRAWN, PLAYERS, NestedState, award_weights, compile_nested
+from ..native import CoreUnavailable, bind, generator_state, unavailable, usable
 from ..notation import action_to_json
 from ..quantum.scoring import scaled
 from ..variant import AWARD_FIELDS, NESTED, Component, Ruleset
-from .compiled import CoreUnavailable, bind, generator_state, unavailable, usable
+from .engine import BLOCK_STATES, DRAWN, PLAYERS, NestedState, award_weights, compile_nested
 
-SOURCE = Path(__file__).with_name("_nested.c")
+SOURCE = Path(__file__).with_name("_core.c")
 MAX_BOARD = 8
 MAX_COMPONENTS = 8
 HEADER = 9  # over, mover, move, last, extra, winner, x points, o points, free; then block states
@@ -88,7 +88,7 @@ def supports(rs: Ruleset) -> str | None:
 
 def use_compiled(rs: Ruleset, core: str) -> bool:
     """Whether to use the compiled nested core for `rs`: never for a ruleset of another family (its
-    own core serves it), otherwise as `compiled.usable` decides."""
+    own core serves it), otherwise as `qttt.native.usable` decides."""
     return rs.game == NESTED and usable(core, lambda: supports(rs) or available())
 
 

@@ -12,11 +12,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ..games import replay_actions
-from ..quantum.engine import Place, State, playout
-from ..quantum.notation import from_notation
-from ..spec import results_dir, spec_dir
-from ..variant import load_ruleset
+from ...games import replay_actions
+from ...spec import results_dir, spec_dir
+from ...variant import load_ruleset
+from ..engine import Place, State, playout
+from ..notation import from_notation
 
 
 @dataclass(frozen=True)

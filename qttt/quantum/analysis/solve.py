@@ -21,22 +21,22 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ..bounds import CODE
-from ..errors import FileError, UsageError
-from ..io import FRACTION, read_checkpoint, write_checkpoint
-from ..notation import action_to_json
-from ..quantum.engine import OVER, Action, Board, Measure
-from ..quantum.game import compile_game
-from ..variant import Ruleset
-from .compiled import (
+from ...bounds import CODE
+from ...errors import FileError, UsageError
+from ...io import FRACTION, read_checkpoint, write_checkpoint
+from ...native import CoreUnavailable
+from ...notation import action_to_json
+from ...variant import Ruleset
+from ..compiled import (
     DEFAULT_LOG2,
-    CoreUnavailable,
     FastSolver,
     available,
     principal_variation,
     solver_supports,
 )
-from .compiled import first_value as compiled_first_value
+from ..compiled import first_value as compiled_first_value
+from ..engine import OVER, Action, Board, Measure
+from ..game import compile_game
 from .count import board_after, encode
 from .keys import Key, numbered_key, owner_key
 

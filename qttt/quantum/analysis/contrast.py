@@ -2,7 +2,7 @@
 the same record differently, a line that does not end the game, marks that vanish), and the
 solver's value of both branches of every measurement in an example.
 
-`python -m qttt.analysis.contrast` writes results/contrasts.json: for each pair of built-in
+`python -m qttt.quantum.analysis.contrast` writes results/contrasts.json: for each pair of built-in
 rulesets on the same board and for each ruleset with one parameter changed, the shortest game
 found (in seeded random play) that is complete under both and scored differently; and the branch
 values of every measurement of the worked examples (spec/examples.toml). Deterministic.
@@ -21,14 +21,14 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ..errors import QtttError
-from ..io import write_atomic
-from ..notation import Record
-from ..quantum.engine import Action, Measure, State, playout, quantum_action
-from ..quantum.notation import from_notation, to_notation
-from ..spec import results_dir, spec_dir
-from ..variant import PARAMETERS, Ruleset, builtin_names, load_ruleset, with_params
-from .compiled import FastSolver, available, solver_supports
+from ...errors import QtttError
+from ...io import write_atomic
+from ...notation import Record
+from ...spec import results_dir, spec_dir
+from ...variant import PARAMETERS, Ruleset, builtin_names, load_ruleset, with_params
+from ..compiled import FastSolver, available, solver_supports
+from ..engine import Action, Measure, State, playout, quantum_action
+from ..notation import from_notation, to_notation
 from .count import board_after, encode
 from .solve import Solver
 
@@ -255,16 +255,19 @@ def load() -> dict[str, Any]:
     return data
 
 
+PROG = "python -m qttt.quantum.analysis.contrast"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Write results/contrasts.json (or with --check, compare)."""
-    ap = argparse.ArgumentParser(prog="python -m qttt.analysis.contrast", description=__doc__)
+    ap = argparse.ArgumentParser(prog=PROG, description=__doc__)
     ap.add_argument("--check", action="store_true", help="exit 1 if the committed file differs")
     args = ap.parse_args(argv)
     text = json.dumps(generate(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     if args.check:
         same = path().is_file() and path().read_text(encoding="utf-8") == text
         if not same:
-            print(f"contrast: {path()} is out of date; run python -m qttt.analysis.contrast", file=sys.stderr)
+            print(f"contrast: {path()} is out of date; run {PROG}", file=sys.stderr)
         return 0 if same else 1
     write_atomic(path(), text)
     return 0

@@ -21,7 +21,7 @@ LABELS = {"proved": "proved", "exhaustive": "exhaustive (engine)", "classes": "s
 SHAPE_KEY = ("Shape key: two positions are one shape class when their open cells' entanglement graphs "
              "are isomorphic (the pending move marked) with the same phase and parity of the next move; "
              "the rules' legal actions and the shapes they lead to depend on nothing else")
-"""The walk's key (`verify.exhaustive.shape_key`) in a sentence, for reports."""
+"""The walk's key (`verify.quantum.exhaustive.shape_key`) in a sentence, for reports."""
 
 REFUSAL_ORDER = ("over-no-action", "measure-pending", "board-cells", "place-open", "place-distinct",
                  "place-two-cycle", "measure-cell")
@@ -146,7 +146,7 @@ PROPERTIES: tuple[Property, ...] = (
     ),
 )
 
-# The nested-classical family (Intelligent Tic-Tac-Toe and its editions): verify/nested.py.
+# The nested-classical family (Intelligent Tic-Tac-Toe and its editions): verify/nested/check.py.
 NESTED_PROPERTIES: tuple[Property, ...] = (
     Property(
         "nested-legal-move", "A legal move exists until the end",

@@ -3,7 +3,7 @@
 A designed collapse makes a chosen set of cells classical with chosen move numbers in one
 measurement. Its moves are placed as a path r - c1 - c2 - ... (the move meant for c_i joins c_i
 to c_(i-1)), the largest move, meant for the root r, closes the path into a cycle, and the
-measurer names r: forcing then sends every path move to its own cell (see `verify.graphs`). So
+measurer names r: forcing then sends every path move to its own cell (see `verify.quantum.graphs`). So
 any assignment of the numbers K-s+1..K, or any s numbers with the largest closing, to s cells is
 one collapse away, as long as nothing else happens in between.
 """
@@ -30,7 +30,7 @@ class Witness:
 
 
 class Confirmed(Witness):
-    """A witness of a violation: made only by `verify.sampled.confirm`, after replaying the game
+    """A witness of a violation: made only by `verify.quantum.sampled.confirm`, after replaying the game
     from the start under the real ruleset and seeing the property fail there."""
 
 

@@ -350,7 +350,7 @@ def cores_finding(rs: Ruleset, engine: Engine, started: float) -> Finding:
         return finding(CORES, [("unknown", f"unknown (the compiled core was not run: {reason})")],
                        "not compared", time.perf_counter() - started)
     s = engine.sample
-    method = (f"the engine (Python) and the compiled core (C, qttt/analysis/compiled.py) replayed the same "
+    method = (f"the engine (Python) and the compiled core (C, qttt/quantum/compiled.py) replayed the same "
               f"actions at {s.positions} positions of {s.games} sampled games"
               + ("" if engine.walk is None else " and every position of the walk")
               + ": positions, legal lists, the refusal of every other action, the position after each "

@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from ..geometry import cells_of
-from ..quantum.engine import MEASURE, Board
-from ..quantum.game import Game, compile_game
-from ..variant import Ruleset
+from ...geometry import cells_of
+from ...variant import Ruleset
+from ..engine import MEASURE, Board
+from ..game import Game, compile_game
 
 Key = tuple[Any, ...]
 

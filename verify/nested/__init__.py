@@ -1,0 +1,1 @@
+"""The checker of the nested-classical family."""
