@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 import random
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
@@ -67,6 +67,9 @@ class GameState(Protocol):
         """Hashable identity of the position within its ruleset."""
 
 
+Rollout = Callable[["GameState", random.Random], dict[str, Fraction]]  # a state played out: its points
+
+
 class Family(Protocol):
     """One game family: the rules, formats and drawings of every ruleset whose `game` is `name`.
 
@@ -76,7 +79,10 @@ class Family(Protocol):
     `cases` (a module with case_specs, perft_positions, start_refs, move_refs, error_refs), `page`
     (a ruleset page: site, name, docs -> lines), `play` (`qttt play`), `check` (the checker), and
     where the family has one, `core`: its compiled rules core, a module with `use_compiled(rs,
-    core) -> bool` and `core_for(rs) -> CompiledCore` (see `compiled_core`).
+    core) -> bool` and `core_for(rs) -> CompiledCore` (see `compiled_core`); `terminal` (a
+    `Terminal`: a person types actions, as under `qttt match`); `codecup` (the CodeCup 2012
+    dialogue: `check_ruleset`, `letters`, `CodeCupSeat`); `site` (the site pages it contributes:
+    docs path -> maker(site, root) -> lines).
     """
 
     name: str  # the value of the `game` parameter
@@ -86,6 +92,7 @@ class Family(Protocol):
     players: tuple[str, ...]  # the computer players of qttt.players that play it well enough to offer
     scope: str  # the `scope` of its rules in spec/rules.toml
     vectors: str  # the folder of its built-in rulesets' suites under spec/vectors/ ("" for the top)
+    award_rules: Mapping[str, str]  # the rule id of each scoring award it scores
 
     def initial(self, rs: Ruleset) -> GameState:
         """The initial state of a ruleset of this family."""
@@ -111,6 +118,37 @@ class Family(Protocol):
     def notation(self, variant: str, actions: tuple[AnyAction, ...]) -> str | None:
         """A record in the family's human notation; None when it has none (JSON is the record)."""
 
+    def read_notation(self, variant: str, tokens: str) -> tuple[AnyAction, ...]:
+        """The actions `tokens` write in the family's human notation for a game of `variant`;
+        RecordError naming the bad token, or saying the family has none."""
+
+    def action_text(self, state: GameState, action: AnyAction) -> str:
+        """An action as people read it in a match's log, squares from 1 (`X3:1-6`, `square 41`)."""
+
+    def why_illegal(self, state: GameState, action: AnyAction, err: QtttError) -> str:
+        """Why the engine refused `action` in `state`, in squares from 1 where the family can say."""
+
+    def hint(self, state: GameState) -> str:
+        """What a click on the play page does now (the game goes on and has a legal action)."""
+
+    def previews(self, state: GameState) -> list[tuple[AnyAction, GameState, str]]:
+        """The actions whose outcome the play page shows before the click: each with the state
+        after it and what it does, in words."""
+
+    def score_rows(self, state: GameState) -> list[dict[str, Json]]:
+        """Where a finished game's points came from, one row each (what, x, o and the patterns of
+        each side, squares from 1)."""
+
+    def rollout(self, rs: Ruleset, core: str) -> Rollout | None:
+        """A faster way (its compiled core, as `core` allows) to play a state of `rs` to the end
+        with uniformly random actions drawn from the generator exactly as the engine would, giving
+        the final points; None when the engine is the only way."""
+
+    def core_state_json(self, pos: CorePosition, variant: str,
+                        actions: Sequence[AnyAction]) -> dict[str, Json]:
+        """The v1 state object (as `state_to_json`) of a position held by its compiled core,
+        reached by `actions`."""
+
 
 class CorePosition(Protocol):
     """A mutable position held by a compiled core."""
@@ -129,6 +167,25 @@ class CorePosition(Protocol):
 
 
 Tally = tuple[Counter[tuple[Fraction, Fraction]], Counter[str], Counter[tuple[int, int]]]
+
+
+class Terminal(Protocol):
+    """A family's `terminal` tool: what a person at the terminal sees and types."""
+
+    def drawing(self, state: Any, colour: bool = False) -> str:
+        """The board, without the status line."""
+
+    def prompt(self, state: Any) -> str:
+        """The question for the side to move."""
+
+    def parse(self, text: str, state: Any) -> Any:
+        """A command name or the action typed; ValueError when it is neither."""
+
+    def example(self, state: Any) -> str:
+        """What to type for a legal action, as an example."""
+
+    def explain(self, state: Any, action: Any, err: QtttError) -> str:
+        """A one-line reason why the engine refused `action`, naming the rule."""
 
 
 class CompiledCore(Protocol):
@@ -214,6 +271,17 @@ def tool(rs: Ruleset, name: str) -> Any:
         raise UsageError(None, f"the {family.name} family has no {name} tool (its tools: "
                          + ", ".join(family.tools) + ")")
     return load(family.tools[name])
+
+
+def terminal(rs: Ruleset) -> Terminal:
+    """The terminal tool of a ruleset's family (UsageError when it has none)."""
+    found: Terminal = tool(rs, "terminal")
+    return found
+
+
+def having(name: str) -> tuple[Family, ...]:
+    """The families that have a tool called `name`."""
+    return tuple(f for f in families() if name in f.tools)
 
 
 def cases(rs: Ruleset) -> Cases:

@@ -63,6 +63,37 @@ def action_to_json(action: AnyAction) -> dict[str, Any]:
     return {type(action).__name__.lower(): cells[0] if len(cells) == 1 else cells}
 
 
+def split_notation(text: str) -> tuple[str, str]:
+    """Human notation split into the bracketed ruleset and the tokens after it (rule
+    record-format): `[wikipedia] X1:1-9 O2:1-5` -> ("wikipedia", " X1:1-9 O2:1-5")."""
+    text = text.strip()
+    if not text.startswith("["):
+        raise RecordError(FORMAT, "notation starts with the ruleset in brackets, as [wikipedia]")
+    depth, end = 0, -1
+    for i, ch in enumerate(text):
+        depth += ch == "["
+        depth -= ch == "]"
+        if depth == 0:
+            end = i
+            break
+    if end < 0:
+        raise RecordError(FORMAT, "the ruleset bracket is not closed")
+    return text[1:end], text[end + 1:]
+
+
+def from_notation(text: str) -> Record:
+    """A record in its family's human notation, `[ruleset] tokens`: the family of the bracketed
+    ruleset reads the tokens (RecordError when the family has no human notation)."""
+    variant, tokens = split_notation(text)
+    return Record(variant, family_of(load_ruleset(variant)).read_notation(variant, tokens))
+
+
+def cell_text(action: AnyAction) -> str:
+    """A one-cell action as people read it (`square 41`, squares from 1); any other as its JSON."""
+    cell = getattr(action, "cell", None)
+    return f"square {cell + 1}" if isinstance(cell, int) else str(action_to_json(action))
+
+
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 

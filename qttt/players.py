@@ -13,9 +13,7 @@ from fractions import Fraction
 from typing import Protocol
 
 from .errors import IllegalAction
-from .family import AnyAction, GameState
-from .nested import compiled as nested_core
-from .nested.engine import NestedState
+from .family import AnyAction, GameState, Rollout, family_of
 
 
 class Player(Protocol):
@@ -132,9 +130,9 @@ class SearchPlayer:
     the player who chose each action on the path (a deadlock counts as a draw). It stops after
     `playouts` iterations or `seconds` of wall time, whichever comes first, and plays the most
     visited action; a game-ending action that wins is played at once. With a `playouts` budget
-    and no time budget it is repeatable for a given seed. Rollouts of a nested-classical game are
-    played by the compiled nested core when `core` allows it (auto: when it can be built), drawing
-    the same moves as the engine would.
+    and no time budget it is repeatable for a given seed. Rollouts are played by the family's
+    faster way (Family.rollout: the compiled nested core) when `core` allows it (auto: when it can be
+    built), drawing the same moves as the engine would.
     """
 
     name = "search"
@@ -144,7 +142,7 @@ class SearchPlayer:
                  core: str = "auto") -> None:
         self.rng = rng if rng is not None else random.Random(seed)
         self.seconds, self.playouts, self.c, self.core = seconds, playouts, c, core
-        self._fast: nested_core.NestedCore | None = None
+        self._fast: Rollout | None = None
 
     def choose(self, state: GameState) -> AnyAction:
         legal = _legal(state)
@@ -157,7 +155,7 @@ class SearchPlayer:
             if after.over and margin(after, me) > 0:
                 return action
         rs = state.ruleset
-        self._fast = nested_core.core_for(rs) if nested_core.use_compiled(rs, self.core) else None
+        self._fast = family_of(rs).rollout(rs, self.core)
         root = _Node(state, None, self.rng)
         deadline = time.monotonic() + self.seconds if self.seconds is not None else math.inf
         budget = self.playouts if self.playouts is not None else 1 << 62
@@ -191,8 +189,8 @@ class SearchPlayer:
     def _rollout(self, state: GameState) -> dict[str, Fraction]:
         """The points at the end of `state` played on with uniformly random actions."""
         rng = self.rng
-        if self._fast is not None and isinstance(state, NestedState):
-            return self._fast.rollout(state, rng)
+        if self._fast is not None:
+            return self._fast(state, rng)
         while not state.over:
             legal = state.legal_actions()
             if not legal:

@@ -15,23 +15,21 @@ import tempfile
 from pathlib import Path
 
 from .errors import QtttError, RecordError
-from .family import AnyAction, GameState, Mark, family_of
+from .family import AnyAction, GameState, family_of
 from .games import new_game
-from .narration import describe_action, frac
+from .narration import frac
 from .notation import (
     Json,
     Record,
     action_from_json,
     action_to_json,
+    from_notation,
     parse_records,
     record_to_json,
     state_to_json,
 )
 from .players import PLAYERS
-from .quantum.engine import Measure, Place, mark_name, quantum_state
-from .quantum.notation import from_notation
-from .quantum.scoring import breakdown
-from .variant import NESTED, QUANTUM, Component, Ruleset, builtin_names, load_ruleset
+from .variant import Ruleset, builtin_names, load_ruleset
 
 BOARD_PIXELS = 480  # the drawn board's side; the page lays its clickable squares over it
 MARGIN = 4  # the board drawing's margin around the board, in the same pixels
@@ -92,7 +90,8 @@ class Session:
             "state": shown,
             "legal": [action_to_json(a) for a in legal],
             "selectable": sorted({c for a in legal for c in a}),
-            "previews": [preview(state, a) for a in legal if isinstance(a, Measure)],
+            "previews": [{**action_to_json(action), "svg": fam.svg(after, BOARD_PIXELS, None), "text": text}
+                         for action, after, text in fam.previews(state)],
             "result": result(state),
             "ply": self.cursor, "plies": len(self.actions),
             "record": record_to_json(record),
@@ -115,41 +114,7 @@ def hint(state: GameState) -> str:
         return "The game is over: step back with ◀ or start a new game."
     if not legal:
         return "No action is legal here (a deadlock this ruleset allows)."
-    first = legal[0]
-    if isinstance(first, Measure):
-        k = quantum_state(state).pending or 0
-        a, b = sorted(x.cell for x in legal if isinstance(x, Measure))
-        return (f"Only squares {a + 1} and {b + 1} respond, the two squares of {mark_name(k)}, the move "
-                f"that closed the cycle: click one (or a choice below) to make {mark_name(k)} classical "
-                "there. Point at a choice to see its outcome first.")
-    if isinstance(first, Place):
-        m = mark_name(state.move)
-        if len(legal) == 1 and first.a == first.b:
-            return f"Click square {first.a + 1}: the last open square takes {m} whole."
-        return (f"Click two different squares for {m}: any square without a classical mark responds; "
-                "click the first again to take it back.")
-    if isinstance(first, Mark):
-        where = family_of(state.ruleset).status_line(state)
-        return f"Click an empty cell the rules allow: {where}."
-    return "Click a highlighted square."
-
-
-def preview(state: GameState, action: Measure) -> Json:
-    """The outcome of one measurement: the board after it and what it makes classical."""
-    after = state.apply(action)
-    text = describe_action(quantum_state(state), action, quantum_state(after))
-    return {"measure": action.cell, "svg": family_of(state.ruleset).svg(after, BOARD_PIXELS, None),
-            "text": text}
-
-
-def _label(comp: Component, n: int) -> str:
-    length = comp.length or n
-    what = f"line of {length}" if comp.pattern == "line" else f"{length}×{length} square"
-    if comp.award == "per-pattern":
-        return f"each {what}: {frac(comp.get('points'))}"
-    if comp.award == "first-line":
-        return f"{what} (first line)"
-    return f"{what.replace(' of', 's of', 1)} by time (rank)"
+    return family_of(state.ruleset).hint(state)
 
 
 def result(state: GameState) -> Json:
@@ -161,17 +126,7 @@ def result(state: GameState) -> Json:
     loser = "o" if winner == "x" else "x"
     headline = (f"{winner.upper()} wins, {frac(s[winner])} to {frac(s[loser])}." if winner
                 else f"A draw, {frac(s['x'])} to {frac(s['o'])}.")
-    rows: list[Json] = []
-    if rs.game == NESTED:
-        blocks = list(state_to_json(state)["blocks"])
-        rows.append({"what": "blocks won", "x": str(blocks.count("x")), "o": str(blocks.count("o")),
-                     "x_patterns": [], "o_patterns": []})
-    elif rs.game == QUANTUM:
-        awards = breakdown(rs, quantum_state(state).classical)
-        for comp, (_, (x, o, _notes), xs, os_) in zip(rs.scoring, awards, strict=True):
-            rows.append({"what": _label(comp, rs.board), "x": frac(x), "o": frac(o),
-                         "x_patterns": ["-".join(str(c + 1) for c in p.cells) for p in xs],
-                         "o_patterns": ["-".join(str(c + 1) for c in p.cells) for p in os_]})
+    rows = family_of(rs).score_rows(state)
     return {"winner": winner, "headline": headline, "rows": rows, "notes": list(state.score_notes)}
 
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 from xml.sax.saxutils import escape
 
-from ..family import AnyAction, GameState, Mark
+from ..family import AnyAction, CorePosition, Family, GameState, Mark, Rollout
+from ..games import replay_actions
+from ..marks import MarkFamily
 from ..svg import GRID, INK, document, num
 from ..text import COLOURS, paint
-from ..variant import Ruleset
+from ..variant import Ruleset, load_ruleset
 from .engine import ClassicalState, classical_playout
 
 
@@ -63,17 +66,19 @@ def svg(state: ClassicalState, size: float, caption: str | None) -> str:
     return document(size + 8, size + 8, caption or f"board of {state.ruleset.canonical}", body)
 
 
-class ClassicalFamily:
+class ClassicalFamily(MarkFamily):
     """Classical tic-tac-toe on an n×n board, k in a row winning (rules classical-board to
     classical-score)."""
 
     name = "classical"
     title = "classical family (n×n tic-tac-toe, k in a row)"
     action_types: tuple[type[AnyAction], ...] = (Mark,)
-    players = ("random", "greedy", "mcts")
+    players: tuple[str, ...] = ("random", "greedy", "mcts")
     scope = "classical"
     vectors = "classical"
-    tools = MappingProxyType({"cases": "qttt.classical.cases",
+    award_rules: Mapping[str, str] = MappingProxyType({})
+    tools: Mapping[str, str] = MappingProxyType({
+             "cases": "qttt.classical.cases",
                               "frameworks": "qttt.classical.frameworks:codec"})
 
     def initial(self, rs: Ruleset) -> GameState:
@@ -101,8 +106,17 @@ class ClassicalFamily:
     def svg(self, state: GameState, size: float | None, caption: str | None) -> str:
         return svg(_state(state), size or 80.0 * state.ruleset.board, caption)
 
-    def notation(self, variant: str, actions: tuple[AnyAction, ...]) -> str | None:
+    def score_rows(self, state: GameState) -> list[dict[str, Any]]:
+        return []
+
+    def rollout(self, rs: Ruleset, core: str) -> Rollout | None:
         return None
 
+    def core_state_json(self, pos: CorePosition, variant: str,
+                        actions: Sequence[AnyAction]) -> dict[str, Any]:
+        """The family has no compiled core: the engine's state after the same actions."""
+        state = replay_actions(self.initial(load_ruleset(variant)), actions)
+        return self.state_to_json(state, variant)
 
-FAMILY = ClassicalFamily()
+
+FAMILY: Family = ClassicalFamily()

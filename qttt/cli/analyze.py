@@ -14,6 +14,8 @@ from typing import Any
 from ..argtypes import integer
 from ..bounds import CHUNK, GAMES, MAX_PLY, SEED, WORKERS
 from ..errors import UsageError
+from ..family import family_of
+from ..games import new_game
 from ..variant import Ruleset, load_ruleset
 
 SEARCH_CELLS = 9  # boards an exact count or solve is attempted on without --force (3×3)
@@ -138,8 +140,7 @@ def _guard(args: argparse.Namespace, rs: Ruleset, section: str, search: bool) ->
     cells = rs.board ** 2
     if search and cells > SEARCH_CELLS:
         from ..conformance.perft import perft
-        from ..quantum.engine import State
-        early = perft(State.initial(rs), 2)
+        early = perft(new_game(rs), 2)
         raise UsageError(None, f"{rs.canonical} has {cells} cells: its game tree has {early:,} "
                          f"sequences of 2 plies alone and games of up to about {cells} plies, far "
                          f"beyond the {SEARCH_CELLS} cells (3×3) an exact search finishes on; "
@@ -176,14 +177,14 @@ def run_count(args: argparse.Namespace) -> int:
 def run_solve(args: argparse.Namespace) -> int:
     from ..notation import action_to_json
     from ..quantum.analysis.solve import solve
-    from ..quantum.notation import to_notation
     rs = load_ruleset(args.ruleset)
     _guard(args, rs, "solve", search=True)
     with _mapper(args) as mapper, _bar(args, "solve") as bar:
         res = solve(rs, mapper=mapper, checkpoint=args.checkpoint, engine=args.engine,
                     progress=lambda done, total: bar(done, total, "first moves"))
-    from ..notation import Record
-    pv = to_notation(Record(rs.canonical, tuple(res.pv)))
+    from ..notation import Record, record_to_json
+    pv = family_of(rs).notation(rs.canonical, tuple(res.pv)) or json.dumps(record_to_json(
+        Record(rs.canonical, tuple(res.pv))))
     firsts = "\n".join(f"  {json.dumps(action_to_json(a))}: {v}" for a, v in res.first)
     text = (f"{rs.canonical}: value x − o under perfect play = {res.value}\n"
             f"principal variation: {pv}\nfirst moves (one per symmetry class):\n{firsts}\n")

@@ -11,6 +11,7 @@ from ..argtypes import integer
 from ..bounds import SEED
 from ..conformance.protocol import QtttEngine, serve
 from ..errors import FileError
+from ..family import having, load
 from ..players import PLAYERS, make_player
 
 
@@ -37,10 +38,10 @@ def run(args: argparse.Namespace) -> int:
     if args.core == "compiled":
         from ..conformance.core import CompiledEngine
         from ..errors import QtttError
-        from ..quantum.compiled import available
-        reason = available()
-        if reason is not None:
-            raise QtttError("core-compiled", reason)
+        for family in having("core"):  # every family's compiled core must build here
+            reason = load(family.tools["core"]).available()
+            if reason is not None:
+                raise QtttError("core-compiled", reason)
         return serve(CompiledEngine(), sys.stdin, sys.stdout)
     player = make_player(args.player, random.Random(args.seed))
     return serve(QtttEngine(player), sys.stdin, sys.stdout)

@@ -8,7 +8,7 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from rich.console import Console
 from rich.progress import (
@@ -40,11 +40,9 @@ from ..competition.match import (
 )
 from ..competition.referee import KINDS_HELP, Forfeit, Seat, Watch, split_name
 from ..errors import IllegalAction
-from ..family import AnyAction, GameState
+from ..family import AnyAction, GameState, terminal
 from ..notation import Json
-from ..quantum.engine import Measure, Place, quantum_state
-from ..quantum.play import example, explain, parse, prompt
-from ..text import count, drawing
+from ..text import count
 from . import console as make_console
 
 EPILOG = f"""\
@@ -214,31 +212,31 @@ class HumanSeat:
         self.console.print(f"you play {side} ({variant}); type help at the prompt of qttt play for the input")
 
     def choose(self, state: GameState, limit: float | None, remaining: dict[str, Any]) -> AnyAction:
-        state = quantum_state(state)
-        self.console.print(drawing(state), markup=False)
+        typed = terminal(state.ruleset)
+        self.console.print(typed.drawing(state), markup=False)
         while True:
             try:
-                line = input(prompt(state))
+                line = input(typed.prompt(state))
             except EOFError:
                 raise Forfeit("resigned", "input ended") from None
             if not sys.stdin.isatty():
                 self.console.print(line, markup=False)
             try:
-                got = parse(line, state)
+                got = typed.parse(line, state)
             except ValueError:
-                self.console.print(f"not understood: {line.strip()!r}; type {example(state)} or quit",
+                self.console.print(f"not understood: {line.strip()!r}; type {typed.example(state)} or quit",
                                    markup=False)
                 continue
             if got == "quit":
                 raise Forfeit("resigned", "quit at the prompt")
-            if isinstance(got, (Place, Measure)):
+            if not isinstance(got, str):
                 try:
                     state.apply(got)
                 except IllegalAction as e:
-                    self.console.print(explain(state, got, e), markup=False)
+                    self.console.print(typed.explain(state, got, e), markup=False)
                     continue
-                return got
-            self.console.print("commands here: quit; or type " + example(state), markup=False)
+                return cast(AnyAction, got)
+            self.console.print("commands here: quit; or type " + typed.example(state), markup=False)
 
     def observe(self, action: AnyAction, after: GameState) -> None:
         pass

@@ -28,15 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import FileError, MatchError
-from ..family import family_of
+from ..family import family_of, having, tool
 from ..games import new_game
 from ..io import read_json, write_atomic
 from ..notation import Json, record_from_json
 from ..players import PLAYERS, Player, SearchPlayer
 from ..processes import pool_of
 from ..text import count
-from ..variant import QUANTUM, Ruleset, load_ruleset
-from .codecup import CodeCupSeat, check_ruleset, letters
+from ..variant import Ruleset, load_ruleset
 from .referee import (
     ACK_SECONDS,
     BuiltinSeat,
@@ -77,12 +76,11 @@ def plan(variant: str, players: list[str], games: int, seed: int, move: float | 
     for spec in players:
         bare = split_name(check_spec(spec))[1]
         if bare.startswith("codecup:"):
-            from .codecup import check_ruleset
-            check_ruleset(rs)
-        if bare == "human" and rs.game != QUANTUM:
+            codecup(rs)
+        if bare == "human" and "terminal" not in family_of(rs).tools:
             raise MatchError(None, f"{rs.canonical} is a {rs.game} ruleset: people play it with qttt "
-                             "play; "
-                             "qttt match seats people for quantum rulesets")
+                             "play; qttt match seats people for rulesets of the "
+                             + _having("terminal") + " family")
     if len(players) < 2:
         raise MatchError(None, "a match needs two players")
     names = [split_name(p)[0] for p in players]
@@ -106,6 +104,22 @@ def plan(variant: str, players: list[str], games: int, seed: int, move: float | 
     return jobs
 
 
+def _having(name: str) -> str:
+    """The families that have a tool, for messages: `quantum` or `quantum or nested-classical`."""
+    return " or ".join(f.name for f in having(name))
+
+
+def codecup(rs: Ruleset) -> Any:
+    """The CodeCup 2012 dialogue (its family's `codecup` tool: `letters`, `CodeCupSeat`), checked
+    to fit `rs`; MatchError (codecup-dialogue) when it does not."""
+    if "codecup" not in family_of(rs).tools:
+        raise MatchError("codecup-dialogue", f"a CodeCup 2012 bot plays {_having('codecup')} games; "
+                         f"{rs.canonical} is a {rs.game} ruleset")
+    dialogue = tool(rs, "codecup")
+    dialogue.check_ruleset(rs)
+    return dialogue
+
+
 def make_seat(spec: str, rs: Ruleset, rng: random.Random, ack_seconds: float = ACK_SECONDS,
               human: Callable[[str], Seat] | None = None) -> Seat:
     """The seat a player specification names (checked by check_spec)."""
@@ -114,7 +128,8 @@ def make_seat(spec: str, rs: Ruleset, rng: random.Random, ack_seconds: float = A
     if kind == "engine":
         return EngineSeat(shlex.split(arg), name, ack_seconds)
     if kind == "codecup":
-        return CodeCupSeat(shlex.split(arg), name, rs, ack_seconds)
+        seat: Seat = codecup(rs).CodeCupSeat(shlex.split(arg), name, rs, ack_seconds)
+        return seat
     if kind == "human":
         if human is None:
             raise MatchError(None, "a person plays only at the terminal, with --workers 1")
@@ -154,10 +169,11 @@ def greet(jobs: list[Job], players: list[str]) -> None:
         seat = make_seat(spec, rs, random.Random(0), first.ack)
         try:
             seat.start(first.variant, "x")
-            if isinstance(seat, CodeCupSeat):
+            if kind == "codecup":
                 time.sleep(GREETING_SECONDS)
-                if not seat.alive():
-                    raise Forfeit("crash", seat.gone())
+                bot: Any = seat  # the codecup tool's CodeCupSeat, which reports on its program
+                if not bot.alive():
+                    raise Forfeit("crash", bot.gone())
         except Forfeit as f:
             raise MatchError(None, f"player {split_name(spec)[0]!r} cannot play: {f.message}; "
                              "nothing was played") from None
@@ -344,10 +360,10 @@ def codecup_moves(rec: Json) -> str | None:
     """A game's actions in the CodeCup 2012 letters, when its ruleset fits that dialogue."""
     record = record_from_json(rec)
     try:
-        check_ruleset(record.ruleset())
+        dialogue = codecup(record.ruleset())
     except MatchError:
         return None
-    return " ".join(letters(a) for a in record.actions)
+    return " ".join(dialogue.letters(a) for a in record.actions)
 
 
 def move_lists(records: Iterable[Json]) -> str:

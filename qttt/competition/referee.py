@@ -2,7 +2,7 @@
 forfeit score (rules match-clock, match-forfeit).
 
 A seat is whoever plays a side: a built-in player, a program speaking the engine protocol
-(`go`, spec/protocol.md), a CodeCup 2012 bot (qttt.codecup) or a person at the terminal. The
+(`go`, spec/protocol.md), a CodeCup 2012 bot (qttt.quantum.codecup) or a person at the terminal. The
 referee keeps the only authoritative state; a seat proposes actions and is told every action
 played. Whatever a seat does wrong ends the game at once as a forfeit with a reason.
 """
@@ -21,13 +21,11 @@ from typing import Any, Protocol
 
 from ..bounds import loads
 from ..errors import IllegalAction, MatchError, RecordError
-from ..family import AnyAction, GameState
+from ..family import AnyAction, GameState, family_of
 from ..games import new_game
 from ..notation import Record, action_from_json, action_to_json, record_to_json
 from ..players import PLAYERS, Player, SearchPlayer
 from ..processes import ChannelClosed, LineChannel
-from ..quantum.engine import Measure, Place, State, mark_name
-from ..quantum.play import explain
 from ..variant import Ruleset
 
 FORFEIT_KINDS = ("illegal", "timeout", "crash", "garbage", "protocol", "resigned")
@@ -135,20 +133,12 @@ def describe(state: GameState, action: AnyAction,
     or the seat's own `notation` (the CodeCup letters `AF` in a CodeCup match)."""
     if notation is not None:
         return notation(action)
-    if isinstance(action, Place):
-        mark = mark_name(state.move).upper()
-        return f"{mark}:{action.a + 1}" if action.a == action.b else f"{mark}:{action.a + 1}-{action.b + 1}"
-    if isinstance(action, Measure):
-        return f"{mark_name(state.move - 1).upper()}@{action.cell + 1}"
-    cell = getattr(action, "cell", None)
-    return f"square {cell + 1}" if isinstance(cell, int) else str(action_to_json(action))
+    return family_of(state.ruleset).action_text(state, action)
 
 
 def why_illegal(state: GameState, action: AnyAction, e: IllegalAction | RecordError) -> str:
     """Why an action is refused, in squares from 1 where the family can say so."""
-    if isinstance(state, State) and isinstance(action, Place | Measure):
-        return explain(state, action, e).removeprefix("not allowed: ").rsplit(" (rule ", 1)[0]
-    return e.message
+    return family_of(state.ruleset).why_illegal(state, action, e)
 
 
 @dataclass

@@ -26,7 +26,6 @@ from ..errors import FileError, MatchError, QtttError
 from ..interop import rules_of
 from ..io import FRACTION, parse_toml, read_json, read_text
 from ..notation import record_from_json
-from ..quantum.engine import State, quantum_state
 from ..safe import shown
 from ..variant import Ruleset, load_ruleset
 
@@ -365,7 +364,7 @@ def _from_record(tour: Tour, slot: Slot, path: Path, where: str, how: str = "rec
         record = record_from_json(obj)
         if record.ruleset().key() != tour.ruleset.key():
             raise _fail(where, f"{path} is a game of {record.variant}, not of the tour's {tour.variant}")
-        state: State = quantum_state(record.replay())
+        state = record.replay()
     except FileError as e:
         raise _fail(where, e.message) from None
     except MatchError:

@@ -10,13 +10,10 @@ not implement are answered by the Python engine on the same actions.
 from __future__ import annotations
 
 from ..errors import QtttError
-from ..family import AnyAction, Mark, compiled_core
+from ..family import AnyAction, compiled_core, family_of
 from ..family import CorePosition as AnyPosition
 from ..games import new_game, replay_actions
-from ..nested.compiled import NestedPosition
 from ..notation import Json, action_from_json, action_to_json
-from ..quantum.compiled import CorePosition
-from ..quantum.engine import mark_name
 from .protocol import QtttEngine, error
 
 OWN = ("apply", "state", "legal", "perft")
@@ -66,39 +63,5 @@ class CompiledEngine(QtttEngine):
 
     def _state_json(self, pos: AnyPosition) -> dict[str, Json]:
         """The v1 state object (as `notation.state_to_json`) from the core's position."""
-        if isinstance(pos, NestedPosition):
-            return self._nested_json(pos)
-        assert isinstance(pos, CorePosition)
-        v = pos.view()
-        return {
-            "variant": self.variant,
-            "board": [mark_name(k) if k else [mark_name(m) for m in v.spooky[c]]
-                      for c, k in enumerate(v.classical)],
-            "to_move": v.to_move,
-            "phase": v.phase,
-            "move": v.move,
-            "cycle": list(v.cycle) if v.cycle is not None else None,
-            "over": v.phase == "over",
-            "scores": {"x": str(v.scores[0]), "o": str(v.scores[1])},
-        }
-
-    def _nested_json(self, pos: NestedPosition) -> dict[str, Json]:
-        """The v1 state of a nested-classical game (as `notation.nested_state_json`): each mark's
-        player from the core, its number from the order of the moves applied."""
-        v = pos.view()
-        number = {a.cell: i for i, a in enumerate(self.actions, start=1) if isinstance(a, Mark)}
-        board: list[Json] = [f"{'x' if v.x >> c & 1 else 'o'}{number[c]}" if (v.x | v.o) >> c & 1 else []
-                             for c in range(pos.core.cells)]
-        return {
-            "variant": self.variant,
-            "board": board,
-            "to_move": v.to_move,
-            "phase": "over" if v.over else "place",
-            "move": v.move,
-            "cycle": None,
-            "over": v.over,
-            "scores": {"x": str(v.scores[0]), "o": str(v.scores[1])},
-            "blocks": list(v.blocks),
-            "target": list(v.target) if v.target is not None else None,
-            "bonus": v.bonus,
-        }
+        assert self.state is not None
+        return family_of(self.state.ruleset).core_state_json(pos, self.variant, self.actions)

@@ -12,17 +12,14 @@ import argparse
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..family import tool
+from ..family import having, load, tool
 from ..io import write_or_check
 from ..variant import builtin_names, load_ruleset
 from .pages import (
     ambiguities_page,
-    claims_page,
     cli_page,
     common_page,
-    comparison_page,
     conformance_page,
-    home_page,
     parameters_page,
     sources_page,
     verification_page,
@@ -42,7 +39,9 @@ def generate(root: Path | None = None) -> dict[str, str]:
     without the site's links."""
     root = root or repo_root()
     site = Site()
-    site.page("index.md", home_page(site))
+    for family in having("site"):
+        for path, make in load(family.tools["site"]).items():
+            site.page(path, make(site, root))
     site.page("rules/common.md", common_page(docs=True))
     site.add("plain/common.md",
              GENERATED_NOTE + "\n\n" + "\n".join(common_page(docs=False)).rstrip() + "\n")
@@ -54,10 +53,8 @@ def generate(root: Path | None = None) -> dict[str, str]:
     for name, lang in editions():
         site.page(page_path(name, lang), rulebook_page(site, name, lang))
         site.add("docs/" + card_path(name, lang), card_html(name, lang))
-    site.page("comparison.md", comparison_page(root))
     site.page("ambiguities.md", ambiguities_page())
     site.page("sources.md", sources_page())
-    site.page("claims.md", claims_page())
     site.page("verification.md", verification_page(root))
     site.page("conformance.md", conformance_page(root))
     site.page("reference/parameters.md", parameters_page())

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
-from ..family import AnyAction, GameState, Mark
+from ..family import AnyAction, CorePosition, Family, GameState, Mark, Rollout
+from ..marks import MarkFamily
 from ..variant import Ruleset
-from .engine import NestedState, nested_playout
+from . import compiled as nested_core
+from .engine import AWARD_RULES, NestedState, nested_playout
 from .svg import nested_svg
 from .text import nested_status, nested_text
 
@@ -37,16 +40,41 @@ def state_json(state: NestedState, variant: str) -> dict[str, Any]:
     }
 
 
-class NestedFamily:
+def core_state_json(pos: CorePosition, variant: str, actions: Sequence[AnyAction]) -> dict[str, Any]:
+    """The v1 state of a position the compiled nested core holds (its view: qttt.nested.compiled):
+    each mark's player from the core, its number from the order of the moves applied."""
+    core_pos = cast(Any, pos)
+    v = core_pos.view()
+    number = {a.cell: i for i, a in enumerate(actions, start=1) if isinstance(a, Mark)}
+    board: list[Any] = [f"{'x' if v.x >> c & 1 else 'o'}{number[c]}" if (v.x | v.o) >> c & 1 else []
+                        for c in range(core_pos.core.cells)]
+    return {
+        "variant": variant,
+        "board": board,
+        "to_move": v.to_move,
+        "phase": "over" if v.over else "place",
+        "move": v.move,
+        "cycle": None,
+        "over": v.over,
+        "scores": {"x": str(v.scores[0]), "o": str(v.scores[1])},
+        "blocks": list(v.blocks),
+        "target": list(v.target) if v.target is not None else None,
+        "bonus": v.bonus,
+    }
+
+
+class NestedFamily(MarkFamily):
     """Classical games on an n×n grid of n×n blocks (rule nested-board)."""
 
     name = "nested-classical"
     title = "nested-classical family (Intelligent Tic-Tac-Toe)"
     action_types: tuple[type[AnyAction], ...] = (Mark,)
-    players = ("random",)
+    players: tuple[str, ...] = ("random",)
     scope = "nested-classical"
     vectors = "nested"
-    tools = MappingProxyType({"cases": "qttt.nested.cases", "page": "qttt.nested.pages:nested_ruleset_page",
+    award_rules: Mapping[str, str] = MappingProxyType(AWARD_RULES)
+    tools: Mapping[str, str] = MappingProxyType({
+             "cases": "qttt.nested.cases", "page": "qttt.nested.pages:nested_ruleset_page",
              "rulebook": "qttt.nested.rulebook:BOOK",
              "play": "qttt.nested.play:play", "check": "verify.nested.check:check_nested",
              "frameworks": "qttt.nested.frameworks:codec",
@@ -74,8 +102,20 @@ class NestedFamily:
     def svg(self, state: GameState, size: float | None, caption: str | None) -> str:
         return nested_svg(_state(state), size or 480, caption)
 
-    def notation(self, variant: str, actions: tuple[AnyAction, ...]) -> str | None:
-        return None
+    def score_rows(self, state: GameState) -> list[dict[str, Any]]:
+        blocks = _state(state).blocks
+        return [{"what": "blocks won", "x": str(blocks.count("x")), "o": str(blocks.count("o")),
+                 "x_patterns": [], "o_patterns": []}]
+
+    def rollout(self, rs: Ruleset, core: str) -> Rollout | None:
+        if not nested_core.use_compiled(rs, core):
+            return None
+        fast = nested_core.core_for(rs)
+        return lambda state, rng: fast.rollout(_state(state), rng)
+
+    def core_state_json(self, pos: CorePosition, variant: str,
+                        actions: Sequence[AnyAction]) -> dict[str, Any]:
+        return core_state_json(pos, variant, actions)
 
 
-FAMILY = NestedFamily()
+FAMILY: Family = NestedFamily()

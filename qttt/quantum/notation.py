@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from ..errors import RecordError
-from ..notation import FORMAT, Record
+from ..notation import FORMAT, Record, split_notation
 from ..variant import load_ruleset
 from .engine import MEASURE, Action, Board, Measure, Place, State, mark_name, player_of
 from .game import compile_game
@@ -65,20 +65,14 @@ def to_notation(record: Record) -> str:
 
 def from_notation(text: str) -> Record:
     """Parse human notation; RecordError naming the bad token."""
-    text = text.strip()
-    if not text.startswith("["):
-        raise RecordError(FORMAT, "notation starts with the ruleset in brackets, as [wikipedia]")
-    depth, end = 0, -1
-    for i, ch in enumerate(text):
-        depth += ch == "["
-        depth -= ch == "]"
-        if depth == 0:
-            end = i
-            break
-    if end < 0:
-        raise RecordError(FORMAT, "the ruleset bracket is not closed")
-    variant, actions, move = text[1:end], [], 0
-    for i, token in enumerate(text[end + 1:].split()):
+    return read_tokens(*split_notation(text))
+
+
+def read_tokens(variant: str, tokens: str) -> Record:
+    """The record of `variant` whose actions `tokens` write; RecordError naming the bad token."""
+    actions: list[Action] = []
+    move = 0
+    for i, token in enumerate(tokens.split()):
         if m := _PLACE.match(token):
             move += 1
             a = int(m[3]) - 1

@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 from ..errors import IllegalAction, QtttError
 from ..geometry import lines
 from ..io import save_or_show
-from ..narration import collapsed, describe, squares
+from ..narration import squares
 from ..notation import Record, record_to_json
 from ..players import Player, make_player
 from ..processes import Terminated
-from ..text import drawing
 from ..variant import Ruleset
 from .engine import Action, Measure, Place, State, mark_name, quantum_action
+from .narration import collapsed, describe
+from .text import drawing
 
 COMMANDS = ("help", "moves", "undo", "quit")
 ALIASES = {"h": "help", "?": "help", "m": "moves", "u": "undo", "q": "quit", "exit": "quit"}

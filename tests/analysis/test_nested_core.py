@@ -28,10 +28,10 @@ from qttt.family import Mark
 from qttt.native import CoreUnavailable
 from qttt.nested import compiled as nested_core
 from qttt.nested.engine import NestedState, nested_playout
+from qttt.nested.strategies import nested_rulesets
 from qttt.notation import action_from_json
 from qttt.players import SearchPlayer
 from qttt.spec import spec_dir
-from qttt.testing.strategies import nested_rulesets
 from qttt.variant import Ruleset, load_ruleset
 
 REASON = nested_core.available()

@@ -274,7 +274,7 @@ def test_players_are_seeded() -> None:
 
 
 def test_drawing_marks_the_cycle_and_classical_marks() -> None:
-    from qttt.text import board_text, drawing
+    from qttt.quantum.text import board_text, drawing
     state = State.initial(load_ruleset("wikipedia"))
     for a, b in LINES_CELLS:
         state = state.apply(Place(a, b))

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from qttt.notation import Record, action_from_json, action_to_json
 from qttt.quantum.engine import Measure, Place, State, playout, quantum_state
 from qttt.quantum.notation import to_notation
+from qttt.quantum.strategies import random_rulesets
+from qttt.quantum.text import status_line
 from qttt.svg import board_svg
-from qttt.testing.strategies import random_rulesets
-from qttt.text import status_line
 from qttt.variant import Ruleset, load_ruleset
 from qttt.webplay import BOARD_PIXELS, Bridge, Session, call, rules_page
 

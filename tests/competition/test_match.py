@@ -25,11 +25,11 @@ import pytest
 
 from qttt import Measure, Place, load_ruleset, record_from_json
 from qttt.cli import main
-from qttt.competition.codecup import letters
 from qttt.competition.match import plan, standings
 from qttt.competition.referee import BuiltinSeat, Clock, play_game
 from qttt.errors import MatchError, VariantError
 from qttt.players import GreedyPlayer, SearchPlayer, margin
+from qttt.quantum.codecup import letters
 from qttt.quantum.notation import from_notation
 from qttt.spec import spec_dir
 from qttt.variant import builtin_names
@@ -341,8 +341,8 @@ def test_codecup_garbage_and_silence_forfeit(tmp_path: Path, capsys: pytest.Capt
 
 
 def test_codecup_answer_parsing() -> None:
-    from qttt.competition.codecup import letters, parse_answer
     from qttt.competition.referee import Forfeit
+    from qttt.quantum.codecup import letters, parse_answer
     rs = load_ruleset("bonus4x4")
     from qttt import State
     s = State.initial(rs)

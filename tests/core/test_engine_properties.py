@@ -22,15 +22,17 @@ from qttt import (
     with_params,
 )
 from qttt.quantum.game import compile_game
-from qttt.testing import (
+from qttt.quantum.strategies import (
     actions,
     builtin_rulesets,
+    check_collapse,
+    check_round_trips,
+    cycle_count,
     make_state_machine,
     random_rulesets,
     rulesets,
     states,
 )
-from qttt.testing.strategies import check_collapse, check_round_trips, cycle_count
 
 EngineVersusBuiltins = make_state_machine(ref_game, builtin_rulesets())
 EngineVersusBuiltins.TestCase.settings = settings(

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 
 from qttt import PARAMETERS, Ruleset, VariantError, builtin_names, load_ruleset, with_params
 from qttt.cli import main
-from qttt.testing import random_rulesets
+from qttt.quantum.strategies import random_rulesets
 from qttt.testing.strategies import variant_files
 
 

@@ -24,8 +24,8 @@ from qttt.docgen import EXAMPLES, INTRO, ambiguities, generate, main, site_files
 from qttt.errors import IllegalAction
 from qttt.quantum.engine import quantum_state
 from qttt.quantum.notation import from_notation
+from qttt.quantum.svg import board_svg, measurement_svg
 from qttt.spec import rules
-from qttt.svg import board_svg, measurement_svg
 from qttt.variant import PARAMETER_BY_NAME, builtin_names
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -207,7 +207,7 @@ def test_every_board_image_of_the_site_exists(site: Path) -> None:
 @pytest.mark.slow
 def test_api_and_cli_reference_are_rendered(site: Path) -> None:
     api = (site / "reference" / "api" / "index.html").read_text(encoding="utf-8")
-    assert 'id="qttt.load_ruleset"' in api and 'id="qttt.svg.measurement_svg"' in api
+    assert 'id="qttt.load_ruleset"' in api and 'id="qttt.quantum.svg.measurement_svg"' in api
     cli = (site / "reference" / "cli" / "index.html").read_text(encoding="utf-8")
     from qttt.cli import command_modules
     assert command_modules() and "usage: qttt replay" in cli

@@ -23,8 +23,8 @@ from qttt.games import random_game
 from qttt.notation import Record, action_from_json, action_to_json
 from qttt.quantum.engine import Measure, Place, playout, quantum_state
 from qttt.quantum.notation import from_notation, to_notation
+from qttt.quantum.text import status_line
 from qttt.svg import board_svg
-from qttt.text import status_line
 from qttt.variant import load_ruleset
 from qttt.webplay import BOARD_PIXELS
 

@@ -32,7 +32,6 @@ from qttt.docgen.rulebook import (
     paragraph_rules,
     paragraphs,
     plan,
-    quantum_states,
     values,
     winner_text,
     words,
@@ -42,6 +41,7 @@ from qttt.geometry import patterns
 from qttt.nested.engine import NestedState
 from qttt.notation import Record
 from qttt.quantum.notation import from_notation
+from qttt.quantum.rulebook import quantum_states
 from qttt.spec import rules
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -24,11 +24,12 @@ from qttt import load_ruleset, record_from_json
 from qttt.cli import main
 from qttt.family import family_names, family_of, find_family
 from qttt.interop import rules_of
+from qttt.nested.strategies import nested_rulesets
 from qttt.notation import action_from_json, action_to_json
 from qttt.quantum.analysis.count import encode
 from qttt.quantum.analysis.solve import solve
+from qttt.quantum.strategies import random_rulesets
 from qttt.spec import spec_dir
-from qttt.testing.strategies import nested_rulesets, random_rulesets
 from qttt.variant import NESTED, QUANTUM, builtin_names
 from verify.quantum.abstract import Params, explore
 from verify.quantum.scores import declared_range

@@ -16,7 +16,8 @@ from qttt import load_ruleset
 from qttt.family import family_of
 from qttt.games import new_game
 from qttt.interop import rules_of
-from qttt.testing.strategies import nested_rulesets, random_rulesets
+from qttt.nested.strategies import nested_rulesets
+from qttt.quantum.strategies import random_rulesets
 from qttt.variant import builtin_names
 
 pettingzoo_test = pytest.importorskip("pettingzoo.test")

@@ -31,7 +31,7 @@ from qttt import (
 )
 from qttt.quantum.engine import quantum_state
 from qttt.quantum.notation import from_notation, to_notation
-from qttt.testing import rulesets
+from qttt.quantum.strategies import rulesets
 
 # German Wikipedia cycle (seed 001): X1 squares 1-4, O2 3-9, X3 4-8, O4 8-1, X measures O4 into 1.
 GERMAN = (Place(0, 3), Place(2, 8), Place(3, 7), Place(0, 7), Measure(0))

@@ -23,10 +23,10 @@ from qttt import (
     record_to_json,
     state_to_json,
 )
+from qttt.quantum.strategies import random_rulesets
 from qttt.schema import main as schema_main
 from qttt.schema import render
 from qttt.spec import spec_dir
-from qttt.testing import random_rulesets
 
 SCHEMA = spec_dir() / "schema"
 

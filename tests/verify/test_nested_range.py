@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qttt.nested.engine import NestedState
-from qttt.testing.strategies import nested_rulesets
+from qttt.nested.strategies import nested_rulesets
 from qttt.variant import Ruleset
 from verify.nested.check import points_range, position_failures
 

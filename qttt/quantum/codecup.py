@@ -11,11 +11,11 @@ or the letter alone when the collapse ends the game. `Quit` ends the game.
 
 from __future__ import annotations
 
+from ..competition.referee import ACK_SECONDS, Forfeit, LineProcess
 from ..errors import IllegalAction, MatchError, RecordError
 from ..family import AnyAction, GameState
-from ..quantum.engine import Action, Measure, Place, State, quantum_action, quantum_state
 from ..variant import QUANTUM, Ruleset
-from .referee import ACK_SECONDS, Forfeit, LineProcess
+from .engine import Action, Measure, Place, State, quantum_action, quantum_state
 
 SQUARES = "ABCDEFGHIJKLMNOP"
 RULE = "codecup-dialogue"

@@ -1,0 +1,272 @@
+"""The quantum family's part of the players' rulebooks (qttt.docgen.rulebook, reached through
+the family's `rulebook` tool): the paragraphs its rulesets select, the numbers they quote, the
+stepped cycle, the last-square position and the complete game, drawn and narrated from the engine."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ..docgen.examples import EXAMPLES, Example
+from ..docgen.rulebook import amount, card_rows, plan, values, winner_text
+from ..docgen.site import Site, img
+from ..geometry import patterns
+from ..narration import frac
+from ..notation import Record
+from ..variant import Ruleset
+from .engine import Measure, Place, State, mark_name, player_of, playout, quantum_state
+from .notation import from_notation, to_notation
+from .svg import board_svg
+
+
+def _quantum_values(rs: Ruleset, lang: str = "en") -> dict[str, str]:
+    n = rs.board
+    line = rs.rules.end_line or n
+    out = {"n": str(n), "squares": str(n * n), "line": str(line)}
+    for comp in rs.scoring:
+        length = comp.length or n
+        if comp.award == "first-line":
+            for k in ("sole", "first", "second", "neither"):
+                out[k] = amount(comp.get(k), lang)
+        elif comp.award == "per-pattern":
+            out["run" if comp.pattern == "line" else "square"] = amount(comp.get("points"), lang)
+        if comp.pattern == "line" and (length == 3 or "lines" not in out):
+            out["lines"] = str(len(patterns(n, "line", length)))
+    return out
+
+
+def _keys(rs: Ruleset) -> list[tuple[int, str]]:
+    """The paragraphs of the game's articles that the ruleset's parameters select, in order."""
+    end, last = rs.value("end"), rs.value("last_square")
+    sel: list[tuple[int, str]] = [(1, "board"), (1, "turns"), (1, "numbers"), (2, "move"), (2, "open"),
+                                  (2, "two-cycles" if rs.value("two_cycles") else "no-two-cycles"),
+                                  (2, "entangled"), (3, "cycle"), (3, f"measurer-{rs.value('measurer')}"),
+                                  (3, "measure-cell"), (3, "collapse"),
+                                  (3, "keep" if rs.value("untouched") == "keep" else "vanish"),
+                                  (3, "classical"), (3, "after"),
+                                  (4, "end-line" if end == "first-line" else "end-goes-on"),
+                                  (4, f"end-full={end}:{last}"),
+                                  (4, "last-forced" if last == "forced" else "last-end"), (4, "over"),
+                                  (5, "count")]
+    return sel
+
+
+def _join(items: list[str], w: dict[str, Any]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {w['narrate']['and']} " + items[-1]
+
+
+def narrate(before: State, action: Place | Measure, after: State, w: dict[str, Any]) -> str:
+    """What an action does, in the language of `w`, with every mark a collapse makes classical."""
+    t = w["narrate"]
+    who = t[player_of(before.move)] if isinstance(action, Place) else t[before.to_move or "x"]
+    if isinstance(action, Place):
+        m = mark_name(before.move)
+        if action.a == action.b:
+            text = t["forced"].format(P=who, m=m, a=action.a + 1)
+        else:
+            text = t["place"].format(P=who, m=m, a=action.a + 1, b=action.b + 1)
+        if after.phase == "measure":
+            text += " " + t["cycle"].format(cycle=_join([str(c + 1) for c in after.cycle or ()], w),
+                                            q=t["mid"][after.to_move or "x"])
+    else:
+        k = before.pending
+        assert k is not None
+        text = t["measure"].format(P=who, m=mark_name(k), c=action.cell + 1)
+        text += _consequences(before, after, k, w)
+    if after.over:
+        s = after.scores
+        text += " " + t["over"].format(x=frac(s["x"]), o=frac(s["o"]))
+    return str(text)
+
+
+def _consequences(before: State, after: State, k: int, w: dict[str, Any]) -> str:
+    """The marks a measurement forced, and the spooky marks it swept away."""
+    t = w["narrate"]
+    forced = [t["item"].format(m=mark_name(after.classical[c]), c=c + 1) for c in range(len(after.classical))
+              if after.classical[c] and not before.classical[c] and after.classical[c] != k]
+    text = " " + t["forces"].format(list=_join(forced, w)) if forced else ""
+    gone = [str(c + 1) for c in range(len(after.classical))
+            if not after.classical[c] and before.spooky[c] and not after.spooky[c]]
+    if gone:
+        text += " " + t["vanish"].format(list=_join(gone, w))
+    return text
+
+
+def quantum_states(record: Record) -> list[State]:
+    """The states of a quantum game's record, from the start."""
+    return [quantum_state(s) for s in record.states()]
+
+
+def _cycle_record(rs: Ruleset) -> Record:
+    return from_notation(f"[{rs.name}] " + plan()["cycle"][str(rs.board)])
+
+
+def _worked(name: str) -> Example:
+    """The ruleset's complete worked game: its first example that is played to the end."""
+    for ex in EXAMPLES.get(name, ()):
+        if from_notation(ex.notation).replay().over:
+            return ex
+    raise LookupError(f"spec/examples.toml has no complete game of {name}")
+
+
+def end_position(rs: Ruleset) -> State:
+    """A position showing the ruleset's last-square rule, from the first seeded random game that
+    reaches one: a single open square to be filled (forced), or a game over with one left (end)."""
+    for seed in range(1000):
+        actions, _ = playout(rs, random.Random(seed))
+        states = quantum_states(Record(rs.name, tuple(actions)))
+        for st in states:
+            one_left = sum(1 for c in st.classical if not c) == 1
+            if rs.value("last_square") == "forced" and one_left and not st.over and st.phase == "place":
+                return st
+            if rs.value("last_square") == "end" and one_left and st.over:
+                return st
+    raise LookupError(f"no random game of {rs.name} in 1000 reaches its last-square rule")
+
+
+def _alt(w: dict[str, Any], key: str, **kw: Any) -> str:
+    """A picture's alternative text: the board, and what it shows."""
+    return str(w["alt_board"].format(what=w[key].format(**kw)))
+
+
+def choice_text(pending: State, w: dict[str, Any]) -> str:
+    """Who must measure a pending cycle, and the two squares they choose between."""
+    k = pending.pending or 0
+    a, b = pending.edges[k]
+    who = pending.to_move or "x"
+    return str(w["example_choice"].format(Q=w["narrate"][who], q=w["narrate"]["mid"][who], m=mark_name(k),
+                                          a=a + 1, b=b + 1))
+
+
+def _small(state: State) -> str:
+    return board_svg(state, size=48.0 * state.ruleset.board)
+
+
+def _quantum_quick(rs: Ruleset, w: dict[str, Any]) -> list[str]:
+    vals = values(rs)
+    card = card_rows(rs, w)
+    q = w["quick"]
+    return [q["players"].format(**vals), q["move"], q["cycle"], card[3][1], card[4][1]]
+
+
+def _quantum_card_rows(rs: Ruleset, w: dict[str, Any]) -> list[tuple[str, str]]:
+    c, vals = w["card"], values(rs)
+    measure = c[f"measure-{rs.value('measurer')}"]
+    if rs.value("untouched") == "vanish":
+        measure += " " + c["vanish"]
+    end = c[f"end={rs.value('end')}:{rs.value('last_square')}"].format(**vals)
+    texts = [c["turn"], c["cycle"], measure, end, c[rs.name]]
+    return list(zip(w["card_rows"], texts, strict=True))
+
+
+def _article_pictures(site: Site, rs: Ruleset, k: int, w: dict[str, Any], page: str) -> list[str]:
+    """Each article's pictures: the numbered board, marks placed, the stepped cycle and its two
+    outcomes, the scored lines of a finished game."""
+    name = rs.name
+    cyc = _cycle_record(rs)
+    states = quantum_states(cyc)
+    if k == 1:
+        path = site.board(f"rulebook-{name}-empty", board_svg(states[0], size=48.0 * rs.board))
+        return [img(path, page, _alt(w, "caption_start", squares=rs.board ** 2)), ""]
+    if k == 2:
+        path = site.board(f"rulebook-{name}-placed", _small(states[3]))
+        return [img(path, page, w["alt_board"].format(what=w["caption_step"].format(k=3))), ""]
+    if k == 3:
+        out = [w["example_intro"].format(record=to_notation(cyc)), ""]
+        for i, action in enumerate(cyc.actions):
+            assert isinstance(action, Place)
+            path = site.board(f"rulebook-{name}-step-{i + 1}", _small(states[i + 1]))
+            out += [f"{i + 1}. {narrate(states[i], action, states[i + 1], w)}", "",
+                    "    " + img(path, page, _alt(w, "caption_step", k=i + 1)), ""]
+        pending = states[-1]
+        m = mark_name(pending.pending or 0)
+        q = w["narrate"]["mid"][pending.to_move or "x"]
+        a, b = pending.edges[pending.pending or 0]
+        out += [choice_text(pending, w), ""]
+        for c in (a, b):
+            after = pending.apply(Measure(c))
+            path = site.board(f"rulebook-{name}-outcome-{c + 1}", _small(after))
+            what = narrate(pending, Measure(c), after, w)
+            out += [w["example_outcome"].format(q=q, c=c + 1, what=what), "",
+                    img(path, page, _alt(w, "caption_outcome", m=m, c=c + 1)), ""]
+        return [*out, w["example_after"], ""]
+    if k == 4:
+        state = end_position(rs)
+        a = next(c for c in range(rs.board ** 2) if not state.classical[c])
+        key = "end_forced" if rs.value("last_square") == "forced" else "end_one_left"
+        path = site.board(f"rulebook-{name}-end", _small(state))
+        who = state.to_move or "x"
+        sentence = w[key].format(P=w["narrate"][who], q=w["narrate"]["mid"][who], a=a + 1)
+        return [sentence, "", img(path, page, sentence), ""]
+    if k == 5:
+        final = quantum_states(from_notation(_worked(name).notation))[-1]
+        s = final.scores
+        path = site.board(f"rulebook-{name}-scored", board_svg(final, size=56.0 * rs.board))
+        return [img(path, page, w["alt_board"].format(
+            what=w["caption_final"].format(x=frac(s["x"]), o=frac(s["o"])))), ""]
+    return []
+
+
+def _worked_game(site: Site, rs: Ruleset, w: dict[str, Any], page: str, lang: str) -> list[str]:
+    """A complete game from spec/examples.toml, every action narrated with the board after it."""
+    name = rs.name
+    ex = _worked(name)
+    record = from_notation(ex.notation)
+    states = quantum_states(record)
+    shows = ex.shows if lang == "en" else w["games"][name]
+    out = [shows, "",
+           w["game_record"].format(record=to_notation(record)), ""]
+    tokens = to_notation(record).split()[1:]
+    for i, action in enumerate(record.actions):
+        assert isinstance(action, (Place, Measure))
+        path = site.board(f"rulebook-{name}-game-{i + 1}", _small(states[i + 1]))
+        out += [f"{i + 1}. `{tokens[i]}` {narrate(states[i], action, states[i + 1], w)}", "",
+                "    " + img(path, page, w["alt_board"].format(what=w["caption_step"].format(k=i + 1))), ""]
+    return [*out, f"**{winner_text(states[-1], w)}**", ""]
+
+
+def _quantum_card_figures(rs: Ruleset, w: dict[str, Any]) -> tuple[str, str, list[tuple[str, str]]]:
+    """The card's example: the stepped cycle and its two outcomes."""
+    pending = quantum_states(_cycle_record(rs))[-1]
+    k = pending.pending or 0
+    m = mark_name(k)
+    figures = [(pending, w["caption_cycle"].format(m=m))]
+    figures += [(pending.apply(Measure(c)), w["caption_outcome"].format(m=m, c=c + 1))
+                for c in pending.edges[k]]
+    return (w["caption_cycle"].format(m=m), choice_text(pending, w),
+            [(board_svg(st, size=60.0 * rs.board), cap) for st, cap in figures])
+
+
+def _quantum_hero(site: Site, rs: Ruleset, w: dict[str, Any], page: str) -> list[str]:
+    cyc = _cycle_record(rs)
+    what = w["caption_cycle"].format(m=mark_name(len(cyc.actions)))
+    path = site.board(f"rulebook-{rs.name}-cycle", board_svg(quantum_states(cyc)[-1]))
+    return [img(path, page, w["alt_board"].format(what=what)), ""]
+
+
+def _quantum_notation(rs: Ruleset, w: dict[str, Any]) -> list[str]:
+    notation = [*w["notation_text"]] + ([w["notation_forced"]] if rs.value("last_square") == "forced" else [])
+    return [text.format(name=rs.name, squares=rs.board ** 2) for text in notation]
+
+
+class QuantumBook:
+    """The quantum family's rulebook parts."""
+
+    def articles(self, w: dict[str, Any]) -> list[str]:
+        """The titles of articles 1 to 5."""
+        return list(w["articles"])
+
+    keys = staticmethod(_keys)
+    values = staticmethod(_quantum_values)
+    quick = staticmethod(_quantum_quick)
+    card_rows = staticmethod(_quantum_card_rows)
+    hero = staticmethod(_quantum_hero)
+    pictures = staticmethod(_article_pictures)
+    worked = staticmethod(_worked_game)
+    card_figures = staticmethod(_quantum_card_figures)
+    notation = staticmethod(_quantum_notation)
+
+
+QUANTUM_BOOK = QuantumBook()
+
+
