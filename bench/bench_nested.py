@@ -33,7 +33,9 @@ from qttt.cli.vectors import default_suites
 from qttt.nested.compiled import available, core_for
 from qttt.nested.engine import NestedState, nested_playout
 from qttt.players import SearchPlayer
-from qttt.variant import NESTED, Ruleset, load_ruleset
+from qttt.ruleset import Ruleset
+from qttt.variant import load_ruleset
+from qttt.vocabulary import NESTED
 
 PATTERNS = ([[(r, c) for c in range(4)] for r in range(4)] + [[(r, c) for r in range(4)] for c in range(4)]
             + [[(i, i) for i in range(4)], [(i, 3 - i) for i in range(4)]])

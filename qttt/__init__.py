@@ -18,7 +18,9 @@ from .notation import (
 from .quantum.engine import Action, Board, Measure, Place, State, mark_name, player_of, playout
 from .quantum.game import Game, compile_game
 from .quantum.notation import from_notation, from_position, position, to_notation
-from .variant import PARAMETERS, Parameters, Ruleset, builtin_names, load_ruleset, with_params
+from .ruleset import Ruleset, with_params
+from .variant import builtin_names, load_ruleset
+from .vocabulary import PARAMETERS, Parameters
 
 __version__ = "0.1.0"
 

@@ -25,7 +25,7 @@ from .gametype import GAME_TYPES
 
 if TYPE_CHECKING:  # annotations only: the registry sits below the ruleset model and the case lists
     from .conformance.casespec import CaseSpec
-    from .variant import Ruleset
+    from .ruleset import Ruleset
 
 AnyAction = tuple[int, ...]  # an action of any family: a named tuple of cells (Place, Measure, Mark, …)
 Json = Any

@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from .errors import IllegalAction, RecordError
 from .family import AnyAction, GameState, family_of
-from .variant import Ruleset
+from .ruleset import Ruleset
 
 S = TypeVar("S", bound=GameState)
 

@@ -1,7 +1,7 @@
 """The fixed facts of each game family, kept apart from its code (OpenSpiel's GameType): its name
 (the value of the `game` parameter), a one-line description, the rule parameters and scoring awards
 it reads, and where its implementation lives ("module:attribute" of an object meeting
-qttt.family.Family). The vocabulary (qttt.variant) reads these facts; the registry (qttt.family)
+qttt.family.Family). The vocabulary (qttt.vocabulary) reads these facts; the registry (qttt.family)
 loads the implementation on first use. Adding a family is one package and one entry here.
 """
 
@@ -34,6 +34,6 @@ GAME_TYPES: dict[str, GameType] = {t.name: t for t in (
 
 
 def register_game_type(game_type: GameType) -> None:
-    """Add (or replace) a family's facts, before qttt.variant is imported (its vocabulary is built
+    """Add (or replace) a family's facts, before qttt.vocabulary is imported (its vocabulary is built
     from them once); the implementation is loaded when first asked for."""
     GAME_TYPES[game_type.name] = game_type

@@ -20,7 +20,8 @@ from urllib.parse import quote, unquote
 from .family import AnyAction, GameState, family_of, tool
 from .games import new_game
 from .notation import Record
-from .variant import Ruleset, load_ruleset
+from .ruleset import Ruleset
+from .variant import load_ruleset
 
 PLAYERS = ("x", "o")
 Range = tuple[Fraction, Fraction, Fraction, Fraction]  # x min, x max, o min, o max

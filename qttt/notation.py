@@ -13,7 +13,8 @@ from .errors import QtttError, RecordError
 from .family import AnyAction, GameState, families, family_of
 from .games import new_game, replay_actions
 from .jsonstream import ScanError, Scanner
-from .variant import Ruleset, load_ruleset
+from .ruleset import Ruleset
+from .variant import load_ruleset
 
 FORMAT = "record-format"
 Json = Any  # a JSON value as json.loads returns it

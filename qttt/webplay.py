@@ -29,7 +29,8 @@ from .notation import (
     state_to_json,
 )
 from .players import PLAYERS
-from .variant import Ruleset, builtin_names, load_ruleset
+from .ruleset import Ruleset
+from .variant import builtin_names, load_ruleset
 
 BOARD_PIXELS = 480  # the drawn board's side; the page lays its clickable squares over it
 MARGIN = 4  # the board drawing's margin around the board, in the same pixels

@@ -13,8 +13,8 @@ from typing import Any
 
 from ..errors import FileError, UsageError
 from ..io import read_json, write_atomic
+from ..ruleset import Ruleset
 from ..spec import results_dir as results_root
-from ..variant import Ruleset
 
 SECTIONS = ("count", "solve", "random", "fairness")
 

@@ -26,7 +26,8 @@ from ..io import FRACTION, read_checkpoint, write_checkpoint
 from ..nested.engine import nested_playout
 from ..quantum.engine import State, playout
 from ..quantum.scoring import first_line_result
-from ..variant import NESTED, Ruleset
+from ..ruleset import Ruleset
+from ..vocabulary import NESTED
 
 Histogram = Counter[tuple[Fraction, Fraction]]
 Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..conformance.casespec import CaseSpec, seed_of
 from ..family import GameState
-from ..variant import Ruleset
+from ..ruleset import Ruleset
 from .engine import ClassicalState
 
 Json = Any

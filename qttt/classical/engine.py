@@ -14,7 +14,7 @@ from typing import Any
 from ..errors import IllegalAction, RecordError
 from ..family import Mark
 from ..geometry import lines
-from ..variant import Ruleset
+from ..ruleset import Ruleset
 
 PLAYERS = ("x", "o")
 WIN, LOSS, HALF = Fraction(1), Fraction(0), Fraction(1, 2)

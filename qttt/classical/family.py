@@ -11,9 +11,10 @@ from xml.sax.saxutils import escape
 from ..family import AnyAction, CorePosition, Family, GameState, Mark, Rollout
 from ..games import replay_actions
 from ..marks import MarkFamily
+from ..ruleset import Ruleset
 from ..svg import GRID, INK, document, num
 from ..text import COLOURS, paint
-from ..variant import Ruleset, load_ruleset
+from ..variant import load_ruleset
 from .engine import ClassicalState, classical_playout
 
 

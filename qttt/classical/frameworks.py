@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from ..family import AnyAction, GameState, Mark
 from ..interop import Codec
-from ..variant import Ruleset
+from ..ruleset import Ruleset
 from .engine import ClassicalState
 
 

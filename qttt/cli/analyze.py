@@ -16,7 +16,8 @@ from ..bounds import CHUNK, GAMES, MAX_PLY, SEED, WORKERS
 from ..errors import UsageError
 from ..family import family_of
 from ..games import new_game
-from ..variant import Ruleset, load_ruleset
+from ..ruleset import Ruleset
+from ..variant import load_ruleset
 
 SEARCH_CELLS = 9  # boards an exact count or solve is attempted on without --force (3×3)
 

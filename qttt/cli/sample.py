@@ -26,7 +26,8 @@ from ..games import random_game
 from ..io import write_atomic
 from ..notation import Record, record_to_json
 from ..processes import pool_of
-from ..variant import Ruleset, load_ruleset
+from ..ruleset import Ruleset
+from ..variant import load_ruleset
 
 BLOCK = 10_000  # games per block: the unit of seeding, of work for a process and of output
 

@@ -9,18 +9,10 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from ..canonical import SCORING_KEYS
 from ..family import family_of
-from ..variant import (
-    AWARD_FIELDS,
-    AWARD_GAME,
-    COMMON_FIELDS,
-    PARAMETERS,
-    QUANTUM,
-    SCORING_KEYS,
-    builtin_names,
-    format_value,
-    load_ruleset,
-)
+from ..variant import builtin_names, load_ruleset
+from ..vocabulary import AWARD_FIELDS, AWARD_GAME, COMMON_FIELDS, PARAMETERS, QUANTUM, format_value
 from . import console as make_console
 
 

@@ -34,8 +34,9 @@ from ..io import read_json, write_atomic
 from ..notation import Json, record_from_json
 from ..players import PLAYERS, Player, SearchPlayer
 from ..processes import pool_of
+from ..ruleset import Ruleset
 from ..text import count
-from ..variant import Ruleset, load_ruleset
+from ..variant import load_ruleset
 from .referee import (
     ACK_SECONDS,
     BuiltinSeat,

@@ -26,7 +26,7 @@ from ..games import new_game
 from ..notation import Record, action_from_json, action_to_json, record_to_json
 from ..players import PLAYERS, Player, SearchPlayer
 from ..processes import ChannelClosed, LineChannel
-from ..variant import Ruleset
+from ..ruleset import Ruleset
 
 FORFEIT_KINDS = ("illegal", "timeout", "crash", "garbage", "protocol", "resigned")
 ACK_SECONDS = 5.0  # time for an engine to answer hello, new and apply (spec/protocol.md)

@@ -26,8 +26,9 @@ from ..errors import FileError, MatchError, QtttError
 from ..interop import rules_of
 from ..io import FRACTION, parse_toml, read_json, read_text
 from ..notation import record_from_json
+from ..ruleset import Ruleset
 from ..safe import shown
-from ..variant import Ruleset, load_ruleset
+from ..variant import load_ruleset
 
 RULE = "tour-protocol"
 FREE_BOARD = 5

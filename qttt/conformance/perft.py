@@ -15,7 +15,7 @@ from ..errors import UsageError
 from ..family import CorePosition, GameState, cases
 from ..games import new_game
 from ..notation import Json, action_from_json, action_to_json
-from ..variant import Ruleset
+from ..ruleset import Ruleset
 
 EXPAND_LIMIT = 20_000  # a depth is tabled when the positions one level above it are at most this many
 MAX_DEPTH = 6

@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..family import families, family_of
+from ..ruleset import Ruleset
 from ..spec import rules
-from ..variant import Ruleset
 
 COMMON = "common"  # the scope of the quantum family's rules, some of which hold for every game
 

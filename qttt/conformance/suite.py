@@ -19,8 +19,9 @@ from ..family import GameState, cases, family_of
 from ..games import new_game
 from ..io import read_json, read_text
 from ..notation import Json, action_from_json, action_to_json, state_to_json
+from ..ruleset import Ruleset
 from ..spec import spec_dir
-from ..variant import Ruleset, builtin_names, load_ruleset
+from ..variant import builtin_names, load_ruleset
 from .casespec import CaseSpec
 from .perft import perft_entries
 from .scope import rule_ids

@@ -1,5 +1,5 @@
 """Which vocabulary values the conformance suites pin: every reading of every rule parameter and
-scoring field (from the declarations of qttt.variant), and the suites whose ruleset uses it.
+scoring field (from the declarations of qttt.vocabulary), and the suites whose ruleset uses it.
 
 A reading is one distinct behaviour of the rules: each allowed value of an enumerated or boolean
 parameter, each item of a pattern list, an integer at its default or not, each award and pattern,
@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..notation import Json
-from ..variant import AWARD_FIELDS, AWARDS, CRITERIA, PARAMETERS, PATTERNS, format_value
+from ..vocabulary import AWARD_FIELDS, AWARDS, CRITERIA, PARAMETERS, PATTERNS, format_value
 
 # A reading: (what, value), e.g. ("measurer", "creator") or ("first-line.double", "stated").
 Reading = tuple[str, str]

@@ -8,20 +8,13 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from ..canonical import SCORING_KEYS
 from ..conformance.values import value_coverage
 from ..family import families
 from ..gametype import GAME_TYPES
 from ..spec import Rule, rules
-from ..variant import (
-    AWARD_FIELDS,
-    COMMON_FIELDS,
-    PARAMETER_BY_NAME,
-    PARAMETERS,
-    SCORING_KEYS,
-    builtin_names,
-    format_value,
-    load_ruleset,
-)
+from ..variant import builtin_names, load_ruleset
+from ..vocabulary import AWARD_FIELDS, COMMON_FIELDS, PARAMETER_BY_NAME, PARAMETERS, format_value
 from .rulebook import COMPETITION, IMPLEMENTERS
 from .site import ambiguities, rule_link, rule_number, sources, table
 
@@ -218,7 +211,7 @@ def ambiguities_page() -> list[str]:
 
 def parameters_page() -> list[str]:
     out = ["# Parameter reference", "", "Every key of a [variant file](../variant-files.md), from the "
-           "vocabulary the engine interprets (`qttt.variant.PARAMETERS` and `AWARD_FIELDS`).", "",
+           "vocabulary the engine interprets (`qttt.vocabulary.PARAMETERS` and `AWARD_FIELDS`).", "",
            "## `[rules]`", ""]
     rows = []
     for p in PARAMETERS:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..variant import Ruleset, format_value
+from ..ruleset import Ruleset
+from ..vocabulary import format_value
 
 
 def _line_words(n: int, length: int) -> str:

@@ -20,8 +20,9 @@ from typing import Any, Protocol
 
 from ..family import GameState, family_of, tool
 from ..narration import frac
+from ..ruleset import Ruleset
 from ..spec import rules, spec_dir
-from ..variant import Ruleset, builtin_names, load_ruleset
+from ..variant import builtin_names, load_ruleset
 from .site import Site, load_toml, rule_link, source_link, table
 
 # The articles of the game's rules, in play order (titles in LANG.toml `articles`); then the

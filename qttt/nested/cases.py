@@ -14,7 +14,7 @@ from typing import Any
 from ..conformance.casespec import CaseSpec, seed_of
 from ..family import GameState, Mark
 from ..notation import action_to_json
-from ..variant import Ruleset
+from ..ruleset import Ruleset
 from .engine import AWARD_RULES, NestedState
 
 Json = Any

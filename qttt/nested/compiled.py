@@ -34,7 +34,8 @@ from ..geometry import grid_patterns
 from ..native import CoreUnavailable, bind, generator_state, unavailable, usable
 from ..notation import action_to_json
 from ..quantum.scoring import scaled
-from ..variant import AWARD_FIELDS, NESTED, Component, Ruleset
+from ..ruleset import Ruleset
+from ..vocabulary import AWARD_FIELDS, NESTED, Component
 from .engine import BLOCK_STATES, DRAWN, PLAYERS, NestedState, award_weights, compile_nested
 
 SOURCE = Path(__file__).with_name("_core.c")

@@ -17,7 +17,8 @@ from typing import Any
 from ..errors import IllegalAction, RecordError
 from ..family import Mark
 from ..geometry import grid_patterns
-from ..variant import Component, Ruleset
+from ..ruleset import Ruleset
+from ..vocabulary import Component
 
 OPEN, X_WON, O_WON, DRAWN = 0, 1, 2, 3
 BLOCK_STATES = ("open", "x", "o", "drawn")

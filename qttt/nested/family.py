@@ -9,7 +9,7 @@ from typing import Any, cast
 
 from ..family import AnyAction, CorePosition, Family, GameState, Mark, Rollout
 from ..marks import MarkFamily
-from ..variant import Ruleset
+from ..ruleset import Ruleset
 from . import compiled as nested_core
 from .engine import AWARD_RULES, NestedState, nested_playout
 from .svg import nested_svg

@@ -9,7 +9,8 @@ from verify.nested.check import points_range
 
 from ..family import AnyAction, GameState, Mark
 from ..interop import Codec
-from ..variant import Component, Ruleset
+from ..ruleset import Ruleset
+from ..vocabulary import Component
 from .engine import NestedState
 
 

@@ -10,8 +10,10 @@ import random
 from ..docgen.rulebook import implementer_lines
 from ..docgen.site import Site, img, rule_link, source_link, table
 from ..notation import action_to_json
+from ..ruleset import Ruleset
 from ..spec import spec_dir
-from ..variant import PARAMETERS, Component, Ruleset, format_value, load_ruleset
+from ..variant import load_ruleset
+from ..vocabulary import PARAMETERS, Component, format_value
 from .engine import AWARD_RULES, nested_playout
 from .svg import nested_svg
 

@@ -13,7 +13,7 @@ from ..errors import IllegalAction
 from ..family import Mark
 from ..io import save_or_show
 from ..notation import Record, record_to_json
-from ..variant import Ruleset
+from ..ruleset import Ruleset
 from .engine import NestedState
 from .text import nested_status, nested_text
 

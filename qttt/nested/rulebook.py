@@ -12,8 +12,8 @@ from ..docgen.rulebook import winner_text
 from ..docgen.site import Site, img, load_toml
 from ..family import Mark
 from ..narration import frac
+from ..ruleset import Ruleset
 from ..spec import spec_dir
-from ..variant import Ruleset
 from .engine import NestedState
 from .svg import nested_svg
 

@@ -7,16 +7,10 @@ from fractions import Fraction
 
 from hypothesis import strategies as st
 
+from ..ruleset import Ruleset, with_params
 from ..testing.strategies import scoring_components
-from ..variant import (
-    AWARD_FIELDS,
-    PARAMETER_BY_NAME,
-    PATTERN_KINDS,
-    Component,
-    Ruleset,
-    load_ruleset,
-    with_params,
-)
+from ..variant import load_ruleset
+from ..vocabulary import AWARD_FIELDS, PARAMETER_BY_NAME, PATTERN_KINDS, Component
 from .family import FAMILY
 
 

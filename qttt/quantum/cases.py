@@ -16,7 +16,7 @@ from ..errors import QtttError
 from ..family import GameState
 from ..geometry import lines, patterns
 from ..notation import Json, action_from_json, action_to_json
-from ..variant import Ruleset
+from ..ruleset import Ruleset
 from .engine import Action, Measure, Place, State, quantum_state
 
 SEARCH_GAMES = 3000  # random games tried before a searched-for case is given up

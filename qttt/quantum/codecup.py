@@ -14,7 +14,8 @@ from __future__ import annotations
 from ..competition.referee import ACK_SECONDS, Forfeit, LineProcess
 from ..errors import IllegalAction, MatchError, RecordError
 from ..family import AnyAction, GameState
-from ..variant import QUANTUM, Ruleset
+from ..ruleset import Ruleset
+from ..vocabulary import QUANTUM
 from .engine import Action, Measure, Place, State, quantum_action, quantum_state
 
 SQUARES = "ABCDEFGHIJKLMNOP"

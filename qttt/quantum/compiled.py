@@ -34,7 +34,7 @@ from ..errors import IllegalAction, QtttError
 from ..family import AnyAction, Tally
 from ..native import CoreUnavailable, bind, generator_state, unavailable, usable
 from ..notation import action_to_json
-from ..variant import Ruleset
+from ..ruleset import Ruleset
 from .analysis.count import board_after, encode
 from .engine import Action, Measure, Place, State, quantum_action
 from .game import Game, compile_game

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from ..errors import IllegalAction, RecordError
 from ..geometry import cells_of
-from ..variant import Ruleset
+from ..ruleset import Ruleset
 from .game import Game, compile_game
 from .scoring import Scores
 

@@ -12,7 +12,8 @@ from ..family import AnyAction, CorePosition, Family, GameState, Rollout
 from ..narration import frac
 from ..notation import Record, cell_text
 from ..players import PLAYERS
-from ..variant import Component, Ruleset
+from ..ruleset import Ruleset
+from ..vocabulary import Component
 from .engine import Measure, Place, State, mark_name, playout, quantum_action, quantum_state
 from .narration import describe_action
 from .notation import read_tokens, state_json, to_notation

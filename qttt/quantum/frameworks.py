@@ -12,7 +12,8 @@ from verify.quantum.scores import declared_range
 
 from ..family import AnyAction, GameState
 from ..interop import Codec, Range
-from ..variant import Component, Ruleset
+from ..ruleset import Ruleset
+from ..vocabulary import Component
 from .engine import Measure, Place, State
 from .game import Game, compile_game
 from .scoring import UNKNOWN

@@ -15,7 +15,8 @@ from typing import Any
 
 from ..errors import VariantError
 from ..geometry import Pattern, board_symmetries, cells_of, lines
-from ..variant import Parameters, Ruleset
+from ..ruleset import Ruleset
+from ..vocabulary import Parameters
 from .scoring import Award, Scorer, compile_awards, compile_scoring, score_bound, score_scale
 
 

@@ -12,7 +12,8 @@ from ..docgen.rulebook import implementer_lines
 from ..docgen.site import Site, img, load_toml, rule_link, source_link, sources, table
 from ..notation import Record, record_to_json
 from ..spec import spec_dir
-from ..variant import PARAMETERS, builtin_names, format_value, load_ruleset
+from ..variant import builtin_names, load_ruleset
+from ..vocabulary import PARAMETERS, format_value
 from .analysis.claims import compute, load_claims
 from .engine import Measure, quantum_state
 from .family import FAMILY

@@ -18,7 +18,7 @@ from ..narration import squares
 from ..notation import Record, record_to_json
 from ..players import Player, make_player
 from ..processes import Terminated
-from ..variant import Ruleset
+from ..ruleset import Ruleset
 from .engine import Action, Measure, Place, State, mark_name, quantum_action
 from .narration import collapsed, describe
 from .text import drawing

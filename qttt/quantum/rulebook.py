@@ -13,7 +13,7 @@ from ..docgen.site import Site, img
 from ..geometry import patterns
 from ..narration import frac
 from ..notation import Record
-from ..variant import Ruleset
+from ..ruleset import Ruleset
 from .engine import Measure, Place, State, mark_name, player_of, playout, quantum_state
 from .notation import from_notation, to_notation
 from .svg import board_svg

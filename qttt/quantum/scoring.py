@@ -12,7 +12,8 @@ from math import lcm
 from typing import ClassVar
 
 from ..geometry import Pattern, patterns
-from ..variant import Component, Ruleset
+from ..ruleset import Ruleset
+from ..vocabulary import Component
 
 ZERO = Fraction(0)
 Scores = tuple[Fraction, Fraction]

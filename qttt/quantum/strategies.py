@@ -17,7 +17,9 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from ..notation import Record, action_to_json, record_from_json, record_to_json, state_to_json
-from ..variant import PARAMETER_BY_NAME, Ruleset, builtin_names, load_ruleset, with_params
+from ..ruleset import Ruleset, with_params
+from ..variant import builtin_names, load_ruleset
+from ..vocabulary import PARAMETER_BY_NAME
 from .engine import Action, Measure, Place, State
 from .game import compile_game
 from .notation import from_notation, from_position, position, to_notation

@@ -9,17 +9,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ..variant import (
-    AWARD_FIELDS,
-    AWARD_GAME,
-    AWARDS,
-    CRITERIA,
-    PARAMETERS,
-    PATTERNS,
-    builtin_names,
-    default_ruleset,
-    load_ruleset,
-)
+from ..ruleset import default_ruleset
+from ..variant import builtin_names, load_ruleset
+from ..vocabulary import AWARD_FIELDS, AWARD_GAME, AWARDS, CRITERIA, PARAMETERS, PATTERNS
 
 
 def _toml_value(value: Any) -> str:

@@ -33,7 +33,8 @@ from qttt.quantum.analysis.count import board_after, encode
 from qttt.quantum.analysis.solve import minimax
 from qttt.quantum.compiled import core_for, use_compiled
 from qttt.quantum.game import compile_game
-from qttt.variant import Component, Ruleset, with_params
+from qttt.ruleset import Ruleset, with_params
+from qttt.vocabulary import Component
 
 REASON = compiled.available()
 needs_core = pytest.mark.skipif(REASON is not None, reason=f"compiled core unavailable: {REASON}")

@@ -31,8 +31,9 @@ from qttt.nested.engine import NestedState, nested_playout
 from qttt.nested.strategies import nested_rulesets
 from qttt.notation import action_from_json
 from qttt.players import SearchPlayer
+from qttt.ruleset import Ruleset
 from qttt.spec import spec_dir
-from qttt.variant import Ruleset, load_ruleset
+from qttt.variant import load_ruleset
 
 REASON = nested_core.available()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"compiled nested core unavailable: {REASON}")

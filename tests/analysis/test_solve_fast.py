@@ -26,7 +26,8 @@ from qttt.quantum.analysis.fairness import scoring_variants
 from qttt.quantum.analysis.solve import Solver, choose_engine, minimax, solve
 from qttt.quantum.engine import quantum_action
 from qttt.quantum.game import compile_game
-from qttt.variant import Component, Ruleset, with_params
+from qttt.ruleset import Ruleset, with_params
+from qttt.vocabulary import Component
 
 REASON = compiled.available()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"compiled solver unavailable: {REASON}")

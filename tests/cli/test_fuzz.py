@@ -36,7 +36,7 @@ from qttt.quantum.engine import State
 from qttt.quantum.notation import from_notation, from_position
 from qttt.quantum.play import Game
 from qttt.spec import spec_dir
-from qttt.variant import PARAMETERS
+from qttt.vocabulary import PARAMETERS
 
 EXAMPLES = int(os.environ.get("QTTT_FUZZ_EXAMPLES", "40"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None,

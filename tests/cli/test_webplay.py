@@ -16,8 +16,9 @@ from qttt.quantum.engine import Measure, Place, State, playout, quantum_state
 from qttt.quantum.notation import to_notation
 from qttt.quantum.strategies import random_rulesets
 from qttt.quantum.text import status_line
+from qttt.ruleset import Ruleset
 from qttt.svg import board_svg
-from qttt.variant import Ruleset, load_ruleset
+from qttt.variant import load_ruleset
 from qttt.webplay import BOARD_PIXELS, Bridge, Session, call, rules_page
 
 ROOT = Path(__file__).resolve().parents[2]

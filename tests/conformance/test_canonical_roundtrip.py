@@ -13,22 +13,16 @@ from pathlib import Path
 
 import pytest
 
+from qttt.canonical import SCORING_KEYS, canonical_value
 from qttt.cli import main
 from qttt.conformance.check import check_suite
 from qttt.conformance.protocol import QtttEngine
 from qttt.conformance.runner import InProcessEngine, Runner
 from qttt.conformance.suite import build_suite, read_retired, suite_prefix
 from qttt.errors import VariantError
-from qttt.variant import (
-    AWARD_FIELDS,
-    CRITERIA,
-    PARAMETERS,
-    SCORING_KEYS,
-    Ruleset,
-    _canonical_value,
-    builtin_names,
-    load_ruleset,
-)
+from qttt.ruleset import Ruleset
+from qttt.variant import builtin_names, load_ruleset
+from qttt.vocabulary import AWARD_FIELDS, CRITERIA, PARAMETERS
 
 
 def single_changes(name: str) -> list[str]:
@@ -48,7 +42,7 @@ def single_changes(name: str) -> list[str]:
             values = [tuple(((i + 1) % cells,) for i in range(cells))] if current == "same" else ["same"]
         else:
             values = [v for v in p.allowed if v != current]
-        out += [f"{name}({p.name}={_canonical_value(v)})" for v in values]
+        out += [f"{name}({p.name}={canonical_value(v)})" for v in values]
     for key, (award, _, _) in SCORING_KEYS.items():
         if any(c.award == award for c in rs.scoring):
             settings = (["2"] if key == "double_line"

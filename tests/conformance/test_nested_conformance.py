@@ -22,7 +22,8 @@ from qttt.conformance.suite import (
     vectors_dir,
 )
 from qttt.spec import spec_dir
-from qttt.variant import NESTED, load_ruleset
+from qttt.variant import load_ruleset
+from qttt.vocabulary import NESTED
 
 SOURCES = {"intelligent": "intelligent",
            "intelligent-2016": str(spec_dir() / "editions" / "intelligent-2016.toml"),

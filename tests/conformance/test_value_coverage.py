@@ -33,7 +33,7 @@ def test_a_reading_only_a_coverage_variant_uses_is_reported_uncovered_without_it
 
 
 def test_readings_enumerate_the_declared_values() -> None:
-    """Written out from the declarations of qttt.variant, not derived from them."""
+    """Written out from the declarations of qttt.vocabulary, not derived from them."""
     have = set(readings())
     for reading in [("measurer", "opponent"), ("measurer", "creator"), ("two_cycles", "true"),
                     ("two_cycles", "false"), ("last_square", "end"), ("untouched", "vanish"),

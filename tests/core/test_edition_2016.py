@@ -17,7 +17,7 @@ from qttt.family import Mark
 from qttt.games import new_game
 from qttt.nested.engine import NestedState
 from qttt.notation import state_to_json
-from qttt.variant import Ruleset, with_params
+from qttt.ruleset import Ruleset, with_params
 
 EDITION = str(Path(__file__).resolve().parents[2] / "spec" / "editions" / "intelligent-2016.toml")
 BLOCKS = {"open": "-", "x": "x", "o": "o", "drawn": "D"}

@@ -26,7 +26,8 @@ from qttt.quantum.engine import quantum_state
 from qttt.quantum.notation import from_notation
 from qttt.quantum.svg import board_svg, measurement_svg
 from qttt.spec import rules
-from qttt.variant import PARAMETER_BY_NAME, builtin_names
+from qttt.variant import builtin_names
+from qttt.vocabulary import PARAMETER_BY_NAME
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -14,7 +14,7 @@ from qttt.errors import QtttError
 from qttt.quantum.analysis import contrast
 from qttt.quantum.engine import quantum_action
 from qttt.quantum.notation import from_notation
-from qttt.variant import Ruleset
+from qttt.ruleset import Ruleset
 
 ALL = [(name, ex) for name, exs in EXAMPLES.items() for ex in exs]
 

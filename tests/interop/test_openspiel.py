@@ -30,7 +30,8 @@ from qttt.quantum.analysis.count import encode
 from qttt.quantum.analysis.solve import solve
 from qttt.quantum.strategies import random_rulesets
 from qttt.spec import spec_dir
-from qttt.variant import NESTED, QUANTUM, builtin_names
+from qttt.variant import builtin_names
+from qttt.vocabulary import NESTED, QUANTUM
 from verify.quantum.abstract import Params, explore
 from verify.quantum.scores import declared_range
 

@@ -47,7 +47,7 @@ def test_variant_schema_is_current() -> None:
 
 
 def test_variant_schema_lists_every_parameter() -> None:
-    from qttt.variant import AWARD_FIELDS, PARAMETERS
+    from qttt.vocabulary import AWARD_FIELDS, PARAMETERS
     schema = json.loads(render())
     rules = schema["properties"]["rules"]["properties"]
     assert list(rules) == [p.name for p in PARAMETERS]

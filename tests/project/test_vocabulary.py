@@ -24,8 +24,10 @@ from qttt.nested.engine import AWARD_RULES
 from qttt.quantum import compiled
 from qttt.quantum.analysis.count import encode
 from qttt.quantum.scoring import AWARD_TYPES, CRITERIA_CODES
+from qttt.ruleset import Ruleset, with_params
 from qttt.spec import rules
-from qttt.variant import (
+from qttt.variant import builtin_names, load_ruleset
+from qttt.vocabulary import (
     AWARD_FIELDS,
     AWARD_GAME,
     AWARDS,
@@ -36,10 +38,6 @@ from qttt.variant import (
     PARAMETERS,
     PATTERN_KINDS,
     QUANTUM,
-    Ruleset,
-    builtin_names,
-    load_ruleset,
-    with_params,
 )
 
 QUANTUM_PARAMETERS = [p for p in PARAMETERS if QUANTUM in p.games]

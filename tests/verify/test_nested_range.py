@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from qttt.nested.engine import NestedState
 from qttt.nested.strategies import nested_rulesets
-from qttt.variant import Ruleset
+from qttt.ruleset import Ruleset
 from verify.nested.check import points_range, position_failures
 
 

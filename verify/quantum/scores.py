@@ -27,7 +27,7 @@ from qttt import Action, IllegalAction, Place, Ruleset, State
 from qttt.geometry import Pattern, lines, patterns
 from qttt.quantum.game import compile_game
 from qttt.quantum.scoring import NONE, SOME, UNKNOWN
-from qttt.variant import Component
+from qttt.vocabulary import Component
 
 from .witness import Witness, plan_actions, record, replay
 

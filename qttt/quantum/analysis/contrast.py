@@ -24,8 +24,10 @@ from typing import Any
 from ...errors import QtttError
 from ...io import write_atomic
 from ...notation import Record
+from ...ruleset import Ruleset, with_params
 from ...spec import results_dir, spec_dir
-from ...variant import PARAMETERS, Ruleset, builtin_names, load_ruleset, with_params
+from ...variant import builtin_names, load_ruleset
+from ...vocabulary import PARAMETERS
 from ..compiled import FastSolver, available, solver_supports
 from ..engine import Action, Measure, State, playout, quantum_action
 from ..notation import from_notation, to_notation

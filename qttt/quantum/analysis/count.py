@@ -17,7 +17,7 @@ from ...bounds import CODE, COUNT, MAX_PLY
 from ...errors import FileError, QtttError, UsageError
 from ...io import damaged, read_checkpoint, write_checkpoint
 from ...processes import stop_pool, worker_pool
-from ...variant import Ruleset
+from ...ruleset import Ruleset
 from ..engine import MEASURE, OVER, Board, Measure, Place
 from ..game import compile_game
 from .keys import Key, owner_key, partition_key

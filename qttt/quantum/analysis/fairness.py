@@ -9,7 +9,8 @@ from fractions import Fraction
 from typing import Any
 
 from ...analysis.results import load_results, result_path
-from ...variant import Component, Ruleset
+from ...ruleset import Ruleset
+from ...vocabulary import Component
 
 F = Fraction
 

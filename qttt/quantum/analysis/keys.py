@@ -25,7 +25,7 @@ from functools import cache
 from typing import Any
 
 from ...geometry import cells_of
-from ...variant import Ruleset
+from ...ruleset import Ruleset
 from ..engine import MEASURE, Board
 from ..game import Game, compile_game
 

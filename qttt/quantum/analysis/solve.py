@@ -26,7 +26,7 @@ from ...errors import FileError, UsageError
 from ...io import FRACTION, read_checkpoint, write_checkpoint
 from ...native import CoreUnavailable
 from ...notation import action_to_json
-from ...variant import Ruleset
+from ...ruleset import Ruleset
 from ..compiled import (
     DEFAULT_LOG2,
     FastSolver,
