@@ -22,8 +22,9 @@ from collections.abc import Callable
 
 from qttt import load_ruleset
 from qttt.analysis.sample import sample_games
+from qttt.processes import local_mapper
 from qttt.quantum import compiled
-from qttt.quantum.analysis.count import board_after, brute_force_nodes, count_games, local_mapper
+from qttt.quantum.analysis.count import board_after, brute_force_nodes, count_games
 from qttt.quantum.analysis.solve import Solver
 
 

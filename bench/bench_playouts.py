@@ -49,8 +49,8 @@ import reference
 
 import qttt
 from qttt.analysis.sample import sample_games
+from qttt.processes import local_mapper
 from qttt.quantum import compiled
-from qttt.quantum.analysis.count import local_mapper
 
 Rates = tuple[float, float]  # games per CPU-second, games per wall-second
 DRIVER = "qttt-bench-driver"

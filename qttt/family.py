@@ -82,7 +82,10 @@ class Family(Protocol):
     core) -> bool` and `core_for(rs) -> CompiledCore` (see `compiled_core`); `terminal` (a
     `Terminal`: a person types actions, as under `qttt match`); `codecup` (the CodeCup 2012
     dialogue: `check_ruleset`, `letters`, `CodeCupSeat`); `site` (the site pages it contributes:
-    docs path -> maker(site, root) -> lines).
+    docs path -> maker(site, root) -> lines); `tally` (rs, rng, games -> Tally: random games in
+    the Python engine as `CompiledCore.sample` tallies them; without it `qttt analyze random`
+    tallies final points alone); and the analyses `qttt analyze` runs: `count` (exact game
+    counts), `solve` (the value under perfect play) and `fairness`.
     """
 
     name: str  # the value of the `game` parameter

@@ -17,13 +17,16 @@ import subprocess
 import sys
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing.context import BaseContext
+from typing import Any
 
 PR_SET_PDEATHSIG = 1
 MAX_LINE = 4 << 20  # bytes of one line read from a program (a response, a move)
 READ = 1 << 16
+Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
+"""Runs a function over argument tuples (on processes or a cluster), results in their order."""
 
 
 class Terminated(BaseException):
@@ -76,6 +79,19 @@ def pool_of(workers: int, context: BaseContext | None = None) -> Iterator[Proces
         stop_pool(pool, True)
         raise
     stop_pool(pool, False)
+
+
+def local_mapper(workers: int) -> tuple[Mapper, Callable[..., None]]:
+    """A mapper over `workers` local processes, and the function that shuts it down (at once
+    when given True: after an interrupt or error)."""
+    pool = worker_pool(workers)
+
+    def mapper(fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterable[Any]:
+        return pool.map(fn, *zip(*args, strict=True)) if args else []
+
+    def stop(interrupted: bool = False) -> None:
+        stop_pool(pool, interrupted)
+    return mapper, stop
 
 
 # -- programs talked to line by line --------------------------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import lcm
@@ -21,16 +21,12 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..bounds import CHUNK, COUNT, GAMES, SEED
 from ..errors import FileError, UsageError
-from ..family import compiled_core
+from ..family import Tally, compiled_core, family_of, tool
 from ..io import FRACTION, read_checkpoint, write_checkpoint
-from ..nested.engine import nested_playout
-from ..quantum.engine import State, playout
-from ..quantum.scoring import first_line_result
+from ..processes import Mapper
 from ..ruleset import Ruleset
-from ..vocabulary import NESTED
 
 Histogram = Counter[tuple[Fraction, Fraction]]
-Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
 Z95 = 1.959963984540054
 # Line results of random games: who owns the better best line of the first first-line component.
 LINE_RESULTS = ("x", "o", "neither", "tie", "unfinished")
@@ -50,45 +46,33 @@ class TalliesScaled(Protocol):
 
 def play_chunk(rs: Ruleset, seed: int, index: int, games: int, core: str = "auto") -> Chunk:
     """Histogram of (x score, o score) over `games` random games of chunk `index` (scores as
-    integers in units of 1/scale), the games by line result (`scoring.first_line_result`;
-    unfinished: a deadlock), and for nested-classical rulesets the games by (moves, cells left
-    empty), as plain data. The family's compiled core plays the same games as the Python engine
-    (`family.compiled_core`)."""
+    integers in units of 1/scale), the games by line result and by (moves, cells left empty) where
+    the family tallies them (`engine_tally`), as plain data. The family's compiled core plays the
+    same games as the Python engine (`family.compiled_core`)."""
     rng = random.Random(f"{seed}:{index}")
-    hist: Histogram = Counter()
-    lines: Counter[str] = Counter()
-    shapes: Counter[tuple[int, int]] = Counter()
     fast = compiled_core(rs, core)
     if isinstance(fast, TalliesScaled):
         scale, scaled_hist, lines = fast.sample_scaled(rng, games)
         return (scale, sorted((x, o, k) for (x, o), k in scaled_hist.items()), sorted(lines.items()), [])
-    if fast is not None:
-        hist, lines, shapes = fast.sample(rng, games)
-    elif rs.game == NESTED:
-        for _ in range(games):
-            moves, final = nested_playout(rs, rng)
-            hist[(final.scores["x"], final.scores["o"])] += 1
-            shapes[(len(moves), final.marks.count(None))] += 1
-    else:
-        lined = any(c.award == "first-line" for c in rs.scoring)
-        for _ in range(games):
-            _, state = playout(rs, rng)
-            s = state.scores
-            hist[(s["x"], s["o"])] += 1
-            if lined:
-                lines[_line_result(rs, state)] += 1
+    hist, lines, shapes = fast.sample(rng, games) if fast is not None else engine_tally(rs, rng, games)
     scale = lcm(1, *(v.denominator for key in hist for v in key))
     return (scale, [(int(x * scale), int(o * scale), k) for (x, o), k in sorted(hist.items())],
             sorted(lines.items()), [(m, e, k) for (m, e), k in sorted(shapes.items())])
 
 
-def _line_result(rs: Ruleset, state: State) -> str:
-    if not state.over:
-        return "unfinished"
-    cls = state.classical
-    x = sum(1 << c for c, k in enumerate(cls) if k & 1)
-    o = sum(1 << c for c, k in enumerate(cls) if k and not k & 1)
-    return first_line_result(rs, cls, x, o) or "none"
+def engine_tally(rs: Ruleset, rng: random.Random, games: int) -> Tally:
+    """Over `games` random games drawn from `rng` in the Python engine: the family's `tally` tool
+    (final points, games by line result, games by shape), or for a family without one the final
+    points of its `playout`s alone."""
+    family = family_of(rs)
+    if "tally" in family.tools:
+        found: Tally = tool(rs, "tally")(rs, rng, games)
+        return found
+    hist: Histogram = Counter()
+    for _ in range(games):
+        _, final = family.playout(rs, rng)
+        hist[(final.scores["x"], final.scores["o"])] += 1
+    return hist, Counter(), Counter()
 
 
 @dataclass
