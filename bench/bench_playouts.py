@@ -19,7 +19,8 @@ project. A peer without a path is reported as not measured, with the figure last
 machine quoted as such and its source. The compiled core and two commands run end to end (`qttt
 random wikipedia` to a file and `qttt analyze random wikipedia`, startup included) are compared to
 the fastest measured peer, CPU to CPU and wall to wall (target: `qttt random` at 1.5x the fastest
-peer per CPU-second); the commands run on one worker (`--workers 1`), as the peers do.
+peer per CPU-second); the commands run on one worker (`--workers 1`), as the peers do, and
+`qttt random` again on every core, its wall rate against one worker's (target: about 2x).
 
 Last, `qttt analyze random`'s sampler on every core (processes) against the same sampler in one
 process, wall time to wall time.
@@ -188,16 +189,23 @@ def against_peers(args: argparse.Namespace, comp: Rates) -> None:
              "-o", str(Path(tmp) / "games.jsonl")], n)
         rates["qttt analyze random wikipedia (end to end)"] = command_rates(
             ["analyze", "random", "wikipedia", "-n", str(n), "--seed", "9", "--workers", "1", "--quiet"], n)
+        every = command_rates(["random", "wikipedia", "-n", str(n), "--seed", "9", "--workers", "0",
+                               "-o", str(Path(tmp) / "games.jsonl")], n)
+    one = rates["qttt random wikipedia -o FILE (end to end)"]
+    cores = f"qttt random wikipedia -o FILE, {os.cpu_count() or 1} workers"
+    scaling = f"{every[1] / one[1]:.2f}x the wall rate of 1 worker (target about 2x)"
     if not measured:
         for label, r in rates.items():
             row(label, r, "no peer measured in this run")
+        row(cores, every, scaling)
         return
     best = max(measured, key=lambda k: measured[k][0])
     peer = measured[best]
     for label, r in rates.items():
         row(label, r, f"{r[0] / peer[0]:.2f}x CPU, {r[1] / peer[1]:.2f}x wall against {best}")
+    row(cores, every, f"{scaling}; {every[1] / peer[1]:.2f}x wall against {best}")
     print(f"  target: qttt random at 1.5x the fastest peer per CPU-second "
-          f"({1.5 * peer[0]:,.0f} games/CPU-s)")
+          f"({1.5 * peer[0]:,.0f} games/CPU-s): {'met' if one[0] >= 1.5 * peer[0] else 'NOT met'}")
 
 
 def processes(args: argparse.Namespace) -> None:

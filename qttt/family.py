@@ -172,6 +172,19 @@ class CorePosition(Protocol):
 Tally = tuple[Counter[tuple[Fraction, Fraction]], Counter[str], Counter[tuple[int, int]]]
 
 
+class Replayed(NamedTuple):
+    """What a compiled core's `replay_jsonl` (qttt replay --json) did with JSON Lines text: the final
+    states it wrote, the bytes and lines of the text it consumed (whole lines), the records it
+    replayed, and why it stopped: "end" of the text, at a "line" it leaves to the engine (a record
+    written otherwise, an illegal action, another variant), or with its output "full"."""
+
+    states: str
+    consumed: int
+    lines: int
+    records: int
+    stop: str
+
+
 class Terminal(Protocol):
     """A family's `terminal` tool: what a person at the terminal sees and types."""
 

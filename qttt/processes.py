@@ -36,7 +36,7 @@ class Terminated(BaseException):
 
 # -- worker pools ---------------------------------------------------------------------------------
 
-def _worker_init(parent: int) -> None:
+def worker_init(parent: int) -> None:
     """In each worker: die with the parent (Linux PR_SET_PDEATHSIG; elsewhere a watch thread),
     and leave Ctrl-C and SIGTERM to the parent, which stops the pool (no worker tracebacks)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -57,9 +57,9 @@ def _worker_init(parent: int) -> None:
 
 
 def worker_pool(workers: int, context: BaseContext | None = None) -> ProcessPoolExecutor:
-    """The one way a pool of worker processes is made (see _worker_init)."""
+    """The one way a pool of worker processes is made (see worker_init)."""
     return ProcessPoolExecutor(max_workers=workers, mp_context=context or multiprocessing.get_context(),
-                               initializer=_worker_init, initargs=(os.getpid(),))
+                               initializer=worker_init, initargs=(os.getpid(),))
 
 
 def stop_pool(pool: ProcessPoolExecutor, interrupted: bool) -> None:

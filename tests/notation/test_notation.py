@@ -29,6 +29,7 @@ from qttt import (
     record_to_json,
     state_to_json,
 )
+from qttt.games import random_game
 from qttt.quantum.engine import quantum_state
 from qttt.quantum.notation import from_notation, to_notation
 from qttt.quantum.strategies import rulesets
@@ -120,6 +121,19 @@ def test_json_lines_with_line_numbers() -> None:
     assert isinstance(bad_action, RecordError) and bad_action.index == 1
     assert "measure needs an integer cell" in str(bad_action)
     assert items[4][1] == Record("kumar", (Place(0, 1),))
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow])
+@given(rs=rulesets(), seed=st.integers(0, 999), data=st.data())
+def test_a_broken_json_line_leaves_the_next_line_alone(rs: Ruleset, seed: int, data: st.DataObject) -> None:
+    """In JSON Lines a record cut anywhere is reported on its own line; the next line's record is
+    read whole (a value left open at a line end never reads on into the next line)."""
+    actions = tuple(random_game(rs, random.Random(seed))[0])
+    line = json.dumps(record_to_json(Record(rs.canonical, actions)))
+    cut = line[:data.draw(st.integers(0, len(line) - 1))]
+    items = list(parse_records(f"{line}\n{cut}\n{line}\n"))
+    assert items[0] == (1, Record(rs.canonical, actions)) and items[-1] == (3, Record(rs.canonical, actions))
+    assert len(items) == (2 if not cut.strip() else 3)
 
 
 def test_json_documents() -> None:
