@@ -19,10 +19,10 @@ from docsite import ROOT, build_site
 from mkdocs.exceptions import PluginError
 from reference import RefGame, load_variant
 
-from qttt import Measure, load_ruleset, record_to_json, state_to_json
+from qttt import load_ruleset, record_to_json, state_to_json
 from qttt.docgen import EXAMPLES, INTRO, ambiguities, generate, main, site_files, sources
 from qttt.errors import IllegalAction
-from qttt.quantum.engine import quantum_state
+from qttt.quantum.engine import Measure, quantum_state
 from qttt.quantum.notation import from_notation
 from qttt.quantum.svg import board_svg, measurement_svg
 from qttt.spec import rules

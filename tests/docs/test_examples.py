@@ -8,11 +8,11 @@ from fractions import Fraction
 
 import pytest
 
-from qttt import Measure, Place, State, load_ruleset, with_params
+from qttt import load_ruleset, with_params
 from qttt.docgen import EXAMPLES, Example
 from qttt.errors import QtttError
 from qttt.quantum.analysis import contrast
-from qttt.quantum.engine import quantum_action
+from qttt.quantum.engine import Measure, Place, State, quantum_action
 from qttt.quantum.notation import from_notation
 from qttt.ruleset import Ruleset
 
