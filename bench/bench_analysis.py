@@ -36,9 +36,9 @@ def timed(fn: Callable[[], object]) -> tuple[float, object]:
 
 def bench_late_4x4() -> None:
     """The compiled core's exact value of a late bonus4x4 position against the Python solver's."""
-    from qttt import playout
     from qttt.quantum.analysis.count import encode
     from qttt.quantum.compiled import core_for
+    from qttt.quantum.engine import playout
     rs = load_ruleset("bonus4x4")
     rng = random.Random(1)
     long_games = (g for g in iter(lambda: playout(rs, rng)[0], None) if len(g) >= 18)

@@ -3,10 +3,10 @@
 Every figure is measured in this run and given twice: games per second of CPU time (this process,
 or the peer's process) and of wall time (the machine is shared: wall time shows the load, CPU time
 the work). Per ruleset, four figures on one core: the compiled core (qttt/quantum/_core.c, games
-tallied as `qttt analyze random` tallies them), `qttt.playout` (the Python engine's playout API), a
-loop over the immutable `State` API (`legal_actions` + `apply`), and the naive reference model of
-tests/support/reference.py, the baseline of the Python ratios; the compiled core's ratio is to
-`qttt.playout`.
+tallied as `qttt analyze random` tallies them), `qttt.quantum.engine.playout` (the Python engine's
+playout API), a loop over the immutable `State` API (`legal_actions` + `apply`), and the naive
+reference model of tests/support/reference.py, the baseline of the Python ratios; the compiled
+core's ratio is to `qttt.quantum.engine.playout`.
 
 Then `wikipedia` against the public peer engines, each playing uniformly random legal games of its
 own reading of the Wikipedia rules in its own loop: KSmanis/QTTT (Java), Vlad-Shcherbina/qttt (C++)
@@ -52,6 +52,7 @@ import qttt
 from qttt.analysis.sample import sample_games
 from qttt.processes import local_mapper
 from qttt.quantum import compiled
+from qttt.quantum.engine import State, playout
 
 Rates = tuple[float, float]  # games per CPU-second, games per wall-second
 DRIVER = "qttt-bench-driver"
@@ -110,9 +111,9 @@ def batch(core: compiled.Core, rng: random.Random) -> int:
     return 20000
 
 
-def state_api_game(rs: qttt.Ruleset, rng: random.Random) -> qttt.State:
+def state_api_game(rs: qttt.Ruleset, rng: random.Random) -> State:
     """A random game through the immutable State API."""
-    state = qttt.State.initial(rs)
+    state = State.initial(rs)
     while legal := state.legal_actions():
         state = state.apply(rng.choice(legal))
     return state
@@ -251,7 +252,7 @@ def main() -> int:
         rs = qttt.load_ruleset(name)
         params = reference.load_variant(name)
         print(name)
-        fast = timed(times(partial(qttt.playout, rs), 50), args.seconds)
+        fast = timed(times(partial(playout, rs), 50), args.seconds)
         api = timed(times(partial(state_api_game, rs), 50), args.seconds)
         base = timed(times(partial(reference.random_game, params), 50), args.seconds)
         if reason is None:

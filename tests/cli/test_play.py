@@ -17,9 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from qttt import Measure, Place, State, from_position, load_ruleset, record_from_json
+from qttt import load_ruleset, record_from_json
 from qttt.cli import main
 from qttt.players import GreedyPlayer, RandomPlayer
+from qttt.quantum.engine import Measure, Place, State
+from qttt.quantum.notation import from_position
 from qttt.spec import rules
 
 # O8 closes the cycle on squares 3, 5, 7, 9; X measures, putting o8 in square 5: X1 X3 X7 in

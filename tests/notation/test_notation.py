@@ -12,26 +12,20 @@ from hypothesis import strategies as st
 from refbridge import ref_replay
 
 from qttt import (
-    Measure,
-    Place,
     Record,
     RecordError,
     Ruleset,
-    State,
     VariantError,
     action_to_json,
-    from_position,
     load_ruleset,
     parse_records,
-    playout,
-    position,
     record_from_json,
     record_to_json,
     state_to_json,
 )
 from qttt.games import random_game
-from qttt.quantum.engine import quantum_state
-from qttt.quantum.notation import from_notation, to_notation
+from qttt.quantum.engine import Measure, Place, State, playout, quantum_state
+from qttt.quantum.notation import from_notation, from_position, position, to_notation
 from qttt.quantum.strategies import rulesets
 
 # German Wikipedia cycle (seed 001): X1 squares 1-4, O2 3-9, X3 4-8, O4 8-1, X measures O4 into 1.
