@@ -22,8 +22,9 @@ from collections.abc import Callable
 
 from qttt import load_ruleset
 from qttt.analysis.sample import sample_games
+from qttt.processes import local_mapper
 from qttt.quantum import compiled
-from qttt.quantum.analysis.count import board_after, brute_force_nodes, count_games, local_mapper
+from qttt.quantum.analysis.count import board_after, brute_force_nodes, count_games
 from qttt.quantum.analysis.solve import Solver
 
 
@@ -35,9 +36,9 @@ def timed(fn: Callable[[], object]) -> tuple[float, object]:
 
 def bench_late_4x4() -> None:
     """The compiled core's exact value of a late bonus4x4 position against the Python solver's."""
-    from qttt import playout
     from qttt.quantum.analysis.count import encode
     from qttt.quantum.compiled import core_for
+    from qttt.quantum.engine import playout
     rs = load_ruleset("bonus4x4")
     rng = random.Random(1)
     long_games = (g for g in iter(lambda: playout(rs, rng)[0], None) if len(g) >= 18)

@@ -3,10 +3,10 @@
 Every figure is measured in this run and given twice: games per second of CPU time (this process,
 or the peer's process) and of wall time (the machine is shared: wall time shows the load, CPU time
 the work). Per ruleset, four figures on one core: the compiled core (qttt/quantum/_core.c, games
-tallied as `qttt analyze random` tallies them), `qttt.playout` (the Python engine's playout API), a
-loop over the immutable `State` API (`legal_actions` + `apply`), and the naive reference model of
-tests/support/reference.py, the baseline of the Python ratios; the compiled core's ratio is to
-`qttt.playout`.
+tallied as `qttt analyze random` tallies them), `qttt.quantum.engine.playout` (the Python engine's
+playout API), a loop over the immutable `State` API (`legal_actions` + `apply`), and the naive
+reference model of tests/support/reference.py, the baseline of the Python ratios; the compiled
+core's ratio is to `qttt.quantum.engine.playout`.
 
 Then `wikipedia` against the public peer engines, each playing uniformly random legal games of its
 own reading of the Wikipedia rules in its own loop: KSmanis/QTTT (Java), Vlad-Shcherbina/qttt (C++)
@@ -19,7 +19,8 @@ project. A peer without a path is reported as not measured, with the figure last
 machine quoted as such and its source. The compiled core and two commands run end to end (`qttt
 random wikipedia` to a file and `qttt analyze random wikipedia`, startup included) are compared to
 the fastest measured peer, CPU to CPU and wall to wall (target: `qttt random` at 1.5x the fastest
-peer per CPU-second); the commands run on one worker (`--workers 1`), as the peers do.
+peer per CPU-second); the commands run on one worker (`--workers 1`), as the peers do, and
+`qttt random` again on every core, its wall rate against one worker's (target: about 2x).
 
 Last, `qttt analyze random`'s sampler on every core (processes) against the same sampler in one
 process, wall time to wall time.
@@ -49,8 +50,9 @@ import reference
 
 import qttt
 from qttt.analysis.sample import sample_games
+from qttt.processes import local_mapper
 from qttt.quantum import compiled
-from qttt.quantum.analysis.count import local_mapper
+from qttt.quantum.engine import State, playout
 
 Rates = tuple[float, float]  # games per CPU-second, games per wall-second
 DRIVER = "qttt-bench-driver"
@@ -109,9 +111,9 @@ def batch(core: compiled.Core, rng: random.Random) -> int:
     return 20000
 
 
-def state_api_game(rs: qttt.Ruleset, rng: random.Random) -> qttt.State:
+def state_api_game(rs: qttt.Ruleset, rng: random.Random) -> State:
     """A random game through the immutable State API."""
-    state = qttt.State.initial(rs)
+    state = State.initial(rs)
     while legal := state.legal_actions():
         state = state.apply(rng.choice(legal))
     return state
@@ -188,16 +190,23 @@ def against_peers(args: argparse.Namespace, comp: Rates) -> None:
              "-o", str(Path(tmp) / "games.jsonl")], n)
         rates["qttt analyze random wikipedia (end to end)"] = command_rates(
             ["analyze", "random", "wikipedia", "-n", str(n), "--seed", "9", "--workers", "1", "--quiet"], n)
+        every = command_rates(["random", "wikipedia", "-n", str(n), "--seed", "9", "--workers", "0",
+                               "-o", str(Path(tmp) / "games.jsonl")], n)
+    one = rates["qttt random wikipedia -o FILE (end to end)"]
+    cores = f"qttt random wikipedia -o FILE, {os.cpu_count() or 1} workers"
+    scaling = f"{every[1] / one[1]:.2f}x the wall rate of 1 worker (target about 2x)"
     if not measured:
         for label, r in rates.items():
             row(label, r, "no peer measured in this run")
+        row(cores, every, scaling)
         return
     best = max(measured, key=lambda k: measured[k][0])
     peer = measured[best]
     for label, r in rates.items():
         row(label, r, f"{r[0] / peer[0]:.2f}x CPU, {r[1] / peer[1]:.2f}x wall against {best}")
+    row(cores, every, f"{scaling}; {every[1] / peer[1]:.2f}x wall against {best}")
     print(f"  target: qttt random at 1.5x the fastest peer per CPU-second "
-          f"({1.5 * peer[0]:,.0f} games/CPU-s)")
+          f"({1.5 * peer[0]:,.0f} games/CPU-s): {'met' if one[0] >= 1.5 * peer[0] else 'NOT met'}")
 
 
 def processes(args: argparse.Namespace) -> None:
@@ -243,7 +252,7 @@ def main() -> int:
         rs = qttt.load_ruleset(name)
         params = reference.load_variant(name)
         print(name)
-        fast = timed(times(partial(qttt.playout, rs), 50), args.seconds)
+        fast = timed(times(partial(playout, rs), 50), args.seconds)
         api = timed(times(partial(state_api_game, rs), 50), args.seconds)
         base = timed(times(partial(reference.random_game, params), 50), args.seconds)
         if reason is None:

@@ -82,7 +82,10 @@ class Family(Protocol):
     core) -> bool` and `core_for(rs) -> CompiledCore` (see `compiled_core`); `terminal` (a
     `Terminal`: a person types actions, as under `qttt match`); `codecup` (the CodeCup 2012
     dialogue: `check_ruleset`, `letters`, `CodeCupSeat`); `site` (the site pages it contributes:
-    docs path -> maker(site, root) -> lines).
+    docs path -> maker(site, root) -> lines); `tally` (rs, rng, games -> Tally: random games in
+    the Python engine as `CompiledCore.sample` tallies them; without it `qttt analyze random`
+    tallies final points alone); and the analyses `qttt analyze` runs: `count` (exact game
+    counts), `solve` (the value under perfect play) and `fairness`.
     """
 
     name: str  # the value of the `game` parameter
@@ -167,6 +170,19 @@ class CorePosition(Protocol):
 
 
 Tally = tuple[Counter[tuple[Fraction, Fraction]], Counter[str], Counter[tuple[int, int]]]
+
+
+class Replayed(NamedTuple):
+    """What a compiled core's `replay_jsonl` (qttt replay --json) did with JSON Lines text: the final
+    states it wrote, the bytes and lines of the text it consumed (whole lines), the records it
+    replayed, and why it stopped: "end" of the text, at a "line" it leaves to the engine (a record
+    written otherwise, an illegal action, another variant), or with its output "full"."""
+
+    states: str
+    consumed: int
+    lines: int
+    records: int
+    stop: str
 
 
 class Terminal(Protocol):

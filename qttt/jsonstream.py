@@ -103,6 +103,8 @@ class Scanner:
             except NumberTooLong as e:
                 raise self.error(e.msg) from None
             except json.JSONDecodeError as e:
+                if not self.newlines and "\n" in self.buf[self.pos:e.pos + 1]:
+                    raise self.error("the line ends inside the value") from None  # never the next line's
                 if len(self.buf) - self.pos > MAX_VALUE:
                     raise self.error(f"a value longer than {MAX_VALUE:,} characters") from None
                 if self._fill():

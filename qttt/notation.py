@@ -168,16 +168,21 @@ def parse_records(text: str) -> Iterator[tuple[int, Record | QtttError]]:
             reader.finish()
 
 
-def stream_records(chunks: Iterable[str]) -> Iterator[RecordReader]:
+def stream_records(chunks: Iterable[str], *, line: int = 1, json_lines: bool = False
+                   ) -> Iterator[RecordReader]:
     """Readers of the records in text arriving in chunks: a JSON document (one record object or a
     list of them, laid out freely) or JSON Lines (one record per line; a broken line is reported
     and the next line read). Each reader must be finished before the next one is produced.
+    `line`: the number of the text's first line; `json_lines`: the text is known to be JSON Lines
+    (the rest of a file whose first record was on one line).
     """
     scan = Scanner(chunks)
-    if scan.peek() == "[":
+    scan.line = line
+    scan.newlines = not json_lines
+    if not json_lines and scan.peek() == "[":
         yield from _list_records(scan)
         return
-    lines: bool | None = None  # undecided until the first record ends: JSON Lines if on one line
+    lines: bool | None = True if json_lines else None  # None: JSON Lines if the first record is on one line
     while True:
         ch = scan.peek()
         if ch == "\n":

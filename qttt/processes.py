@@ -17,13 +17,16 @@ import subprocess
 import sys
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing.context import BaseContext
+from typing import Any
 
 PR_SET_PDEATHSIG = 1
 MAX_LINE = 4 << 20  # bytes of one line read from a program (a response, a move)
 READ = 1 << 16
+Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
+"""Runs a function over argument tuples (on processes or a cluster), results in their order."""
 
 
 class Terminated(BaseException):
@@ -33,7 +36,7 @@ class Terminated(BaseException):
 
 # -- worker pools ---------------------------------------------------------------------------------
 
-def _worker_init(parent: int) -> None:
+def worker_init(parent: int) -> None:
     """In each worker: die with the parent (Linux PR_SET_PDEATHSIG; elsewhere a watch thread),
     and leave Ctrl-C and SIGTERM to the parent, which stops the pool (no worker tracebacks)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -54,9 +57,9 @@ def _worker_init(parent: int) -> None:
 
 
 def worker_pool(workers: int, context: BaseContext | None = None) -> ProcessPoolExecutor:
-    """The one way a pool of worker processes is made (see _worker_init)."""
+    """The one way a pool of worker processes is made (see worker_init)."""
     return ProcessPoolExecutor(max_workers=workers, mp_context=context or multiprocessing.get_context(),
-                               initializer=_worker_init, initargs=(os.getpid(),))
+                               initializer=worker_init, initargs=(os.getpid(),))
 
 
 def stop_pool(pool: ProcessPoolExecutor, interrupted: bool) -> None:
@@ -76,6 +79,19 @@ def pool_of(workers: int, context: BaseContext | None = None) -> Iterator[Proces
         stop_pool(pool, True)
         raise
     stop_pool(pool, False)
+
+
+def local_mapper(workers: int) -> tuple[Mapper, Callable[..., None]]:
+    """A mapper over `workers` local processes, and the function that shuts it down (at once
+    when given True: after an interrupt or error)."""
+    pool = worker_pool(workers)
+
+    def mapper(fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterable[Any]:
+        return pool.map(fn, *zip(*args, strict=True)) if args else []
+
+    def stop(interrupted: bool = False) -> None:
+        stop_pool(pool, interrupted)
+    return mapper, stop
 
 
 # -- programs talked to line by line --------------------------------------------------------------

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // A small engine for the `wikipedia` ruleset of quantum tic-tac-toe, written from the rulebook
-// (spec/rules/common.md, spec/rules/wikipedia.md) and the protocol (spec/protocol.md) alone.
+// (the site's rules/common and rules/wikipedia pages, from spec/rules.toml) and the protocol
+// (spec/protocol.md) alone.
 // Documented in docs/implementers.md, the implementer's guide.
 // It shares no code with the qttt package. Node.js, no dependencies.
 //

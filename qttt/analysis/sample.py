@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import lcm
@@ -21,17 +21,18 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..bounds import CHUNK, COUNT, GAMES, SEED
 from ..errors import FileError, UsageError
-from ..family import compiled_core
+from ..family import Tally, compiled_core, family_of, tool
 from ..io import FRACTION, read_checkpoint, write_checkpoint
-from ..nested.engine import nested_playout
-from ..quantum.engine import State, playout
-from ..quantum.scoring import first_line_result
+from ..processes import Mapper
 from ..ruleset import Ruleset
-from ..vocabulary import NESTED
 
 Histogram = Counter[tuple[Fraction, Fraction]]
-Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
 Z95 = 1.959963984540054
+# Units of work when the compiled core plays: about UNIT_GAMES games each (a chunk of 2,000 games is
+# about 2 ms of the core's work, less than what a process pool or Dask spends per task), and at least
+# UNITS of them when there are chunks enough, so that workers share the work evenly.
+UNIT_GAMES = 200_000
+UNITS = 16
 # Line results of random games: who owns the better best line of the first first-line component.
 LINE_RESULTS = ("x", "o", "neither", "tie", "unfinished")
 
@@ -50,45 +51,56 @@ class TalliesScaled(Protocol):
 
 def play_chunk(rs: Ruleset, seed: int, index: int, games: int, core: str = "auto") -> Chunk:
     """Histogram of (x score, o score) over `games` random games of chunk `index` (scores as
-    integers in units of 1/scale), the games by line result (`scoring.first_line_result`;
-    unfinished: a deadlock), and for nested-classical rulesets the games by (moves, cells left
-    empty), as plain data. The family's compiled core plays the same games as the Python engine
-    (`family.compiled_core`)."""
+    integers in units of 1/scale), the games by line result and by (moves, cells left empty) where
+    the family tallies them (`engine_tally`), as plain data. The family's compiled core plays the
+    same games as the Python engine (`family.compiled_core`)."""
     rng = random.Random(f"{seed}:{index}")
-    hist: Histogram = Counter()
-    lines: Counter[str] = Counter()
-    shapes: Counter[tuple[int, int]] = Counter()
     fast = compiled_core(rs, core)
     if isinstance(fast, TalliesScaled):
         scale, scaled_hist, lines = fast.sample_scaled(rng, games)
         return (scale, sorted((x, o, k) for (x, o), k in scaled_hist.items()), sorted(lines.items()), [])
-    if fast is not None:
-        hist, lines, shapes = fast.sample(rng, games)
-    elif rs.game == NESTED:
-        for _ in range(games):
-            moves, final = nested_playout(rs, rng)
-            hist[(final.scores["x"], final.scores["o"])] += 1
-            shapes[(len(moves), final.marks.count(None))] += 1
-    else:
-        lined = any(c.award == "first-line" for c in rs.scoring)
-        for _ in range(games):
-            _, state = playout(rs, rng)
-            s = state.scores
-            hist[(s["x"], s["o"])] += 1
-            if lined:
-                lines[_line_result(rs, state)] += 1
+    hist, lines, shapes = fast.sample(rng, games) if fast is not None else engine_tally(rs, rng, games)
     scale = lcm(1, *(v.denominator for key in hist for v in key))
     return (scale, [(int(x * scale), int(o * scale), k) for (x, o), k in sorted(hist.items())],
             sorted(lines.items()), [(m, e, k) for (m, e), k in sorted(shapes.items())])
 
 
-def _line_result(rs: Ruleset, state: State) -> str:
-    if not state.over:
-        return "unfinished"
-    cls = state.classical
-    x = sum(1 << c for c, k in enumerate(cls) if k & 1)
-    o = sum(1 << c for c, k in enumerate(cls) if k and not k & 1)
-    return first_line_result(rs, cls, x, o) or "none"
+def play_chunks(rs: Ruleset, seed: int, chunks: list[tuple[int, int]], core: str = "auto") -> Chunk:
+    """`play_chunk` over several chunks (index, games), summed: one unit of work for a process."""
+    tally = _Scaled()
+    lines: Counter[str] = Counter()
+    shapes: Counter[tuple[int, int]] = Counter()
+    for index, games in chunks:
+        scale, rows, chunk_lines, chunk_shapes = play_chunk(rs, seed, index, games, core)
+        tally.add_rows(scale, rows)
+        lines.update(dict(chunk_lines))
+        shapes.update({(m, e): k for m, e, k in chunk_shapes})
+    return (tally.scale, sorted((x, o, k) for (x, o), k in tally.counts.items()), sorted(lines.items()),
+            [(m, e, k) for (m, e), k in sorted(shapes.items())])
+
+
+def _units(todo: list[int], sizes: list[int], fast: bool) -> list[list[tuple[int, int]]]:
+    """The chunks to play grouped into units of work: one chunk each for the Python engine; for the
+    compiled core about UNIT_GAMES games each, at least UNITS units when there are chunks enough."""
+    per = 1
+    if fast and todo:
+        per = max(1, min(-(-UNIT_GAMES // sizes[0]), -(-len(todo) // UNITS)))
+    return [[(i, sizes[i]) for i in todo[k:k + per]] for k in range(0, len(todo), per)]
+
+
+def engine_tally(rs: Ruleset, rng: random.Random, games: int) -> Tally:
+    """Over `games` random games drawn from `rng` in the Python engine: the family's `tally` tool
+    (final points, games by line result, games by shape), or for a family without one the final
+    points of its `playout`s alone."""
+    family = family_of(rs)
+    if "tally" in family.tools:
+        found: Tally = tool(rs, "tally")(rs, rng, games)
+        return found
+    hist: Histogram = Counter()
+    for _ in range(games):
+        _, final = family.playout(rs, rng)
+        hist[(final.scores["x"], final.scores["o"])] += 1
+    return hist, Counter(), Counter()
 
 
 @dataclass
@@ -161,7 +173,7 @@ def sample_games(rs: Ruleset, games: int, *, seed: int = 0, chunk: int = 2000,
     """Play `games` uniformly random games of `rs` in chunks; `mapper` runs chunks on processes or a
     cluster; `checkpoint` is saved (atomically) as chunks finish and resumed from; `core` chooses
     the compiled core or the Python engine (auto: compiled where it can; same games either way)."""
-    compiled_core(rs, core)  # refuses compiled here, before any work, when it cannot be used
+    fast = compiled_core(rs, core) is not None  # refuses compiled here, before any work, if it cannot serve
     if games < 1 or chunk < 1:
         raise UsageError(None, f"need at least one game and a positive chunk size "
                         f"(got {games} games, chunk {chunk})")
@@ -171,10 +183,11 @@ def sample_games(rs: Ruleset, games: int, *, seed: int = 0, chunk: int = 2000,
     cp = Path(checkpoint) if checkpoint is not None else None
     if cp is not None and cp.is_file():
         done = _resume(cp, res, len(sizes))
-    todo = [(rs, seed, i, sizes[i], core) for i in range(len(sizes)) if i not in done]
+    left = [i for i in range(len(sizes)) if i not in done]
+    todo = [(rs, seed, unit, core) for unit in _units(left, sizes, fast)]
     played = sum(sizes[i] for i in done)
-    results = (mapper(play_chunk, todo) if mapper is not None
-               else (play_chunk(*args) for args in todo))
+    results = (mapper(play_chunks, todo) if mapper is not None
+               else (play_chunks(*args) for args in todo))
     tally = _Scaled()
     tally.add(res.histogram)  # resumed chunks
     res.histogram = Counter()
@@ -184,8 +197,8 @@ def sample_games(rs: Ruleset, games: int, *, seed: int = 0, chunk: int = 2000,
             res.lines[k] += c
         for m, e, c in shapes:
             res.shapes[(m, e)] += c
-        done.add(args[2])
-        played += args[3]
+        done.update(i for i, _ in args[2])
+        played += sum(n for _, n in args[2])
         if cp is not None:
             res.histogram = tally.points()
             _save(cp, res, done, len(sizes))

@@ -11,11 +11,26 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from ..analysis.distributed import dask_mapper
+from ..analysis.results import load_results, result_path, save_section
+from ..analysis.sample import LINE_RESULTS, sample_games
 from ..argtypes import integer
 from ..bounds import CHUNK, GAMES, MAX_PLY, SEED, WORKERS
+from ..conformance.perft import perft
 from ..errors import UsageError
-from ..family import family_of
+from ..family import family_of, tool
 from ..games import new_game
+from ..notation import Record, action_to_json, record_to_json
+from ..processes import local_mapper
 from ..ruleset import Ruleset
 from ..variant import load_ruleset
 
@@ -83,7 +98,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _mapper(args: argparse.Namespace) -> Iterator[Any]:
     """The mapper the options ask for (None: this process), shut down afterwards."""
     if getattr(args, "dask", None):
-        from ..analysis.distributed import dask_mapper
         with dask_mapper(None if args.dask == "local" else args.dask, args.workers or None) as m:
             yield m
         return
@@ -92,7 +106,6 @@ def _mapper(args: argparse.Namespace) -> Iterator[Any]:
     if workers <= 1:
         yield None
         return
-    from ..quantum.analysis.count import local_mapper
     m, stop = local_mapper(workers)
     try:
         yield m
@@ -108,14 +121,6 @@ def _bar(args: argparse.Namespace, what: str) -> Iterator[Callable[[int, int, st
     if args.quiet or not sys.stderr.isatty():
         yield lambda done, total, label: None
         return
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(),
                TimeRemainingColumn())
@@ -133,14 +138,12 @@ def _guard(args: argparse.Namespace, rs: Ruleset, section: str, search: bool) ->
     if args.force:
         return
     if args.save:
-        from ..analysis.results import load_results, result_path
         path = result_path(rs)
         if section in load_results(path):
             raise UsageError(None, f"{path} already holds a {section} result for {rs.name}; "
                              "--force replaces it")
     cells = rs.board ** 2
     if search and cells > SEARCH_CELLS:
-        from ..conformance.perft import perft
         early = perft(new_game(rs), 2)
         raise UsageError(None, f"{rs.canonical} has {cells} cells: its game tree has {early:,} "
                          f"sequences of 2 plies alone and games of up to about {cells} plies, far "
@@ -149,7 +152,6 @@ def _guard(args: argparse.Namespace, rs: Ruleset, section: str, search: bool) ->
 
 
 def _emit(args: argparse.Namespace, rs: Ruleset, section: str, payload: dict[str, Any], text: str) -> None:
-    from ..analysis.results import save_section
     if args.save:
         print(f"saved {save_section(rs, section, payload)}", file=sys.stderr)
     if args.output:
@@ -158,8 +160,8 @@ def _emit(args: argparse.Namespace, rs: Ruleset, section: str, payload: dict[str
 
 
 def run_count(args: argparse.Namespace) -> int:
-    from ..quantum.analysis.count import count_games
     rs = load_ruleset(args.ruleset)
+    count_games = tool(rs, "count")
     _guard(args, rs, "count", search=args.max_ply is None)
     with _mapper(args) as mapper, _bar(args, "count") as bar:
         res = count_games(rs, max_ply=args.max_ply, mapper=mapper, checkpoint=args.checkpoint,
@@ -176,14 +178,12 @@ def run_count(args: argparse.Namespace) -> int:
 
 
 def run_solve(args: argparse.Namespace) -> int:
-    from ..notation import action_to_json
-    from ..quantum.analysis.solve import solve
     rs = load_ruleset(args.ruleset)
+    solve = tool(rs, "solve")
     _guard(args, rs, "solve", search=True)
     with _mapper(args) as mapper, _bar(args, "solve") as bar:
         res = solve(rs, mapper=mapper, checkpoint=args.checkpoint, engine=args.engine,
                     progress=lambda done, total: bar(done, total, "first moves"))
-    from ..notation import Record, record_to_json
     pv = family_of(rs).notation(rs.canonical, tuple(res.pv)) or json.dumps(record_to_json(
         Record(rs.canonical, tuple(res.pv))))
     firsts = "\n".join(f"  {json.dumps(action_to_json(a))}: {v}" for a, v in res.first)
@@ -194,7 +194,6 @@ def run_solve(args: argparse.Namespace) -> int:
 
 
 def run_random(args: argparse.Namespace) -> int:
-    from ..analysis.sample import LINE_RESULTS, sample_games
     rs = load_ruleset(args.ruleset)
     _guard(args, rs, "random", search=False)
     with _mapper(args) as mapper, _bar(args, "random games") as bar:
@@ -222,8 +221,8 @@ def run_random(args: argparse.Namespace) -> int:
 
 
 def run_fairness(args: argparse.Namespace) -> int:
-    from ..quantum.analysis.fairness import fairness_report
     rs = load_ruleset(args.ruleset)
+    fairness_report = tool(rs, "fairness")
     _guard(args, rs, "fairness", search=args.search)
     with _bar(args, "fairness") as bar:
         report = fairness_report(rs, search=args.search, engine=args.engine,

@@ -1,16 +1,27 @@
-"""`qttt replay RECORD`: replay game records and print each final state, as they are read."""
+"""`qttt replay RECORD`: replay game records and print each final state, as they are read.
+
+With --json, JSON Lines records of a ruleset the family's compiled core plays are replayed by the
+core line by line (each action checked, the state written from its tables); any other line (a
+record written otherwise, an illegal action, another family) is replayed here by the engine, so
+output, messages and exit status are the engine's whichever replays a record.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+from collections.abc import Generator, Iterable, Iterator
+from itertools import chain
+from typing import Protocol, runtime_checkable
 
 from ..competition.match import story
-from ..errors import FileError, IllegalAction, RecordError, VariantError
-from ..family import GameState, family_of
+from ..errors import FileError, IllegalAction, QtttError, RecordError, VariantError
+from ..family import GameState, Replayed, compiled_core, family_of
 from ..games import new_game
 from ..io import text_chunks
+from ..jsonstream import MAX_VALUE
 from ..notation import FORMAT, RecordReader, state_to_json, stream_records
 from ..text import count
 from ..variant import load_ruleset
@@ -24,6 +35,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                                    "reading the rest of its record.")
     p.add_argument("record", help="JSON or JSON Lines file, or - for standard input")
     p.add_argument("--json", action="store_true", help="one v1 JSON state per record, one per line")
+    p.add_argument("--core", choices=("auto", "python"), default="auto",
+                   help="rules engine for --json: auto (the compiled core replays the JSON Lines "
+                        "records it can; default) or the Python engine; same output either way")
     p.set_defaults(run=run)
 
 
@@ -46,7 +60,9 @@ def replay_one(reader: RecordReader) -> tuple[str, GameState, int]:
 def run(args: argparse.Namespace) -> int:
     failed = records = 0
     colour = sys.stdout.isatty() and not args.json
-    for reader in stream_records(text_chunks(args.record, FORMAT)):
+    chunks = text_chunks(args.record, FORMAT)
+    core = CoreReplay(chunks) if args.json and args.core == "auto" else None
+    for reader in core.readers() if core is not None else stream_records(chunks):
         records += 1
         where = f"record at line {reader.line}"
         try:
@@ -65,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
             for line in story(reader.extra):
                 print(line, flush=True)
         reader.finish()
-    if not records:
+    if not records and not (core is not None and core.replayed):
         name = "standard input" if args.record == "-" else args.record
         raise FileError(FORMAT, f"{name}: no records (the input is empty)")
     return 1 if failed else 0
@@ -78,3 +94,121 @@ def _report(args: argparse.Namespace, where: str, e: IllegalAction | RecordError
     if args.json:
         print(json.dumps({"error": {"kind": e.kind, "rule": e.rule or None, "message": e.message,
                                     "action": index}}), flush=True)
+
+
+# -- --json through the compiled core ------------------------------------------------------------
+
+@runtime_checkable
+class ReplaysRecords(Protocol):
+    """A compiled core that replays JSON Lines records itself (`compiled.Core.replay_jsonl`)."""
+
+    def replay_jsonl(self, text: bytes, final: bool, variant: str) -> Replayed: ...
+
+
+# The variant of a line written as {"variant": "NAME", ...} with NAME free of escapes.
+_VARIANT = re.compile(rb'[ \t\r]*\{[ \t\r]*"variant"[ \t\r]*:[ \t\r]*"([^"\\\x00-\x1f]*)"')
+
+
+class CoreReplay:
+    """JSON Lines records replayed by the compiled core where it can (`readers`)."""
+
+    def __init__(self, chunks: Iterable[str]) -> None:
+        self.source = iter(chunks)
+        self.replayed = 0  # records the core replayed
+        self.found: dict[str, ReplaysRecords | None] = {}  # the core replaying each variant name
+        self.name = ""
+        self.core: ReplaysRecords | None = None
+        self.text = b""
+        self.line = 1
+        self.lines = False  # the first record was replayed on its line: JSON Lines
+        self.final = False  # the text holds the rest of the input
+
+    def readers(self) -> Iterator[RecordReader]:
+        """Readers of the records (as `stream_records`) that the core does not replay; the states
+        of those it does are written to standard output as it goes. The core reads JSON Lines only:
+        a JSON document, or a first record it does not replay itself, leaves the whole text to the
+        engine; so does a line longer than the scanner reads whole, or input that cannot be read,
+        from there on."""
+        while not self.final:
+            try:
+                self.text += next(self.source).encode()
+            except StopIteration:
+                self.final = True
+            except Exception as e:  # unreadable input: the engine meets it where it would
+                yield from self.engine(_raising(e))
+                return
+            if not self.lines and (start := self.text.lstrip(b" \t\r\n")[:1]) != b"{":
+                if start or self.final:
+                    yield from self.engine(self.source)  # a JSON document, or no record at all
+                    return
+                continue
+            if (yield from self.replay()):
+                return
+            if len(self.text) > MAX_VALUE and not self.final:
+                yield from self.engine(self.source)  # a line the scanner would not read whole
+                return
+
+    def replay(self) -> Generator[RecordReader, None, bool]:
+        """Replay the whole lines of the text, the core's and the engine's; True when the rest of
+        the input was left to the engine."""
+        at = 0
+        while True:
+            done = (_blank(self.text, at, self.final) if self.core is None
+                    else self.core.replay_jsonl(self.text[at:], self.final, self.name))
+            sys.stdout.write(done.states)
+            at += done.consumed
+            self.line += done.lines
+            self.replayed += done.records
+            self.lines = self.lines or done.records > 0
+            if done.stop == "end":
+                break
+            if done.stop == "line" and not self._switch(at):
+                end = self.text.find(b"\n", at) + 1 or len(self.text)
+                sys.stdout.flush()
+                if not self.lines or end - at > MAX_VALUE:
+                    self.text = self.text[at:]
+                    yield from self.engine(self.source)
+                    return True
+                yield from stream_records([self.text[at:end].decode()], line=self.line, json_lines=True)
+                at, self.line = end, self.line + 1
+        sys.stdout.flush()
+        self.text = self.text[at:]
+        return False
+
+    def _core_of(self, name: str) -> ReplaysRecords | None:
+        if name not in self.found:
+            try:
+                core = compiled_core(load_ruleset(name))
+            except QtttError:
+                core = None
+            self.found[name] = core if isinstance(core, ReplaysRecords) else None
+        return self.found[name]
+
+    def _switch(self, at: int) -> bool:
+        """Whether the line at `at` names another variant the core replays (now the one it replays)."""
+        first = _VARIANT.match(self.text, at)
+        name = first[1].decode() if first is not None else self.name
+        if name == self.name or (core := self._core_of(name)) is None:
+            return False
+        self.name, self.core = name, core
+        return True
+
+    def engine(self, rest: Iterable[str]) -> Iterator[RecordReader]:
+        """Readers of the text and then `rest` (as `stream_records`)."""
+        return stream_records(chain([self.text.decode()], rest), line=self.line, json_lines=self.lines)
+
+
+def _blank(text: bytes, at: int, final: bool) -> Replayed:
+    """As a core's `replay_jsonl` that replays no record: the blank lines from `at`."""
+    start, lines = at, 0
+    while (end := text.find(b"\n", at)) >= 0 or (final and at < len(text)):
+        stop = end if end >= 0 else len(text)
+        if text[at:stop].strip(b" \t\r"):
+            return Replayed("", at - start, lines, 0, "line")
+        at, lines = stop + 1 if end >= 0 else stop, lines + 1
+    return Replayed("", at - start, lines, 0, "end")
+
+
+def _raising(error: Exception) -> Iterator[str]:
+    raise error
+    yield ""  # a generator

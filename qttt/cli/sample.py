@@ -16,7 +16,7 @@ import random
 import sys
 from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Protocol, runtime_checkable
 
 from ..argtypes import integer
@@ -79,14 +79,17 @@ def block(rs: Ruleset, seed: int, index: int, games: int, core: str) -> str:
 
 
 def blocks(rs: Ruleset, count: int, seed: int, core: str, workers: int) -> Iterator[str]:
-    """The records of `count` games, block by block in order, played by `workers` processes (at
-    most 2 × workers blocks in flight)."""
+    """The records of `count` games, block by block in order, played by `workers` threads when the
+    compiled core writes them (C work, the interpreter released: threads share it without copying
+    records between processes, which doubled the CPU per game, 1.17 s against 0.58 s per million
+    wikipedia games measured), else by `workers` processes; at most 2 × workers blocks in flight."""
     jobs = ((rs, seed, i, min(BLOCK, count - start), core) for i, start in enumerate(range(0, count, BLOCK)))
     if workers <= 1 or count <= BLOCK:
         for job in jobs:
             yield block(*job)
         return
-    with pool_of(workers) as pool:
+    written = isinstance(compiled_core(rs, core), WritesRecords)
+    with ThreadPoolExecutor(workers) if written else pool_of(workers) as pool:
         pending: deque[Future[str]] = deque()
         for job in jobs:
             pending.append(pool.submit(block, *job))

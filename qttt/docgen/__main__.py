@@ -1,4 +1,4 @@
-"""`python -m qttt.docgen`: write the generated files (`--check`: compare them)."""
+"""`python -m qttt.docgen`: write the generated site files under a directory (`--check`: compare)."""
 
 import sys
 

@@ -1,4 +1,10 @@
-"""Generate every page and file, and write them or check the committed ones (`python -m qttt.docgen`)."""
+"""Generate every page and file of the site (`python -m qttt.docgen`).
+
+Nothing generated is committed: the MkDocs hook `docs/hooks/generated.py` builds the site from
+`site_files()` at every `mkdocs build`, so the pages cannot drift from spec/ and the engine. The
+command writes the same files under a directory for inspection (`--out`, default `build/docgen`),
+with `--check` comparing a written tree instead.
+"""
 
 from __future__ import annotations
 
@@ -21,21 +27,28 @@ from .pages import (
 from .rulebook import card_html, card_path, editions, page_path, rulebook_page
 from .site import GENERATED_NOTE, Site, repo_root
 
+DEFAULT_OUT = Path("build") / "docgen"
+# Folders of the output tree that hold only generated files (a file there that the generator no
+# longer makes is stale and removed).
+GENERATED_FOLDERS = ("docs/boards", "docs/cards", "docs/rulebook", "docs/rules", "plain")
+
 
 def generate(root: Path | None = None) -> dict[str, str]:
-    """Every generated file, by path relative to the repository."""
+    """Every generated file by path in the output tree: `docs/...` the site's pages, boards and
+    cards (docs-relative below `docs/`), `plain/...` the normative rule pages as plain Markdown
+    without the site's links."""
     root = root or repo_root()
     site = Site()
     for family in having("site"):
         for path, make in load(family.tools["site"]).items():
             site.page(path, make(site, root))
     site.page("rules/common.md", common_page(docs=True))
-    site.add("spec/rules/common.md",
+    site.add("plain/common.md",
              GENERATED_NOTE + "\n\n" + "\n".join(common_page(docs=False)).rstrip() + "\n")
     for name in builtin_names(None):
         page = tool(load_ruleset(name), "page")
         site.page(f"rules/{name}.md", page(site, name, docs=True))
-        site.add(f"spec/rules/{name}.md", GENERATED_NOTE + "\n\n"
+        site.add(f"plain/{name}.md", GENERATED_NOTE + "\n\n"
                  + "\n".join(page(Site(), name, docs=False)).rstrip() + "\n")
     for name, lang in editions():
         site.page(page_path(name, lang), rulebook_page(site, name, lang))
@@ -49,23 +62,28 @@ def generate(root: Path | None = None) -> dict[str, str]:
     return dict(sorted(site.files.items()))
 
 
-def generated_paths(root: Path) -> Iterator[Path]:
-    """Files on disk that the generator owns (so stale ones can be found)."""
-    yield from (root / "docs" / "boards").glob("*.svg")
-    yield from (root / "spec" / "rules").glob("*.md")
-    yield from (root / "docs" / "rulebook").glob("*.md")
-    yield from (root / "docs" / "cards").glob("*.html")
+def site_files(root: Path | None = None) -> dict[str, str]:
+    """The generated files of the site, by path relative to the docs directory (what the MkDocs
+    hook adds to the hand-written pages)."""
+    return {path.removeprefix("docs/"): text for path, text in generate(root).items()
+            if path.startswith("docs/")}
+
+
+def generated_paths(base: Path) -> Iterator[Path]:
+    """Files under an output tree's generated folders (so stale ones can be found)."""
+    for folder in GENERATED_FOLDERS:
+        yield from (p for p in (base / folder).rglob("*") if p.is_file())
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Write (or with --check, compare) the generated files."""
-    ap = argparse.ArgumentParser(prog="python -m qttt.docgen", description=__doc__)
-    ap.add_argument("--check", action="store_true", help="exit 1 if a committed file differs")
-    ap.add_argument("--out", help="write the tree under this directory instead of the repository")
+    """Write the generated files under --out (with --check, compare them with a written tree)."""
+    ap = argparse.ArgumentParser(prog="python -m qttt.docgen", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--check", action="store_true", help="exit 1 if the tree under --out differs")
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                    help=f"the directory to write under (default {DEFAULT_OUT})")
     args = ap.parse_args(argv)
-    root = repo_root()
-    files = generate(root)
-    base = Path(args.out) if args.out and not args.check else root
-    stale = [old for old in generated_paths(base) if str(old.relative_to(base)) not in files]
-    return write_or_check({base / p: text for p, text in files.items()}, args.check,
-                          "python -m qttt.docgen", stale)
+    files = generate(repo_root())
+    stale = [old for old in generated_paths(args.out) if old.relative_to(args.out).as_posix() not in files]
+    return write_or_check({args.out / p: text for p, text in files.items()}, args.check,
+                          f"python -m qttt.docgen --out {args.out}", stale)

@@ -78,7 +78,7 @@ class NestedFamily(MarkFamily):
              "rulebook": "qttt.nested.rulebook:BOOK",
              "play": "qttt.nested.play:play", "check": "verify.nested.check:check_nested",
              "frameworks": "qttt.nested.frameworks:codec",
-             "core": "qttt.nested.compiled"})
+             "core": "qttt.nested.compiled", "tally": "qttt.nested.analysis:tally"})
 
     def initial(self, rs: Ruleset) -> GameState:
         return NestedState.initial(rs)

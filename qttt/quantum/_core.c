@@ -929,3 +929,176 @@ int64_t qc_search(const void *h, void *t, const void *pos, int64_t alpha, int64_
     s->r = h;
     return search(s, pos, alpha, beta);
 }
+
+/* ---- replay (qttt replay --json): records as JSON Lines to final states -------------------------- */
+
+typedef struct { const char *s, *e; } Cursor;
+
+static void ws(Cursor *c) { while (c->s < c->e && (*c->s == ' ' || *c->s == '\t' || *c->s == '\r')) c->s++; }
+
+/* The literal text t (after whitespace). */
+static int lit(Cursor *c, const char *t, int n) {
+    ws(c);
+    if (c->e - c->s < n || memcmp(c->s, t, (size_t)n)) return 0;
+    c->s += n;
+    return 1;
+}
+
+/* A JSON integer of at most 4 digits without a sign (after whitespace); -1 if there is none. */
+static int small_int(Cursor *c) {
+    ws(c);
+    const char *s = c->s;
+    int v = 0, d = 0;
+    while (s < c->e && *s >= '0' && *s <= '9' && d < 5) { v = v * 10 + (*s++ - '0'); d++; }
+    if (d == 0 || d > 4 || (d > 1 && *c->s == '0') || (s < c->e && *s >= '0' && *s <= '9')) return -1;
+    c->s = s;
+    return v;
+}
+
+/* One record of the variant `name`, written exactly as {"variant": name, "actions": [...]} with
+   actions {"place": [a, b]} and {"measure": c} and JSON whitespace anywhere between tokens, every
+   action legal (qc_apply: rule check-order): 1 with p its final position, else 0 (the line is left
+   to the Python engine, which reads any record and names what is wrong with it). */
+static int replay_record(const Rules *r, Cursor *c, const char *name, int namelen, Pos *p) {
+    if (!lit(c, "{", 1) || !lit(c, "\"variant\"", 9) || !lit(c, ":", 1) || !lit(c, "\"", 1)) return 0;
+    if (c->e - c->s < namelen + 1 || memcmp(c->s, name, (size_t)namelen) || c->s[namelen] != '"') return 0;
+    c->s += namelen + 1;
+    if (!lit(c, ",", 1) || !lit(c, "\"actions\"", 9) || !lit(c, ":", 1) || !lit(c, "[", 1)) return 0;
+    init_pos(r, p);
+    if (!lit(c, "]", 1)) {
+        for (;;) {
+            if (!lit(c, "{", 1)) return 0;
+            int refused;
+            if (lit(c, "\"place\"", 7)) {
+                if (!lit(c, ":", 1) || !lit(c, "[", 1)) return 0;
+                int a = small_int(c);
+                if (a < 0 || !lit(c, ",", 1)) return 0;
+                int b = small_int(c);
+                if (b < 0 || !lit(c, "]", 1)) return 0;
+                refused = qc_apply(r, p, 0, a, b);
+            } else if (lit(c, "\"measure\"", 9)) {
+                if (!lit(c, ":", 1)) return 0;
+                int a = small_int(c);
+                if (a < 0) return 0;
+                refused = qc_apply(r, p, 1, a, 0);
+            } else {
+                return 0;
+            }
+            if (refused || !lit(c, "}", 1)) return 0;
+            if (lit(c, "]", 1)) break;
+            if (!lit(c, ",", 1)) return 0;
+        }
+    }
+    if (!lit(c, "}", 1)) return 0;
+    ws(c);
+    return c->s == c->e;
+}
+
+static char *put(char *o, const char *t, size_t n) { memcpy(o, t, n); return o + n; }
+
+static char *put_int(char *o, int64_t v) {
+    char digits[24];
+    int n = 0;
+    uint64_t u = v < 0 ? (uint64_t)-v : (uint64_t)v;
+    do { digits[n++] = (char)('0' + u % 10); u /= 10; } while (u);
+    if (v < 0) *o++ = '-';
+    while (n) *o++ = digits[--n];
+    return o;
+}
+
+/* str(Fraction(v, scale)) in double quotes. */
+static char *put_points(char *o, int64_t v, int64_t scale) {
+    int64_t a = v < 0 ? -v : v, b = scale;
+    while (b) { int64_t t = a % b; a = b; b = t; }
+    int64_t g = a ? a : 1;
+    *o++ = '"';
+    o = put_int(o, v / g);
+    if (scale / g != 1) { *o++ = '/'; o = put_int(o, scale / g); }
+    *o++ = '"';
+    return o;
+}
+
+#define PUT(o, t) put(o, t, sizeof t - 1)
+
+/* The v1 state of p (qttt.quantum.notation.state_json, as json.dumps writes it with ", " and ": ")
+   after `head` ({"variant": ..., "board": [), marks from the table (mark of move k: mark[markoff[k]
+   .. markoff[k+1]], in double quotes). */
+static char *put_state(const Rules *r, const Pos *p, char *o, const char *head, int headlen,
+                       const char *mark, const int32_t *markoff, int64_t scale) {
+    int64_t v[7 + 2 * MAXC]; /* qc_export's header, then cells */
+    qc_export(r, p, v);
+    o = put(o, head, (size_t)headlen);
+    for (int c = 0; c < r->cells; c++) {
+        if (c) o = PUT(o, ", ");
+        int k = p->cls[c];
+        if (k) { o = put(o, mark + markoff[k], (size_t)(markoff[k + 1] - markoff[k])); continue; }
+        *o++ = '[';
+        int first = 1;
+        for (moves_t s = p->spk[c]; s; s &= s - 1) {
+            int m = ctz(s);
+            if (!first) o = PUT(o, ", ");
+            first = 0;
+            o = put(o, mark + markoff[m], (size_t)(markoff[m + 1] - markoff[m]));
+        }
+        *o++ = ']';
+    }
+    o = PUT(o, "], \"to_move\": ");
+    o = v[3] < 0 ? PUT(o, "null") : v[3] ? PUT(o, "\"o\"") : PUT(o, "\"x\"");
+    o = PUT(o, ", \"phase\": ");
+    o = v[0] == PLACE ? PUT(o, "\"place\"") : v[0] == MEASURE ? PUT(o, "\"measure\"") : PUT(o, "\"over\"");
+    o = PUT(o, ", \"move\": ");
+    o = put_int(o, v[1]);
+    o = PUT(o, ", \"cycle\": ");
+    if (v[0] == MEASURE) {
+        *o++ = '[';
+        for (int c = 0, first = 1; c < r->cells; c++)
+            if (v[6] >> c & 1) { if (!first) o = PUT(o, ", "); first = 0; o = put_int(o, c); }
+        *o++ = ']';
+    } else {
+        o = PUT(o, "null");
+    }
+    o = v[0] == OVER ? PUT(o, ", \"over\": true") : PUT(o, ", \"over\": false");
+    o = PUT(o, ", \"scores\": {\"x\": ");
+    o = put_points(o, v[4], scale);
+    o = PUT(o, ", \"o\": ");
+    o = put_points(o, v[5], scale);
+    return PUT(o, "}}\n");
+}
+
+/* Replay the JSON Lines text in[0..n) line by line while each line is blank or a record this
+   function reads (replay_record) of the variant `name`, writing each final state (put_state) to
+   out (room for cap bytes; a record is written only with room for `most` more). The last line
+   counts only when `final` (else it may go on in text not given yet). stats: [0] bytes of in
+   consumed (whole lines), [1] records replayed, [2] lines consumed, [3] why it stopped: 0 the
+   text ended, 1 the next line is not one this function reads, 2 out is full. Returns the bytes
+   written. */
+int64_t qc_replay_jsonl(const void *h, const char *in, int64_t n, int final, const char *name, int namelen,
+                        const char *head, int headlen, const char *mark, const int32_t *markoff,
+                        int64_t scale, int64_t most, char *out, int64_t cap, int64_t *stats) {
+    const Rules *r = h;
+    const char *s = in, *end = in + n;
+    char *o = out;
+    int64_t records = 0, lines = 0;
+    int why = 0;
+    Pos p;
+    while (s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        if (!nl && !final) break;
+        const char *e = nl ? nl : end;
+        Cursor c = {s, e};
+        ws(&c);
+        if (c.s != e) {
+            if (cap - (o - out) < most) { why = 2; break; }
+            if (!replay_record(r, &c, name, namelen, &p)) { why = 1; break; }
+            o = put_state(r, &p, o, head, headlen, mark, markoff, scale);
+            records++;
+        }
+        lines++;
+        s = nl ? nl + 1 : end;
+    }
+    stats[0] = s - in;
+    stats[1] = records;
+    stats[2] = lines;
+    stats[3] = why;
+    return o - out;
+}

@@ -31,13 +31,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import IllegalAction, QtttError
-from ..family import AnyAction, Tally
+from ..family import AnyAction, Replayed, Tally
 from ..native import CoreUnavailable, bind, generator_state, unavailable, usable
 from ..notation import action_to_json
 from ..ruleset import Ruleset
 from ..vocabulary import c_name
 from .analysis.count import board_after, encode
-from .engine import Action, Measure, Place, State, quantum_action
+from .engine import Action, Measure, Place, State, mark_name, quantum_action
 from .game import COMPILED, Game, compile_game
 from .scoring import AWARD_TYPES, CRITERIA_CODES, scaled
 
@@ -48,6 +48,7 @@ MAX_CELLS = BUILDS[-1]
 SOLVER_CELLS = BUILDS[0]  # the solver's canonical keys need the small build
 # The Game fields serialised, in order: the compiled parameters as their values' codes.
 CONFIG_FIELDS = ("cells", *(p.name for p in COMPILED), "uses_move_numbers")
+MAX_MOVES = 64  # move numbers a build holds at most (MAXM)
 HEADER = 7  # phase, move, pending, to-move, x score, o score, cycle mask; then cells
 CORES = ("auto", "compiled", "python")
 _I64 = ctypes.POINTER(ctypes.c_int64)
@@ -94,6 +95,10 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "qc_jsonl": (ctypes.c_int64, [_P, _U32, ctypes.c_int64, ctypes.c_char_p, _I32, ctypes.c_char_p,
                                   ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
                                   ctypes.c_int64]),
+    "qc_replay_jsonl": (ctypes.c_int64, [_P, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int,
+                                         ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_int,
+                                         ctypes.c_char_p, _I32, ctypes.c_int64, ctypes.c_int64,
+                                         ctypes.c_char_p, ctypes.c_int64, _I64]),
     "qc_table_new": (_P, [ctypes.c_int]),
     "qc_table_free": (None, [_P]),
     "qc_table_nodes": (ctypes.c_uint64, [_P]),
@@ -193,6 +198,7 @@ class Core:
         self.handle = self.rules.handle
         self.pos_size = int(self.lib.qc_pos_size())
         self.lined = any(c.award == "first-line" for c in rs.scoring)
+        self._replay_out = ctypes.create_string_buffer(0)  # replay_jsonl's output, reused
 
     def points(self, v: int) -> Fraction:
         """A scaled score as points."""
@@ -246,13 +252,42 @@ class Core:
         if used < 0:
             raise self._overflow(used, "record buffer")
         finish()
-        return out.raw[:used].decode("ascii")
+        return ctypes.string_at(out, used).decode("ascii")
 
     @cached_property
     def _fragments(self) -> tuple[bytes, ctypes.Array[ctypes.c_int32]]:
         n = self.cells
         texts = [json.dumps(action_to_json(decode(c, n)), separators=(",", ":")).encode("ascii")
                  for c in [*range(n * n), *(-1 - c for c in range(n))]]
+        offsets = [0]
+        for t in texts:
+            offsets.append(offsets[-1] + len(t))
+        return b"".join(texts), (ctypes.c_int32 * len(offsets))(*offsets)
+
+    def replay_jsonl(self, text: bytes, final: bool, variant: str) -> Replayed:
+        """Replay the records of `variant` in JSON Lines `text` (UTF-8) line by line, as far as each
+        line is blank or a record written plainly (`{"variant": ..., "actions": [...]}`, actions
+        `{"place": [a, b]}` or `{"measure": c}`) whose every action is legal (rule check-order): the
+        final states as `notation.state_to_json` writes them with `json.dumps(..., separators=(", ",
+        ": "))`, one per line (see `Replayed`; the last line is read only when `final`)."""
+        marks, offsets = self._marks
+        name = variant.encode()
+        head = json.dumps({"variant": variant, "board": []}, separators=(", ", ": "))
+        head_bytes = head[:head.rindex("]")].encode()
+        most = len(head_bytes) + 200 + self.cells * (MAX_MOVES * 6 + 4)  # bytes of one state at most
+        cap = max(len(text) * 4, 1 << 16) + most
+        if len(self._replay_out) < cap:
+            self._replay_out = ctypes.create_string_buffer(cap)
+        out = self._replay_out
+        stats = (ctypes.c_int64 * 4)()
+        used = self.lib.qc_replay_jsonl(self.handle, text, len(text), int(final), name, len(name), head_bytes,
+                                        len(head_bytes), marks, offsets, self.scale, most, out, cap, stats)
+        return Replayed(ctypes.string_at(out, used).decode("ascii"), stats[0], stats[2], stats[1],
+                        REPLAY_STOPS[stats[3]])
+
+    @cached_property
+    def _marks(self) -> tuple[bytes, ctypes.Array[ctypes.c_int32]]:
+        texts = [json.dumps(mark_name(k)).encode("ascii") for k in range(MAX_MOVES + 1)]
         offsets = [0]
         for t in texts:
             offsets.append(offsets[-1] + len(t))
@@ -320,6 +355,9 @@ def decode(code: int, cells: int) -> Action:
     if code < 0:
         return Measure(-code - 1)
     return Place(*divmod(code, cells))
+
+
+REPLAY_STOPS = ("end", "line", "full")  # qc_replay_jsonl's stats[3]
 
 
 class CoreView(NamedTuple):

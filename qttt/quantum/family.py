@@ -106,7 +106,9 @@ class QuantumFamily:
              "check": "verify.quantum.check:check",
              "codecup": "qttt.quantum.codecup",
              "frameworks": "qttt.quantum.frameworks:codec",
-             "core": "qttt.quantum.compiled"})
+             "core": "qttt.quantum.compiled", "tally": "qttt.quantum.analysis.tally:tally",
+             "count": "qttt.quantum.analysis.count:count_games", "solve": "qttt.quantum.analysis.solve:solve",
+             "fairness": "qttt.quantum.analysis.fairness:fairness_report"})
 
     def initial(self, rs: Ruleset) -> GameState:
         return State.initial(rs)

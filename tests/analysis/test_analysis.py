@@ -12,14 +12,16 @@ from pathlib import Path
 import pytest
 from positions import THREE, midgame
 
-from qttt import Measure, Place, State, load_ruleset, playout
+from qttt import load_ruleset
 from qttt.analysis.sample import sample_games
 from qttt.cli import main
 from qttt.geometry import board_symmetries
 from qttt.io import write_checkpoint
-from qttt.quantum.analysis.count import board_after, brute_force_nodes, count_games, encode, local_mapper
+from qttt.processes import local_mapper
+from qttt.quantum.analysis.count import board_after, brute_force_nodes, count_games, encode
 from qttt.quantum.analysis.keys import numbered_key, owner_key, relabel
 from qttt.quantum.analysis.solve import Solver, minimax, solve
+from qttt.quantum.engine import Measure, Place, State, playout
 from qttt.quantum.game import compile_game
 
 

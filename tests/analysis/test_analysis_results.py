@@ -14,7 +14,8 @@ import pytest
 from qttt import load_ruleset, new_game
 from qttt.analysis.sample import sample_games
 from qttt.notation import action_from_json
-from qttt.quantum.analysis.count import count_games, local_mapper
+from qttt.processes import local_mapper
+from qttt.quantum.analysis.count import count_games
 
 RESULTS = sorted((Path(__file__).resolve().parents[2] / "results" / "analysis").glob("*.json"))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from qttt import State, load_ruleset
+from qttt import load_ruleset
 from qttt.docgen import sources
 from qttt.quantum.analysis.claims import (
     COMPUTATIONS,
@@ -15,6 +15,7 @@ from qttt.quantum.analysis.claims import (
     load_claims,
     mean_placements,
 )
+from qttt.quantum.engine import State
 from qttt.quantum.notation import from_notation
 
 CLAIMS = load_claims()

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qttt import State, builtin_names, load_ruleset, native, playout
+from qttt import builtin_names, load_ruleset, native
 from qttt.analysis.sample import sample_games
 from qttt.cli import main
 from qttt.cli import sample as sample_cli
@@ -32,6 +32,7 @@ from qttt.quantum import compiled
 from qttt.quantum.analysis.count import board_after, encode
 from qttt.quantum.analysis.solve import minimax
 from qttt.quantum.compiled import core_for, use_compiled
+from qttt.quantum.engine import State, playout
 from qttt.quantum.game import compile_game
 from qttt.ruleset import Ruleset, with_params
 from qttt.vocabulary import Component

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from positions import THREE, midgame
 
-from qttt import State, load_ruleset, native, playout
+from qttt import load_ruleset, native
 from qttt.analysis.results import load_results, result_path
 from qttt.cli import main
 from qttt.conformance.suite import suite_path
@@ -24,7 +24,7 @@ from qttt.quantum import compiled
 from qttt.quantum.analysis.count import board_after, encode
 from qttt.quantum.analysis.fairness import scoring_variants
 from qttt.quantum.analysis.solve import Solver, choose_engine, minimax, solve
-from qttt.quantum.engine import quantum_action
+from qttt.quantum.engine import State, playout, quantum_action
 from qttt.quantum.game import compile_game
 from qttt.ruleset import Ruleset, with_params
 from qttt.vocabulary import Component

@@ -17,9 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from qttt import Measure, Place, State, from_position, load_ruleset, record_from_json
+from qttt import load_ruleset, record_from_json
 from qttt.cli import main
 from qttt.players import GreedyPlayer, RandomPlayer
+from qttt.quantum.engine import Measure, Place, State
+from qttt.quantum.notation import from_position
 from qttt.spec import rules
 from qttt.vocabulary import PARAMETER_BY_NAME
 

@@ -23,13 +23,14 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped]
 import pytest
 
-from qttt import Measure, Place, load_ruleset, record_from_json
+from qttt import load_ruleset, record_from_json
 from qttt.cli import main
 from qttt.competition.match import plan, standings
 from qttt.competition.referee import BuiltinSeat, Clock, play_game
 from qttt.errors import MatchError, VariantError
 from qttt.players import GreedyPlayer, SearchPlayer, margin
 from qttt.quantum.codecup import letters
+from qttt.quantum.engine import Measure, Place
 from qttt.quantum.notation import from_notation
 from qttt.spec import spec_dir
 from qttt.variant import builtin_names
@@ -344,7 +345,7 @@ def test_codecup_answer_parsing() -> None:
     from qttt.competition.referee import Forfeit
     from qttt.quantum.codecup import letters, parse_answer
     rs = load_ruleset("bonus4x4")
-    from qttt import State
+    from qttt.quantum.engine import State
     s = State.initial(rs)
     assert parse_answer("FG\n", s) == [Place(5, 6)]
     for bad in ("fg", "F", "FGH", "Z1", ""):

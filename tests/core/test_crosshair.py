@@ -14,7 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from qttt import IllegalAction, Measure, Place, RecordError, State, load_ruleset
+from qttt import IllegalAction, RecordError, load_ruleset
+from qttt.quantum.engine import Measure, Place, State
 
 pytest.importorskip("hypothesis_crosshair_provider")
 

@@ -20,12 +20,8 @@ from nested_reference import RefNested, load_nested
 from refbridge import ref_replay
 
 from qttt import (
-    Action,
     IllegalAction,
-    Measure,
-    Place,
     RecordError,
-    State,
     VariantError,
     action_to_json,
     load_ruleset,
@@ -39,6 +35,7 @@ from qttt.games import new_game
 from qttt.nested import compiled as nested_core
 from qttt.nested.engine import NestedState
 from qttt.quantum import compiled
+from qttt.quantum.engine import Action, Measure, Place, State
 from qttt.spec import rules, spec_dir
 
 QTTT = Path(__file__).resolve().parents[2] / "qttt"

@@ -10,17 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from refbridge import ref_game
 
-from qttt import (
-    Action,
-    IllegalAction,
-    Measure,
-    Place,
-    State,
-    builtin_names,
-    load_ruleset,
-    playout,
-    with_params,
-)
+from qttt import IllegalAction, builtin_names, load_ruleset, with_params
+from qttt.quantum.engine import Action, Measure, Place, State, playout
 from qttt.quantum.game import compile_game
 from qttt.quantum.strategies import (
     actions,

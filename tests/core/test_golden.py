@@ -18,18 +18,9 @@ from typing import Any
 import pytest
 from refbridge import ref_replay
 
-from qttt import (
-    Record,
-    builtin_names,
-    load_ruleset,
-    playout,
-    position,
-    record_from_json,
-    record_to_json,
-    state_to_json,
-)
-from qttt.quantum.engine import quantum_state
-from qttt.quantum.notation import from_notation, to_notation
+from qttt import Record, builtin_names, load_ruleset, record_from_json, record_to_json, state_to_json
+from qttt.quantum.engine import playout, quantum_state
+from qttt.quantum.notation import from_notation, position, to_notation
 
 GOLDEN = Path(__file__).resolve().parents[1] / "support" / "golden"
 REGENERATE = os.environ.get("QTTT_REGEN_GOLDEN") == "1"

@@ -193,7 +193,7 @@ def test_random_play_statistics_match_the_course_simulator() -> None:
 
 
 def test_replay_of_a_quantum_action_in_a_nested_game_is_malformed() -> None:
-    from qttt import Place
+    from qttt.quantum.engine import Place
     with pytest.raises(RecordError) as e:
         replay(new_game(load_ruleset("intelligent")), [Place(0, 1)])
     assert e.value.rule == "record-format" and e.value.index == 0

@@ -1,24 +1,28 @@
-"""The documentation: generated pages match the generator, the site builds strictly, every rule id
-the code, the checker and the vectors cite has its anchor, sources resolve, examples run."""
+"""The documentation: the generated pages are built by the docs hook (none is committed), the site
+builds strictly, every rule id the code, the checker and the vectors cite has its anchor, sources
+resolve, examples run."""
 
 from __future__ import annotations
 
 import doctest
+import importlib.util
 import json
 import re
 import tomllib
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 from docsite import ROOT, build_site
+from mkdocs.exceptions import PluginError
 from reference import RefGame, load_variant
 
-from qttt import Measure, load_ruleset, record_to_json, state_to_json
-from qttt.docgen import EXAMPLES, INTRO, ambiguities, generate, generated_paths, main, sources
+from qttt import load_ruleset, record_to_json, state_to_json
+from qttt.docgen import EXAMPLES, INTRO, ambiguities, generate, main, site_files, sources
 from qttt.errors import IllegalAction
-from qttt.quantum.engine import quantum_state
+from qttt.quantum.engine import Measure, quantum_state
 from qttt.quantum.notation import from_notation
 from qttt.quantum.svg import board_svg, measurement_svg
 from qttt.spec import rules
@@ -35,15 +39,40 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-# -- docs cannot drift ------------------------------------------------------------------------
+# -- docs cannot drift: generated at build time, never committed -------------------------------
 
-def test_committed_generated_files_match_the_generator() -> None:
+def _hook() -> ModuleType:
+    """docs/hooks/generated.py, the MkDocs hook that adds the generated files to the site."""
+    spec = importlib.util.spec_from_file_location("generated_hook", ROOT / "docs" / "hooks" / "generated.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_generated_file_is_in_the_sources() -> None:
     files = generate()
-    differ = [p for p, text in files.items()
-              if not (ROOT / p).is_file() or (ROOT / p).read_text(encoding="utf-8") != text]
-    assert differ == [], "run python -m qttt.docgen"
-    stale = [p for p in generated_paths(ROOT) if str(p.relative_to(ROOT)) not in files]
-    assert stale == []
+    assert files and all(p.startswith(("docs/", "plain/")) for p in files)
+    committed = [p for p in files if (ROOT / p).exists()]
+    assert committed == [], "generated files are built by the docs hook; delete these copies"
+    in_docs = {p.removeprefix("docs/"): text for p, text in files.items() if p.startswith("docs/")}
+    assert site_files() == in_docs
+
+
+def test_the_hook_stages_sources_and_generated_files_and_refuses_a_committed_copy(tmp_path: Path) -> None:
+    hook, files = _hook(), site_files()
+    source, target = tmp_path / "docs", tmp_path / "staged"
+    (source / "hooks").mkdir(parents=True)
+    (source / "hooks" / "x.py").write_text("", encoding="utf-8")
+    (source / "hand.md").write_text("# hand\n", encoding="utf-8")
+    hook.stage(source, target)
+    staged = {p.relative_to(target).as_posix(): p.read_text(encoding="utf-8")
+              for p in target.rglob("*") if p.is_file()}
+    assert staged == {**files, "hand.md": "# hand\n"}
+    (source / "rules").mkdir()
+    (source / "rules" / "common.md").write_text("edited by hand\n", encoding="utf-8")
+    with pytest.raises(PluginError, match=r"docs/rules/common.md is generated"):
+        hook.stage(source, tmp_path / "again")
 
 
 @pytest.mark.slow
@@ -53,21 +82,48 @@ def test_generator_writes_the_same_tree_twice(tmp_path: Path) -> None:
     a = {p.relative_to(tmp_path / "a"): p.read_bytes() for p in (tmp_path / "a").rglob("*") if p.is_file()}
     b = {p.relative_to(tmp_path / "b"): p.read_bytes() for p in (tmp_path / "b").rglob("*") if p.is_file()}
     assert a == b
-    assert {str(p) for p in a} == set(generate())
+    assert {p.as_posix() for p in a} == set(generate())
 
 
 @pytest.mark.slow
-def test_check_mode_reports_a_changed_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import qttt.docgen.build as docgen
-    monkeypatch.setattr(docgen, "repo_root", lambda: tmp_path)
-    for rel in ("spec/rules.toml",):
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-    assert docgen.main(["--check"]) == 1  # nothing written yet under tmp_path
-    assert docgen.main([]) == 0
-    assert docgen.main(["--check"]) == 0
+def test_check_mode_reports_a_changed_or_stale_file(tmp_path: Path) -> None:
+    out = ["--out", str(tmp_path)]
+    assert main([*out, "--check"]) == 1  # nothing written yet
+    assert main(out) == 0
+    assert main([*out, "--check"]) == 0
     page = tmp_path / "docs" / "rules" / "common.md"
     page.write_text(page.read_text(encoding="utf-8") + "edited\n", encoding="utf-8")
-    assert docgen.main(["--check"]) == 1
+    assert main([*out, "--check"]) == 1
+    assert main(out) == 0
+    stale = tmp_path / "docs" / "boards" / "gone.svg"
+    stale.write_text("<svg/>", encoding="utf-8")
+    assert main([*out, "--check"]) == 1
+    assert main(out) == 0 and not stale.exists()
+    assert main([*out, "--check"]) == 0
+
+
+def _built(site: Path, rel: str) -> Path:
+    """Where the site holds a docs file: a language suffix (name.ru.md) moves it under that
+    language's folder (the default language's at the top), a page becomes a directory URL."""
+    path = Path(rel)
+    stem, dot, lang = path.stem.partition(".")
+    base = site / (lang if dot and lang != "en" else "") / path.parent
+    if path.suffix != ".md":
+        return base / (stem + path.suffix)
+    return (base if stem == "index" else base / stem) / "index.html"
+
+
+@pytest.mark.slow
+def test_the_site_holds_every_generated_file_and_every_nav_page(site: Path) -> None:
+    for rel, text in site_files().items():
+        built = _built(site, rel)
+        assert built.is_file(), rel
+        if not rel.endswith(".md"):
+            assert built.read_text(encoding="utf-8") == text, rel
+    nav = re.findall(r":\s+([\w./-]+\.md)$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), flags=re.M)
+    assert len(nav) >= 20
+    for entry in nav:
+        assert _built(site, entry).is_file(), entry
 
 
 # -- the built site ---------------------------------------------------------------------------
@@ -187,11 +243,17 @@ def test_ambiguity_register_points_at_real_parameters_and_rules() -> None:
 # -- examples run -----------------------------------------------------------------------------
 
 def test_python_examples_in_the_docs_run() -> None:
-    pages = [p for p in sorted((ROOT / "docs").rglob("*.md")) if ">>> " in p.read_text(encoding="utf-8")]
+    texts = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8")
+             for p in sorted((ROOT / "docs").rglob("*.md"))}
+    texts |= {p: text for p, text in generate().items() if p.endswith(".md")}
+    pages = {name: text for name, text in texts.items() if ">>> " in text}
     assert pages
-    for page in pages:
-        result = doctest.testfile(str(page), module_relative=False, optionflags=doctest.ELLIPSIS)
-        assert result.failed == 0, page
+    parser = doctest.DocTestParser()
+    for name, text in pages.items():
+        runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+        runner.run(parser.get_doctest(text, {}, name, name, 0))
+        result = runner.summarize(verbose=False)
+        assert result.failed == 0, name
         assert result.attempted > 0
 
 
@@ -224,7 +286,7 @@ def test_the_cycle_example_has_the_outcomes_the_home_page_states() -> None:
     to8, to1 = pending.apply(Measure(7)), pending.apply(Measure(0))
     assert to8.classical[:9] == (1, 0, 0, 3, 2, 0, 0, 4, 0)
     assert to1.classical[:9] == (4, 0, 0, 1, 2, 0, 0, 3, 0)
-    home = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    home = generate()["docs/index.md"]
     assert "square 8 is O's, so X3 must take square 4, so X1 must take square 1, so O2 again takes" in home
     assert "square 1 is O's, so X1 must take square 4, so X3 must take square 8, and O2" in home
 

@@ -8,11 +8,11 @@ from fractions import Fraction
 
 import pytest
 
-from qttt import Measure, Place, State, load_ruleset, with_params
+from qttt import load_ruleset, with_params
 from qttt.docgen import EXAMPLES, Example
 from qttt.errors import QtttError
 from qttt.quantum.analysis import contrast
-from qttt.quantum.engine import quantum_action
+from qttt.quantum.engine import Measure, Place, State, quantum_action
 from qttt.quantum.notation import from_notation
 from qttt.ruleset import Ruleset
 
@@ -141,11 +141,6 @@ def _parameterised(label: str) -> Ruleset:
     return with_params(load_ruleset(base), **{key: parsed})
 
 
-@pytest.mark.slow
-def test_example_branch_values_recompute() -> None:
-    assert contrast.example_branches() == contrast.load()["examples"]
-
-
 @pytest.mark.parametrize(("name", "ex"), ALL, ids=[f"{n}-{e.slug}" for n, e in ALL])
 def test_final_boards_mark_every_scored_line(name: str, ex: Example) -> None:
     from qttt.svg import board_svg
@@ -167,3 +162,10 @@ def test_spooky_marks_on_a_4x4_board_are_legible() -> None:
         state = state.apply(a)
     sizes = [float(v) for v in re.findall(r'class="spooky [xo]"[^>]*font-size="([\d.]+)"', board_svg(state))]
     assert sizes and min(sizes) >= 20  # drawn at 320 px, still >= 14 px at a phone's 230 px
+
+
+@pytest.mark.slow
+def test_committed_contrasts_are_what_the_searches_find_now() -> None:
+    """The whole of results/contrasts.json (pairs, parameters, the examples' branch values)
+    regenerates identically."""
+    assert contrast.main(["--check"]) == 0, "run python -m qttt.quantum.analysis.contrast"

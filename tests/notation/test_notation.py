@@ -12,25 +12,20 @@ from hypothesis import strategies as st
 from refbridge import ref_replay
 
 from qttt import (
-    Measure,
-    Place,
     Record,
     RecordError,
     Ruleset,
-    State,
     VariantError,
     action_to_json,
-    from_position,
     load_ruleset,
     parse_records,
-    playout,
-    position,
     record_from_json,
     record_to_json,
     state_to_json,
 )
-from qttt.quantum.engine import quantum_state
-from qttt.quantum.notation import from_notation, to_notation
+from qttt.games import random_game
+from qttt.quantum.engine import Measure, Place, State, playout, quantum_state
+from qttt.quantum.notation import from_notation, from_position, position, to_notation
 from qttt.quantum.strategies import rulesets
 
 # German Wikipedia cycle (seed 001): X1 squares 1-4, O2 3-9, X3 4-8, O4 8-1, X measures O4 into 1.
@@ -120,6 +115,19 @@ def test_json_lines_with_line_numbers() -> None:
     assert isinstance(bad_action, RecordError) and bad_action.index == 1
     assert "measure needs an integer cell" in str(bad_action)
     assert items[4][1] == Record("kumar", (Place(0, 1),))
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow])
+@given(rs=rulesets(), seed=st.integers(0, 999), data=st.data())
+def test_a_broken_json_line_leaves_the_next_line_alone(rs: Ruleset, seed: int, data: st.DataObject) -> None:
+    """In JSON Lines a record cut anywhere is reported on its own line; the next line's record is
+    read whole (a value left open at a line end never reads on into the next line)."""
+    actions = tuple(random_game(rs, random.Random(seed))[0])
+    line = json.dumps(record_to_json(Record(rs.canonical, actions)))
+    cut = line[:data.draw(st.integers(0, len(line) - 1))]
+    items = list(parse_records(f"{line}\n{cut}\n{line}\n"))
+    assert items[0] == (1, Record(rs.canonical, actions)) and items[-1] == (3, Record(rs.canonical, actions))
+    assert len(items) == (2 if not cut.strip() else 3)
 
 
 def test_json_documents() -> None:

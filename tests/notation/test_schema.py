@@ -13,16 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
-from qttt import (
-    Record,
-    State,
-    VariantError,
-    builtin_names,
-    load_ruleset,
-    playout,
-    record_to_json,
-    state_to_json,
-)
+from qttt import Record, VariantError, builtin_names, load_ruleset, record_to_json, state_to_json
+from qttt.quantum.engine import State, playout
 from qttt.quantum.strategies import random_rulesets
 from qttt.schema import main as schema_main
 from qttt.schema import render

@@ -16,13 +16,13 @@ import nested_reference
 import pytest
 import reference
 
-from qttt import State, playout
 from qttt.conformance.perft import perft_counts
 from qttt.geometry import grid_patterns
 from qttt.nested.compiled import AWARD_CODES
 from qttt.nested.engine import AWARD_RULES
 from qttt.quantum import compiled
 from qttt.quantum.analysis.count import encode
+from qttt.quantum.engine import State, playout
 from qttt.quantum.scoring import AWARD_TYPES, CRITERIA_CODES
 from qttt.ruleset import Ruleset, with_params
 from qttt.spec import rules

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import random
 
-from qttt import load_ruleset, playout
+from qttt import load_ruleset
 from qttt.quantum.analysis.count import count_games, encode
+from qttt.quantum.engine import playout
 
 THREE = ("wikipedia", "russian", "russian-unstable", "kumar", "ishizeki-complete")
 

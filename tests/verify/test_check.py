@@ -15,21 +15,10 @@ from typing import Any
 import pytest
 from refbridge import ref_game
 
-from qttt import (
-    Action,
-    IllegalAction,
-    Measure,
-    Place,
-    State,
-    builtin_names,
-    load_ruleset,
-    playout,
-    replay_actions,
-    with_params,
-)
+from qttt import IllegalAction, builtin_names, load_ruleset, replay_actions, with_params
 from qttt.geometry import lines
 from qttt.notation import record_from_json
-from qttt.quantum.engine import quantum_state
+from qttt.quantum.engine import Action, Measure, Place, State, playout, quantum_state
 from verify import cli
 from verify.nested.check import check_nested
 from verify.quantum import abstract as A

@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from qttt import State, load_ruleset, with_params
+from qttt import load_ruleset, with_params
 from qttt.cli import main
+from qttt.quantum.engine import State
 from verify.quantum.abstract import abstract_of
 from verify.quantum.exhaustive import shape_key, walk, walk_ruleset
 

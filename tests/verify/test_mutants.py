@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from qttt import IllegalAction, Place, load_ruleset
+from qttt import IllegalAction, load_ruleset
 from qttt.geometry import cells_of
 from qttt.quantum import compiled, engine, game, scoring
-from qttt.quantum.engine import MEASURE, PLACE, Board
+from qttt.quantum.engine import MEASURE, PLACE, Board, Place
 from verify.quantum.check import Finding, Report, check, designed
 from verify.quantum.exhaustive import walk
 from verify.quantum.sampled import Context, confirm

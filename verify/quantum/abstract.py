@@ -25,7 +25,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
 from functools import cache
 
-from qttt import Action, Ruleset, State, compile_game
+from qttt import Ruleset
+from qttt.quantum.engine import Action, State
+from qttt.quantum.game import compile_game
 
 PLACE, MEASURE, OVER = "place", "measure", "over"
 

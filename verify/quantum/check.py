@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from qttt import Action, Measure, Place, Ruleset, action_from_json, load_ruleset
+from qttt import Ruleset, action_from_json, load_ruleset
+from qttt.quantum.engine import Action, Measure, Place
 from qttt.spec import spec_dir
 
 from . import z3_graph as Z

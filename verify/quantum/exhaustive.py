@@ -40,10 +40,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from qttt import Action, Measure, Place, Ruleset, State, load_ruleset, with_params
+from qttt import Ruleset, load_ruleset, with_params
 from qttt.bounds import CODE, COUNT, MAX_PLY
 from qttt.io import read_checkpoint, write_checkpoint
 from qttt.processes import stop_pool, worker_pool
+from qttt.quantum.engine import Action, Measure, Place, State
 
 from .abstract import abstract_of
 from .sampled import FAILURE_IDS, KEPT, LENGTH, SHAPE, Context, inspect

@@ -20,8 +20,10 @@ from fractions import Fraction
 from functools import cache
 from typing import Any
 
-from qttt import Action, IllegalAction, Measure, Place, Ruleset, State, compile_game, player_of
+from qttt import IllegalAction, Ruleset
 from qttt.quantum import compiled
+from qttt.quantum.engine import Action, Measure, Place, State, player_of
+from qttt.quantum.game import compile_game
 
 from .abstract import Params, simulates
 from .catalogue import REFUSAL_ORDER

@@ -23,8 +23,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from qttt import Action, IllegalAction, Place, Ruleset, State
+from qttt import IllegalAction, Ruleset
 from qttt.geometry import Pattern, lines, patterns
+from qttt.quantum.engine import Action, Place, State
 from qttt.quantum.game import compile_game
 from qttt.quantum.scoring import NONE, SOME, UNKNOWN
 from qttt.vocabulary import Component

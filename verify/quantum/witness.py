@@ -16,9 +16,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from qttt import Action, Measure, Place, Ruleset, State, mark_name
+from qttt import Ruleset
 from qttt.geometry import lines
 from qttt.notation import action_to_json
+from qttt.quantum.engine import Action, Measure, Place, State, mark_name
 
 
 @dataclass(frozen=True)

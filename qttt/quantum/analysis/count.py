@@ -16,9 +16,9 @@ from typing import Any
 from ...bounds import CODE, COUNT, MAX_PLY
 from ...errors import FileError, QtttError, UsageError
 from ...io import damaged, read_checkpoint, write_checkpoint
-from ...processes import stop_pool, worker_pool
+from ...processes import Mapper
 from ...ruleset import Ruleset
-from ..engine import MEASURE, OVER, Board, Measure, Place
+from ..engine import MEASURE, OVER, Board, Measure, Place, State
 from ..game import compile_game
 from .keys import Key, owner_key, partition_key
 
@@ -26,7 +26,6 @@ Path_ = tuple[int, ...]
 # A frontier entry: the actions reaching a representative position (encoded), the number of
 # sequences it stands for, and the representative itself when it is at hand.
 Entry = tuple[Path_, int, "Board | None"]
-Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
 Progress = Callable[[int, int, int], None]
 
 
@@ -139,19 +138,6 @@ def _chunks(items: list[Entry], size: int) -> Iterator[list[Entry]]:
         yield items[i:i + size]
 
 
-def local_mapper(workers: int) -> tuple[Mapper, Callable[..., None]]:
-    """A mapper over `workers` local processes, and the function that shuts it down (at once
-    when given True: after an interrupt or error)."""
-    pool = worker_pool(workers)
-
-    def mapper(fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterable[Any]:
-        return pool.map(fn, *zip(*args, strict=True)) if args else []
-
-    def stop(interrupted: bool = False) -> None:
-        stop_pool(pool, interrupted)
-    return mapper, stop
-
-
 def count_games(rs: Ruleset, *, kind: str | None = None, max_ply: int | None = None,
                 mapper: Mapper | None = None, chunk: int = 2000, checkpoint: str | Path | None = None,
                 progress: Progress | None = None, start: Sequence[int] = ()) -> CountResult:
@@ -254,7 +240,6 @@ def _resume(rs: Ruleset, kind: str, res: CountResult, path: Path,
 def brute_force_nodes(rs: Ruleset, depth: int, start: Sequence[int] = ()) -> tuple[list[int], int]:
     """Tree nodes by ply and games ending within `depth` plies, by plain enumeration with the public
     engine API (State.legal_actions / State.apply): the check on `count_games`."""
-    from ..engine import State
     state = State.initial(rs)
     n2 = rs.board ** 2
     for code in start:

@@ -11,6 +11,9 @@ from typing import Any
 from ...analysis.results import load_results, result_path
 from ...ruleset import Ruleset
 from ...vocabulary import Component
+from ..compiled import DEFAULT_LOG2, FastSolver
+from .count import board_after
+from .solve import Solver, choose_engine
 
 F = Fraction
 
@@ -45,15 +48,12 @@ def scoring_variants(rs: Ruleset) -> Iterator[Ruleset]:
 
 def variant_value(rs: Ruleset, engine: str = "auto") -> Fraction:
     """The perfect-play value of `rs` from the empty board (`solve.choose_engine` picks the search)."""
-    from .solve import Solver, choose_engine
     if choose_engine(rs, engine) == "c":
-        from ..compiled import DEFAULT_LOG2, FastSolver
         fs = FastSolver(rs, DEFAULT_LOG2)
         try:
             return fs.exact_value(())
         finally:
             fs.close()
-    from .count import board_after
     return Solver(rs).exact_value(board_after(rs, ()))
 
 

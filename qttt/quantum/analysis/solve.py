@@ -26,6 +26,7 @@ from ...errors import FileError, UsageError
 from ...io import FRACTION, read_checkpoint, write_checkpoint
 from ...native import CoreUnavailable
 from ...notation import action_to_json
+from ...processes import Mapper
 from ...ruleset import Ruleset
 from ..compiled import (
     DEFAULT_LOG2,
@@ -39,8 +40,6 @@ from ..engine import OVER, Action, Board, Measure
 from ..game import compile_game
 from .count import board_after, encode
 from .keys import Key, numbered_key, owner_key
-
-Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
 
 
 def _child(b: Board, act: Action) -> Board:

@@ -1,0 +1,95 @@
+"""`analyze random` gives one answer whatever runs it: this process, a pool of 2 or 3 workers, or
+a local Dask cluster, with chunks grouped into units of work of any size, and whichever engine;
+the workers of both kinds start the same way (processes.worker_init)."""
+
+from __future__ import annotations
+
+import operator
+import os
+import signal
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from qttt.analysis import sample
+from qttt.analysis.sample import SampleResult, sample_games
+from qttt.cli import main
+from qttt.cli import sample as sample_cli
+from qttt.processes import Mapper, local_mapper
+from qttt.quantum.strategies import rulesets
+from qttt.ruleset import Ruleset
+from qttt.variant import load_ruleset
+
+
+def answer(res: SampleResult) -> tuple[object, ...]:
+    return res.histogram, res.lines, res.shapes, res.to_json()
+
+
+@pytest.fixture(scope="module")
+def pools() -> Iterator[dict[int, Mapper]]:
+    two, stop2 = local_mapper(2)
+    three, stop3 = local_mapper(3)
+    yield {2: two, 3: three}
+    stop2()
+    stop3()
+
+
+@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(rs=rulesets(max_board=4), seed=st.integers(0, 99), games=st.integers(1, 400),
+       chunk=st.integers(1, 60), unit=st.integers(1, 500), units=st.integers(1, 20),
+       workers=st.sampled_from([2, 3]),
+       core=st.sampled_from(["auto", "python"]))
+@example(rs=load_ruleset("kumar"), seed=1, games=300, chunk=10, unit=100, units=2, workers=2, core="auto")
+def test_one_answer_whatever_the_workers(pools: dict[int, Mapper], rs: Ruleset, seed: int, games: int,
+                                         chunk: int, unit: int, units: int, workers: int, core: str,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    alone = sample_games(rs, games, seed=seed, chunk=chunk, core="python")
+    monkeypatch.setattr(sample, "UNIT_GAMES", unit)  # units of one chunk up to all of them
+    monkeypatch.setattr(sample, "UNITS", units)
+    pooled = sample_games(rs, games, seed=seed, chunk=chunk, core=core, mapper=pools[workers])
+    assert answer(pooled) == answer(alone)
+
+
+def test_units_group_chunks_in_order() -> None:
+    sizes = [2000] * 500 + [700]
+    units = sample._units(list(range(501)), sizes, fast=True)
+    assert [i for unit in units for i, _ in unit] == list(range(501))
+    assert len(units) >= sample.UNITS and max(len(u) for u in units) * 2000 <= sample.UNIT_GAMES
+    assert sample._units([3, 5], sizes, fast=False) == [[(3, 2000)], [(5, 2000)]]
+
+
+def started(mapper: Mapper) -> set[tuple[int, object]]:
+    """Each worker's parent and its Ctrl-C handler, as seen from four units of work."""
+    parents = mapper(operator.call, [(os.getppid,)] * 4)
+    return set(zip(parents, mapper(signal.getsignal, [(signal.SIGINT,)] * 4), strict=True))
+
+
+def test_pool_workers_start_as_dask_workers(pools: dict[int, Mapper]) -> None:
+    assert started(pools[2]) == {(os.getpid(), signal.SIG_IGN)}
+
+
+@pytest.mark.slow
+def test_dask_workers_start_and_answer_as_pool_workers() -> None:
+    pytest.importorskip("distributed")
+    from qttt.analysis.distributed import dask_mapper
+    rs = load_ruleset("bonus4x4")
+    with dask_mapper(None, 2) as m:
+        assert started(m) == {(os.getpid(), signal.SIG_IGN)}
+        clustered = sample_games(rs, 30_000, seed=5, chunk=1000, mapper=m)
+    assert answer(clustered) == answer(sample_games(rs, 30_000, seed=5, chunk=1000))
+
+
+@pytest.mark.parametrize(("name", "core"),
+                         [("wikipedia", "auto"), ("wikipedia", "python"), ("intelligent", "auto")])
+def test_random_records_whatever_the_workers(name: str, core: str, capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """`qttt random`: blocks the core writes run on threads, the others on processes; the same
+    records on 1, 2 or 3 of either."""
+    monkeypatch.setattr(sample_cli, "BLOCK", 7)
+    out = []
+    for workers in ("1", "2", "3"):
+        assert main(["random", name, "-n", "30", "--seed", "5", "--core", core, "--workers", workers]) == 0
+        out.append(capsys.readouterr().out)
+    assert out[0] == out[1] == out[2] and out[0].count("\n") == 30

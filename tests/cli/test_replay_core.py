@@ -1,0 +1,136 @@
+"""`qttt replay --json` through the compiled core against the Python engine (`--core python`):
+the same bytes on standard output and error (interleaved as written), the same exit status, for
+files of records drawn by Hypothesis: random games of any ruleset (both families, random rule
+parameters) cut anywhere, laid out in any JSON whitespace, with illegal or malformed actions,
+extra keys, unknown variants, broken lines, documents instead of JSON Lines, bytes that are not
+UTF-8, and input read in chunks of any size."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import qttt.io
+import qttt.jsonstream
+from qttt.cli import main
+from qttt.cli import replay as replay_cli
+from qttt.games import random_game
+from qttt.notation import action_to_json
+from qttt.quantum.compiled import available
+from qttt.quantum.strategies import rulesets
+from qttt.variant import load_ruleset
+
+pytestmark = pytest.mark.skipif(available() is not None, reason="no C compiler: nothing to compare")
+
+SPACE = st.sampled_from(["", "", "", " ", "  ", "\t", "\r", " \r "])
+
+
+@st.composite
+def records(draw: st.DrawFn) -> str:
+    """One line: a record of a random game in some layout, often broken in some way."""
+    rs = draw(st.one_of(rulesets(), st.just(load_ruleset("intelligent"))))  # the other family: the engine's
+    game = random_game(rs, random.Random(draw(st.integers(0, 9999))))[0]
+    actions: list[object] = [action_to_json(a) for a in game]
+    actions = actions[:draw(st.integers(0, len(actions)))]
+    cells = rs.board ** 2
+    variant: object = draw(st.sampled_from([rs.canonical] * 6 + ["nope", "wiki\\u0070edia", 7]))
+    fault = draw(st.sampled_from(["none"] * 6 + ["action", "value", "extra", "order", "cut", "twice",
+                                                 "garbage", "blank"]))
+    if fault == "action":  # any action at any point: illegal ones mostly
+        kind = draw(st.sampled_from(["place", "measure"]))
+        cell = st.integers(-1, cells)
+        act = {kind: [draw(cell), draw(cell)] if kind == "place" else draw(cell)}
+        actions.insert(draw(st.integers(0, len(actions))), act)
+    if fault == "garbage":
+        return draw(st.text(alphabet='{}[]",:0123456789 abcdeilmnoprstvwx\\.-', max_size=40))
+    if fault == "blank":
+        return draw(SPACE)
+    s = [draw(SPACE) for _ in range(8)]
+    comma, colon = draw(SPACE) + "," + draw(SPACE), draw(SPACE) + ":" + draw(SPACE)
+    texts = [json.dumps(a, separators=(comma, colon)) for a in actions]
+    if fault == "value" and texts:
+        i = draw(st.integers(0, len(texts) - 1))
+        odd = draw(st.sampled_from(["1.0", "01", "-0", "1e0", "true", '"1"', "99999"]))
+        texts[i] = texts[i].replace(draw(st.sampled_from(["0", "1", "2"])), odd, 1)
+    body = f'"actions"{s[0]}:{s[1]}[{s[2]}' + f"{s[3]},{s[4]}".join(texts) + f"{s[5]}]"
+    head = f'"variant"{s[6]}:{s[7]}{json.dumps(variant)}'
+    parts = [body, head] if fault == "order" else [head, body]
+    if fault == "extra":
+        parts.append('"players": ["a", "b"]')
+    if fault == "twice":
+        parts.append(body)
+    line = draw(SPACE) + "{" + ", ".join(parts) + "}" + draw(SPACE)
+    if fault == "cut":
+        line = line[:draw(st.integers(0, len(line)))]
+    return line
+
+
+@st.composite
+def files(draw: st.DrawFn) -> bytes:
+    """JSON Lines of such records (LF or CRLF, with or without a last line end), now and then a
+    document (a list, or a first record laid over lines) or a byte that is not UTF-8."""
+    lines = draw(st.lists(records(), min_size=0, max_size=12))
+    end = draw(st.sampled_from(["\n", "\n", "\r\n"]))
+    text = end.join(lines) + draw(st.sampled_from([end, ""]))
+    form = draw(st.sampled_from(["lines"] * 8 + ["list", "pretty"]))
+    if form == "list":
+        text = "[" + ",\n".join(line for line in lines if line.strip()) + "]"
+    elif form == "pretty" and text.strip():
+        text = "{\n" + text.lstrip()[1:]
+    data = text.encode()
+    if draw(st.integers(0, 9)) == 0:
+        at = draw(st.integers(0, len(data)))
+        data = data[:at] + b"\xff" + data[at:]
+    return data
+
+
+def replayed(path: Path, core: str) -> tuple[int, str]:
+    """Exit status and the merged standard output and error of `qttt replay --json`."""
+    both = io.StringIO()
+    with contextlib.redirect_stdout(both), contextlib.redirect_stderr(both):
+        status = main(["replay", str(path), "--json", "--core", core])
+    return status, both.getvalue()
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=files(), chunk=st.sampled_from([1, 7, 64, 1 << 16]), most=st.sampled_from([30, 200, 1 << 20]))
+def test_core_replays_as_the_engine(data: bytes, chunk: int, most: int, tmp_path: Path,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "records.jsonl"
+    path.write_bytes(data)
+    monkeypatch.setattr(qttt.io, "CHUNK", chunk)  # records and lines cut across reads
+    monkeypatch.setattr(qttt.jsonstream, "MAX_VALUE", most)  # lines longer than the scanner reads whole
+    monkeypatch.setattr(replay_cli, "MAX_VALUE", most)
+    assert replayed(path, "auto") == replayed(path, "python")
+
+
+def test_core_serves_plain_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Records as `qttt random` writes them are replayed by the core, not the engine (the test
+    above would pass if the core never served)."""
+    path = tmp_path / "games.jsonl"
+    assert main(["random", "wikipedia", "-n", "300", "--seed", "1", "-o", str(path)]) == 0
+    path.write_text(path.read_text() + '{"variant": "bonus4x4", "actions": [{"place": [0, 15]}]}\n')
+    monkeypatch.setattr(replay_cli, "replay_one", None)  # the engine's replay, gone
+    status, out = replayed(path, "auto")
+    assert status == 0 and out.count("\n") == 301 and '"board": [["x1"]' in out.splitlines()[-1]
+
+
+def test_core_leaves_illegal_records_to_the_engine(tmp_path: Path) -> None:
+    path = tmp_path / "games.jsonl"
+    path.write_text('{"variant":"wikipedia","actions":[{"place":[0,1]},{"measure":4}]}\n'
+                    '{"variant":"wikipedia","actions":[{"place":[0,1]}]}\n')
+    status, out = replayed(path, "auto")
+    assert status == 1
+    assert out.splitlines()[:2] == [
+        "qttt: record at line 1, action 1: no cycle is pending; there is nothing to measure (rule "
+        "measure-pending)",
+        '{"error": {"kind": "illegal", "rule": "measure-pending", "message": "no cycle is pending; there '
+        'is nothing to measure", "action": 1}}']
+    assert out.splitlines()[2].startswith('{"variant": "wikipedia", "board": [["x1"], ["x1"], [],')
