@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Generator, Iterable, Iterator
-from itertools import chain
+from concurrent.futures import ThreadPoolExecutor
+from itertools import chain, pairwise
 from typing import Protocol, runtime_checkable
 
+from ..argtypes import integer
+from ..bounds import WORKERS
 from ..competition.match import story
 from ..errors import FileError, IllegalAction, QtttError, RecordError, VariantError
 from ..family import GameState, Replayed, compiled_core, family_of
@@ -38,6 +42,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--core", choices=("auto", "python"), default="auto",
                    help="rules engine for --json: auto (the compiled core replays the JSON Lines "
                         "records it can; default) or the Python engine; same output either way")
+    p.add_argument("--workers", type=integer(WORKERS), default=0,
+                   help="threads the compiled core replays records on (default 0: one per core); "
+                        "same output whatever the number")
     p.set_defaults(run=run)
 
 
@@ -61,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
     failed = records = 0
     colour = sys.stdout.isatty() and not args.json
     chunks = text_chunks(args.record, FORMAT)
-    core = CoreReplay(chunks) if args.json and args.core == "auto" else None
+    workers = args.workers or os.cpu_count() or 1
+    core = CoreReplay(chunks, workers) if args.json and args.core == "auto" else None
     for reader in core.readers() if core is not None else stream_records(chunks):
         records += 1
         where = f"record at line {reader.line}"
@@ -110,10 +118,14 @@ _VARIANT = re.compile(rb'[ \t\r]*\{[ \t\r]*"variant"[ \t\r]*:[ \t\r]*"([^"\\\x00
 
 
 class CoreReplay:
-    """JSON Lines records replayed by the compiled core where it can (`readers`)."""
+    """JSON Lines records replayed by the compiled core where it can (`readers`), on `workers`
+    threads (the core's work releases the interpreter; each text read is cut at line ends into a
+    piece per thread, and the pieces' states are written in order)."""
 
-    def __init__(self, chunks: Iterable[str]) -> None:
+    def __init__(self, chunks: Iterable[str], workers: int = 1) -> None:
         self.source = iter(chunks)
+        self.workers = workers
+        self.threads: ThreadPoolExecutor | None = None  # made when there is work to share
         self.replayed = 0  # records the core replayed
         self.found: dict[str, ReplaysRecords | None] = {}  # the core replaying each variant name
         self.name = ""
@@ -129,6 +141,13 @@ class CoreReplay:
         a JSON document, or a first record it does not replay itself, leaves the whole text to the
         engine; so does a line longer than the scanner reads whole, or input that cannot be read,
         from there on."""
+        try:
+            yield from self._readers()
+        finally:
+            if self.threads is not None:
+                self.threads.shutdown()
+
+    def _readers(self) -> Iterator[RecordReader]:
         while not self.final:
             try:
                 self.text += next(self.source).encode()
@@ -151,7 +170,7 @@ class CoreReplay:
     def replay(self) -> Generator[RecordReader, None, bool]:
         """Replay the whole lines of the text, the core's and the engine's; True when the rest of
         the input was left to the engine."""
-        at = 0
+        at = self._pieces() if self.workers > 1 and self.core is not None else 0
         while True:
             done = (_blank(self.text, at, self.final) if self.core is None
                     else self.core.replay_jsonl(self.text[at:], self.final, self.name))
@@ -174,6 +193,31 @@ class CoreReplay:
         sys.stdout.flush()
         self.text = self.text[at:]
         return False
+
+    def _pieces(self) -> int:
+        """Replay the text's whole lines in pieces on the threads, while the core replays each piece
+        whole (the lines after one it stops at are left to `replay`); the offset reached."""
+        assert self.core is not None
+        text, core, name = self.text, self.core, self.name
+        end = text.rfind(b"\n") + 1
+        cuts = sorted({0, end, *(text.find(b"\n", end * k // self.workers) + 1
+                                 for k in range(1, self.workers))})
+        pieces = [(a, b) for a, b in pairwise(cuts) if b > a]
+        if len(pieces) < 2:
+            return 0
+        if self.threads is None:
+            self.threads = ThreadPoolExecutor(self.workers)
+        done = list(self.threads.map(lambda ab: core.replay_jsonl(text[ab[0]:ab[1]], True, name), pieces))
+        at = 0
+        for (a, b), piece in zip(pieces, done, strict=True):
+            if piece.consumed != b - a:
+                break
+            sys.stdout.write(piece.states)
+            self.line += piece.lines
+            self.replayed += piece.records
+            self.lines = self.lines or piece.records > 0
+            at = b
+        return at
 
     def _core_of(self, name: str) -> ReplaysRecords | None:
         if name not in self.found:

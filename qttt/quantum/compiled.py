@@ -23,6 +23,7 @@ from __future__ import annotations
 import ctypes
 import json
 import random
+import threading
 from collections import Counter
 from collections.abc import Iterable
 from fractions import Fraction
@@ -198,7 +199,7 @@ class Core:
         self.handle = self.rules.handle
         self.pos_size = int(self.lib.qc_pos_size())
         self.lined = any(c.award == "first-line" for c in rs.scoring)
-        self._replay_out = ctypes.create_string_buffer(0)  # replay_jsonl's output, reused
+        self._replay_out = threading.local()  # replay_jsonl's output buffer, reused by each thread
 
     def points(self, v: int) -> Fraction:
         """A scaled score as points."""
@@ -276,9 +277,9 @@ class Core:
         head_bytes = head[:head.rindex("]")].encode()
         most = len(head_bytes) + 200 + self.cells * (MAX_MOVES * 6 + 4)  # bytes of one state at most
         cap = max(len(text) * 4, 1 << 16) + most
-        if len(self._replay_out) < cap:
-            self._replay_out = ctypes.create_string_buffer(cap)
-        out = self._replay_out
+        out = getattr(self._replay_out, "buffer", None)  # one per thread: threads replay at once
+        if out is None or len(out) < cap:
+            out = self._replay_out.buffer = ctypes.create_string_buffer(cap)
         stats = (ctypes.c_int64 * 4)()
         used = self.lib.qc_replay_jsonl(self.handle, text, len(text), int(final), name, len(name), head_bytes,
                                         len(head_bytes), marks, offsets, self.scale, most, out, cap, stats)

@@ -1,9 +1,9 @@
-"""`qttt replay --json` through the compiled core against the Python engine (`--core python`):
-the same bytes on standard output and error (interleaved as written), the same exit status, for
-files of records drawn by Hypothesis: random games of any ruleset (both families, random rule
-parameters) cut anywhere, laid out in any JSON whitespace, with illegal or malformed actions,
-extra keys, unknown variants, broken lines, documents instead of JSON Lines, bytes that are not
-UTF-8, and input read in chunks of any size."""
+"""`qttt replay --json` through the compiled core (on 1, 2 or 3 threads) against the Python engine
+(`--core python`): the same bytes on standard output and error (interleaved as written), the same
+exit status, for files of records drawn by Hypothesis: random games of any ruleset (both
+families, random rule parameters) cut anywhere, laid out in any JSON whitespace, with illegal or
+malformed actions, extra keys, unknown variants, broken lines, documents instead of JSON Lines,
+bytes that are not UTF-8, and input read in chunks of any size."""
 
 from __future__ import annotations
 
@@ -91,24 +91,25 @@ def files(draw: st.DrawFn) -> bytes:
     return data
 
 
-def replayed(path: Path, core: str) -> tuple[int, str]:
+def replayed(path: Path, core: str, workers: int = 1) -> tuple[int, str]:
     """Exit status and the merged standard output and error of `qttt replay --json`."""
     both = io.StringIO()
     with contextlib.redirect_stdout(both), contextlib.redirect_stderr(both):
-        status = main(["replay", str(path), "--json", "--core", core])
+        status = main(["replay", str(path), "--json", "--core", core, "--workers", str(workers)])
     return status, both.getvalue()
 
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(data=files(), chunk=st.sampled_from([1, 7, 64, 1 << 16]), most=st.sampled_from([30, 200, 1 << 20]))
-def test_core_replays_as_the_engine(data: bytes, chunk: int, most: int, tmp_path: Path,
+@given(data=files(), chunk=st.sampled_from([1, 7, 64, 1 << 16]), most=st.sampled_from([30, 200, 1 << 20]),
+       workers=st.sampled_from([1, 2, 3]))
+def test_core_replays_as_the_engine(data: bytes, chunk: int, most: int, workers: int, tmp_path: Path,
                                     monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "records.jsonl"
     path.write_bytes(data)
     monkeypatch.setattr(qttt.io, "CHUNK", chunk)  # records and lines cut across reads
     monkeypatch.setattr(qttt.jsonstream, "MAX_VALUE", most)  # lines longer than the scanner reads whole
     monkeypatch.setattr(replay_cli, "MAX_VALUE", most)
-    assert replayed(path, "auto") == replayed(path, "python")
+    assert replayed(path, "auto", workers) == replayed(path, "python")
 
 
 def test_core_serves_plain_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
