@@ -163,7 +163,7 @@ class Bridge:
     """Answers the page's requests; holds the current session."""
 
     def __init__(self) -> None:
-        self.session = Session(load_ruleset(builtin_names()[0]))
+        self.session = Session(load_ruleset(builtin_names(None)[0]))
 
     def handle(self, request: Json) -> Json:
         """One request; the reply is the session's view, or `{"error": ..., "rule": ...}`."""

@@ -172,7 +172,7 @@ def sources_page() -> list[str]:
     out = ["# Sources", "", "The documents the rulesets rest on, by the ids that variant files cite in "
            "`sources` and the [ambiguity register](ambiguities.md) cites; data in `spec/sources.toml`.", ""]
     users: dict[str, list[str]] = {}
-    for n in builtin_names():
+    for n in builtin_names(None):
         for s in load_ruleset(n).sources:
             users.setdefault(s, []).append(f"[{n}](rules/{n}.md)")
     for sid, src in sources().items():

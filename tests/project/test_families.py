@@ -32,11 +32,6 @@ from qttt.gametype import GAME_TYPES
 ALLOWANCE: dict[str, str] = {
     # the checker's command line reads the quantum catalogue of properties (s4-analysis)
     "verify.cli": "imports verify.quantum",
-    # `AWARD_GAME[a] == QUANTUM` stands for "the award scores a pattern" (s4-decl replaces it)
-    "qttt.vocabulary": "compares with QUANTUM",
-    "qttt.ruleset": "compares with NESTED",
-    "qttt.schema": "compares with QUANTUM",
-    "qttt.cli.variants": "compares with QUANTUM",
     "qttt.testing.strategies": "compares with 'quantum' where an award scores a pattern (as above)",
 }
 
@@ -103,10 +98,12 @@ def source_reading() -> dict[str, list[str]]:
     return {name: found for name, path in outside().items() if (found := mentions(name, path, known))}
 
 
-def runtime_reading() -> dict[str, list[str]]:
-    names = sorted(n for n in outside() if not n.endswith("__main__"))  # those run a command
+def runtime_reading(names: list[str] | None = None, root: Path = ROOT) -> dict[str, list[str]]:
+    """Family modules each module outside the family packages imports itself while they load."""
+    if names is None:
+        names = sorted(n for n in outside() if not n.endswith("__main__"))  # those run a command
     found: dict[str, list[str]] = {}
-    for importer, target in recorded_imports(names):
+    for importer, target in recorded_imports(names, root):
         if not in_family(importer) and in_family(target):
             found.setdefault(importer, []).append(target)
     return found
@@ -145,6 +142,21 @@ def test_the_source_reading_finds_what_it_looks_for(tmp_path: Path) -> None:
     assert "compares with a family (line 11)" not in found  # a family's name used, not compared with
     assert len(found) == 6  # and line 2 imports the package qttt.quantum as well
     assert mentions("qttt.mod", pkg / "quantum" / "engine.py", known) == []
+
+
+def test_the_runtime_reading_finds_what_it_looks_for(tmp_path: Path) -> None:
+    """A module that imports a family module when it loads is found; one that reaches it through
+    a registry (importlib), or only in a function it does not call, is not."""
+    pkg = tmp_path / "qttt"
+    (pkg / "quantum").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("", encoding="utf-8")
+    (pkg / "quantum" / "engine.py").write_text("from .. import helper\n", encoding="utf-8")
+    (pkg / "helper.py").write_text("", encoding="utf-8")
+    (pkg / "direct.py").write_text("from .quantum.engine import *\n", encoding="utf-8")
+    (pkg / "registry.py").write_text("import importlib\nimportlib.import_module('qttt.quantum.engine')\n"
+                                     "def later():\n    from .quantum import engine\n", encoding="utf-8")
+    found = runtime_reading(["qttt.direct", "qttt.registry"], tmp_path)
+    assert found == {"qttt.direct": ["qttt.quantum.engine"]}
 
 
 def test_no_module_outside_the_family_packages_mentions_a_family() -> None:

@@ -83,10 +83,10 @@ print(json.dumps(sorted(edges)))
 
 
 
-def recorded_imports(names: list[str]) -> list[tuple[str, str]]:
+def recorded_imports(names: list[str], root: Path = ROOT) -> list[tuple[str, str]]:
     """(importer, module imported) for every import Python performs, made by a module of ours,
-    while `names` load one after the other in a fresh interpreter."""
+    while `names` load one after the other in a fresh interpreter started in `root`."""
     script = f"PACKAGES = {PACKAGES!r}\nNAMES = {names!r}\n" + RECORDER
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                         cwd=ROOT).stdout
+                         cwd=root).stdout
     return [(a, b) for a, b in json.loads(out)]
