@@ -75,7 +75,7 @@ def commands(tmp: Path, games: int) -> dict[str, Command]:
                           320_000, records_kernel),
         "analyze": Command("bonus4x4", ["analyze", "random", "bonus4x4", "--seed", "9", "--quiet"], "-n",
                            True, 1_000_000, batch),
-        "replay": Command("wikipedia", ["replay", "--json", str(records)], None, False, None,
+        "replay": Command("wikipedia", ["replay", "--json", str(records)], None, True, None,
                           partial(replay_kernel, sample)),
     }
 
