@@ -13,11 +13,8 @@ from typing import Any
 from .canonical import SCORING_KEYS, NameChanges, canonical_name, canonical_value, set_field
 from .errors import VariantError
 from .vocabulary import (
-    AWARD_FIELDS,
-    AWARD_GAME,
+    AWARD_DECLARATIONS,
     AWARDS,
-    COMMON_FIELDS,
-    NESTED,
     PARAMETER_BY_NAME,
     PARAMETERS,
     PATTERNS,
@@ -200,8 +197,8 @@ def check_scoring_game(scoring: tuple[Component, ...], params: Parameters, where
     """Every component belongs to the ruleset's game family; weights fit its blocks."""
     game = params.game
     for i, c in enumerate(scoring):
-        if AWARD_GAME[c.award] != game:
-            allowed = ", ".join(json.dumps(a) for a in AWARDS if AWARD_GAME[a] == game)
+        if AWARD_DECLARATIONS[c.award].game != game:
+            allowed = ", ".join(json.dumps(a.name) for a in AWARD_DECLARATIONS.values() if a.game == game)
             raise VariantError(RULE, f"{where}: scoring[{i}]: award = {json.dumps(c.award)} does not "
                                f"apply to game = {json.dumps(game)}; allowed: {allowed}")
         weights = dict(c.settings).get("weights", "equal")
@@ -217,13 +214,12 @@ def _component(raw: Any, where: str, board: int) -> Component:
     if award not in AWARDS:
         raise VariantError(RULE, f"{where}: award = {toml_text(award)} is not allowed; allowed: "
                            + ", ".join(json.dumps(a) for a in AWARDS))
-    if AWARD_GAME[award] == NESTED:  # nested awards score the game, not a pattern of marks
-        only_keys(raw, ("award", *AWARD_FIELDS[award]), where, "scoring")
-        nested = [(name, setting_value(kind, raw.get(name, default), f"{where}: {name}"))
-                  for name, (kind, default, _) in AWARD_FIELDS[award].items()]
-        return Component(award, "line", 0, tuple(nested))  # no pattern: to_dict leaves it out
-    fields = {**COMMON_FIELDS, **AWARD_FIELDS[award]}
-    only_keys(raw, tuple(fields), where, "scoring")
+    declared = AWARD_DECLARATIONS[award]
+    only_keys(raw, ("award", *declared.fields), where, "scoring")
+    if not declared.scores_pattern:  # it scores the game's result, not a pattern of marks
+        settings = [(name, setting_value(kind, raw.get(name, default), f"{where}: {name}"))
+                    for name, (kind, default, _) in declared.settings.items()]
+        return Component(award, "line", 0, tuple(settings))  # no pattern: to_dict leaves it out
     pattern = raw.get("pattern", "line")
     if pattern not in PATTERNS:
         raise VariantError(RULE, f"{where}: pattern = {toml_text(pattern)} is not allowed; allowed: "
@@ -238,7 +234,7 @@ def _component(raw: Any, where: str, board: int) -> Component:
                            f"integer from {low} to the board size {board}"
                            + (" (0: the board size)" if pattern == "line" else ""))
     settings = []
-    for name, (kind, default, _) in AWARD_FIELDS[award].items():
+    for name, (kind, default, _) in declared.settings.items():
         settings.append((name, setting_value(kind, raw.get(name, default), f"{where}: {name}")))
     return normalise(Component(award, pattern, length, tuple(settings)))
 

@@ -16,15 +16,13 @@ from typing import Any
 from .io import write_or_check
 from .spec import spec_dir
 from .vocabulary import (
-    AWARD_FIELDS,
-    AWARD_GAME,
+    AWARD_DECLARATIONS,
     AWARDS,
     COMMON_FIELDS,
     CRITERIA,
     MATCH_FIELDS,
     PARAMETERS,
     PATTERNS,
-    QUANTUM,
     Parameter,
 )
 
@@ -102,14 +100,11 @@ PARAMETERS_BY_NAME = {p.name: p for p in PARAMETERS}
 
 def _component(award: str) -> dict[str, Any]:
     """A [[scoring]] table of one award kind."""
-    props: dict[str, Any] = {"award": {"description": COMMON_FIELDS["award"][2], "const": award}}
-    for name, (kind, default, description) in COMMON_FIELDS.items():
-        if name != "award" and AWARD_GAME[award] == QUANTUM:  # nested awards score no pattern
-            props[name] = _field(kind, default, description)
+    props: dict[str, Any] = {"award": {"description": COMMON_FIELDS["award"].description, "const": award}}
+    for name, (kind, default, description) in AWARD_DECLARATIONS[award].fields.items():
+        props[name] = _field(kind, default, description)
     if award != "per-pattern" and "pattern" in props:  # only per-pattern awards score squares
         props["pattern"] = {**props["pattern"], "enum": ["line"]}
-    for name, (kind, default, description) in AWARD_FIELDS[award].items():
-        props[name] = _field(kind, default, description)
     return {"type": "object", "required": ["award"], "additionalProperties": False,
             "properties": props}
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
-from typing import Any, Literal, get_args, get_origin, get_type_hints
+from typing import Any, Literal, NamedTuple, get_args, get_type_hints
 
 from .errors import VariantError
 from .gametype import GAME_TYPES
@@ -23,11 +23,21 @@ PATTERN_KINDS = ("rows", "columns", "diagonals", "diamonds")
 
 
 @dataclass(frozen=True)
+class Value:
+    """One allowed value of an enumerated or boolean parameter and the rule it selects, in words:
+    the reading the rules pages state (`{line}` stands for the ending line, `{n}` for the side)."""
+
+    value: str | bool
+    reading: str
+
+
+@dataclass(frozen=True)
 class Parameter:
-    """One rule parameter: its type, allowed values, default, a one-line description, the rule of
-    spec/rules.toml it selects and the game families that read it (their GameType.parameters). A
-    tuple parameter holds a list whose items are in `allowed` (route: lists of block numbers, checked
-    against the board)."""
+    """One rule parameter: its type, allowed values (with each value's reading when it is
+    enumerated or boolean), default, a one-line description, the rule of spec/rules.toml it selects,
+    the game families that read it (their GameType.parameters) and whether its family's compiled
+    core reads it (as the value's code: its position in `allowed`, or 0/1). A tuple parameter holds
+    a list whose items are in `allowed` (route: lists of block numbers, checked against the board)."""
 
     name: str
     type: type
@@ -36,27 +46,47 @@ class Parameter:
     description: str
     rule: str
     games: tuple[str, ...] = (QUANTUM,)
+    values: tuple[Value, ...] = ()
+    compiled: bool = False
+
+    def reading(self, value: Any) -> str:
+        """What `value` selects, in words (a template: see Value)."""
+        return next(v.reading for v in self.values if v.value == value)
+
+    def code(self, value: Any) -> int:
+        """The value as a compiled core reads it: 0/1 for a boolean, else its position in `allowed`."""
+        return int(value) if self.type is bool else self.allowed.index(value)
+
+    def c_constants(self, prefix: str) -> list[tuple[str, int]]:
+        """The C name and code of each value of an enumerated parameter, e.g. QC_MEASURER_CREATOR."""
+        if self.type is not str:
+            return []
+        return [(c_name(f"{prefix}_{self.name}_{v}"), self.code(v)) for v in self.allowed]
 
 
-def _about(description: str, allowed: range | tuple[str, ...] | None = None,
-           rule: str | None = None) -> dict[str, Any]:
-    """Field metadata; `rule` only for a parameter that no rule of rules.toml is scoped to."""
-    return {"description": description, "allowed": allowed, "rule": rule}
+def c_name(text: str) -> str:
+    """A vocabulary word as a C identifier: upper case, dashes as underscores."""
+    return text.upper().replace("-", "_")
 
 
-FullBlock = Literal["pattern-first", "drawn-first"]
-Bonus = Literal["none", "block-win"]
+def _about(description: str, allowed: range | tuple[str, ...] | None = None, rule: str | None = None,
+           values: dict[Any, str] | None = None, compiled: bool = False) -> dict[str, Any]:
+    """Field metadata: `values` maps each allowed value of an enumerated or boolean parameter to
+    its reading (then `allowed` is left out); `rule` only for a parameter that no rule of
+    rules.toml is scoped to; `compiled` when the family's compiled core reads it."""
+    return {"description": description, "allowed": allowed, "rule": rule, "values": values or {},
+            "compiled": compiled}
+
+
 Route = str | tuple[tuple[int, ...], ...]
-Measurer = Literal["opponent", "creator"]
-LastSquare = Literal["forced", "end"]
-Untouched = Literal["keep", "vanish"]
-End = Literal["first-line", "full"]
 
 
 @dataclass(frozen=True)
 class Parameters:
     """The rule parameters of a ruleset, typed: the one declaration of the parameter vocabulary
-    (names, allowed values, defaults, descriptions); `PARAMETERS` is derived from it."""
+    (names, allowed values and their readings, defaults, descriptions); `PARAMETERS` is derived
+    from it, and from that validation, canonical names, the schema, the compiled cores'
+    configuration and the rules pages' readings."""
 
     game: str = field(default="quantum", metadata=_about(
         "Game family: " + "; ".join(f"{t.name}: {t.description}" for t in GAME_TYPES.values()) + ".",
@@ -64,16 +94,29 @@ class Parameters:
     board: int = field(default=3, metadata=_about(
         "Board side n: the board has n×n cells (nested-classical: n×n blocks of n×n cells).",
         range(2, 9), "board-cells"))
-    measurer: Measurer = field(default="opponent", metadata=_about(
-        "Who measures a cycle: the opponent of the player who closed it, or that player."))
+    measurer: str = field(default="opponent", metadata=_about(
+        "Who measures a cycle: the opponent of the player who closed it, or that player.", values={
+            "opponent": "The opponent of the player who closed a cycle measures it.",
+            "creator": "The player who closed a cycle measures it."}, compiled=True))
     two_cycles: bool = field(default=True, metadata=_about(
-        "Whether a placement may repeat the two cells of a live spooky move (a 2-cycle)."))
-    last_square: LastSquare = field(default="forced", metadata=_about(
-        "With one open cell left: the player to move fills it (forced), or the game ends."))
-    untouched: Untouched = field(default="keep", metadata=_about(
-        "Spooky marks outside a collapsed component stay (keep) or vanish."))
-    end: End = field(default="first-line", metadata=_about(
-        "The game ends at the first collapse that completes a line, or only on a full board."))
+        "Whether a placement may repeat the two cells of a live spooky move (a 2-cycle).", values={
+            True: "A placement may use the same two cells as a live spooky move; it closes a 2-cycle.",
+            False: "A placement may not use the same two cells as a live spooky move."}, compiled=True))
+    last_square: str = field(default="forced", metadata=_about(
+        "With one open cell left: the player to move fills it (forced), or the game ends.", values={
+            "forced": "With one open cell left and the game not over, the player to move puts both marks "
+                      "of their move there and it is classical at once.",
+            "end": "With one open cell left, the game is over."}, compiled=True))
+    untouched: str = field(default="keep", metadata=_about(
+        "Spooky marks outside a collapsed component stay (keep) or vanish.", values={
+            "keep": "Spooky marks outside the collapsed component stay on the board.",
+            "vanish": "After each collapse every spooky mark outside the collapsed component vanishes."},
+        compiled=True))
+    end: str = field(default="first-line", metadata=_about(
+        "The game ends at the first collapse that completes a line, or only on a full board.", values={
+            "first-line": "The game ends after the first collapse or forced placement that completes a "
+                          "classical {line} for either player; otherwise on a full board.",
+            "full": "Lines do not end the game: it ends only on a full board."}))
     end_line: int = field(default=0, metadata=_about(
         "Length of the line that ends the game under end = first-line; 0 means the board size.",
         range(0, 9), "end-line"))
@@ -85,12 +128,19 @@ class Parameters:
         "nested-patterns"))
     board_patterns: tuple[str, ...] = field(default=("rows", "columns", "diagonals"), metadata=_about(
         "Patterns of won blocks that win the game.", PATTERN_KINDS, "nested-patterns"))
-    full_block: FullBlock = field(default="pattern-first", metadata=_about(
+    full_block: str = field(default="pattern-first", metadata=_about(
         "A move that fills a block and completes a pattern wins it (pattern-first) or draws it "
-        "(drawn-first)."))
-    bonus: Bonus = field(default="none", metadata=_about(
+        "(drawn-first).", values={
+            "pattern-first": "A move that fills a block and completes a pattern in it wins the block.",
+            "drawn-first": "A move that fills a block draws it, even if it completes a pattern."},
+        compiled=True))
+    bonus: str = field(default="none", metadata=_about(
         "Winning a block gives the same player one extra move at once (block-win), at most one per "
-        "turn."))
+        "turn.", values={
+            "none": "The players simply alternate.",
+            "block-win": "A move that wins a block and does not end the game is followed at once by one "
+                         "more move of the same player; a block won by that bonus move gives no further "
+                         "bonus."}, compiled=True))
 
 
 def _parameters() -> tuple[Parameter, ...]:
@@ -100,75 +150,114 @@ def _parameters() -> tuple[Parameter, ...]:
         scoped[r.scope] = r.id
     out = []
     for f in fields(Parameters):
-        kind = hints[f.name]
-        listed = kind not in (bool, int, str) and get_origin(kind) is not Literal  # route, pattern lists
-        typ: type = tuple if listed else kind if kind in (bool, int) else str
-        given = kind in (int, str) or listed  # the metadata lists the allowed values
-        allowed = (True, False) if kind is bool else tuple(f.metadata["allowed"]) if given else get_args(kind)
-        rule = f.metadata["rule"] or scoped[f.name]
+        kind, meta = hints[f.name], f.metadata
+        listed = kind not in (bool, int, str)  # route, pattern lists
+        typ: type = tuple if listed else kind
+        values = tuple(Value(v, reading) for v, reading in meta["values"].items())
+        allowed = tuple(v.value for v in values) if values else tuple(meta["allowed"])
+        rule = meta["rule"] or scoped[f.name]
         games = tuple(g.name for g in GAME_TYPES.values() if f.name in g.parameters)
-        out.append(Parameter(f.name, typ, allowed, f.default, f.metadata["description"], rule, games))
+        out.append(Parameter(f.name, typ, allowed, f.default, meta["description"], rule, games, values,
+                             meta["compiled"]))
     return tuple(out)
 
 
 PARAMETERS: tuple[Parameter, ...] = _parameters()
 PARAMETER_BY_NAME = {p.name: p for p in PARAMETERS}
-AwardName = Literal["per-pattern", "first-line", "rank", "win", "draw-blocks", "draw-majority"]
+
+
+class Setting(NamedTuple):
+    """One setting of a scoring award: its kind ("fraction", "criteria", "ranks", "weights"; for
+    the pattern fields "award", "pattern", "int"), its default (None: unstated) and description."""
+
+    kind: str
+    default: Any
+    description: str
+
+
+@dataclass(frozen=True)
+class Award:
+    """One scoring award, declared once: the rule stating it, whether it scores a pattern of cells
+    (then a component names a pattern and a length; else it scores the game's result), its typed
+    settings, its number in its family's compiled configuration and the attributes of the compiled
+    award (qttt.quantum.scoring) the compiled core reads, in order."""
+
+    name: str
+    rule: str
+    scores_pattern: bool
+    settings: dict[str, Setting]
+    code: int
+    c_fields: tuple[str, ...] = ()
+
+    @property
+    def game(self) -> str:
+        """The game family that scores it (its GameType lists it)."""
+        return next(g.name for g in GAME_TYPES.values() if self.name in g.awards)
+
+    @property
+    def fields(self) -> dict[str, Setting]:
+        """Every key of its [[scoring]] table but `award`: the pattern fields, then its settings."""
+        common = {k: v for k, v in COMMON_FIELDS.items() if k != "award"} if self.scores_pattern else {}
+        return {**common, **self.settings}
+
+
 PatternKind = Literal["line", "square"]
 Criterion = Literal["min-max", "min-sum"]
-AWARDS: tuple[AwardName, ...] = get_args(AwardName)
 PATTERNS: tuple[PatternKind, ...] = get_args(PatternKind)
 CRITERIA: tuple[Criterion, ...] = get_args(Criterion)
-# The game family of each award: quantum awards score patterns of marks, nested ones the game.
-AWARD_GAME = {a: g.name for g in GAME_TYPES.values() for a in g.awards}
-
-# Fields of a scoring component: name -> (kind, default, description); kind is one of
-# "award", "pattern", "int", "fraction", "criteria", "ranks".
-COMMON_FIELDS: dict[str, tuple[str, Any, str]] = {
-    "award": ("award", None, "Kind of award: per-pattern, first-line or rank."),
-    "pattern": ("pattern", "line", "Pattern scored: line (L cells in a row) or square (L×L)."),
-    "length": ("int", None, "Pattern length L; for lines 0 means the board size (default 0, squares 2)."),
+_EQUAL = "Worth of each block, row-major: equal (1 each) or a list."
+# The fields every pattern-scoring component has.
+COMMON_FIELDS: dict[str, Setting] = {
+    "award": Setting("award", None, "Kind of award: per-pattern, first-line or rank."),
+    "pattern": Setting("pattern", "line", "Pattern scored: line (L cells in a row) or square (L×L)."),
+    "length": Setting("int", None, "Pattern length L; for lines 0 means the board size (default 0, "
+                      "squares 2)."),
 }
-AWARD_FIELDS: dict[str, dict[str, tuple[str, Any, str]]] = {
-    "per-pattern": {
-        "points": ("fraction", Fraction(1), "Points for each owned pattern."),
-    },
-    "first-line": {
-        "sole": ("fraction", Fraction(0), "Points when only this player owns a pattern."),
-        "first": ("fraction", Fraction(0), "Points to the better best line when both own one."),
-        "second": ("fraction", Fraction(0), "Points to the worse best line when both own one."),
-        "neither": ("fraction", Fraction(0), "Points to each player when neither owns a pattern."),
-        "tie": ("fraction", None, "Points to each when both best lines have equal keys; unstated: a gap "
-                "the checker reports (0 each)."),
-        "double": ("fraction", None, "Points when only this player owns patterns and owns two or more (a "
-                   "double line); unstated: sole. Canonical names set it as double_line."),
-        "tiebreak": ("criteria", (), "Criteria from the sources ordering best lines: min-max, min-sum."),
-        "fallback": ("criteria", (), "Criteria no source states, applied after tiebreak (reported)."),
-    },
-    "rank": {
-        "ranks": ("ranks", "harmonic", "Points by rank: harmonic (1/k) or a list of fractions."),
-    },
-    "win": {
-        "points": ("fraction", Fraction(1), "Points to the player whose won blocks form a pattern; "
-                   "the other gets 0."),
-    },
-    "draw-blocks": {
-        "weights": ("weights", "equal", "Worth of each block, row-major: equal (1 each) or a list."),
-    },
-    "draw-majority": {
-        "more": ("fraction", Fraction(1), "Points to the player whose won blocks are worth more."),
-        "fewer": ("fraction", Fraction(0), "Points to the other player."),
-        "equal": ("fraction", Fraction(1, 2), "Points to each when both are worth the same."),
-        "weights": ("weights", "equal", "Worth of each block, row-major: equal (1 each) or a list."),
-    },
-}
+AWARD_DECLARATIONS: dict[str, Award] = {a.name: a for a in (
+    Award("per-pattern", "score-per-pattern", True, {
+        "points": Setting("fraction", Fraction(1), "Points for each owned pattern."),
+    }, 0, ("points",)),
+    Award("first-line", "score-first-line", True, {
+        "sole": Setting("fraction", Fraction(0), "Points when only this player owns a pattern."),
+        "first": Setting("fraction", Fraction(0), "Points to the better best line when both own one."),
+        "second": Setting("fraction", Fraction(0), "Points to the worse best line when both own one."),
+        "neither": Setting("fraction", Fraction(0), "Points to each player when neither owns a pattern."),
+        "tie": Setting("fraction", None, "Points to each when both best lines have equal keys; unstated: "
+                       "a gap the checker reports (0 each)."),
+        "double": Setting("fraction", None, "Points when only this player owns patterns and owns two or "
+                          "more (a double line); unstated: sole. Canonical names set it as double_line."),
+        "tiebreak": Setting("criteria", (), "Criteria from the sources ordering best lines: min-max, "
+                            "min-sum."),
+        "fallback": Setting("criteria", (), "Criteria no source states, applied after tiebreak "
+                            "(reported)."),
+    }, 1, ("sole", "first", "second", "neither", "equal", "double_line")),
+    Award("rank", "score-rank", True, {
+        "ranks": Setting("ranks", "harmonic", "Points by rank: harmonic (1/k) or a list of fractions."),
+    }, 2),
+    Award("win", "nested-score-win", False, {
+        "points": Setting("fraction", Fraction(1), "Points to the player whose won blocks form a pattern; "
+                          "the other gets 0."),
+    }, 0),
+    Award("draw-blocks", "nested-score-draw-blocks", False, {
+        "weights": Setting("weights", "equal", _EQUAL),
+    }, 1),
+    Award("draw-majority", "nested-score-draw-majority", False, {
+        "more": Setting("fraction", Fraction(1), "Points to the player whose won blocks are worth more."),
+        "fewer": Setting("fraction", Fraction(0), "Points to the other player."),
+        "equal": Setting("fraction", Fraction(1, 2), "Points to each when both are worth the same."),
+        "weights": Setting("weights", "equal", _EQUAL),
+    }, 2),
+)}
+AWARDS: tuple[str, ...] = tuple(AWARD_DECLARATIONS)
+# Each award's settings: name -> Setting (kind, default, description).
+AWARD_FIELDS: dict[str, dict[str, Setting]] = {a.name: a.settings for a in AWARD_DECLARATIONS.values()}
 
 
 @dataclass(frozen=True)
 class Component:
     """One scoring component: an award over a pattern, with the award's settings."""
 
-    award: AwardName
+    award: str
     pattern: PatternKind
     length: int
     settings: tuple[tuple[str, Any], ...]
@@ -181,7 +270,7 @@ class Component:
     def to_dict(self) -> dict[str, Any]:
         """Plain-data form: fractions as strings, lists for tuples (no pattern for nested awards)."""
         out: dict[str, Any] = {"award": self.award}
-        if AWARD_GAME[self.award] == QUANTUM:
+        if AWARD_DECLARATIONS[self.award].scores_pattern:
             out.update(pattern=self.pattern, length=self.length)
         for name, value in self.settings:
             if value is not None:

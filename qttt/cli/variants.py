@@ -12,7 +12,7 @@ from rich.text import Text
 from ..canonical import SCORING_KEYS
 from ..family import family_of
 from ..variant import builtin_names, load_ruleset
-from ..vocabulary import AWARD_FIELDS, AWARD_GAME, COMMON_FIELDS, PARAMETERS, QUANTUM, format_value
+from ..vocabulary import AWARD_DECLARATIONS, PARAMETERS, format_value
 from . import console as make_console
 
 
@@ -55,10 +55,7 @@ def run_show(args: argparse.Namespace) -> int:
     console.print(table)
     scoring = Table("award", "field", "value", "default", "description", title="scoring")
     for c in rs.scoring:
-        fields = {**(COMMON_FIELDS if AWARD_GAME[c.award] == QUANTUM else {}), **AWARD_FIELDS[c.award]}
-        for name, (_, default, description) in fields.items():
-            if name == "award":
-                continue
+        for name, (_, default, description) in AWARD_DECLARATIONS[c.award].fields.items():
             value = getattr(c, name) if name in ("award", "pattern", "length") else c.get(name)
             scoring.add_row(c.award, name, _shown(value), _shown(default), description)
     console.print(scoring)

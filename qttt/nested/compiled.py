@@ -35,14 +35,14 @@ from ..native import CoreUnavailable, bind, generator_state, unavailable, usable
 from ..notation import action_to_json
 from ..quantum.scoring import scaled
 from ..ruleset import Ruleset
-from ..vocabulary import AWARD_FIELDS, NESTED, Component
+from ..vocabulary import AWARD_DECLARATIONS, AWARD_FIELDS, NESTED, Component
 from .engine import BLOCK_STATES, DRAWN, PLAYERS, NestedState, award_weights, compile_nested
 
 SOURCE = Path(__file__).with_name("_core.c")
 MAX_BOARD = 8
 MAX_COMPONENTS = 8
 HEADER = 9  # over, mover, move, last, extra, winner, x points, o points, free; then block states
-AWARD_CODES = {"win": 0, "draw-blocks": 1, "draw-majority": 2}
+AWARD_CODES = {a.name: a.code for a in AWARD_DECLARATIONS.values() if a.game == NESTED}
 _I64 = ctypes.POINTER(ctypes.c_int64)
 _I32 = ctypes.POINTER(ctypes.c_int32)
 _U32 = ctypes.POINTER(ctypes.c_uint32)

@@ -18,7 +18,7 @@ from ..errors import IllegalAction, RecordError
 from ..family import Mark
 from ..geometry import grid_patterns
 from ..ruleset import Ruleset
-from ..vocabulary import Component
+from ..vocabulary import AWARD_DECLARATIONS, NESTED, Component
 
 OPEN, X_WON, O_WON, DRAWN = 0, 1, 2, 3
 BLOCK_STATES = ("open", "x", "o", "drawn")
@@ -26,8 +26,7 @@ PLAYERS = ("x", "o")
 ZERO = Fraction(0)
 Scores = tuple[Fraction, Fraction]
 # The rule of spec/rules.toml that states each award of the nested-classical family.
-AWARD_RULES = {"win": "nested-score-win", "draw-blocks": "nested-score-draw-blocks",
-               "draw-majority": "nested-score-draw-majority"}
+AWARD_RULES = {a.name: a.rule for a in AWARD_DECLARATIONS.values() if a.game == NESTED}
 
 
 def bits(mask: int) -> list[int]:

@@ -122,7 +122,7 @@ HOT void settle(const Rules *r, Pos *p) {
         if ((m & p->x) == m || (m & p->o) == m) { p->phase = OVER; return; }
     }
     uint16_t left = p->open;
-    if (left == 0 || ((left & (left - 1)) == 0 && !r->forced_last)) p->phase = OVER;
+    if (left == 0 || ((left & (left - 1)) == 0 && r->last_square == QC_LAST_SQUARE_END)) p->phase = OVER;
     else p->phase = PLACE;
 }
 
@@ -183,7 +183,7 @@ HOT void measure(const Rules *r, Pos *p, int cell) {
     p->x = xm;
     p->open &= (uint16_t)~component;
     p->pending = 0;
-    if (r->vanish && p->live) {
+    if (r->untouched == QC_UNTOUCHED_VANISH && p->live) {
         p->live = 0;
         for (uint32_t m = p->open; m; m &= m - 1) {
             int c = ctz(m);
@@ -207,7 +207,10 @@ static int pair_live(const Pos *p, int a, int b) {
 static int x_moves(const Rules *r, const Pos *p) {
     if (p->phase == MEASURE) {
         int creator_x = p->pending & 1;
-        return r->creator_measures ? creator_x : !creator_x;
+        switch (r->measurer) {
+            case QC_MEASURER_CREATOR: return creator_x;
+            default: return !creator_x;  /* QC_MEASURER_OPPONENT */
+        }
     }
     return p->move & 1;
 }

@@ -154,7 +154,7 @@ class Board:
         self.xmask = x
         self.open &= ~component
         self.pending = 0
-        if self.r.vanish and ends:  # collapse-untouched = vanish
+        if self.r.untouched == "vanish" and ends:  # collapse-untouched
             ends.clear()
             for c in cells_of(self.open):
                 spk[c] = 0
@@ -178,7 +178,7 @@ class Board:
                 self._finish()
                 return
         left = self.open
-        if left == 0 or (left & (left - 1) == 0 and not self.r.forced_last):
+        if left == 0 or (left & (left - 1) == 0 and self.r.last_square == "end"):
             self._finish()
         else:
             self.phase = PLACE
@@ -256,7 +256,7 @@ class Board:
     def measurer(self) -> str:
         """Rule measure-by: who measures the pending cycle."""
         creator = player_of(self.pending)
-        if self.r.creator_measures:
+        if self.r.measurer == "creator":
             return creator
         return "o" if creator == "x" else "x"
 

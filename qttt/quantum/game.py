@@ -16,22 +16,23 @@ from typing import Any
 from ..errors import VariantError
 from ..geometry import Pattern, board_symmetries, cells_of, lines
 from ..ruleset import Ruleset
-from ..vocabulary import Parameters
+from ..vocabulary import PARAMETERS, QUANTUM, Parameters
 from .scoring import Award, Scorer, compile_awards, compile_scoring, score_bound, score_scale
 
 
 @dataclass(frozen=True, eq=False)
 class Game:
-    """A ruleset compiled for play and analysis: its parameters as fast fields and its awards."""
+    """A ruleset compiled for play and analysis: the parameters its compiled core reads as fast
+    fields (named and valued as declared, `COMPILED`), its end lines and its awards."""
 
     ruleset: Ruleset
     rules: Parameters
     n: int
     cells: int
-    creator_measures: bool  # rule measure-by
+    measurer: str  # rule measure-by
     two_cycles: bool  # rule place-two-cycle
-    forced_last: bool  # rule last-square
-    vanish: bool  # rule collapse-untouched
+    last_square: str  # rule last-square
+    untouched: str  # rule collapse-untouched
     end_lines: tuple[Pattern, ...]  # rule end-line: empty when the game ends only on a full board
     end_masks: tuple[int, ...]  # the end lines as bitmasks
     awards: tuple[Award, ...]
@@ -78,9 +79,11 @@ class Game:
         (a cycle has two cells at least) and the last open cell takes one forced placement, so at most
         n² + (n² - 2) + (n² - 4) + … placements in all.
         """
-        return sum(range(self.cells, 0, -2)) if self.vanish else self.cells
+        return sum(range(self.cells, 0, -2)) if self.untouched == "vanish" else self.cells
 
 
+# The quantum parameters the compiled core reads: each is a Game field of its name.
+COMPILED = tuple(q for q in PARAMETERS if q.compiled and QUANTUM in q.games)
 _COMPILED: dict[Any, Game] = {}
 _BY_ID: dict[int, tuple[Ruleset, Game]] = {}
 
@@ -101,10 +104,7 @@ def compile_game(rs: Ruleset) -> Game:
         end_lines = lines(p.board, p.end_line) if p.end == "first-line" else ()
         game = Game(
             ruleset=rs, rules=p, n=p.board, cells=p.board * p.board,
-            creator_measures=p.measurer == "creator",
-            two_cycles=p.two_cycles,
-            forced_last=p.last_square == "forced",
-            vanish=p.untouched == "vanish",
+            **{q.name: getattr(p, q.name) for q in COMPILED},
             end_lines=end_lines, end_masks=tuple(p.mask for p in end_lines),
             awards=awards,
             score=compile_scoring(awards),

@@ -19,6 +19,7 @@ from ..notation import Record, record_to_json
 from ..players import Player, make_player
 from ..processes import Terminated
 from ..ruleset import Ruleset
+from ..vocabulary import PARAMETER_BY_NAME
 from .engine import Action, Measure, Place, State, mark_name, quantum_action
 from .narration import collapsed, describe
 from .text import drawing
@@ -32,9 +33,9 @@ HELP = (
     "Your move: put its two spooky marks (such as x3) in two different open squares by typing "
     "the two square numbers: 1 9, 1-9 or 1,9. Squares are numbered 1 to {cells} row by row; each "
     "square's number is at its top right.",
-    "A move that closes a cycle of entangled squares is measured by {who}: type one of the two "
-    "squares of the cycle-closing mark; the whole entangled group then collapses into classical "
-    "(large) marks. {last}",
+    "A move that closes a cycle of entangled squares is measured. {who} The measurer types one of "
+    "the two squares of the cycle-closing mark; the whole entangled group then collapses into "
+    "classical (large) marks. {last}",
     "Commands: moves (the legal moves), undo (take back your last decision), help, quit. "
     "The rules in full: qttt show {name}",
 )
@@ -222,9 +223,7 @@ class Game:
 
     def help(self) -> str:
         rs = self.state.ruleset
-        who = "the player who closed it" if rs.rules.measurer == "creator" else "the other player"
-        last = ("When one open square is left, the player to move fills it: type its number."
-                if rs.rules.last_square == "forced" else "When one open square is left, the game ends.")
+        who, last = (PARAMETER_BY_NAME[k].reading(rs.value(k)) for k in ("measurer", "last_square"))
         paragraphs = [p.format(cells=len(self.state.classical), who=who, last=last, name=rs.canonical)
                       for p in HELP]
         if rs.summary and rs.canonical == rs.base:  # a built-in ruleset, unchanged

@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from ..geometry import Pattern, patterns
 from ..ruleset import Ruleset
-from ..vocabulary import Component
+from ..vocabulary import AWARD_DECLARATIONS, Component
 
 ZERO = Fraction(0)
 Scores = tuple[Fraction, Fraction]
@@ -64,8 +64,9 @@ def first_line_result(rs: Ruleset, cls: Sequence[int], xmask: int, omask: int) -
 
 class Award:
     """A scoring component compiled for a board: it evaluates a final board, bounds what it can give,
-    describes itself for the docs and encodes itself for the compiled core. One subclass per award
-    of the vocabulary (`AWARD_TYPES`); the C core and the tests' reference model are the two
+    describes itself for the docs and encodes itself for the compiled core. One subclass per
+    pattern-scoring award of the vocabulary (`AWARD_TYPES`), its name, rule, code and C fields as
+    qttt.vocabulary declares them; the C core and the tests' reference model are the two
     deliberate, independent copies."""
 
     name: ClassVar[str]
@@ -128,6 +129,12 @@ class Award:
         return self.statement(what, plural)
 
 
+def declared(name: str) -> tuple[str, str, int, tuple[str, ...]]:
+    """An award's name, rule, code and C fields, as qttt.vocabulary declares them."""
+    d = AWARD_DECLARATIONS[name]
+    return d.name, d.rule, d.code, d.c_fields
+
+
 NONE, SOME, UNKNOWN = 0, 1, 2  # how many patterns the opponent owns, for Award.range_for
 
 
@@ -141,8 +148,7 @@ def scaled(v: Fraction, scale: int) -> int:
 class PerPattern(Award):
     """Rule score-per-pattern: each owned pattern is worth `points` to its owner."""
 
-    name, rule, code = "per-pattern", "score-per-pattern", 0
-    c_fields = ("points",)
+    name, rule, code, c_fields = declared("per-pattern")
 
     def __init__(self, comp: Component, n: int) -> None:
         super().__init__(comp, n)
@@ -173,8 +179,7 @@ _CRITERIA_WORDS = {"min-max": "the smaller largest move number", "min-sum": "the
 class FirstLine(Award):
     """Rule score-first-line: the better best line wins (criteria from the sources, then a fallback)."""
 
-    name, rule, code = "first-line", "score-first-line", 1
-    c_fields = ("sole", "first", "second", "neither", "equal", "double_line")
+    name, rule, code, c_fields = declared("first-line")
 
     def __init__(self, comp: Component, n: int) -> None:
         super().__init__(comp, n)
@@ -268,8 +273,7 @@ class Rank(Award):
     """Rule score-rank: owned lines are timed by their largest move number; the k-th time is worth
     the k-th rank's points."""
 
-    name, rule, code = "rank", "score-rank", 2
-    c_fields = ()
+    name, rule, code, c_fields = declared("rank")
 
     def __init__(self, comp: Component, n: int) -> None:
         super().__init__(comp, n)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from ..ruleset import default_ruleset
 from ..variant import builtin_names, load_ruleset
-from ..vocabulary import AWARD_FIELDS, AWARD_GAME, AWARDS, CRITERIA, PARAMETERS, PATTERNS
+from ..vocabulary import AWARD_DECLARATIONS, AWARD_FIELDS, CRITERIA, PARAMETERS, PATTERNS
 
 
 def _toml_value(value: Any) -> str:
@@ -31,7 +31,7 @@ _FRACTIONS = st.sampled_from(["0", "1", "1/2", "2", "3/2", "20", "-1"])
 @st.composite
 def scoring_components(draw: st.DrawFn, game: str, board: int) -> dict[str, Any]:
     """One valid scoring component of a family's awards, every field drawn or left to its default."""
-    award = draw(st.sampled_from([a for a in AWARDS if AWARD_GAME[a] == game]))
+    award = draw(st.sampled_from([a.name for a in AWARD_DECLARATIONS.values() if a.game == game]))
     out: dict[str, Any] = {"award": award}
     if game == "quantum":
         pattern = draw(st.sampled_from(PATTERNS)) if award == "per-pattern" else "line"

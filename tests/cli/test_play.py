@@ -23,6 +23,7 @@ from qttt.players import GreedyPlayer, RandomPlayer
 from qttt.quantum.engine import Measure, Place, State
 from qttt.quantum.notation import from_position
 from qttt.spec import rules
+from qttt.vocabulary import PARAMETER_BY_NAME
 
 # O8 closes the cycle on squares 3, 5, 7, 9; X measures, putting o8 in square 5: X1 X3 X7 in
 # the left column (max 7), O2 O4 O6 in the right column (max 6), so O scores 1 and X 1/2.
@@ -148,7 +149,7 @@ def test_moves_and_help(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureF
     # Goff 2006: 36 placements on an empty 3×3 board
     assert after(out, "moves")[0].startswith("legal (36): 1-2 1-3 1-4")
     assert "8-9" in "\n".join(after(out, "moves")[:3])
-    assert "measured by the other player" in " ".join(after(out, "help"))
+    assert PARAMETER_BY_NAME["measurer"].reading("opponent") in " ".join(after(out, "help"))
     assert "> moves\nlegal: square 1 or 8\n" in out
 
 

@@ -32,11 +32,6 @@ from qttt.gametype import GAME_TYPES
 ALLOWANCE: dict[str, str] = {
     # the checker's command line reads the quantum catalogue of properties (s4-analysis)
     "verify.cli": "imports verify.quantum",
-    # `AWARD_GAME[a] == QUANTUM` stands for "the award scores a pattern" (s4-decl replaces it)
-    "qttt.vocabulary": "compares with QUANTUM",
-    "qttt.ruleset": "compares with NESTED",
-    "qttt.schema": "compares with QUANTUM",
-    "qttt.cli.variants": "compares with QUANTUM",
     "qttt.testing.strategies": "compares with 'quantum' where an award scores a pattern (as above)",
 }
 

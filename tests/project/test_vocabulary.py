@@ -28,8 +28,8 @@ from qttt.ruleset import Ruleset, with_params
 from qttt.spec import rules
 from qttt.variant import builtin_names, load_ruleset
 from qttt.vocabulary import (
+    AWARD_DECLARATIONS,
     AWARD_FIELDS,
-    AWARD_GAME,
     AWARDS,
     CRITERIA,
     GAMES,
@@ -114,9 +114,9 @@ def test_the_compiled_core_plays_every_vocabulary_value_as_the_engine(rs: Rulese
 
 def test_the_product_has_one_owner_per_award_and_parameter() -> None:
     # awards: the Award classes; the variant file's validation reads the same names and fields
-    assert tuple(AWARD_TYPES) == tuple(a for a in AWARDS if AWARD_GAME[a] == QUANTUM)
+    assert tuple(AWARD_TYPES) == tuple(a for a in AWARDS if AWARD_DECLARATIONS[a].game == QUANTUM)
     assert tuple(AWARD_FIELDS) == AWARDS
-    assert tuple(AWARD_RULES) == tuple(a for a in AWARDS if AWARD_GAME[a] == NESTED)
+    assert tuple(AWARD_RULES) == tuple(a for a in AWARDS if AWARD_DECLARATIONS[a].game == NESTED)
     assert tuple(CRITERIA_CODES) == CRITERIA
     catalogue = rules()
     for name, rule in AWARD_RULES.items():
@@ -158,7 +158,7 @@ def test_the_reference_model_covers_exactly_the_vocabulary() -> None:
                for p in quantum if p.type is str}
     assert choices == reference.RULE_CHOICES
     assert {k: tuple(v) for k, v in reference.AWARD_DEFAULTS.items()} == {
-        award: tuple(fields) for award, fields in AWARD_FIELDS.items() if AWARD_GAME[award] == QUANTUM}
+        a.name: tuple(a.settings) for a in AWARD_DECLARATIONS.values() if a.game == QUANTUM}
     assert reference.CRITERIA == CRITERIA
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cache
 
 from qttt import Ruleset
@@ -48,18 +48,18 @@ class Abstract:
 
 @dataclass(frozen=True)
 class Params:
-    """The ruleset parameters the abstraction depends on."""
+    """The ruleset parameters the abstraction depends on: Game fields, as the Game holds them."""
 
     cells: int
-    two_cycles: bool
-    forced_last: bool
-    vanish: bool
+    two_cycles: bool  # rule place-two-cycle
+    last_square: str  # rule last-square
+    untouched: str  # rule collapse-untouched
 
     @classmethod
     def of(cls, rs: Ruleset) -> Params:
         """The abstraction's view of a ruleset, read from its compiled Game."""
         g = compile_game(rs)
-        return cls(g.cells, g.two_cycles, g.forced_last, g.vanish)
+        return cls(**{f.name: getattr(g, f.name) for f in fields(cls)})
 
 
 def initial(p: Params) -> Abstract:
@@ -71,7 +71,7 @@ def settle(p: Params, parts: tuple[int, ...]) -> Abstract:
     """The position after a collapse or forced placement, with no pending cycle (rules end-full,
     last-square; the end by a line is not modelled)."""
     left = sum(parts)
-    if left == 0 or (left == 1 and not p.forced_last):
+    if left == 0 or (left == 1 and p.last_square == "end"):
         return Abstract(OVER, ())
     return Abstract(PLACE, tuple(sorted(parts)))
 
@@ -79,7 +79,7 @@ def settle(p: Params, parts: tuple[int, ...]) -> Abstract:
 def moves(p: Params, a: Abstract) -> Iterator[tuple[int, Abstract]]:
     """The abstract successors of a, each with the number of concrete actions leading to it."""
     if a.phase == MEASURE:
-        rest = (1,) * sum(a.parts) if p.vanish else a.parts
+        rest = (1,) * sum(a.parts) if p.untouched == "vanish" else a.parts
         yield 2, settle(p, rest)
         return
     if a.phase == OVER:

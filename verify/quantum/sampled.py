@@ -145,8 +145,7 @@ class Context:
     rs: Ruleset
     params: Params
     first_line: bool
-    vanish: bool
-    creator: bool
+    measurer: str  # rule measure-by, as the Game holds it
     end_masks: tuple[int, ...]
     declared: dict[str, Fraction] | None
     bound: int | None = None
@@ -158,7 +157,7 @@ class Context:
         `cores` and it plays rs)."""
         g = compile_game(rs)
         found = declared_range(rs)
-        return cls(rs, Params.of(rs), bool(g.end_masks), g.vanish, g.creator_measures, g.end_masks,
+        return cls(rs, Params.of(rs), bool(g.end_masks), g.measurer, g.end_masks,
                    found[0] if found else None, bound, compiled_core(rs) if cores else None)
 
 
@@ -192,7 +191,7 @@ def expected_turn(ctx: Context, state: State, path: Sequence[Action]) -> str | N
     k = placed(path)
     if state.pending is not None:
         creator = player_of(k)
-        return creator if ctx.creator else ("o" if creator == "x" else "x")
+        return creator if ctx.measurer == "creator" else ("o" if creator == "x" else "x")
     return player_of(k + 1)
 
 
@@ -229,7 +228,7 @@ def ends_now(ctx: Context, state: State) -> bool:
     if any(m & x == m or m & o == m for m in ctx.end_masks):
         return True
     left = len(state.open_cells)
-    return left == 0 or (left == 1 and not ctx.params.forced_last)
+    return left == 0 or (left == 1 and ctx.params.last_square == "end")
 
 
 def check_final(ctx: Context, state: State) -> str | None:
@@ -396,7 +395,7 @@ def position_failures(ctx: Context, state: State, path: Sequence[Action]) -> lis
         found.append((LENGTH, f"{len(path)} actions, more than the bound {ctx.bound}", None))
     if state.pending is not None:
         try:
-            unique, total = check_measurements(state, ctx.vanish)
+            unique, total = check_measurements(state, ctx.params.untouched == "vanish")
         except Exception as e:
             unique, total = None, raised(e)
         found += [(prop, message, None) for prop, message in ((UNIQUE, unique), (TOTAL, total)) if message]
