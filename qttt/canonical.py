@@ -37,7 +37,7 @@ SCORING_KEYS: dict[str, tuple[str, str, str]] = {
 
 def canonical_name(base: str, params: dict[str, Any], scoring: tuple[Component, ...],
                    base_params: dict[str, Any], base_scoring: tuple[Component, ...]) -> str:
-    """The name of rules `params` and `scoring` over the ruleset `base` (whose rules are
+    """The name of the rules given by `params` and `scoring` over the ruleset `base` (whose rules are
     `base_params` and `base_scoring`): the base and the parameters that differ from it."""
     diffs = [f"{k}={canonical_value(v)}" for k, v in params.items()
              if k not in base_params or v != base_params[k]]

@@ -90,8 +90,8 @@ def verification_page(root: Path) -> list[str]:
     report = root / "results" / "verification" / "report.json"
     if not report.is_file():
         return [*out, "No report is committed yet. Produce it with "
-                "`qttt check --all --json > results/verification/report.json`, then run "
-                "`python -m qttt.docgen`.", ""]
+                "`qttt check --all --json > results/verification/report.json`; the next site build "
+                "renders it.", ""]
     from verify.cli import markdown
     return out + markdown(json.loads(report.read_text(encoding="utf-8")))
 

@@ -174,7 +174,7 @@ def comparison_page(site: Site, root: Path) -> list[str]:
     files = sorted((root / "results" / "analysis").glob("*.json"))
     if not files:
         out += ["No analysis results are committed yet. When JSON results land under `results/analysis/`, "
-                "`python -m qttt.docgen` renders them here.", ""]
+                "the next site build renders them here.", ""]
     if files:
         out += analysistable(files)
     out += scale_section(root / "results" / "analysis" / "scale")
