@@ -106,9 +106,10 @@ static inline int select16(uint64_t x, int k) {
     return (low & in_low) | (high & ~in_low);
 }
 
-/* ---- configuration: the QN_RULES_FIELDS; per position its route (a mask of blocks); block
-   patterns (count, masks of positions); board patterns (count, masks of blocks); components
-   (count, then each: its QN_AWARD code, the QN_POINT_FIELDS, then one weight per block) -------- */
+/* ---- configuration: the QN_RULES_FIELDS (n, then value codes); per position its route (a mask
+   of blocks); block patterns (count, masks of positions); board patterns (count, masks of
+   blocks); components (count, then each: its QN_AWARD code, the QN_POINT_FIELDS, then one weight
+   per block) ------------------------------------------------------------------------------ */
 
 static int read_patterns(const int64_t *cfg, int64_t len, int64_t *at, int count_of_items,
                          int nper[MAXB], uint64_t out[MAXB][MAXPAT]) {
@@ -277,7 +278,7 @@ static inline void mark_at(const Rules *r, Pos *s, int c, int b, int q) {
     s->avail[w] &= ~bit;
     int full = !(s->free[b] &= ~(1ULL << q));
     int won = 0;
-    if (full && r->drawn_first) {            /* nested-block-draw (full_block = drawn-first) */
+    if (full && r->full_block == QN_FULL_BLOCK_DRAWN_FIRST) {  /* nested-block-draw */
         s->status[b] = DRAWN;
     } else {
         for (int i = 0; i < r->nlocal[q]; i++)  /* nested-block-win */
@@ -307,7 +308,7 @@ static inline void mark_at(const Rules *r, Pos *s, int c, int b, int q) {
         finish(r, s, 0);
         return;
     }
-    if (won && r->bonus && !s->extra) {       /* nested-bonus */
+    if (won && r->bonus == QN_BONUS_BLOCK_WIN && !s->extra) {  /* nested-bonus */
         s->extra = 1;
     } else {                                  /* nested-turn */
         s->extra = 0;
