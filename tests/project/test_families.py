@@ -32,7 +32,6 @@ from qttt.gametype import GAME_TYPES
 ALLOWANCE: dict[str, str] = {
     # the checker's command line reads the quantum catalogue of properties (s4-analysis)
     "verify.cli": "imports verify.quantum",
-    "qttt.testing.strategies": "compares with 'quantum' where an award scores a pattern (as above)",
 }
 
 
