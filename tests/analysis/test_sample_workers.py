@@ -4,10 +4,13 @@ the workers of both kinds start the same way (processes.worker_init)."""
 
 from __future__ import annotations
 
+import json
 import operator
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -93,3 +96,20 @@ def test_random_records_whatever_the_workers(name: str, core: str, capsys: pytes
         assert main(["random", name, "-n", "30", "--seed", "5", "--core", core, "--workers", workers]) == 0
         out.append(capsys.readouterr().out)
     assert out[0] == out[1] == out[2] and out[0].count("\n") == 30
+
+
+def test_a_stopped_run_keeps_its_units(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C after two units of work: the checkpoint holds them (saved when the run stops, not
+    only every CHECKPOINT_SECONDS), and the resumed run gives the uninterrupted answer."""
+    rs, cp = load_ruleset("kumar"), tmp_path / "cp.json"
+    monkeypatch.setattr(sample, "UNIT_GAMES", 100)
+
+    def stopping(fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterator[Any]:
+        yield fn(*args[0])
+        yield fn(*args[1])
+        raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        sample_games(rs, 1000, seed=2, chunk=50, checkpoint=cp, mapper=stopping)
+    assert len(json.loads(cp.read_text())["done"]) == 4  # two units of two chunks
+    resumed = sample_games(rs, 1000, seed=2, chunk=50, checkpoint=cp)
+    assert answer(resumed) == answer(sample_games(rs, 1000, seed=2, chunk=50))
