@@ -131,16 +131,15 @@ class Parameters:
     full_block: str = field(default="pattern-first", metadata=_about(
         "A move that fills a block and completes a pattern wins it (pattern-first) or draws it "
         "(drawn-first).", values={
-            "pattern-first": "A move that fills a block and completes a pattern in it wins the block.",
-            "drawn-first": "A move that fills a block draws it, even if it completes a pattern."},
+            "pattern-first": "A move that fills a block and completes a pattern wins the block.",
+            "drawn-first": "A move that fills a block draws it, even when it completes a pattern."},
         compiled=True))
     bonus: str = field(default="none", metadata=_about(
         "Winning a block gives the same player one extra move at once (block-win), at most one per "
         "turn.", values={
-            "none": "The players simply alternate.",
-            "block-win": "A move that wins a block and does not end the game is followed at once by one "
-                         "more move of the same player; a block won by that bonus move gives no further "
-                         "bonus."}, compiled=True))
+            "none": "The players alternate; winning a block gives no extra move.",
+            "block-win": "Winning a block gives one bonus move at once, never two in a row."},
+        compiled=True))
 
 
 def _parameters() -> tuple[Parameter, ...]:

@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -23,15 +23,12 @@ from rich.table import Table
 from qttt import QtttError, builtin_names, load_ruleset
 from qttt.argtypes import integer, seconds
 from qttt.bounds import GAMES, MAX_PLY, SEED, WORKERS
-from qttt.family import family_of, tool
+from qttt.family import Family, family_of, load, tool
 from qttt.notation import Record, record_from_json
 from qttt.spec import spec_dir
 
-from .quantum.catalogue import LABELS, PROPERTIES, SHAPE_KEY
-
-if TYPE_CHECKING:
-    from .quantum.check import Report
-
+from .catalogue import LABELS, notes, properties
+from .report import Report
 
 STYLES = {"proved": "green", "exhaustive": "green", "classes": "green", "sampled": "cyan", "argued": "cyan",
           "unknown": "yellow", "accepted": "magenta", "violated": "bold red", "error": "bold red"}
@@ -207,7 +204,7 @@ def report_json(reports: list[Report], seconds: float | None) -> dict[str, Any]:
         out["seconds"] = round(seconds, 3)
     out["statuses"] = LABELS
     out["catalogue"] = [{"id": p.id, "title": p.title, "statement": p.statement, "rules": list(p.rules),
-                         "applies_to": p.applies_to, "method": p.method} for p in PROPERTIES]
+                         "applies_to": p.applies_to, "method": p.method} for p in properties()]
     out["rulesets"] = [r.to_json(seconds is not None) for r in reports]
     return out
 
@@ -262,18 +259,28 @@ def print_report(out: Console, report: Report) -> None:
             extent += (f", resumed from a checkpoint at ply {walk['resumed_at']} "
                        "(earlier plies read, not walked)")
         out.print(f"[dim]walk of {escape(walk['ruleset'])}: {what}{extent}, in {walk['seconds']:.1f} s[/dim]")
-        if walk["key"] == "shape":
-            out.print(f"[dim]{escape(SHAPE_KEY)}.[/dim]")
+        note = notes().get(walk["key"])
+        if note:
+            out.print(f"[dim]{escape(note)}.[/dim]")
     out.print(f"[dim]{plural(report.games, 'game')} sampled in {report.sampling_seconds:.1f} s[/dim]\n")
 
 
 def print_shared(out: Console, reports: list[Report]) -> None:
-    """The work every quantum ruleset shares, reported once: Z3, its cross-checks, the enumeration."""
+    """The work every ruleset of a family shares, reported once (the family's `shared` tool: for
+    the quantum family Z3, its cross-checks, the enumeration)."""
     if all(r.walk is None and not any(f.details.get("z3_shared") for f in r.findings) for r in reports):
         return
-    from .quantum.check import shared_work
+    checked: dict[str, Family] = {}
+    for r in reports:
+        family = family_of(load_ruleset(r.spec))
+        checked.setdefault(family.name, family)
+    for family in checked.values():
+        if "shared" in family.tools:
+            print_family_shared(out, family.name, load(family.tools["shared"])())
 
-    data = shared_work()
+
+def print_family_shared(out: Console, family: str, data: dict[str, Any]) -> None:
+    """One family's shared work: Z3 queries, the unreduced cross-checks, enumerations."""
     z3 = data["z3"]
     lines = [f"Z3: {plural(z3['queries'], 'query')}, {z3['status']}, in {z3['seconds']:.1f} s"]
     if "unreduced_z3" in data:
@@ -282,7 +289,7 @@ def print_shared(out: Console, reports: list[Report]) -> None:
                      f"in {u['seconds']:.1f} s")
     for prop, e in data.get("enumeration", {}).items():
         lines.append(f"enumeration for {prop}: {plural(e['cases'], 'case')} in {e['seconds']:.1f} s")
-    out.print("[bold]Shared by every quantum ruleset (done once, not per ruleset):[/bold] "
+    out.print(f"[bold]Shared by every {family} ruleset (done once, not per ruleset):[/bold] "
               + "; ".join(lines))
 
 
@@ -320,5 +327,7 @@ def markdown(data: dict[str, Any]) -> list[str]:
                 out += [f"Witness for `{p['property']}`: {p['witness']['shows']}", "",
                         f"    {short_witness(p['witness']['record'])}", ""]
     if "summary" in data:
-        out += [f"Summary: {data['summary']}.", "", f"{SHAPE_KEY}.", ""]
+        out += [f"Summary: {data['summary']}.", ""]
+        for text in notes().values():
+            out += [f"{text}.", ""]
     return out

@@ -10,13 +10,14 @@
    common denominator chosen in Python.
 
    Vocabulary (the rules this copy implements; tests/project/test_vocabulary.py compares it with
-   qttt.variant.Parameters and qttt.nested.AWARD_RULES): full_block pattern-first drawn-first;
+   qttt.vocabulary.Parameters and qttt.nested.engine.AWARD_RULES): full_block pattern-first drawn-first;
    bonus none block-win; award 0 win 1 draw-blocks 2 draw-majority. */
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "_config.h"
 #include "_mt.h"
 
 #define MAXN 8
@@ -27,9 +28,6 @@
 #define MAXCOMP 8
 #define OPEN 0
 #define DRAWN 3
-#define WIN 0
-#define DRAW_BLOCKS 1
-#define DRAW_MAJORITY 2
 
 typedef struct {
     uint64_t avail[MAXW];                   /* empty cells of open blocks */
@@ -49,7 +47,7 @@ typedef struct {
 } Comp;
 
 typedef struct {
-    int n, side, blocks, cells, words, drawn_first, bonus, ncomp;
+    int n, side, blocks, cells, words, full_block, bonus, ncomp;
     uint16_t block_of[MAXCELLS], pos_of[MAXCELLS];
     uint64_t full;                          /* every position of a block */
     uint64_t block_mask[MAXB][MAXW];        /* the cells of each block */
@@ -104,7 +102,7 @@ static inline int select16(uint64_t x, int k) {
     return (low & in_low) | (high & ~in_low);
 }
 
-/* ---- configuration: n, drawn_first, bonus; per position its route (a mask of blocks); block
+/* ---- configuration: n, full_block, bonus (codes of _config.h); per position its route (a mask of blocks); block
    patterns (count, masks of positions); board patterns (count, masks of blocks); components
    (count, then each: type, points, more, fewer, equal, then one weight per block) ------------- */
 
@@ -137,7 +135,7 @@ void *qn_new(const int64_t *cfg, int64_t len) {
     r->side = r->blocks = n * n;
     r->cells = r->side * r->side;
     r->words = (r->cells + 63) / 64;
-    r->drawn_first = (int)cfg[1];
+    r->full_block = (int)cfg[1];
     r->bonus = (int)cfg[2];
     r->full = r->side == 64 ? ~0ULL : (1ULL << r->side) - 1;
     for (int c = 0; c < r->cells; c++) {  /* nested-board: cells row by row over the whole board */
@@ -229,7 +227,7 @@ static void score(const Rules *r, Pos *s) {
     s->score[0] = s->score[1] = 0;
     for (int i = 0; i < r->ncomp; i++) {
         const Comp *k = &r->comp[i];
-        if (k->type == WIN) {                /* nested-score-win */
+        if (k->type == QN_AWARD_WIN) {                /* nested-score-win */
             if (s->winner) s->score[s->winner - 1] += k->points;
             continue;
         }
@@ -237,7 +235,7 @@ static void score(const Rules *r, Pos *s) {
         int64_t worth[2] = {0, 0};
         for (int b = 0; b < r->blocks; b++)
             if (s->status[b] == 1 || s->status[b] == 2) worth[s->status[b] - 1] += k->weight[b];
-        if (k->type == DRAW_BLOCKS) {        /* nested-score-draw-blocks */
+        if (k->type == QN_AWARD_DRAW_BLOCKS) {        /* nested-score-draw-blocks */
             s->score[0] += worth[0];
             s->score[1] += worth[1];
         } else if (worth[0] == worth[1]) {   /* nested-score-draw-majority */
@@ -266,7 +264,7 @@ static inline void mark_at(const Rules *r, Pos *s, int c, int b, int q) {
     s->avail[w] &= ~bit;
     int full = !(s->free[b] &= ~(1ULL << q));
     int won = 0;
-    if (full && r->drawn_first) {            /* nested-block-draw (full_block = drawn-first) */
+    if (full && r->full_block == QN_FULL_BLOCK_DRAWN_FIRST) {  /* nested-block-draw */
         s->status[b] = DRAWN;
     } else {
         for (int i = 0; i < r->nlocal[q]; i++)  /* nested-block-win */
@@ -296,7 +294,7 @@ static inline void mark_at(const Rules *r, Pos *s, int c, int b, int q) {
         finish(r, s, 0);
         return;
     }
-    if (won && r->bonus && !s->extra) {       /* nested-bonus */
+    if (won && r->bonus == QN_BONUS_BLOCK_WIN && !s->extra) {  /* nested-bonus */
         s->extra = 1;
     } else {                                  /* nested-turn */
         s->extra = 0;

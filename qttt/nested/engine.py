@@ -54,8 +54,8 @@ class NestedRules:
     block_patterns: tuple[tuple[int, ...], ...]
     route_mask: tuple[int, ...]
     route: tuple[tuple[int, ...], ...]
-    drawn_first: bool
-    bonus: bool
+    full_block: str  # rule nested-block-draw, the value as declared
+    bonus: str  # rule nested-bonus, the value as declared
     score: Callable[[int, tuple[int, ...]], Scores]
 
 
@@ -93,7 +93,7 @@ def compile_nested(rs: Ruleset) -> NestedRules:
         ruleset=rs, n=n, side=side, cells=cells, block_of=block_of, position_of=position_of,
         block_mask=block_mask, cell_patterns=cell_patterns, block_patterns=block_patterns,
         route_mask=tuple(sum(block_mask[b] for b in r) for r in route), route=route,
-        drawn_first=rs.rules.full_block == "drawn-first", bonus=rs.rules.bonus == "block-win",
+        full_block=rs.rules.full_block, bonus=rs.rules.bonus,
         score=compile_nested_scoring(rs.scoring, blocks))
     _COMPILED[key] = rules
     return rules
@@ -198,7 +198,7 @@ class _NestedBoard:
         bm = r.block_mask[b]
         full = (self.masks[0] | self.masks[1]) & bm == bm
         won = False
-        if full and r.drawn_first:  # nested-block-draw (full_block = drawn-first)
+        if full and r.full_block == "drawn-first":  # nested-block-draw
             self.status[b] = DRAWN
         elif any(m & mine == m for m in r.cell_patterns[c]):  # nested-block-win
             self.status[b] = X_WON + p
@@ -217,7 +217,7 @@ class _NestedBoard:
         if not self.avail:  # nested-end-closed: every block is won or drawn
             self._finish(0)
             return
-        if won and r.bonus and not self.extra:  # nested-bonus
+        if won and r.bonus == "block-win" and not self.extra:  # nested-bonus
             self.extra = True
         else:  # nested-turn
             self.extra = False

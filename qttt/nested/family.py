@@ -77,6 +77,7 @@ class NestedFamily(MarkFamily):
              "cases": "qttt.nested.cases", "page": "qttt.nested.pages:nested_ruleset_page",
              "rulebook": "qttt.nested.rulebook:BOOK",
              "play": "qttt.nested.play:play", "check": "verify.nested.check:check_nested",
+             "catalogue": "verify.nested.catalogue",
              "frameworks": "qttt.nested.frameworks:codec",
              "core": "qttt.nested.compiled", "tally": "qttt.nested.analysis:tally"})
 

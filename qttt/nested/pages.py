@@ -13,7 +13,7 @@ from ..notation import action_to_json
 from ..ruleset import Ruleset
 from ..spec import spec_dir
 from ..variant import load_ruleset
-from ..vocabulary import PARAMETERS, Component, format_value
+from ..vocabulary import PARAMETER_BY_NAME, PARAMETERS, Component, format_value
 from .engine import AWARD_RULES, nested_playout
 from .svg import nested_svg
 
@@ -37,11 +37,7 @@ def statement(rs: Ruleset, name: str) -> str:
         kinds = ", ".join(WORDS[k] for k in getattr(p, name))
         return (f"Own marks on {kinds} of a block win it." if name == "block_patterns"
                 else f"Won blocks on {kinds} of the board win the game.")
-    if name == "full_block":
-        return ("A move that fills a block and completes a pattern wins the block." if p.full_block ==
-                "pattern-first" else "A move that fills a block draws it, even when it completes a pattern.")
-    return ("Winning a block gives one bonus move at once, never two in a row." if p.bonus == "block-win"
-            else "The players alternate; winning a block gives no extra move.")
+    return PARAMETER_BY_NAME[name].reading(rs.value(name))  # full_block, bonus: as declared
 
 
 def award_statement(rs: Ruleset, c: Component) -> str:

@@ -104,6 +104,7 @@ class QuantumFamily:
              "rulebook": "qttt.quantum.rulebook:QUANTUM_BOOK",
              "play": "qttt.quantum.play:play", "terminal": "qttt.quantum.play",
              "check": "verify.quantum.check:check",
+             "catalogue": "verify.quantum.catalogue", "shared": "verify.quantum.check:shared_work",
              "codecup": "qttt.quantum.codecup",
              "frameworks": "qttt.quantum.frameworks:codec",
              "core": "qttt.quantum.compiled", "tally": "qttt.quantum.analysis.tally:tally",

@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 
 from qttt.docgen.prose import parameter_statement
 from qttt.errors import VariantError
+from qttt.nested import compiled as nested_compiled
+from qttt.nested.engine import compile_nested
 from qttt.quantum import compiled
 from qttt.quantum.game import COMPILED, compile_game
 from qttt.quantum.scoring import AWARD_TYPES
@@ -97,6 +99,24 @@ def test_every_compiled_value_has_a_generated_constant_and_is_serialised_as_it(p
         if p.type is str:
             name = c_name(f"QC_{p.name}_{value}")
             assert re.search(rf"^#define {name} {code}$", HEADER, re.M), name
+
+
+@pytest.mark.parametrize("p", nested_compiled.COMPILED, ids=lambda p: p.name)
+def test_every_nested_compiled_value_has_a_generated_constant_and_is_serialised_as_it(p: Parameter) -> None:
+    """The nested core's header defines QN_<PARAMETER>_<VALUE>; config() sends the value's code."""
+    header = nested_compiled.config_header()
+    index = 1 + nested_compiled.COMPILED.index(p)
+    for value in p.allowed:
+        rs = ruleset_with(p, value)
+        assert getattr(compile_nested(rs), p.name) == value
+        code = nested_compiled.config(rs)[0][index]
+        assert code == p.code(value)
+        assert re.search(rf"^#define {c_name(f'QN_{p.name}_{value}')} {code}$", header, re.M)
+
+
+@pytest.mark.parametrize("core", [compiled, nested_compiled], ids=["quantum", "nested"])
+def test_the_committed_headers_are_the_generated_ones(core: Any) -> None:
+    assert core.HEADER_PATH.read_text(encoding="utf-8") == core.config_header()
 
 
 @pytest.mark.parametrize("award", list(AWARD_DECLARATIONS.values()), ids=lambda a: a.name)

@@ -20,11 +20,13 @@ from qttt.geometry import lines
 from qttt.notation import record_from_json
 from qttt.quantum.engine import Action, Measure, Place, State, playout, quantum_state
 from verify import cli
+from verify.catalogue import properties
+from verify.nested import catalogue as nested_catalogue
 from verify.nested.check import check_nested
 from verify.quantum import abstract as A
 from verify.quantum import check as check_module
-from verify.quantum.catalogue import NESTED_PROPERTIES, PROPERTIES
-from verify.quantum.check import check, finding, run_walks
+from verify.quantum.catalogue import PROPERTIES
+from verify.quantum.check import check, run_walks
 from verify.quantum.exhaustive import walk_ruleset
 from verify.quantum.sampled import Context, check_measurements, check_shape, confirm, expected_refusals
 from verify.quantum.scores import (
@@ -35,13 +37,12 @@ from verify.quantum.scores import (
     tie_verdicts,
 )
 from verify.quantum.witness import (
-    Confirmed,
-    Witness,
     deadlock_witness,
     plan_actions,
     replay,
     stuck_without_line,
 )
+from verify.report import Confirmed, Witness, finding
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILTINS = ("wikipedia", "russian", "russian-unstable", "bonus4x4", "kumar", "ishizeki-complete")
@@ -66,9 +67,10 @@ def reference_replay(rec: dict[str, Any], rs_name: str | None = None) -> Any:
 
 def test_catalogue_ids_are_unique_and_rest_on_known_rules() -> None:
     rules = {r["id"] for r in tomllib.loads((ROOT / "spec" / "rules.toml").read_text())["rule"]}
-    ids = [p.id for p in PROPERTIES]
+    ids = [p.id for p in properties()]
     assert len(ids) == len(set(ids)) == 12  # nine for the quantum family, three for the nested one
-    for p in PROPERTIES:
+    assert ids == [p.id for p in (*PROPERTIES, *nested_catalogue.PROPERTIES)]  # in registry order
+    for p in properties():
         assert p.statement and p.method and p.applies_to and p.rules
         assert set(p.rules) <= rules, set(p.rules) - rules
 
@@ -347,7 +349,7 @@ def test_shape_and_measurement_checks_pass_on_the_engine_and_fail_on_lies() -> N
 # check and the command line -------------------------------------------------------------------------
 
 
-EXPECTED = {name: {p.id: "sampled" for p in PROPERTIES if p not in NESTED_PROPERTIES} for name in BUILTINS}
+EXPECTED = {name: {p.id: "sampled" for p in PROPERTIES} for name in BUILTINS}
 EXPECTED["bonus4x4"]["scores-well-defined"] = "accepted"
 # Up to 3×3 the walk runs by default: one position per shape class (and relabelled members).
 WALKED = {name: {p: "classes" for p in statuses} | {"scores-well-defined": "sampled"}
@@ -396,7 +398,7 @@ def test_cli_exit_status_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     # bonus4x4's tie gap is documented (ambiguity bonus-simultaneous): accepted, exit 0; --strict: 1.
     assert cli.main(["bonus4x4", "--games", "20", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert [c["id"] for c in data["catalogue"]] == [p.id for p in PROPERTIES]
+    assert [c["id"] for c in data["catalogue"]] == [p.id for p in properties()]
     (rep,) = data["rulesets"]
     statuses = {p["property"]: p["status"] for p in rep["properties"]}
     assert statuses == EXPECTED["bonus4x4"]

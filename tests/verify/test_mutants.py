@@ -21,9 +21,10 @@ from qttt import IllegalAction, load_ruleset
 from qttt.geometry import cells_of
 from qttt.quantum import compiled, engine, game, scoring
 from qttt.quantum.engine import MEASURE, PLACE, Board, Place
-from verify.quantum.check import Finding, Report, check, designed
+from verify.quantum.check import check, designed
 from verify.quantum.exhaustive import walk
 from verify.quantum.sampled import Context, confirm
+from verify.report import Finding, Report
 
 Patch = Callable[[pytest.MonkeyPatch], None]
 TWO = "qttt(board=2,end=full)"

@@ -15,8 +15,7 @@ from qttt.family import Mark
 from qttt.nested.engine import NestedState
 from qttt.notation import action_to_json
 
-from ..quantum.check import Report, finding
-from ..quantum.witness import Confirmed
+from ..report import Confirmed, Report, finding
 
 DEFAULT_GAMES = 200
 

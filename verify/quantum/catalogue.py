@@ -1,22 +1,9 @@
-"""The catalogue of properties the checker settles for a ruleset: stable ids, never reused."""
+"""The quantum family's catalogue: the properties its checker settles for a ruleset (stable ids,
+never reused), and the sentences its reports use."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-STATUSES = ("proved", "exhaustive", "classes", "sampled", "argued", "unknown", "accepted", "violated",
-            "error")
-"""From least to most severe: proved for every game (Z3, or exhaustive analysis of the rules); the
-engine checked at every reachable position (a walk without merging); the engine checked on one
-position per shape class and relabelled members of each; the engine checked in sampled games;
-argued from the rules by hand (not by machine), with sampled games; not settled; violated in a
-way the ambiguity register documents (a game shows it; `--strict` fails on it); violated (a game,
-replayed from the start under the real rules, shows the failure); the checker itself failed. A
-property's status is the weakest of the parts that settle it, and its label says how each part
-was settled."""
-LABELS = {"proved": "proved", "exhaustive": "exhaustive (engine)", "classes": "shape classes (engine)",
-          "sampled": "sampled (engine)", "argued": "argued (by hand)", "unknown": "unknown",
-          "accepted": "violated (accepted)", "violated": "violated", "error": "checker error"}
+from ..catalogue import Property
 
 SHAPE_KEY = ("Shape key: two positions are one shape class when their open cells' entanglement graphs "
              "are isomorphic (the pending move marked) with the same phase and parity of the next move; "
@@ -28,19 +15,6 @@ REFUSAL_ORDER = ("over-no-action", "measure-pending", "board-cells", "place-open
 """The rules an illegal action can break, in the order rule check-order reports them (after
 record-format, which a well-formed action never breaks): the rule the checker expects the engine
 (and the compiled core) to name when refusing an action."""
-
-
-@dataclass(frozen=True)
-class Property:
-    """A property: its stable id, a plain statement, the rule ids it rests on (spec/rules.toml),
-    the rulesets it applies to and how the checker settles it."""
-
-    id: str
-    title: str
-    statement: str
-    rules: tuple[str, ...]
-    applies_to: str
-    method: str
 
 
 PROPERTIES: tuple[Property, ...] = (
@@ -146,35 +120,5 @@ PROPERTIES: tuple[Property, ...] = (
     ),
 )
 
-# The nested-classical family (Intelligent Tic-Tac-Toe and its editions): verify/nested/check.py.
-NESTED_PROPERTIES: tuple[Property, ...] = (
-    Property(
-        "nested-legal-move", "A legal move exists until the end",
-        "Every position of a nested-classical game that is not over has a legal move.",
-        ("nested-block-draw", "nested-block-win", "nested-end-closed", "nested-route", "nested-free-move"),
-        "every nested-classical ruleset",
-        "argued from the rules by hand (a block without an empty cell is closed; the free move opens "
-        "every empty cell of an open block), not by machine; its premise checked on every position of "
-        "sampled games.",
-    ),
-    Property(
-        "nested-termination", "Every game ends",
-        "No nested-classical game has more moves than the board has cells.",
-        ("nested-cell-empty", "nested-end-closed"),
-        "every nested-classical ruleset",
-        "argued from the rules by hand: each move fills one empty cell; sampled game lengths.",
-    ),
-    Property(
-        "nested-scores-defined", "Every end has a defined score",
-        "Every finished game is won by exactly one player or ends with every block closed, and each "
-        "player's score lies within the range its scoring components allow.",
-        ("nested-board-win", "nested-end-closed", "nested-score-win", "nested-score-draw-blocks",
-         "nested-score-draw-majority", "score-at-end"),
-        "every nested-classical ruleset",
-        "argued from the rules by hand: only the mover completes patterns, so a won game has one winner; "
-        "scores of sampled games against the awards' range.",
-    ),
-)
-PROPERTIES = PROPERTIES + NESTED_PROPERTIES
-
-BY_ID = {p.id: p for p in PROPERTIES}
+NOTES = {"shape": SHAPE_KEY}
+"""What each key of its walks means, for reports (by the walk's `key`)."""

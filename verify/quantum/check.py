@@ -1,7 +1,7 @@
 """The consistency checker: every catalogue property of a ruleset, with its status, the method
 that settled it within which bounds, the time taken and, for a violation, a witness game.
 
-Statuses (`catalogue.STATUSES`), weakest support last: `proved` (for every game: Z3, or analysis
+Statuses (`verify.catalogue.STATUSES`), weakest support last: `proved` (for every game: Z3, or analysis
 of the rules), `exhaustive` (the engine at every reachable position), `classes` (the engine at one
 position per shape class and relabelled members of each), `sampled` (sampled games only),
 `argued` (by hand), `unknown` (not settled, with why), `accepted` (a violation the ambiguity
@@ -25,9 +25,10 @@ from qttt import Ruleset, action_from_json, load_ruleset
 from qttt.quantum.engine import Action, Measure, Place
 from qttt.spec import spec_dir
 
+from ..report import Confirmed, Finding, Part, Progress, Report, finding, worst
 from . import z3_graph as Z
 from .abstract import Params, Summary, explore, realize
-from .catalogue import BY_ID, NESTED_PROPERTIES, PROPERTIES, SHAPE_KEY, STATUSES
+from .catalogue import PROPERTIES, SHAPE_KEY
 from .exhaustive import RELABELLED, Walk, walk, walk_ruleset
 from .graphs import Tally, enumerate_collapse, enumerate_single_cycle
 from .sampled import (
@@ -49,113 +50,11 @@ from .sampled import (
     sample,
 )
 from .scores import Range, end_lines, range_witnesses, tie_verdicts
-from .witness import Confirmed, Witness, deadlock_witness, record, stuck_without_line
+from .witness import deadlock_witness, record, stuck_without_line
 
 CROSS_CHECK_CELLS = 6
 
 QUANTIFIED_UP_TO = 9
-
-Progress = Callable[[str], None]
-
-
-Part = tuple[str, str]
-"""One way a property was settled: (status, label), such as ("proved", "proved (Z3, every forest on
-9 cells)") or ("sampled", "sampled (1000 games)")."""
-
-
-@dataclass
-class Finding:
-    """One property of one ruleset, settled (or not): its status is the weakest of its parts, its
-    label says how each part was settled, weakest first."""
-
-    property: str
-    status: str
-    label: str
-    method: str
-    seconds: float
-    witness: Witness | None = None
-    details: dict[str, Any] = field(default_factory=dict)
-    parts: list[Part] = field(default_factory=list)
-
-    def to_json(self, timing: bool = True) -> dict[str, Any]:
-        """Plain data (without the time taken unless timing)."""
-        out: dict[str, Any] = {"property": self.property, "status": self.status, "label": self.label,
-                               "method": self.method, "rules": list(BY_ID[self.property].rules)}
-        if timing:
-            out["seconds"] = round(self.seconds, 3)
-        if self.witness is not None:
-            out["witness"] = {"record": self.witness.record, "shows": self.witness.shows}
-        if self.details:
-            out["details"] = self.details if timing else _untimed(self.details)
-        return out
-
-
-def finding(prop: str, parts: Sequence[Part], method: str, seconds: float, witness: Confirmed | None = None,
-            details: dict[str, Any] | None = None, accepted: str | None = None) -> Finding:
-    """A finding from its parts. A witness (only from `sampled.confirm`) makes it violated, or
-    `accepted` when the ambiguity register documents the failure (accepted names the gap); a part
-    claiming a violation without such a game is the checker's own error."""
-    parts = [p if p[0] not in ("violated", "accepted") else
-             ("error", f"checker error (a violation no replayed game shows: {p[1]})") for p in parts]
-    if witness is not None:
-        if not isinstance(witness, Confirmed):
-            raise TypeError("a violation's witness must be a game replayed by confirm")
-        parts.append(("accepted", f"violated (accepted: {accepted})") if accepted else
-                     ("violated", "violated (a game replayed under the real rules shows it)"))
-    ordered = sorted(dict.fromkeys(parts), key=lambda p: -STATUSES.index(p[0]))
-    status = worst([p[0] for p in ordered])
-    return Finding(prop, status, "; ".join(p[1] for p in ordered), method, seconds, witness, details or {},
-                   ordered)
-
-
-def _untimed(data: Any) -> Any:
-    """data without its "seconds" entries."""
-    if isinstance(data, dict):
-        return {k: _untimed(v) for k, v in data.items() if k != "seconds"}
-    if isinstance(data, list):
-        return [_untimed(v) for v in data]
-    return data
-
-
-@dataclass
-class Report:
-    """Every finding for one ruleset."""
-
-    spec: str
-    name: str
-    canonical: str
-    board: int
-    findings: list[Finding]
-    games: int
-    sampling_seconds: float
-    walk: dict[str, Any] | None = None
-    cores: str = "engine (Python)"
-
-    def has(self, status: str) -> bool:
-        """Whether some property has this status."""
-        return any(f.status == status for f in self.findings)
-
-    @property
-    def violated(self) -> bool:
-        """Whether some property is violated (accepted findings aside)."""
-        return self.has("violated")
-
-    def to_json(self, timing: bool = True) -> dict[str, Any]:
-        """Plain data (without times unless timing: such a report is the same on every run)."""
-        out: dict[str, Any] = {"ruleset": self.spec, "name": self.name, "canonical": self.canonical,
-                               "board": self.board, "cores": self.cores, "sampled_games": self.games}
-        if timing:
-            out["sampling_seconds"] = round(self.sampling_seconds, 3)
-        if self.walk is not None:
-            out["exhaustive"] = self.walk if timing else _untimed(self.walk)
-        out["properties"] = [f.to_json(timing) for f in self.findings]
-        return out
-
-
-def worst(statuses: Sequence[str]) -> str:
-    """The most severe status."""
-    return max(statuses, key=STATUSES.index, default="proved")
-
 
 def status_of(result: Z.Result[Any]) -> str:
     """A Z3 result as a status."""
@@ -652,7 +551,7 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
     findings.append(guarded(LENGTH, lambda: termination_finding(rs, engine, time.perf_counter())))
     say("scores-well-defined")
     findings.append(guarded(SCORES, lambda: scores_finding(rs, engine, time.perf_counter())))
-    order = [p.id for p in PROPERTIES if p not in NESTED_PROPERTIES]
+    order = [p.id for p in PROPERTIES]
     findings.sort(key=lambda f: order.index(f.property))
     reason = core_reason(rs) if cores else "not asked for"
     both = ("engine (Python) and compiled core (C), compared at every checked position" if reason is None

@@ -25,11 +25,12 @@ from qttt.quantum import compiled
 from qttt.quantum.engine import Action, Measure, Place, State, player_of
 from qttt.quantum.game import compile_game
 
+from ..report import Confirmed
 from .abstract import Params, simulates
 from .catalogue import REFUSAL_ORDER
 from .graphs import Multigraph, assignments, is_forest, propagate
 from .scores import declared_range, expected_scores
-from .witness import Confirmed, record, replay
+from .witness import record, replay
 
 SHAPE, UNIQUE, TOTAL, DEADLOCK, LENGTH, SCORES, TURN, ABSTRACT, LEGAL, CORES, TIE = (
     "single-cycle-per-move", "collapse-uniqueness", "collapse-totality", "no-deadlock", "termination",

@@ -30,7 +30,8 @@ from qttt.quantum.game import compile_game
 from qttt.quantum.scoring import NONE, SOME, UNKNOWN
 from qttt.vocabulary import Component
 
-from .witness import Witness, plan_actions, record, replay
+from ..report import Witness
+from .witness import plan_actions, record, replay
 
 Board = tuple[int, ...]
 """Per cell the move number of its classical mark, 0 for an open cell."""

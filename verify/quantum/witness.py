@@ -13,7 +13,6 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from qttt import Ruleset
@@ -21,18 +20,7 @@ from qttt.geometry import lines
 from qttt.notation import action_to_json
 from qttt.quantum.engine import Action, Measure, Place, State, mark_name
 
-
-@dataclass(frozen=True)
-class Witness:
-    """A game record (JSON, version 1) and what its final position shows."""
-
-    record: dict[str, Any]
-    shows: str
-
-
-class Confirmed(Witness):
-    """A witness of a violation: made only by `verify.quantum.sampled.confirm`, after replaying the game
-    from the start under the real ruleset and seeing the property fail there."""
+from ..report import Witness
 
 
 def component_actions(assignment: Mapping[int, int]) -> dict[int, list[Action]]:

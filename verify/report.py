@@ -1,0 +1,127 @@
+"""What the checker reports, for every family: a finding per property (its status the weakest of
+the parts that settled it, each part labelled), a report per ruleset, and the witness games of
+violations (`Confirmed`: replayed from the start under the real ruleset by the family's checker)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .catalogue import STATUSES, by_id
+
+
+@dataclass(frozen=True)
+class Witness:
+    """A game record (JSON, version 1) and what its final position shows."""
+
+    record: dict[str, Any]
+    shows: str
+
+
+class Confirmed(Witness):
+    """A witness of a violation: made only by a family checker's confirm (such as
+    `verify.quantum.sampled.confirm`), after replaying the game from the start under the real
+    ruleset and seeing the property fail there."""
+
+
+Progress = Callable[[str], None]
+
+
+Part = tuple[str, str]
+"""One way a property was settled: (status, label), such as ("proved", "proved (Z3, every forest on
+9 cells)") or ("sampled", "sampled (1000 games)")."""
+
+
+@dataclass
+class Finding:
+    """One property of one ruleset, settled (or not): its status is the weakest of its parts, its
+    label says how each part was settled, weakest first."""
+
+    property: str
+    status: str
+    label: str
+    method: str
+    seconds: float
+    witness: Witness | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+    parts: list[Part] = field(default_factory=list)
+
+    def to_json(self, timing: bool = True) -> dict[str, Any]:
+        """Plain data (without the time taken unless timing)."""
+        out: dict[str, Any] = {"property": self.property, "status": self.status, "label": self.label,
+                               "method": self.method, "rules": list(by_id()[self.property].rules)}
+        if timing:
+            out["seconds"] = round(self.seconds, 3)
+        if self.witness is not None:
+            out["witness"] = {"record": self.witness.record, "shows": self.witness.shows}
+        if self.details:
+            out["details"] = self.details if timing else _untimed(self.details)
+        return out
+
+
+def finding(prop: str, parts: Sequence[Part], method: str, seconds: float, witness: Confirmed | None = None,
+            details: dict[str, Any] | None = None, accepted: str | None = None) -> Finding:
+    """A finding from its parts. A witness (only from `sampled.confirm`) makes it violated, or
+    `accepted` when the ambiguity register documents the failure (accepted names the gap); a part
+    claiming a violation without such a game is the checker's own error."""
+    parts = [p if p[0] not in ("violated", "accepted") else
+             ("error", f"checker error (a violation no replayed game shows: {p[1]})") for p in parts]
+    if witness is not None:
+        if not isinstance(witness, Confirmed):
+            raise TypeError("a violation's witness must be a game replayed by confirm")
+        parts.append(("accepted", f"violated (accepted: {accepted})") if accepted else
+                     ("violated", "violated (a game replayed under the real rules shows it)"))
+    ordered = sorted(dict.fromkeys(parts), key=lambda p: -STATUSES.index(p[0]))
+    status = worst([p[0] for p in ordered])
+    return Finding(prop, status, "; ".join(p[1] for p in ordered), method, seconds, witness, details or {},
+                   ordered)
+
+
+def _untimed(data: Any) -> Any:
+    """data without its "seconds" entries."""
+    if isinstance(data, dict):
+        return {k: _untimed(v) for k, v in data.items() if k != "seconds"}
+    if isinstance(data, list):
+        return [_untimed(v) for v in data]
+    return data
+
+
+@dataclass
+class Report:
+    """Every finding for one ruleset."""
+
+    spec: str
+    name: str
+    canonical: str
+    board: int
+    findings: list[Finding]
+    games: int
+    sampling_seconds: float
+    walk: dict[str, Any] | None = None
+    cores: str = "engine (Python)"
+
+    def has(self, status: str) -> bool:
+        """Whether some property has this status."""
+        return any(f.status == status for f in self.findings)
+
+    @property
+    def violated(self) -> bool:
+        """Whether some property is violated (accepted findings aside)."""
+        return self.has("violated")
+
+    def to_json(self, timing: bool = True) -> dict[str, Any]:
+        """Plain data (without times unless timing: such a report is the same on every run)."""
+        out: dict[str, Any] = {"ruleset": self.spec, "name": self.name, "canonical": self.canonical,
+                               "board": self.board, "cores": self.cores, "sampled_games": self.games}
+        if timing:
+            out["sampling_seconds"] = round(self.sampling_seconds, 3)
+        if self.walk is not None:
+            out["exhaustive"] = self.walk if timing else _untimed(self.walk)
+        out["properties"] = [f.to_json(timing) for f in self.findings]
+        return out
+
+
+def worst(statuses: Sequence[str]) -> str:
+    """The most severe status."""
+    return max(statuses, key=STATUSES.index, default="proved")
