@@ -6,6 +6,7 @@ so a seed gives the Python engine's games) are on every core's include path."""
 from __future__ import annotations
 
 import array
+import copy
 import ctypes
 import hashlib
 import os
@@ -15,11 +16,20 @@ import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, Self
 
 from ..errors import QtttError
 
 HERE = Path(__file__).parent
 CFLAGS = ("-O3", "-shared", "-fPIC", "-std=c11")
+# ctypes argument types of the cores' functions
+I64 = ctypes.POINTER(ctypes.c_int64)
+I32 = ctypes.POINTER(ctypes.c_int32)
+U32 = ctypes.POINTER(ctypes.c_uint32)
+U64 = ctypes.POINTER(ctypes.c_uint64)
+I8 = ctypes.POINTER(ctypes.c_int8)
+P = ctypes.c_void_p
+INT = ctypes.c_int
 
 
 class CoreUnavailable(QtttError):
@@ -78,6 +88,21 @@ def bind(source: Path, prefix: str, sig: Signatures, defines: tuple[str, ...] = 
         fn.restype = res
         fn.argtypes = args
     return lib
+
+
+class Position:
+    """A mutable position a compiled core holds in a buffer of `size` bytes: the families' core
+    positions apply actions to it and read views from it through their core's functions."""
+
+    def __init__(self, core: Any, size: int) -> None:
+        self.core = core
+        self.buf = ctypes.create_string_buffer(size)
+
+    def copy(self) -> Self:
+        """An independent copy (the same core, its own buffer)."""
+        out = copy.copy(self)
+        out.buf = ctypes.create_string_buffer(self.buf.raw, len(self.buf))
+        return out
 
 
 def check_header(path: Path, text: str, generator: str) -> None:

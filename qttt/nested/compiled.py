@@ -33,7 +33,22 @@ from typing import NamedTuple
 from ..errors import IllegalAction, QtttError, RecordError
 from ..family import Mark, Tally
 from ..geometry import grid_patterns
-from ..native import CoreUnavailable, bind, check_header, generator_state, unavailable, usable
+from ..native import (
+    I8,
+    I32,
+    I64,
+    INT,
+    U32,
+    U64,
+    CoreUnavailable,
+    P,
+    Position,
+    bind,
+    check_header,
+    generator_state,
+    unavailable,
+    usable,
+)
 from ..notation import action_to_json
 from ..quantum.scoring import scaled
 from ..ruleset import Ruleset
@@ -51,13 +66,6 @@ MAX_BOARD = 8
 MAX_COMPONENTS = 8
 HEADER = 9  # over, mover, move, last, extra, winner, x points, o points, free; then block states
 AWARD_CODES = {a.name: a.code for a in AWARD_DECLARATIONS.values() if a.game == NESTED}
-_I64 = ctypes.POINTER(ctypes.c_int64)
-_I32 = ctypes.POINTER(ctypes.c_int32)
-_U32 = ctypes.POINTER(ctypes.c_uint32)
-_U64 = ctypes.POINTER(ctypes.c_uint64)
-_I8 = ctypes.POINTER(ctypes.c_int8)
-_P = ctypes.c_void_p
-_INT = ctypes.c_int
 
 
 def config_header() -> str:
@@ -81,18 +89,18 @@ def library() -> ctypes.CDLL:
     if `_config.h` does not match the declarations it is generated from."""
     check_header(HEADER_PATH, config_header(), "qttt.nested.compiled.config_header()")
     return bind(SOURCE, "qttt_nested", {
-        "qn_new": (_P, [_I64, ctypes.c_int64]),
-        "qn_free": (None, [_P]),
-        "qn_pos_size": (_INT, []),
-        "qn_pos_init": (None, [_P, _P]),
-        "qn_apply": (_INT, [_P, _P, _INT]),
-        "qn_legal": (_INT, [_P, _P, _I32]),
-        "qn_load": (None, [_P, _P, _U64, _U64, _I8, _INT, _INT, _INT, _INT, _INT, _INT]),
-        "qn_export": (None, [_P, _P, _I64]),
-        "qn_marks": (None, [_P, _P, _U64]),
-        "qn_perft": (None, [_P, _P, _INT, _U64]),
-        "qn_games": (ctypes.c_int64, [_P, _U32, ctypes.c_int64, _I32, ctypes.c_int64, _I32, _I64, _I8]),
-        "qn_playout": (_INT, [_P, _P, _U32]),
+        "qn_new": (P, [I64, ctypes.c_int64]),
+        "qn_free": (None, [P]),
+        "qn_pos_size": (INT, []),
+        "qn_pos_init": (None, [P, P]),
+        "qn_apply": (INT, [P, P, INT]),
+        "qn_legal": (INT, [P, P, I32]),
+        "qn_load": (None, [P, P, U64, U64, I8, INT, INT, INT, INT, INT, INT]),
+        "qn_export": (None, [P, P, I64]),
+        "qn_marks": (None, [P, P, U64]),
+        "qn_perft": (None, [P, P, INT, U64]),
+        "qn_games": (ctypes.c_int64, [P, U32, ctypes.c_int64, I32, ctypes.c_int64, I32, I64, I8]),
+        "qn_playout": (INT, [P, P, U32]),
     })
 
 
@@ -293,21 +301,15 @@ def core_for(rs: Ruleset) -> NestedCore:
     return _cores(rs.key(), rs)
 
 
-class NestedPosition:
+class NestedPosition(Position):
     """A mutable position held by the compiled nested core: moves applied in place after the
     core's own legality check, views read back from it."""
 
-    def __init__(self, core: NestedCore) -> None:
-        self.core = core
-        self.buf = ctypes.create_string_buffer(core.pos_size)
-        core.lib.qn_pos_init(core.handle, self.buf)
+    core: NestedCore
 
-    def copy(self) -> NestedPosition:
-        """An independent copy."""
-        out = NestedPosition.__new__(NestedPosition)
-        out.core = self.core
-        out.buf = ctypes.create_string_buffer(self.buf.raw, self.core.pos_size)
-        return out
+    def __init__(self, core: NestedCore) -> None:
+        super().__init__(core, core.pos_size)
+        core.lib.qn_pos_init(core.handle, self.buf)
 
     def apply(self, action: object) -> None:
         """Apply a mark; IllegalAction naming the first rule it breaks (rule nested-check-order),

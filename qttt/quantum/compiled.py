@@ -33,7 +33,20 @@ from typing import NamedTuple
 
 from ..errors import IllegalAction, QtttError
 from ..family import AnyAction, Replayed, Tally
-from ..native import CoreUnavailable, bind, check_header, generator_state, unavailable, usable
+from ..native import (
+    I32,
+    I64,
+    U32,
+    U64,
+    CoreUnavailable,
+    P,
+    Position,
+    bind,
+    check_header,
+    generator_state,
+    unavailable,
+    usable,
+)
 from ..notation import action_to_json
 from ..ruleset import Ruleset
 from ..vocabulary import c_name
@@ -52,11 +65,6 @@ CONFIG_FIELDS = ("cells", *(p.name for p in COMPILED), "uses_move_numbers")
 MAX_MOVES = 64  # move numbers a build holds at most (MAXM)
 HEADER = 7  # phase, move, pending, to-move, x score, o score, cycle mask; then cells
 CORES = ("auto", "compiled", "python")
-_I64 = ctypes.POINTER(ctypes.c_int64)
-_I32 = ctypes.POINTER(ctypes.c_int32)
-_U32 = ctypes.POINTER(ctypes.c_uint32)
-_U64 = ctypes.POINTER(ctypes.c_uint64)
-_P = ctypes.c_void_p
 
 
 def config_header() -> str:
@@ -80,31 +88,31 @@ def config_header() -> str:
 
 
 _SIGNATURES: dict[str, tuple[object, list[object]]] = {
-    "qc_new": (_P, [_I64, ctypes.c_int64]),
-    "qc_free": (None, [_P]),
+    "qc_new": (P, [I64, ctypes.c_int64]),
+    "qc_free": (None, [P]),
     "qc_pos_size": (ctypes.c_int, []),
-    "qc_pos_init": (None, [_P, _P]),
-    "qc_apply": (ctypes.c_int, [_P, _P, ctypes.c_int, ctypes.c_int, ctypes.c_int]),
-    "qc_replay": (ctypes.c_int, [_P, _P, _I32, ctypes.c_int]),
-    "qc_legal": (ctypes.c_int, [_P, _P, _I32]),
-    "qc_export": (None, [_P, _P, _I64]),
-    "qc_score": (None, [_P, _P, _I64]),
-    "qc_perft": (None, [_P, _P, ctypes.c_int, _U64]),
-    "qc_games": (ctypes.c_int64, [_P, _U32, ctypes.c_int64, _I32, ctypes.c_int64, _I32, _I64,
-                                  ctypes.POINTER(ctypes.c_int8), _U64]),
-    "qc_sample": (ctypes.c_int64, [_P, _U32, ctypes.c_int64, _I64, ctypes.c_int64, _I64]),
-    "qc_jsonl": (ctypes.c_int64, [_P, _U32, ctypes.c_int64, ctypes.c_char_p, _I32, ctypes.c_char_p,
+    "qc_pos_init": (None, [P, P]),
+    "qc_apply": (ctypes.c_int, [P, P, ctypes.c_int, ctypes.c_int, ctypes.c_int]),
+    "qc_replay": (ctypes.c_int, [P, P, I32, ctypes.c_int]),
+    "qc_legal": (ctypes.c_int, [P, P, I32]),
+    "qc_export": (None, [P, P, I64]),
+    "qc_score": (None, [P, P, I64]),
+    "qc_perft": (None, [P, P, ctypes.c_int, U64]),
+    "qc_games": (ctypes.c_int64, [P, U32, ctypes.c_int64, I32, ctypes.c_int64, I32, I64,
+                                  ctypes.POINTER(ctypes.c_int8), U64]),
+    "qc_sample": (ctypes.c_int64, [P, U32, ctypes.c_int64, I64, ctypes.c_int64, I64]),
+    "qc_jsonl": (ctypes.c_int64, [P, U32, ctypes.c_int64, ctypes.c_char_p, I32, ctypes.c_char_p,
                                   ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
                                   ctypes.c_int64]),
-    "qc_replay_jsonl": (ctypes.c_int64, [_P, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int,
+    "qc_replay_jsonl": (ctypes.c_int64, [P, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int,
                                          ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_int,
-                                         ctypes.c_char_p, _I32, ctypes.c_int64, ctypes.c_int64,
-                                         ctypes.c_char_p, ctypes.c_int64, _I64]),
-    "qc_table_new": (_P, [ctypes.c_int]),
-    "qc_table_free": (None, [_P]),
-    "qc_table_nodes": (ctypes.c_uint64, [_P]),
-    "qc_table_stored": (ctypes.c_uint64, [_P]),
-    "qc_search": (ctypes.c_int64, [_P, _P, _P, ctypes.c_int64, ctypes.c_int64]),
+                                         ctypes.c_char_p, I32, ctypes.c_int64, ctypes.c_int64,
+                                         ctypes.c_char_p, ctypes.c_int64, I64]),
+    "qc_table_new": (P, [ctypes.c_int]),
+    "qc_table_free": (None, [P]),
+    "qc_table_nodes": (ctypes.c_uint64, [P]),
+    "qc_table_stored": (ctypes.c_uint64, [P]),
+    "qc_search": (ctypes.c_int64, [P, P, P, ctypes.c_int64, ctypes.c_int64]),
 }
 
 
@@ -387,21 +395,15 @@ _REFUSALS = {
 }
 
 
-class CorePosition:
+class CorePosition(Position):
     """A mutable position held by the compiled core: actions applied in place after the core's own
     legality check, views read back from it."""
 
-    def __init__(self, core: Core) -> None:
-        self.core = core
-        self.buf = ctypes.create_string_buffer(core.pos_size)
-        core.lib.qc_pos_init(core.handle, self.buf)
+    core: Core
 
-    def copy(self) -> CorePosition:
-        """An independent copy."""
-        out = CorePosition.__new__(CorePosition)
-        out.core = self.core
-        out.buf = ctypes.create_string_buffer(self.buf.raw, self.core.pos_size)
-        return out
+    def __init__(self, core: Core) -> None:
+        super().__init__(core, core.pos_size)
+        core.lib.qc_pos_init(core.handle, self.buf)
 
     def apply(self, action: AnyAction) -> None:
         """Apply `action`; IllegalAction naming the first rule it breaks (rule check-order), and
