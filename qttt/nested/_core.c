@@ -11,7 +11,7 @@
 
    Vocabulary (the rules this copy implements; tests/project/test_vocabulary.py compares it with
    qttt.vocabulary.Parameters and qttt.nested.engine.AWARD_RULES): full_block pattern-first drawn-first;
-   bonus none block-win; award 0 win 1 draw-blocks 2 draw-majority. */
+   bonus none block-win chain; award 0 win 1 draw-blocks 2 draw-majority. */
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -294,7 +294,7 @@ static inline void mark_at(const Rules *r, Pos *s, int c, int b, int q) {
         finish(r, s, 0);
         return;
     }
-    if (won && r->bonus == QN_BONUS_BLOCK_WIN && !s->extra) {  /* nested-bonus */
+    if (won && (r->bonus == QN_BONUS_CHAIN || (r->bonus == QN_BONUS_BLOCK_WIN && !s->extra))) {  /* nested-bonus */
         s->extra = 1;
     } else {                                  /* nested-turn */
         s->extra = 0;
