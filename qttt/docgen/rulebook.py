@@ -32,8 +32,9 @@ WORKED, COMPETITION_PART = ARTICLES + 1, ARTICLES + 2
 # Rules for those who write software, not for players.
 IMPLEMENTERS = ("check-order", "record-format", "record-variant", "variant-file", "engine-protocol",
                 "solve-fast", "core-compiled")
-# Which broken rule a family reports: the software rule of each family's scope.
-CHECK_ORDER = {"common": "check-order", "nested-classical": "nested-check-order"}
+# Which broken rule a family reports: the software rule of each family's scope (the rule of
+# spec/rules.toml whose id ends in check-order, by its scope).
+CHECK_ORDER = {r.scope: r.id for r in rules().values() if r.id.endswith("check-order")}
 # Rules of refereed play and tournaments.
 COMPETITION = ("match-forfeit", "match-clock", "codecup-dialogue", "tour-protocol")
 # The rules each player paragraph states: the implementers' map, never shown to players.

@@ -80,6 +80,14 @@ def bind(source: Path, prefix: str, sig: Signatures, defines: tuple[str, ...] = 
     return lib
 
 
+def check_header(path: Path, text: str, generator: str) -> None:
+    """CoreUnavailable unless the generated header `path` holds `text`, what `generator` writes
+    from the declarations (a stale header would build a core that misreads its configuration)."""
+    if path.read_text(encoding="utf-8") != text:
+        raise CoreUnavailable("core-compiled", f"{path.name} does not match the declarations; "
+                              f"regenerate it with {generator}")
+
+
 def unavailable(library: Callable[[], object]) -> str | None:
     """None when `library()` can be built and loaded here, else the reason it cannot."""
     try:

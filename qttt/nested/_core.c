@@ -7,11 +7,10 @@
    states (for the search player's rollouts). The ruleset arrives as the int64 array
    `compiled.config` serialises (layout there): routes and patterns as masks (any route; the
    pattern kinds are expanded to positions by qttt.geometry); points are integers scaled by a
-   common denominator chosen in Python.
-
-   Vocabulary (the rules this copy implements; tests/project/test_vocabulary.py compares it with
-   qttt.vocabulary.Parameters and qttt.nested.engine.AWARD_RULES): full_block pattern-first drawn-first;
-   bonus none block-win chain; award 0 win 1 draw-blocks 2 draw-majority. */
+   common denominator chosen in Python. Its field names and award codes come from _config.h,
+   which Python generates from the same declarations (`compiled.config_header`); the rules it
+   implements are checked by behaviour (tests/project/test_vocabulary.py: a ruleset using each
+   parameter value and award plays the engine's games). */
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -41,13 +40,18 @@ typedef struct {
 } Pos;
 
 typedef struct {
-    int type;
-    int64_t points, more, fewer, equal;
+    int type;                               /* QN_AWARD_... */
+#define QN_DECLARE(field) int64_t field;
+    QN_POINT_FIELDS(QN_DECLARE)
+#undef QN_DECLARE
     int64_t weight[MAXB];
 } Comp;
 
 typedef struct {
-    int n, side, blocks, cells, words, full_block, bonus, ncomp;
+#define QN_DECLARE(field) int field;
+    QN_RULES_FIELDS(QN_DECLARE)
+#undef QN_DECLARE
+    int side, blocks, cells, words, ncomp;
     uint16_t block_of[MAXCELLS], pos_of[MAXCELLS];
     uint64_t full;                          /* every position of a block */
     uint64_t block_mask[MAXB][MAXW];        /* the cells of each block */
@@ -102,9 +106,10 @@ static inline int select16(uint64_t x, int k) {
     return (low & in_low) | (high & ~in_low);
 }
 
-/* ---- configuration: n, full_block, bonus (codes of _config.h); per position its route (a mask of blocks); block
-   patterns (count, masks of positions); board patterns (count, masks of blocks); components
-   (count, then each: type, points, more, fewer, equal, then one weight per block) ------------- */
+/* ---- configuration: the QN_RULES_FIELDS (n, then value codes); per position its route (a mask
+   of blocks); block patterns (count, masks of positions); board patterns (count, masks of
+   blocks); components (count, then each: its QN_AWARD code, the QN_POINT_FIELDS, then one weight
+   per block) ------------------------------------------------------------------------------ */
 
 static int read_patterns(const int64_t *cfg, int64_t len, int64_t *at, int count_of_items,
                          int nper[MAXB], uint64_t out[MAXB][MAXPAT]) {
@@ -125,18 +130,24 @@ static int read_patterns(const int64_t *cfg, int64_t len, int64_t *at, int count
 
 static void start_init(Rules *r);
 
+#define QN_COUNT(field) + 1
+#define QN_NRULES (0 QN_RULES_FIELDS(QN_COUNT))
+#define QN_NPOINTS (0 QN_POINT_FIELDS(QN_COUNT))
+
 void *qn_new(const int64_t *cfg, int64_t len) {
-    if (len < 3 || cfg[0] < 2 || cfg[0] > MAXN) return NULL;
+    if (len < QN_NRULES) return NULL;
     Rules *r = calloc(1, sizeof(Rules));
     if (!r) return NULL;
     select_init();
-    int n = (int)cfg[0];
-    r->n = n;
+    int64_t at = 0;
+#define QN_READ(field) r->field = (int)cfg[at++];
+    QN_RULES_FIELDS(QN_READ)
+#undef QN_READ
+    if (r->n < 2 || r->n > MAXN) goto bad;
+    int n = r->n;
     r->side = r->blocks = n * n;
     r->cells = r->side * r->side;
     r->words = (r->cells + 63) / 64;
-    r->full_block = (int)cfg[1];
-    r->bonus = (int)cfg[2];
     r->full = r->side == 64 ? ~0ULL : (1ULL << r->side) - 1;
     for (int c = 0; c < r->cells; c++) {  /* nested-board: cells row by row over the whole board */
         int row = c / r->side, col = c % r->side;
@@ -145,7 +156,6 @@ void *qn_new(const int64_t *cfg, int64_t len) {
         r->block_mask[r->block_of[c]][c >> 6] |= 1ULL << (c & 63);
         r->cell_of[r->block_of[c]][r->pos_of[c]] = (uint16_t)c;
     }
-    int64_t at = 3;
     if (len < at + r->side) goto bad;
     for (int p = 0; p < r->side; p++) {   /* nested-route: the blocks position p names */
         uint64_t blocks = (uint64_t)cfg[at++];
@@ -161,13 +171,17 @@ void *qn_new(const int64_t *cfg, int64_t len) {
     if (r->ncomp < 0 || r->ncomp > MAXCOMP) goto bad;
     for (int i = 0; i < r->ncomp; i++) {
         Comp *k = &r->comp[i];
-        if (at + 5 + r->blocks > len) goto bad;
-        k->type = (int)cfg[at];
-        k->points = cfg[at + 1];
-        k->more = cfg[at + 2];
-        k->fewer = cfg[at + 3];
-        k->equal = cfg[at + 4];
-        at += 5;
+        if (at + 1 + QN_NPOINTS + r->blocks > len) goto bad;
+        k->type = (int)cfg[at++];
+        switch (k->type) {
+#define QN_CASE(AWARD) case QN_AWARD_##AWARD:
+            QN_AWARDS(QN_CASE) break;
+#undef QN_CASE
+            default: goto bad;
+        }
+#define QN_READ(field) k->field = cfg[at++];
+        QN_POINT_FIELDS(QN_READ)
+#undef QN_READ
         for (int b = 0; b < r->blocks; b++) k->weight[b] = cfg[at++];
     }
     if (at != len) goto bad;
@@ -227,7 +241,7 @@ static void score(const Rules *r, Pos *s) {
     s->score[0] = s->score[1] = 0;
     for (int i = 0; i < r->ncomp; i++) {
         const Comp *k = &r->comp[i];
-        if (k->type == QN_AWARD_WIN) {                /* nested-score-win */
+        if (k->type == QN_AWARD_WIN) {       /* nested-score-win */
             if (s->winner) s->score[s->winner - 1] += k->points;
             continue;
         }
@@ -235,7 +249,7 @@ static void score(const Rules *r, Pos *s) {
         int64_t worth[2] = {0, 0};
         for (int b = 0; b < r->blocks; b++)
             if (s->status[b] == 1 || s->status[b] == 2) worth[s->status[b] - 1] += k->weight[b];
-        if (k->type == QN_AWARD_DRAW_BLOCKS) {        /* nested-score-draw-blocks */
+        if (k->type == QN_AWARD_DRAW_BLOCKS) { /* nested-score-draw-blocks */
             s->score[0] += worth[0];
             s->score[1] += worth[1];
         } else if (worth[0] == worth[1]) {   /* nested-score-draw-majority */

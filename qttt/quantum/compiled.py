@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 from ..errors import IllegalAction, QtttError
 from ..family import AnyAction, Replayed, Tally
-from ..native import CoreUnavailable, bind, generator_state, unavailable, usable
+from ..native import CoreUnavailable, bind, check_header, generator_state, unavailable, usable
 from ..notation import action_to_json
 from ..ruleset import Ruleset
 from ..vocabulary import c_name
@@ -113,9 +113,7 @@ def library(cells: int = MAX_CELLS) -> ctypes.CDLL:
     """The core built for boards of at most `cells` cells (one of `BUILDS`), compiling it first if
     no cached build matches the source; CoreUnavailable if `_config.h` does not match the
     declarations it is generated from."""
-    if HEADER_PATH.read_text(encoding="utf-8") != config_header():
-        raise CoreUnavailable("core-compiled", f"{HEADER_PATH.name} does not match the declarations; "
-                              "regenerate it with qttt.quantum.compiled.config_header()")
+    check_header(HEADER_PATH, config_header(), "qttt.quantum.compiled.config_header()")
     return bind(SOURCE, f"qttt_core{cells}", _SIGNATURES, (f"-DQC_CELLS={cells}",))
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from ..ruleset import default_ruleset
 from ..variant import builtin_names, load_ruleset
-from ..vocabulary import AWARD_DECLARATIONS, AWARD_FIELDS, CRITERIA, PARAMETERS, PATTERNS
+from ..vocabulary import AWARD_DECLARATIONS, AWARD_FIELDS, CRITERIA, PARAMETER_BY_NAME, PARAMETERS, PATTERNS
 
 
 def _toml_value(value: Any) -> str:
@@ -33,7 +33,7 @@ def scoring_components(draw: st.DrawFn, game: str, board: int) -> dict[str, Any]
     """One valid scoring component of a family's awards, every field drawn or left to its default."""
     award = draw(st.sampled_from([a.name for a in AWARD_DECLARATIONS.values() if a.game == game]))
     out: dict[str, Any] = {"award": award}
-    if game == "quantum":
+    if AWARD_DECLARATIONS[award].scores_pattern:
         pattern = draw(st.sampled_from(PATTERNS)) if award == "per-pattern" else "line"
         if draw(st.booleans()) or pattern == "square":
             out["pattern"] = pattern
@@ -71,8 +71,7 @@ def variant_files(draw: st.DrawFn) -> str:
     rules: dict[str, Any] = {}
     board = parent.board
     if draw(st.booleans()):
-        board = rules["board"] = draw(st.integers(max(2, longest) if game == "quantum" else 2,
-                                                  4 if game == "quantum" else 3))
+        board = rules["board"] = draw(st.integers(longest, 4))  # patterns kept must fit
     for p in PARAMETERS:
         if game not in p.games or p.name in ("game", "board") or not draw(st.booleans()):
             continue
@@ -87,7 +86,8 @@ def variant_files(draw: st.DrawFn) -> str:
             rules[p.name] = draw(st.lists(st.sampled_from(p.allowed), min_size=1, unique=True))
         else:
             rules[p.name] = draw(st.sampled_from(p.allowed))
-    if game == "quantum" and "end_line" not in rules and parent.rules.end_line > board:
+    reads_end_line = game in PARAMETER_BY_NAME["end_line"].games
+    if reads_end_line and "end_line" not in rules and parent.rules.end_line > board:
         rules["end_line"] = 0
     if rules:
         lines += ["", "[rules]"] + [f"{k} = {_toml_value(v)}" for k, v in rules.items()]

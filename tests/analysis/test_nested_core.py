@@ -7,10 +7,12 @@ back to the Python engine when there is no compiler."""
 
 from __future__ import annotations
 
+import ctypes
 import json
 import random
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 import pytest
@@ -27,10 +29,11 @@ from qttt.errors import IllegalAction, RecordError
 from qttt.family import Mark
 from qttt.native import CoreUnavailable
 from qttt.nested import compiled as nested_core
-from qttt.nested.engine import NestedState, nested_playout
+from qttt.nested.engine import NestedState, compile_nested, nested_playout
 from qttt.nested.strategies import nested_rulesets
 from qttt.notation import action_from_json
 from qttt.players import SearchPlayer
+from qttt.quantum import compiled
 from qttt.ruleset import Ruleset
 from qttt.spec import spec_dir
 from qttt.variant import load_ruleset
@@ -263,3 +266,41 @@ def test_without_a_compiler_commands_fall_back_or_refuse(capsys: pytest.CaptureF
     finally:
         nested_core.library.cache_clear()
         nested_core._cores.cache_clear()
+
+
+@pytest.mark.parametrize("core", [nested_core, compiled], ids=["nested", "quantum"])
+def test_a_stale_configuration_header_is_refused(core: Any, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A core's _config.h that differs from what Python writes from the declarations (a field
+    dropped) is refused before any build."""
+    stale = tmp_path / "_config.h"
+    stale.write_text(core.config_header().replace(f"X({core.CONFIG_FIELDS[-1]})", ""), encoding="utf-8")
+    monkeypatch.setattr(core, "HEADER_PATH", stale)
+    core.library.cache_clear()
+    try:
+        with pytest.raises(CoreUnavailable, match=r"_config\.h does not match the declarations"):
+            core.library()
+    finally:
+        core.library.cache_clear()
+
+
+@pytest.mark.parametrize("name", NAMES, ids=IDS)
+def test_the_nested_core_reads_the_fields_python_declares(name: str) -> None:
+    """The core refuses a configuration a value short or long, and an award code the declarations
+    do not name."""
+    rs = load_ruleset(name)
+    rules = compile_nested(rs)
+    cfg, _ = nested_core.config(rs)
+    lib = nested_core.library()
+
+    def accepted(values: list[int]) -> bool:
+        handle = lib.qn_new((ctypes.c_int64 * len(values))(*values), len(values))
+        if handle:
+            lib.qn_free(handle)
+        return bool(handle)
+
+    assert accepted(cfg)
+    assert not accepted(cfg[:-1]) and not accepted([*cfg, 0])
+    first = len(cfg) - len(rs.scoring) * (1 + len(nested_core.POINT_FIELDS) + rules.side)  # first award code
+    assert cfg[first] in nested_core.AWARD_CODES.values()
+    assert not accepted([*cfg[:first], max(nested_core.AWARD_CODES.values()) + 1, *cfg[first + 1:]])

@@ -101,14 +101,15 @@ def replayed(path: Path, core: str, workers: int = 1) -> tuple[int, str]:
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=files(), chunk=st.sampled_from([1, 7, 64, 1 << 16]), most=st.sampled_from([30, 200, 1 << 20]),
-       workers=st.sampled_from([1, 2, 3]))
-def test_core_replays_as_the_engine(data: bytes, chunk: int, most: int, workers: int, tmp_path: Path,
-                                    monkeypatch: pytest.MonkeyPatch) -> None:
+       workers=st.sampled_from([1, 2, 3]), piece=st.sampled_from([16, 100, 1 << 18]))
+def test_core_replays_as_the_engine(data: bytes, chunk: int, most: int, workers: int, piece: int,
+                                    tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "records.jsonl"
     path.write_bytes(data)
     monkeypatch.setattr(qttt.io, "CHUNK", chunk)  # records and lines cut across reads
     monkeypatch.setattr(qttt.jsonstream, "MAX_VALUE", most)  # lines longer than the scanner reads whole
     monkeypatch.setattr(replay_cli, "MAX_VALUE", most)
+    monkeypatch.setattr(replay_cli, "PIECE", piece)  # text read ahead for the threads
     assert replayed(path, "auto", workers) == replayed(path, "python")
 
 

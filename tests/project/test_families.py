@@ -26,13 +26,6 @@ from importgraph import PACKAGES, ROOT, imports, module_name, modules, parse, re
 
 from qttt.gametype import GAME_TYPES
 
-# Modules whose owners had not finished making them family-free when this test landed; each is
-# named with what still ties it to a family. Empty it as they are fixed: the test fails on an
-# entry that no longer needs its place.
-ALLOWANCE: dict[str, str] = {
-    "qttt.testing.strategies": "compares with 'quantum' where an award scores a pattern",
-}
-
 
 @cache
 def family_dirs() -> frozenset[str]:
@@ -159,9 +152,7 @@ def test_the_runtime_reading_finds_what_it_looks_for(tmp_path: Path) -> None:
 
 def test_no_module_outside_the_family_packages_mentions_a_family() -> None:
     found = source_reading()
-    unexpected = {m: why for m, why in found.items() if m not in ALLOWANCE}
-    assert unexpected == {}, "\n".join(f"{m}: {'; '.join(why)}" for m, why in sorted(unexpected.items()))
-    assert set(ALLOWANCE) <= set(found), f"no longer needs its allowance: {set(ALLOWANCE) - set(found)}"
+    assert found == {}, "\n".join(f"{m}: {'; '.join(why)}" for m, why in sorted(found.items()))
 
 
 def test_no_module_outside_the_family_packages_imports_one_at_run_time() -> None:
@@ -170,8 +161,7 @@ def test_no_module_outside_the_family_packages_imports_one_at_run_time() -> None
     found = runtime_reading()
     source = source_reading()
     assert set(found) <= set(source), f"imports the source reading missed: {set(found) - set(source)}"
-    unexpected = {m: t for m, t in found.items() if m not in ALLOWANCE}
-    assert unexpected == {}, unexpected
+    assert found == {}, found
 
 
 def test_module_name_agrees_with_the_import_reading() -> None:

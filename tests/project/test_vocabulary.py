@@ -1,15 +1,14 @@
 """Every parameter value and award of the vocabulary has one owner in the product and exactly two
 deliberate, independent copies: for the quantum family the compiled C core (checked by behaviour:
 a ruleset using each value plays the same games and perft in C as in the engine) and the tests'
-reference model; for the nested-classical family the engine (qttt/nested/engine.py), its compiled
-core (qttt/nested/_core.c, its header) and its reference model (tests/support/nested_reference.py).
+reference model; for the nested-classical family likewise its compiled core (qttt/nested/_core.c,
+checked by behaviour) and its reference model (tests/support/nested_reference.py).
 Adding a value or an award fails here until both copies
 cover it; removing one fails until both drop it."""
 
 from __future__ import annotations
 
 import random
-import re
 from pathlib import Path
 
 import nested_reference
@@ -18,8 +17,8 @@ import reference
 
 from qttt.conformance.perft import perft_counts
 from qttt.geometry import grid_patterns
-from qttt.nested.compiled import AWARD_CODES
-from qttt.nested.engine import AWARD_RULES
+from qttt.nested import compiled as nested_compiled
+from qttt.nested.engine import AWARD_RULES, nested_playout
 from qttt.quantum import compiled
 from qttt.quantum.analysis.count import encode
 from qttt.quantum.engine import State, playout
@@ -45,7 +44,6 @@ OTHER_FAMILIES = set(GAMES) - {QUANTUM}  # values of `game` that are no quantum 
 REASON = compiled.available()
 ROOT = Path(__file__).resolve().parents[2]
 COVERAGE = sorted((ROOT / "spec" / "coverage").glob("*.toml"))
-NESTED_CORE = "qttt/nested/_core.c"
 
 
 def _word(value: object) -> str:
@@ -135,19 +133,46 @@ def test_the_product_has_one_owner_per_award_and_parameter() -> None:
             assert p.default in p.allowed
 
 
-def c_vocabulary(path: Path) -> dict[str, tuple[str, ...]]:
-    header = path.read_text(encoding="utf-8").split("*/", 1)[0]
-    found = re.search(r"Vocabulary \([^)]*\):(.*)", header, re.S)
-    assert found, f"{path.name} states no vocabulary in its header"
-    items = " ".join(found[1].split()).rstrip(".").split("; ")
-    return {key: tuple(words.split()) for key, _, words in (i.partition(" ") for i in items)}
+def nested_cases() -> list[tuple[str, Ruleset]]:
+    """(word, ruleset) pairs for the nested family: every value of its parameters that take words
+    (full_block, bonus; each pattern kind alone as block and as board patterns) on intelligent, and
+    every nested award in a built-in or coverage ruleset that uses it."""
+    files = [*COVERAGE, *sorted((ROOT / "spec" / "editions").glob("*.toml"))]
+    known = [rs for rs in (*(load_ruleset(n) for n in builtin_names(None)), *(load_ruleset(p) for p in files))
+             if rs.game == NESTED]
+    base = load_ruleset("intelligent")
+    cases = []
+    for p in PARAMETERS:
+        if NESTED not in p.games or p.name in ("game", "route"):
+            continue
+        if p.type is str:
+            cases += [(f"{p.name}={v}", with_params(base, **{p.name: v})) for v in p.allowed]
+        elif p.type is tuple:  # pattern-kind lists
+            cases += [(f"{p.name}={k}", with_params(base, **{p.name: (k,)})) for k in p.allowed]
+    for award in AWARD_RULES:
+        using = [rs for rs in known if any(c.award == award for c in rs.scoring)]
+        assert using, f"no built-in or coverage ruleset uses award {award}: add a coverage variant"
+        cases += [(f"award={award}:{rs.name}", rs) for rs in using]
+    return cases
 
 
-def test_the_compiled_nested_core_covers_exactly_the_nested_vocabulary() -> None:
-    expected = {p.name: tuple(str(v) for v in p.allowed) for p in PARAMETERS
-                if NESTED in p.games and p.type is str and p.name != "game"}
-    expected["award"] = tuple(w for a in AWARD_RULES for w in (str(AWARD_CODES[a]), a))
-    assert c_vocabulary(ROOT / NESTED_CORE) == expected
+NESTED_CASES = nested_cases()
+NESTED_REASON = nested_compiled.available()
+
+
+@pytest.mark.skipif(NESTED_REASON is not None, reason=f"compiled nested core unavailable: {NESTED_REASON}")
+@pytest.mark.parametrize("rs", [rs for _, rs in NESTED_CASES], ids=[w for w, _ in NESTED_CASES])
+def test_the_compiled_nested_core_plays_every_vocabulary_value_as_the_engine(rs: Ruleset) -> None:
+    """The nested C core is the family's deliberate copy of its rules: a ruleset using each value
+    and award plays the same seeded games (moves, lengths, points) in C as in the engine."""
+    core = nested_compiled.core_for(rs)
+    fast, slow = random.Random(5), random.Random(5)
+    cells, lengths, points = core.games(fast, 40)
+    for i in range(40):
+        moves, final = nested_playout(rs, slow)
+        assert ([m.cell for m in moves], lengths[i]) == (cells[i], len(moves))
+        assert (core.points(points[i][0]), core.points(points[i][1])) == (
+            final.scores["x"], final.scores["o"])
 
 
 def test_the_reference_model_covers_exactly_the_vocabulary() -> None:
