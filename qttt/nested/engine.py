@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from ..boardstate import BoardState
 from ..errors import IllegalAction, RecordError
 from ..family import Mark
 from ..geometry import grid_patterns
@@ -253,13 +254,11 @@ class _NestedBoard:
         return action
 
 
-class NestedState:
+class NestedState(BoardState[_NestedBoard]):
     """An immutable state of a nested-classical game."""
 
-    __slots__ = ("_b",)
-
-    def __init__(self, board: _NestedBoard) -> None:
-        self._b = board
+    __slots__ = ()
+    _b: _NestedBoard  # the board this state reads (BoardState's slot)
 
     @classmethod
     def initial(cls, ruleset: Ruleset) -> NestedState:
@@ -279,10 +278,6 @@ class NestedState:
         return NestedState(nb)
 
     @property
-    def ruleset(self) -> Ruleset:
-        return self._b.r.ruleset
-
-    @property
     def phase(self) -> str:
         """place or over."""
         return "over" if self._b.over else "place"
@@ -295,11 +290,6 @@ class NestedState:
     def to_move(self) -> str | None:
         """x or o; None when over."""
         return None if self._b.over else PLAYERS[self._b.player]
-
-    @property
-    def move(self) -> int:
-        """Number of the next move (moves are numbered 1, 2, … whoever makes them)."""
-        return self._b.move
 
     @property
     def bonus(self) -> bool:
@@ -341,12 +331,6 @@ class NestedState:
         return PLAYERS[self._b.winner - 1] if self._b.winner else None
 
     @property
-    def scores(self) -> dict[str, Fraction]:
-        """Points awarded (both 0 until the game is over: rule score-at-end)."""
-        x, o = self._b.scores
-        return {"x": x, "o": o}
-
-    @property
     def score_notes(self) -> tuple[str, ...]:
         """No nested-classical score rests on an unstated rule."""
         return ()
@@ -355,13 +339,6 @@ class NestedState:
         """Hashable identity of the position within its ruleset."""
         b = self._b
         return (tuple(b.ply), b.masks[0], b.last, b.extra, b.player)
-
-    def __eq__(self, other: object) -> bool:
-        return (isinstance(other, NestedState) and self.ruleset.key() == other.ruleset.key()
-                and self.key() == other.key())
-
-    def __hash__(self) -> int:
-        return hash(self.key())
 
 
 def nested_playout(ruleset: Ruleset, rng: random.Random) -> tuple[list[Mark], NestedState]:

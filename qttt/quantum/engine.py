@@ -12,6 +12,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from ..boardstate import BoardState
 from ..errors import IllegalAction, RecordError
 from ..geometry import cells_of
 from ..ruleset import Ruleset
@@ -289,13 +290,11 @@ class Board:
         return tuple(sorted(path))
 
 
-class State:
+class State(BoardState[Board]):
     """An immutable game state of a ruleset."""
 
-    __slots__ = ("_b",)
-
-    def __init__(self, board: Board) -> None:
-        self._b = board
+    __slots__ = ()
+    _b: Board  # the board this state reads (BoardState's slot)
 
     @classmethod
     def initial(cls, ruleset: Ruleset) -> State:
@@ -322,10 +321,6 @@ class State:
     # -- views -------------------------------------------------------------------------------
 
     @property
-    def ruleset(self) -> Ruleset:
-        return self._b.r.ruleset
-
-    @property
     def phase(self) -> str:
         """place, measure or over."""
         return PHASES[self._b.phase]
@@ -338,11 +333,6 @@ class State:
     def to_move(self) -> str | None:
         """x or o (while measuring: the measurer); None when over."""
         return self._b.to_move()
-
-    @property
-    def move(self) -> int:
-        """Number of the next placement."""
-        return self._b.move
 
     @property
     def pending(self) -> int | None:
@@ -380,12 +370,6 @@ class State:
         return cells_of(self._b.open)
 
     @property
-    def scores(self) -> dict[str, Fraction]:
-        """Points awarded (both 0 until the game is over: rule score-at-end)."""
-        x, o = self._b.scores
-        return {"x": x, "o": o}
-
-    @property
     def score_notes(self) -> tuple[str, ...]:
         """Where the final score rests on a rule no source states (rule score-tie-gap)."""
         return self._b.notes
@@ -394,13 +378,6 @@ class State:
         """Hashable identity of the position within its ruleset."""
         b = self._b
         return (tuple(b.cls), tuple(b.spk), b.move, b.phase, b.pending)
-
-    def __eq__(self, other: object) -> bool:
-        return (isinstance(other, State) and self.ruleset.key() == other.ruleset.key()
-                and self.key() == other.key())
-
-    def __hash__(self) -> int:
-        return hash(self.key())
 
     def __repr__(self) -> str:
         return f"State({self.ruleset.canonical!r}, move={self.move}, phase={self.phase!r})"
