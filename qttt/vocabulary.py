@@ -135,10 +135,12 @@ class Parameters:
             "drawn-first": "A move that fills a block draws it, even when it completes a pattern."},
         compiled=True))
     bonus: str = field(default="none", metadata=_about(
-        "Winning a block gives the same player one extra move at once (block-win), at most one per "
-        "turn.", values={
+        "Winning a block gives the same player one extra move at once: at most one per turn "
+        "(block-win), or one for every block won, a bonus move's too (chain).", values={
             "none": "The players alternate; winning a block gives no extra move.",
-            "block-win": "Winning a block gives one bonus move at once, never two in a row."},
+            "block-win": "Winning a block gives one bonus move at once, never two in a row.",
+            "chain": "Winning a block gives one bonus move at once, even when a bonus move won it, so "
+                     "bonus moves can follow one another."},
         compiled=True))
 
 

@@ -308,7 +308,7 @@ static inline void mark_at(const Rules *r, Pos *s, int c, int b, int q) {
         finish(r, s, 0);
         return;
     }
-    if (won && r->bonus == QN_BONUS_BLOCK_WIN && !s->extra) {  /* nested-bonus */
+    if (won && (r->bonus == QN_BONUS_CHAIN || (r->bonus == QN_BONUS_BLOCK_WIN && !s->extra))) {  /* nested-bonus */
         s->extra = 1;
     } else {                                  /* nested-turn */
         s->extra = 0;

@@ -124,7 +124,7 @@ def case_specs(rs: Ruleset) -> list[CaseSpec]:
                "do, none of a closed block.",
                lambda b, a, s: s.target is None and not s.over, _closed_cell),
         search(rs, "bonus", "Winning a block gives the same player one more move at once.",
-               lambda b, a, s: s.bonus, to_end=False) if rs.rules.bonus == "block-win" else None,
+               lambda b, a, s: s.bonus, to_end=False) if rs.rules.bonus != "none" else None,
         search(rs, "board-win", "A pattern of won blocks ends the game: the mover wins; no move is "
                "legal afterwards.", lambda b, a, s: s.winner is not None, lambda s: [mark(0)]),
         search(rs, "all-closed", "Every block is closed and no pattern of blocks formed: no winner; "

@@ -218,7 +218,7 @@ class _NestedBoard:
         if not self.avail:  # nested-end-closed: every block is won or drawn
             self._finish(0)
             return
-        if won and r.bonus == "block-win" and not self.extra:  # nested-bonus
+        if won and (r.bonus == "chain" or (r.bonus == "block-win" and not self.extra)):  # nested-bonus
             self.extra = True
         else:  # nested-turn
             self.extra = False

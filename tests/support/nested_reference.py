@@ -184,7 +184,8 @@ class RefNested:
         if "-" not in self.block_status:
             self._end()
             return
-        if block_won and self.params["bonus"] == "block-win" and not self.bonus_now:
+        if block_won and (self.params["bonus"] == "chain"
+                          or (self.params["bonus"] == "block-win" and not self.bonus_now)):
             self.bonus_now = True
         else:
             self.bonus_now = False
