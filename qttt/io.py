@@ -150,9 +150,10 @@ def parse_toml(text: str, where: str, error: Callable[[str], Exception]) -> dict
                     "digits") from None
 
 
-def write_atomic(path: str | Path, text: str | Iterable[str], make_dirs: bool = False) -> None:
-    """Write `text` (or its pieces, as they come) to `path` via a temporary file in the same
-    directory and a rename.
+def write_atomic(path: str | Path, text: str | bytes | Iterable[str] | Iterable[bytes],
+                 make_dirs: bool = False) -> None:
+    """Write `text` (or its pieces, as they come; str as UTF-8, bytes as they are) to `path` via a
+    temporary file in the same directory and a rename.
 
     The directory must exist unless `make_dirs` (for generators writing the project's own tree);
     the file gets the permissions the umask allows, as `open` would.
@@ -167,12 +168,9 @@ def write_atomic(path: str | Path, text: str | Iterable[str], make_dirs: bool = 
     except OSError as e:
         raise FileError(None, f"cannot write {target}: {e.strerror}") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            if isinstance(text, str):
-                f.write(text)
-            else:
-                for piece in text:
-                    f.write(piece)
+        with os.fdopen(fd, "wb") as f:
+            for piece in [text] if isinstance(text, str | bytes) else text:
+                f.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
     except OSError as e:

@@ -233,12 +233,12 @@ class NestedCore:
         """The moves of `games` random games drawn from `rng` as `nested_playout` draws them."""
         return [[Mark(c) for c in cells] for cells in self.games(rng, games)[0]]
 
-    def jsonl(self, rng: random.Random, games: int, head: str, tail: str) -> str:
-        """`games` random games drawn from `rng` as `nested_playout` draws them, as text: per game
+    def jsonl(self, rng: random.Random, games: int, head: str, tail: str) -> bytes:
+        """`games` random games drawn from `rng` as `nested_playout` draws them, as ASCII: per game
         `head`, the moves' JSON (`notation.action_to_json`, compact) joined by commas, `tail`."""
         frag = self._fragments
         return "".join([head + ",".join([frag[c] for c in cells]) + tail
-                        for cells in self.games(rng, games)[0]])
+                        for cells in self.games(rng, games)[0]]).encode("ascii")
 
     @cached_property
     def _fragments(self) -> list[str]:

@@ -245,8 +245,8 @@ class Core:
                              "core's move numbers; use --core python")
         return QtttError("core-compiled", f"the compiled core's {what} overflowed")
 
-    def jsonl(self, rng: random.Random, games: int, head: str, tail: str) -> str:
-        """`games` random games drawn from `rng` as `qttt.playout` draws them, as text: per game
+    def jsonl(self, rng: random.Random, games: int, head: str, tail: str) -> bytes:
+        """`games` random games drawn from `rng` as `qttt.playout` draws them, as ASCII: per game
         `head`, the actions' JSON (`notation.action_to_json`, compact) joined by commas, `tail`."""
         frag, offsets = self._fragments
         state, finish = generator_state(rng)
@@ -259,7 +259,7 @@ class Core:
         if used < 0:
             raise self._overflow(used, "record buffer")
         finish()
-        return ctypes.string_at(out, used).decode("ascii")
+        return ctypes.string_at(out, used)
 
     @cached_property
     def _fragments(self) -> tuple[bytes, ctypes.Array[ctypes.c_int32]]:
