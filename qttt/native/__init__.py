@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Self
 
@@ -30,6 +31,14 @@ U64 = ctypes.POINTER(ctypes.c_uint64)
 I8 = ctypes.POINTER(ctypes.c_int8)
 P = ctypes.c_void_p
 INT = ctypes.c_int
+
+
+def scaled(v: Fraction, scale: int) -> int:
+    """An exact point value times `scale` (the integer points the cores count in), which must make
+    it an integer."""
+    x = v * scale
+    assert x.denominator == 1, (v, scale)
+    return x.numerator
 
 
 class CoreUnavailable(QtttError):

@@ -46,11 +46,11 @@ from ..native import (
     bind,
     check_header,
     generator_state,
+    scaled,
     unavailable,
     usable,
 )
 from ..notation import action_to_json
-from ..quantum.scoring import scaled
 from ..ruleset import Ruleset
 from ..vocabulary import AWARD_DECLARATIONS, AWARD_FIELDS, NESTED, PARAMETERS, Component, c_name
 from .engine import BLOCK_STATES, DRAWN, PLAYERS, NestedState, award_weights, compile_nested

@@ -44,6 +44,7 @@ from ..native import (
     bind,
     check_header,
     generator_state,
+    scaled,
     unavailable,
     usable,
 )
@@ -53,7 +54,7 @@ from ..vocabulary import c_name
 from .analysis.count import board_after, encode
 from .engine import Action, Measure, Place, State, mark_name, quantum_action
 from .game import COMPILED, Game, compile_game
-from .scoring import AWARD_TYPES, CRITERIA_CODES, scaled
+from .scoring import AWARD_TYPES, CRITERIA_CODES
 
 SOURCE = Path(__file__).with_name("_core.c")
 HEADER_PATH = Path(__file__).with_name("_config.h")

@@ -12,6 +12,7 @@ from math import lcm
 from typing import ClassVar
 
 from ..geometry import Pattern, patterns
+from ..native import scaled
 from ..ruleset import Ruleset
 from ..vocabulary import AWARD_DECLARATIONS, Component
 
@@ -136,13 +137,6 @@ def declared(name: str) -> tuple[str, str, int, tuple[str, ...]]:
 
 
 NONE, SOME, UNKNOWN = 0, 1, 2  # how many patterns the opponent owns, for Award.range_for
-
-
-def scaled(v: Fraction, scale: int) -> int:
-    """An exact point value times `scale`, which must make it an integer."""
-    x = v * scale
-    assert x.denominator == 1, (v, scale)
-    return x.numerator
 
 
 class PerPattern(Award):
