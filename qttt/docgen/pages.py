@@ -63,11 +63,22 @@ def _rule_block(rule: Rule, docs: bool, page: str) -> list[str]:
     scope = ("every quantum ruleset" if rule.scope == "common" else
              f"every {rule.scope} ruleset" if family else f"selected by `{rule.scope}`")
     lines += [f"**R{num}** (`{rule.id}`, {scope}). {rule.statement}", ""]
+    lines += value_readings(rule)
     if docs and not family:
         chosen = _choices(rule)
         if chosen:
             lines += ["Built-in rulesets: " + "; ".join(chosen) + ".", ""]
     return lines
+
+
+def value_readings(rule: Rule) -> list[str]:
+    """The reading of each declared value of the parameter a rule is scoped to (the declaration in
+    qttt.vocabulary states them; the rule's statement names none), as a list."""
+    p = PARAMETER_BY_NAME.get(rule.scope)
+    if p is None or not p.values:
+        return []
+    return [*(f"- `{p.name} = {format_value(v.value)}`: {v.reading.format(n='n', line='ending line')}"
+              for v in p.values), ""]
 
 
 def _choices(rule: Rule) -> list[str]:

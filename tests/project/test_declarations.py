@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from qttt.docgen.pages import value_readings
 from qttt.docgen.prose import parameter_statement
 from qttt.errors import VariantError
 from qttt.nested import compiled as nested_compiled
@@ -22,6 +23,7 @@ from qttt.quantum.game import COMPILED, compile_game
 from qttt.quantum.scoring import AWARD_TYPES
 from qttt.ruleset import Ruleset, with_params
 from qttt.schema import variant_schema
+from qttt.spec import rules
 from qttt.variant import load_ruleset
 from qttt.vocabulary import AWARD_DECLARATIONS, COMMON_FIELDS, PARAMETERS, QUANTUM, Parameter, c_name
 
@@ -149,3 +151,26 @@ def test_an_undeclared_value_is_refused_naming_the_parameter_and_the_allowed(dat
     message = str(caught.value)
     assert "\n" not in message and p.name in message and json.dumps(value, ensure_ascii=False)[:20] in message
     assert all(json.dumps(a) in message for a in p.allowed)
+
+
+SCOPED = [r for r in rules().values() if any(p.name == r.scope and p.values for p in PARAMETERS)]
+
+
+@pytest.mark.parametrize("rule", SCOPED, ids=lambda r: r.id)
+def test_a_rule_scoped_to_a_parameter_leaves_its_values_to_the_declaration(rule: Any) -> None:
+    """A new value touches the declaration, not spec/rules.toml: the statement of a rule a parameter
+    selects names none of the parameter's values; the rule pages list each declared value's reading."""
+    p = next(p for p in PARAMETERS if p.name == rule.scope)
+    for v in declared_values(p):
+        text = str(v).lower() if isinstance(v, bool) else str(v)
+        assert not re.search(rf"{p.name}\s*=\s*{re.escape(text)}\b", rule.statement), (rule.id, v)
+        assert not re.search(rf"\({re.escape(text)}\)", rule.statement), (rule.id, v)
+    listed = "\n".join(value_readings(rule))
+    for v in p.values:
+        assert f"`{p.name} = {str(v.value).lower() if isinstance(v.value, bool) else v.value}`" in listed
+    assert len(value_readings(rule)) == len(p.values) + 1
+
+
+def test_every_enumerated_parameter_scopes_a_rule() -> None:
+    """Each declared reading reaches the rules pages through the rule its parameter selects."""
+    assert {r.scope for r in SCOPED} == {p.name for p in PARAMETERS if p.values and p.name != "game"}
