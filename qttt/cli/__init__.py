@@ -22,6 +22,7 @@ from typing import Any, NoReturn
 
 from rich.console import Console
 
+from .. import __version__
 from ..errors import QtttError
 from ..processes import Terminated
 from ..safe import SafeStream, escape
@@ -42,7 +43,6 @@ def command_modules() -> list[str]:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
     parser = Parser(prog="qttt", description="Quantum tic-tac-toe: rules, engine, verification.")
-    from .. import __version__
     parser.add_argument("--version", action="version", version=f"qttt {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in command_modules():

@@ -9,8 +9,9 @@ import sys
 
 from ..argtypes import integer
 from ..bounds import SEED
+from ..conformance.core import CompiledEngine
 from ..conformance.protocol import QtttEngine, serve
-from ..errors import FileError
+from ..errors import FileError, QtttError
 from ..family import having, load
 from ..players import PLAYERS, make_player
 
@@ -36,8 +37,6 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(sys.stdin, io.TextIOWrapper):
         sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8 make a line that is not JSON
     if args.core == "compiled":
-        from ..conformance.core import CompiledEngine
-        from ..errors import QtttError
         for family in having("core"):  # every family's compiled core must build here
             reason = load(family.tools["core"]).available()
             if reason is not None:

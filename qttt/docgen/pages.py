@@ -8,7 +8,10 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from verify.cli import markdown
+
 from ..canonical import SCORING_KEYS
+from ..cli import build_parser
 from ..conformance.values import value_coverage
 from ..family import families
 from ..gametype import GAME_TYPES
@@ -103,7 +106,6 @@ def verification_page(root: Path) -> list[str]:
         return [*out, "No report is committed yet. Produce it with "
                 "`qttt check --all --json > results/verification/report.json`; the next site build "
                 "renders it.", ""]
-    from verify.cli import markdown
     return out + markdown(json.loads(report.read_text(encoding="utf-8")))
 
 
@@ -256,7 +258,6 @@ def parameters_page() -> list[str]:
 
 def cli_page() -> list[str]:
     """The help of `qttt` and of every subcommand, from the argument parser."""
-    from ..cli import build_parser
     old = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = "96"
     try:
