@@ -406,8 +406,12 @@ def children(pid: int) -> set[int]:
 
 def started(argv: list[str], workers: int = 0) -> subprocess.Popen[str]:
     """`qttt ARGV` started, once it has `workers` children running."""
+    # SIGINT at its default in the child, as under a terminal: a test run from a background job
+    # (CI started with `&`) would otherwise hand it on ignored, and a Ctrl-C sent before the command
+    # sets its own handlers would be lost.
     proc = subprocess.Popen([sys.executable, "-m", "qttt", *argv], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while len(children(proc.pid)) < workers and time.monotonic() < deadline:
         time.sleep(0.1)
