@@ -105,6 +105,10 @@ class Scanner:
             except json.JSONDecodeError as e:
                 if not self.newlines and "\n" in self.buf[self.pos:e.pos + 1]:
                     raise self.error("the line ends inside the value") from None  # never the next line's
+                line_end = -1 if self.newlines else self.buf.find("\n", self.pos)
+                if 0 <= line_end - self.pos <= MAX_VALUE:  # whole line read: more input changes nothing
+                    self._advance(max(e.pos, self.pos))
+                    raise self.error(e.msg[0].lower() + e.msg[1:]) from None
                 if len(self.buf) - self.pos > MAX_VALUE:
                     raise self.error(f"a value longer than {MAX_VALUE:,} characters") from None
                 if self._fill():
