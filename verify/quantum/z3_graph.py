@@ -127,14 +127,20 @@ def _check(solver: z3.Solver) -> z3.CheckSatResult:
     return verdict
 
 
-def check_premises(query: Query[Any], timeout: float = 60.0) -> Premises:
-    """Whether the premises of query are satisfiable, with a decoded model when they are."""
+def _timed(constraints: tuple[z3.BoolRef, ...], timeout: float) -> tuple[z3.Solver, Any, float]:
+    """A solver over `constraints` checked within `timeout` seconds: the solver, its verdict and the
+    seconds it took."""
     solver = z3.Solver()
     solver.set("timeout", max(1, int(timeout * 1000)))
-    solver.add(*query.premises)
+    solver.add(*constraints)
     start = time.perf_counter()
     verdict = _check(solver)
-    seconds = time.perf_counter() - start
+    return solver, verdict, time.perf_counter() - start
+
+
+def check_premises(query: Query[Any], timeout: float = 60.0) -> Premises:
+    """Whether the premises of query are satisfiable, with a decoded model when they are."""
+    solver, verdict, seconds = _timed(query.premises, timeout)
     if verdict == z3.sat:
         shown = repr(query.decode(solver.model()))
         return Premises("sat", shown if len(shown) <= 300 else shown[:297] + "...", seconds)
@@ -154,12 +160,7 @@ def claim(statement: str, formula: z3.BoolRef) -> Query[dict[str, str]]:
 
 def prove(query: Query[W], timeout: float = 60.0) -> Result[W]:
     """Search for a counterexample to query.claim for at most timeout seconds."""
-    solver = z3.Solver()
-    solver.set("timeout", max(1, int(timeout * 1000)))
-    solver.add(*query.constraints)
-    start = time.perf_counter()
-    verdict = _check(solver)
-    seconds = time.perf_counter() - start
+    solver, verdict, seconds = _timed(query.constraints, timeout)
     if verdict == z3.unsat:
         return Proved(seconds)
     if verdict == z3.sat:
