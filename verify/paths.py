@@ -131,6 +131,7 @@ def exported(module: str) -> frozenset[str]:
     nm = shutil.which("nm")
     if nm is None:
         return frozenset(name for name in held if not name.startswith("_"))
-    out = subprocess.run([nm, "-D", "--defined-only", held["_name"]], capture_output=True, text=True, check=True)
+    out = subprocess.run([nm, "-D", "--defined-only", held["_name"]], capture_output=True, text=True,
+                         check=True)
     return frozenset(parts[2] for line in out.stdout.splitlines()
                      if len(parts := line.split()) == 3 and parts[1] == "T")
