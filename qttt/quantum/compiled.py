@@ -1,21 +1,22 @@
 """The compiled rules core: `_core.c`, the one C implementation of the rules (random playouts,
 perft, positions for the engine protocol, an exact solver), built on demand with the system C
-compiler and used through ctypes; this module is its only binding.
+compiler (or at install time) and used through ctypes; this module is its only binding.
 
-The source is compiled twice (`BUILDS`): for boards of at most 9 cells (32-bit move masks, solver
-keys canonical under the board's symmetries) and of at most 16 (64-bit masks). Random games draw
-from a `random.Random`'s own Mersenne Twister state, so a seed gives the same games as
-`qttt.playout` (the generator is left where the Python engine would leave it). `supports` says
-which rulesets it takes; callers fall back to the Python engine where there is no compiler
-(`available`). Scores are integers scaled by `Game.scale`. Built libraries are cached under
-$QTTT_CACHE (default ~/.cache/qttt) by a hash of the source, header and flags.
+The source is compiled twice (`BUILDS`, declared in `_core.toml`): for boards of at most 9 cells
+(32-bit move masks, solver keys canonical under the board's symmetries) and of at most 16 (64-bit
+masks). Random games draw from a `random.Random`'s own Mersenne Twister state, so a seed gives
+the same games as `qttt.playout` (the generator is left where the Python engine would leave it).
+`supports` says which rulesets it takes; callers fall back to the Python engine, with a notice,
+where no core can be had (`available`). Scores are integers scaled by `Game.scale`. The libraries
+come built in a wheel, or are built on first use and cached under $QTTT_CACHE (default
+~/.cache/qttt) by a hash of the source, headers and flags, each checked before use (qttt.native).
 
 The ruleset reaches C as `config(rs)`, a flat int64 array serialised from `qttt.game.Game`: the
 Game fields `CONFIG_FIELDS`; end-line masks (count, masks); the masks whose ownership matters
 (count, masks); symmetries (count, then a cell permutation each); scoring components (count, then
 each award's `Award.encode`: code, pattern count and masks, its `c_fields`, its list counted).
 The C parser reads the same names from `_config.h`, which `config_header` writes from these
-declarations; `build` refuses a header that does not match them.
+declarations; `library` refuses a header that does not match them.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from ..native import (
     P,
     Position,
     bind,
+    builds,
     check_header,
     generator_state,
     scaled,
@@ -58,7 +60,8 @@ from .scoring import AWARD_TYPES, CRITERIA_CODES
 
 SOURCE = Path(__file__).with_name("_core.c")
 HEADER_PATH = Path(__file__).with_name("_config.h")
-BUILDS = (9, 16)  # QC_CELLS of the two builds: a ruleset uses the smallest that holds its board
+# QC_CELLS of the builds: a ruleset uses the smallest that holds its board
+BUILDS = tuple(sorted(int(d.removeprefix("QC_CELLS=")) for b in builds(SOURCE).values() for d in b.defines))
 MAX_CELLS = BUILDS[-1]
 SOLVER_CELLS = BUILDS[0]  # the solver's canonical keys need the small build
 # The Game fields serialised, in order: the compiled parameters as their values' codes.
@@ -123,12 +126,16 @@ def library(cells: int = MAX_CELLS) -> ctypes.CDLL:
     no cached build matches the source; CoreUnavailable if `_config.h` does not match the
     declarations it is generated from."""
     check_header(HEADER_PATH, config_header(), "qttt.quantum.compiled.config_header()")
-    return bind(SOURCE, f"qttt_core{cells}", _SIGNATURES, (f"-DQC_CELLS={cells}",))
+    return bind(SOURCE, f"qttt_core{cells}", _SIGNATURES)
 
 
-def available() -> str | None:
-    """None when the core can be built and loaded here, else the reason it cannot."""
-    return unavailable(lambda: [library(cells) for cells in BUILDS])
+SLOWER = 28  # the Python engine's CPU per random game over the core's (analyze random: 25.8 CPU-s / 0.93)
+
+
+def available(cells: int | None = None) -> str | None:
+    """None when the core (the build for `cells` cells; every build when None) can be had here,
+    else the reason it cannot."""
+    return unavailable(lambda: [library(c) for c in BUILDS if cells in (None, c)])
 
 
 def supports(rs: Ruleset, cells: int = MAX_CELLS) -> str | None:
@@ -187,14 +194,14 @@ def _build_for(rs: Ruleset) -> int:
 def use_compiled(rs: Ruleset, core: str) -> bool:
     """Whether to use the compiled core for `rs`: always for compiled (CoreUnavailable if it
     cannot), never for python, and for auto whenever it can."""
-    return usable(core, lambda: supports(rs) or available())
+    return usable(core, supports(rs), lambda: available(_build_for(rs)), SLOWER)
 
 
 class Core:
     """The compiled core configured for one ruleset (see `core_for`)."""
 
     def __init__(self, rs: Ruleset) -> None:
-        reason = supports(rs) or available()
+        reason = supports(rs) or available(_build_for(rs))
         if reason is not None:
             raise CoreUnavailable("core-compiled", reason)
         self.rs = rs

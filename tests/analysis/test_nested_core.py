@@ -13,9 +13,9 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import pytest
+from cores import no_core
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lanes import examples
@@ -246,27 +246,26 @@ def test_commands_use_the_core_and_say_the_same(capsys: pytest.CaptureFixture[st
     assert a.histogram == b.histogram and a.shapes == b.shapes
 
 
-def test_without_a_compiler_commands_fall_back_or_refuse(capsys: pytest.CaptureFixture[str]) -> None:
+def test_without_a_compiler_commands_fall_back_or_refuse(capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         tmp_path: Path) -> None:
     rs = load_ruleset("intelligent")
-    nested_core.library.cache_clear()
-    nested_core._cores.cache_clear()
-    try:
-        with mock.patch("qttt.native.compiler", return_value=None):
-            assert "no C compiler" in (nested_core.available() or "")
-            assert not nested_core.use_compiled(rs, "auto")
-            with pytest.raises(CoreUnavailable):
-                nested_core.use_compiled(rs, "compiled")
-            assert main(["random", "intelligent", "-n", "2", "--seed", "8"]) == 0
-            assert len(capsys.readouterr().out.splitlines()) == 2
-            assert main(["perft", "intelligent", "--depth", "2"]) == 0
-            assert "depth 2:" in capsys.readouterr().out
-            assert main(["random", "intelligent", "--core", "compiled"]) == 2
-            assert "no C compiler" in capsys.readouterr().err
-            player = SearchPlayer(seed=1, seconds=None, playouts=20)
-            assert player.choose(NestedState.initial(rs)) in NestedState.initial(rs).legal_actions()
-    finally:
-        nested_core.library.cache_clear()
-        nested_core._cores.cache_clear()
+    with no_core(monkeypatch, tmp_path):
+        assert "no C compiler" in (nested_core.available() or "")
+        assert not nested_core.use_compiled(rs, "auto")
+        with pytest.raises(CoreUnavailable):
+            nested_core.use_compiled(rs, "compiled")
+        assert main(["random", "intelligent", "-n", "2", "--seed", "8"]) == 0
+        out = capsys.readouterr()
+        assert len(out.out.splitlines()) == 2
+        assert out.err.startswith("qttt: compiled core unavailable (no C compiler found to build "
+                                  "nested/_core.c); using the Python engine, about "), out.err
+        assert main(["perft", "intelligent", "--depth", "2"]) == 0
+        assert "depth 2:" in capsys.readouterr().out
+        assert main(["random", "intelligent", "--core", "compiled"]) == 2
+        assert "no C compiler" in capsys.readouterr().err
+        player = SearchPlayer(seed=1, seconds=None, playouts=20)
+        assert player.choose(NestedState.initial(rs)) in NestedState.initial(rs).legal_actions()
 
 
 @pytest.mark.parametrize("core", [nested_core, compiled], ids=["nested", "quantum"])

@@ -25,6 +25,7 @@ from qttt.quantum import compiled
 from qttt.quantum.engine import Action, Measure, Place, State, player_of
 from qttt.quantum.game import compile_game
 
+from ..paths import Path, serving
 from ..report import Confirmed
 from .abstract import Params, simulates
 from .catalogue import REFUSAL_ORDER
@@ -151,15 +152,17 @@ class Context:
     declared: dict[str, Fraction] | None
     bound: int | None = None
     core: Any = field(default=None, compare=False)
+    paths: tuple[Path, ...] = ()
 
     @classmethod
     def of(cls, rs: Ruleset, bound: int | None = None, cores: bool = True) -> Context:
-        """The context of a ruleset, read from its compiled Game (with the compiled core when
-        `cores` and it plays rs)."""
+        """The context of a ruleset, read from its compiled Game (with the compiled core and the
+        registered paths compared at positions, `verify.paths`, that serve rs when `cores`)."""
         g = compile_game(rs)
         found = declared_range(rs)
         return cls(rs, Params.of(rs), bool(g.end_masks), g.measurer, g.end_masks,
-                   found[0] if found else None, bound, compiled_core(rs) if cores else None)
+                   found[0] if found else None, bound, compiled_core(rs) if cores else None,
+                   serving(rs, "positions")[0] if cores else ())
 
 
 def compiled_core(rs: Ruleset) -> Any:
@@ -434,8 +437,10 @@ def inspect(ctx: Context, state: State, path: Sequence[Action],
     found += [refused] if refused else []
     if simulate:
         found += _guarded(ABSTRACT, lambda: simulates(ctx.params, state, ctx.first_line))
-    differs = compare_cores(ctx, state, path, children, refusals) if ctx.core is not None else None
-    return found + ([differs] if differs else []), children
+    for p in ctx.paths:  # every registered path compared at positions (verify.paths)
+        differs = p.comparison()(ctx, state, path, children, refusals)
+        found += [differs] if differs else []
+    return found, children
 
 
 def confirm(ctx: Context, variant: str, prop: str, path: Sequence[Action]) -> Confirmed | None:
