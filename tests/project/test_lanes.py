@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 
 import lanes
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = ROOT / "tests" / "support"
@@ -69,6 +70,7 @@ def test_the_quick_lane_is_the_complement_with_its_profile(tmp_path: Path) -> No
     assert proc.returncode == 0 and "4 passed, 2 skipped" in proc.stdout, proc.stdout + proc.stderr
 
 
+@pytest.mark.slow  # three pytest runs, one with workers; it guards CI, which runs it
 def test_ci_fails_on_a_skip_for_something_missing_and_only_on_that(tmp_path: Path) -> None:
     proc = _pytest(tmp_path, "-n", "2", ci=True, profile="ci", examples=30)
     assert proc.returncode == 1, proc.stdout + proc.stderr

@@ -29,8 +29,9 @@ LANES: dict[str, str] = {
 }
 QUICK = "quick"
 QUICK_EXAMPLES = 10  # the most examples a Hypothesis test runs in the quick lane
-# What a skip for something missing says (tests/support/requires.py words its reasons so).
-MISSING = re.compile(r"is not installed|could not import|unavailable|no C compiler")
+# What a skip for something missing says (a package, a program, a compiled core).
+MISSING = re.compile(r"is not installed|could not import|unavailable|no C compiler|no compiled core|"
+                     r"cannot be built")
 
 settings.register_profile("default", max_examples=100, deadline=None)
 settings.register_profile("ci", max_examples=100, deadline=None, derandomize=True,
