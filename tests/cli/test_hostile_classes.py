@@ -21,10 +21,11 @@ from hypothesis import strategies as st
 from lanes import examples
 
 from qttt import bounds, io
-from qttt.bounds import Bound, NumberTooLong
+from qttt.bounds import Bound
 from qttt.cli import main
 from qttt.conformance.protocol import QtttEngine, respond
 from qttt.errors import FileError, QtttError
+from qttt.jsonstream import NumberTooLong, loads
 from qttt.processes import MAX_LINE, ChannelClosed, LineChannel
 from qttt.safe import SafeStream, escape, shown
 from qttt.variant import EXTENDS_DEPTH, load_ruleset
@@ -236,7 +237,7 @@ def test_long_integers_in_protocol_and_json_readers(digits: str) -> None:
         answer = json.loads(respond(engine, line)[0])
         assert answer["ok"] is False and answer["error"]["kind"] == "protocol", answer
     with pytest.raises(NumberTooLong):
-        bounds.loads(f"[1, {digits}]")
+        loads(f"[1, {digits}]")
     with pytest.raises(FileError, match="not JSON: an integer of"):
         io.parse_json(f'{{"a": -{digits}}}', "x")
 
