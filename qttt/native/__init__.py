@@ -11,7 +11,6 @@ from __future__ import annotations
 import array
 import copy
 import ctypes
-import json
 import os
 import random
 import shutil
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from ..errors import QtttError
+from ..jsonstream import loads
 from .build import MANIFEST, PREBUILT, Build, builds, check, compile_build, compiler, digest, shape_problem
 
 HERE = Path(__file__).parent
@@ -72,7 +72,7 @@ def notice(text: str) -> None:
 def _manifest(folder: Path) -> dict[str, str]:
     """The prebuilt libraries in `folder` (name: SHA-256), checked by the build hook."""
     try:
-        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        data = loads((folder / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
