@@ -12,9 +12,11 @@ field some cover does not account for.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
+from operator import attrgetter
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
@@ -67,6 +69,8 @@ class Derived:
 
 def frozen(value: Any) -> Any:
     """A field's value as hashable data: lists and tuples as tuples, dicts as sorted item tuples."""
+    if type(value) in (int, bool):
+        return value
     if isinstance(value, (list, tuple)):
         return tuple(frozen(v) for v in value)
     if isinstance(value, dict):
@@ -105,7 +109,12 @@ class PositionState:
 
     def values(self, board: object) -> tuple[Any, ...]:
         """The declared fields' values on a board, in declaration order, hashable."""
-        return tuple(frozen(getattr(board, name)) for name in self.names)
+        return tuple(tuple(v) if type(v) is list else frozen(v) for v in self._get(board))
+
+    @cached_property
+    def _get(self) -> Callable[[object], tuple[Any, ...]]:
+        get = attrgetter(*self.names)
+        return (lambda board: (get(board),)) if len(self.names) == 1 else get
 
     def of(self, board: object) -> dict[str, Any]:
         """The declared fields by name."""

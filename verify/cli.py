@@ -252,8 +252,7 @@ def print_report(out: Console, report: Report) -> None:
             what = f"every reachable position, {walk['positions']} positions, none merged"
         else:
             what = (f"one position per shape class, {walk['positions']} classes, each also on up to K = "
-                    f"{walk['relabelled_per_class']} relabelled members "
-                    f"({walk['relabelled_checked']} checked)")
+                    f"{walk['members_per_class']} other members ({walk['members_checked']} checked)")
         extent = "" if walk["complete"] else f", to ply {walk.get('max_ply')} only"
         if "resumed_at" in walk:
             extent += (f", resumed from a checkpoint at ply {walk['resumed_at']} "

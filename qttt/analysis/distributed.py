@@ -20,6 +20,20 @@ from ..processes import Mapper, worker_init
 CONNECT_SECONDS = 10  # how long a scheduler address is tried
 
 
+class DaskMapper:
+    """A mapper (`qttt.processes.Mapper`) over a Dask client: each call's units of work are submitted
+    to the cluster, results come back in submission order. Work that passes data from one unit to
+    the next (a walk's plies) uses `client` itself, so the data stays on the cluster."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def __call__(self, fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterable[Any]:
+        futures = [self.client.submit(fn, *a, pure=False) for a in args]
+        for f in futures:
+            yield f.result()
+
+
 @contextmanager
 def dask_mapper(address: str | None = None, workers: int | None = None
                 ) -> Iterator[Mapper]:
@@ -53,12 +67,8 @@ def dask_mapper(address: str | None = None, workers: int | None = None
             raise UsageError(None, f"--dask {address!r}: cannot connect to a Dask scheduler: {why}; "
                              "give host:port (tcp://host:port) or local") from None
 
-    def mapper(fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterable[Any]:
-        futures = [client.submit(fn, *a, pure=False) for a in args]
-        for f in futures:
-            yield f.result()
     try:
-        yield mapper
+        yield DaskMapper(client)
     finally:
         client.close()  # type: ignore[no-untyped-call]
         if cluster is not None:

@@ -475,7 +475,8 @@ class CorePosition(Position):
             scores=(c.points(out[4]), c.points(out[5])),
             cycle=tuple(k for k in range(n) if out[6] >> k & 1) if out[0] == 1 else None,
             classical=tuple(out[HEADER + k] for k in range(n)),
-            spooky=tuple(tuple(m for m in range(64) if out[HEADER + n + k] >> m & 1) for k in range(n)),
+            spooky=tuple(tuple(m for m in range(v.bit_length()) if v >> m & 1)
+                         for v in out[HEADER + n:HEADER + 2 * n]),
         )
 
     def fields(self) -> dict[str, object]:

@@ -18,7 +18,7 @@ from refbridge import ref_game
 from qttt import IllegalAction, builtin_names, load_ruleset, replay_actions, with_params
 from qttt.geometry import lines
 from qttt.notation import record_from_json
-from qttt.quantum.engine import Action, Measure, Place, State, playout, quantum_state
+from qttt.quantum.engine import STATE, Action, Measure, Place, State, playout, quantum_state
 from verify import cli
 from verify.catalogue import properties
 from verify.nested import catalogue as nested_catalogue
@@ -365,9 +365,10 @@ def test_check_builtin(name: str) -> None:
     turn = next(f for f in report.findings if f.property == "turn-order")
     if name == "wikipedia":  # the walk says what it covered, never "exhaustive"
         assert report.walk is not None and "exhaustive" not in turn.label
-        classes, members = report.walk["positions"], report.walk["relabelled_checked"]
+        classes, members = report.walk["positions"], report.walk["members_checked"]
         assert f"one position per shape class, {classes} classes" in turn.label
-        assert f"K = 4 relabelled members: {members} checked" in turn.label and members > 2 * classes
+        assert f"K = 4 other members: {members} checked" in turn.label and members > 2 * classes
+        assert set(report.walk["members_differing_by_field"]) == set(STATE.names)
     assert "compiled core (C)" in report.cores
     for f in report.findings:
         if f.status in ("violated", "accepted"):
@@ -484,7 +485,7 @@ def test_relaxed_walk_deadlocks_are_never_reported_without_a_replaying_witness()
     stuck = relaxed.failures.get("no-deadlock", [])
     assert stuck, "the relaxed walk finds deadlocks"
     ctx = Context.of(rs, cores=False)
-    assert all(confirm(ctx, spec, "no-deadlock", actions) is None for _, actions in stuck)
+    assert all(confirm(ctx, spec, "no-deadlock", actions) is None for _, actions, _ in stuck)
     report = check(spec, games=20)
     assert not report.violated and not report.has("error")
     for f in report.findings:

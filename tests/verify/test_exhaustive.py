@@ -5,6 +5,7 @@ and successor keys: a bisimulation), and the walk visits every class."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import random
@@ -14,10 +15,14 @@ from typing import Any
 import pytest
 
 from qttt import load_ruleset, with_params
+from qttt.analysis.distributed import dask_mapper
 from qttt.cli import main
+from qttt.errors import FileError
 from qttt.quantum.engine import State
+from verify.quantum import exhaustive
 from verify.quantum.abstract import abstract_of
-from verify.quantum.exhaustive import shape_key, walk, walk_ruleset
+from verify.quantum.check import check
+from verify.quantum.exhaustive import Walk, shape_key, walk, walk_ruleset
 
 
 def brute_shape(state: State) -> tuple[Any, ...]:
@@ -137,8 +142,71 @@ def test_a_resumed_walk_is_never_labelled_exhaustive(tmp_path: Any,
     report = json.loads(capsys.readouterr().out)
     rows = [f for r in report["rulesets"] for f in r["properties"]]
     assert rows and all(f["status"] != "exhaustive" for f in rows)
-    assert all("resumed from a checkpoint at ply 2" in f["label"] for f in rows
+    assert all("resumed from a checkpoint at ply 3" in f["label"] for f in rows
                if f["property"] in ("collapse-uniqueness", "no-deadlock"))
     assert main(["check", spec, "--exhaustive", "--json"]) == 0  # the same walk, run whole
     whole = [f for r in json.loads(capsys.readouterr().out)["rulesets"] for f in r["properties"]]
     assert any(f["status"] == "exhaustive" for f in whole)
+
+
+def _result(w: Walk) -> dict[str, Any]:
+    """A walk's result: everything but its time, its number of workers and where it resumed."""
+    out = dataclasses.asdict(w)
+    for name in ("seconds", "workers", "resumed_at"):
+        out.pop(name)
+    return out
+
+
+@pytest.mark.slow
+def test_the_walk_is_the_same_on_any_number_of_workers_and_on_dask(tmp_path: Any) -> None:
+    """Positions per ply, classes, members, fields that differed and findings (this ruleset's walk
+    finds deadlocks) are the same on 1 worker, 3 local processes and a local Dask cluster of 3
+    worker processes, and after resuming on 3 workers a checkpoint that 2 wrote."""
+    rs = load_ruleset("wikipedia(two_cycles=false,end=full)")
+    one = walk(rs, members=1, max_ply=10)
+    assert one.failures.get("no-deadlock") and one.positions_by_ply[-1] == 44
+    assert _result(walk(rs, members=1, max_ply=10, processes=3)) == _result(one)
+    with dask_mapper(None, 3) as mapper:
+        assert getattr(mapper, "client", None) is not None  # the shards stay on the cluster between plies
+        assert _result(walk(rs, members=1, max_ply=10, mapper=mapper, workers=3)) == _result(one)
+    saved = tmp_path / "walk.json"
+    first = walk(rs, members=1, max_ply=6, processes=2, checkpoint=saved)
+    assert first.positions_by_ply == one.positions_by_ply[:7]
+    resumed = walk(rs, members=1, max_ply=10, processes=3, checkpoint=saved)
+    assert resumed.resumed_at == 7 and _result(resumed) == _result(one)
+
+
+@pytest.mark.parametrize("cores", [True, False])
+def test_a_key_that_merges_other_shapes_is_a_checker_error(cores: bool,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plant: the shape key forgets the pending cycle's structure (its component's code kept
+    only as a size). With the compiled core the walk merges under the core's key and the checker's
+    key of each representative differs; without it the merged games are told apart by a search for
+    an isomorphism that shares nothing with the key. Either way the walk reports a key error, and
+    the check labels every walked property a checker error, never shape classes."""
+    original = exhaustive._cycle_code
+
+    def planted(adj: Any, cells: Any, ends: Any, pending: int) -> str | None:
+        code = original(adj, cells, ends, pending)
+        return None if code is None else "()" * (len(code) // 2)
+    monkeypatch.setattr(exhaustive, "_cycle_code", planted)
+    done = walk(load_ruleset("wikipedia(end=full)"), members=4, max_ply=4, cores=cores)
+    assert done.key_errors, done
+    report = check("russian", games=2, exhaustive=True, max_ply=4, cores=cores)
+    turn = next(f for f in report.findings if f.property == "turn-order")
+    assert turn.status == "error" and "merged positions that are not one shape class" in turn.label
+
+
+def test_the_checkpoint_is_bound_to_its_ruleset_key_and_ply(tmp_path: Any) -> None:
+    rs = load_ruleset("russian")
+    saved = tmp_path / "walk.json"
+    walk(rs, max_ply=3, checkpoint=saved)
+    with pytest.raises(FileError, match="not 'kumar'"):
+        walk(load_ruleset("kumar"), max_ply=4, checkpoint=saved)
+    with pytest.raises(FileError, match="key concrete"):
+        walk(rs, max_ply=4, checkpoint=saved, key="concrete")
+    data = json.loads(saved.read_text())
+    data["ply"] = 5
+    saved.write_text(json.dumps(data))
+    with pytest.raises(FileError, match="damaged"):
+        walk(rs, max_ply=4, checkpoint=saved)

@@ -336,4 +336,4 @@ def test_failures_found_before_a_checkpoint_survive_the_resume(monkeypatch: pyte
         assert set(kept) <= set(resumed.failures.get(prop, [])), prop
     ctx = Context.of(rs, cores=False)
     assert any(confirm(ctx, rs.canonical, prop, list(acts)) is not None
-               for prop, kept in resumed.failures.items() for _, acts in kept)
+               for prop, kept in resumed.failures.items() for _, acts, _ in kept)

@@ -22,6 +22,7 @@ from functools import cache
 from typing import Any
 
 from qttt import Ruleset, action_from_json, load_ruleset
+from qttt.processes import Mapper, local_mapper
 from qttt.quantum.engine import Action, Measure, Place
 from qttt.spec import spec_dir
 
@@ -29,7 +30,7 @@ from ..report import Confirmed, Finding, Part, Progress, Report, finding, worst
 from . import z3_graph as Z
 from .abstract import Params, Summary, explore, realize
 from .catalogue import PROPERTIES, SHAPE_KEY
-from .exhaustive import RELABELLED, Walk, walk, walk_ruleset
+from .exhaustive import OTHERS, RELABELLED, Walk, confirm_class, walk, walk_ruleset
 from .graphs import Tally, enumerate_collapse, enumerate_single_cycle
 from .sampled import (
     ABSTRACT,
@@ -107,7 +108,7 @@ def enumerations() -> dict[str, tuple[Tally, float]]:
 
 # Properties -------------------------------------------------------------------------------------
 
-Failures = dict[str, list[tuple[str, tuple[Action, ...]]]]
+Failures = dict[str, list[tuple[str, tuple[Action, ...], tuple[Action, ...] | None]]]
 
 @dataclass
 class Engine:
@@ -127,8 +128,10 @@ class Engine:
         not are dropped."""
         if prop not in self._confirmed:
             self._confirmed[prop] = next(
-                (w for failures in self.failures() for _, actions in failures.get(prop, [])
-                 if (w := confirm(self.ctx, self.variant, prop, actions)) is not None), None)
+                (w for failures in self.failures() for _, actions, reference in failures.get(prop, [])
+                 if (w := (confirm(self.ctx, self.variant, prop, actions) if reference is None else
+                           confirm_class(self.ctx, self.variant, prop, actions, reference))) is not None),
+                None)
         return self._confirmed[prop]
 
     def confirm(self, prop: str, actions: Sequence[Action]) -> Confirmed | None:
@@ -136,8 +139,9 @@ class Engine:
         return confirm(self.ctx, self.variant, prop, actions)
 
     def failures(self) -> list[Failures]:
-        """The failures of each source."""
-        return [w.failures for w in (self.walk, self.own_walk) if w is not None] + [self.sample.failures]
+        """The failures of each source (a sampled game's have no representative)."""
+        sampled: Failures = {p: [(m, a, None) for m, a in kept] for p, kept in self.sample.failures.items()}
+        return [w.failures for w in (self.walk, self.own_walk) if w is not None] + [sampled]
 
     def part(self) -> Part:
         """How the engine was checked, as a part."""
@@ -148,12 +152,15 @@ class Engine:
         if w.resumed_at is not None:  # the plies before it were read from a file, not walked here
             return "sampled", (f"{sampled}, after a walk resumed from a checkpoint at ply {w.resumed_at} "
                                f"({w.positions} positions)")
+        if w.key_errors:
+            return "error", ("checker error (the walk's shape key merged positions that are not one shape "
+                             f"class: {w.key_errors[0]})")
         if w.complete and w.key == "concrete":
             return "exhaustive", f"exhaustive (engine, every reachable position: {w.positions})"
         if w.complete:
             return "classes", (f"shape classes (engine, one position per shape class, {w.positions} classes, "
-                               f"each also on up to K = {w.relabelled} relabelled members: {w.members} "
-                               f"checked)")
+                               f"each also on up to K = {w.relabelled} other members: {w.members} checked, "
+                               f"each with its representative's future)")
         return "sampled", f"{sampled}, after a walk to ply {w.max_ply} ({w.positions} positions)"
 
 
@@ -233,8 +240,13 @@ def _walk_note(engine: Engine) -> str:
     own = (f" (the ruleset with end = full, whose positions include every position of the real rules; "
            f"then one position per class on the real rules, {engine.own_walk.positions} positions)"
            if engine.own_walk is not None else "")
+    varied = ", ".join(f"{f} {n}" for f, n in w.varied.items())
     return (f"; walk: {extent} of {w.ruleset}{own}, {w.positions} classes, each also on up to "
-            f"{w.relabelled} relabelled members ({w.members} checked); {SHAPE_KEY.lower()[0]}{SHAPE_KEY[1:]}")
+            f"{w.relabelled} other members ({w.members} checked: up to {OTHERS} other games the walk found "
+            f"reaching the class, then games relabelled from its representative's; members differing from "
+            f"their representative, by field of the position state: {varied}), each checked as any position "
+            f"and its future (phase, player to act, the classes after each legal action) held to its "
+            f"representative's; {SHAPE_KEY.lower()[0]}{SHAPE_KEY[1:]}")
 
 
 def simple_finding(prop: str, what: str, engine: Engine, started: float) -> Finding:
@@ -452,11 +464,13 @@ def walk_key(rs: Ruleset) -> str:
 
 
 def run_walks(rs: Ruleset, spec: str, max_ply: int | None, processes: int,
-              progress: Progress | None = None, checkpoint: str | None = None) -> tuple[Walk, Walk | None]:
+              progress: Progress | None = None, checkpoint: str | None = None, mapper: Mapper | None = None,
+              cores: bool = True) -> tuple[Walk, Walk | None]:
     """The walk of rs: of every concrete position (`walk_key`), or of the shape classes of
-    `walk_ruleset(rs)` with K relabelled members each and, when that differs from rs, a second
+    `walk_ruleset(rs)` with K other members each and, when that differs from rs, a second
     walk on rs itself checking the end rules and final scores. Findings of a walk on other rules
-    than rs count only once `confirm` replays them under rs."""
+    than rs count only once `confirm` replays them under rs. `mapper` runs the walks' shards
+    (`processes` of them; without a mapper, a local pool of that many processes)."""
     key = walk_key(rs)
     target = walk_ruleset(rs) if key == "shape" else rs
     bound = abstraction(Params.of(target)).longest
@@ -466,12 +480,23 @@ def run_walks(rs: Ruleset, spec: str, max_ply: int | None, processes: int,
         if progress:
             progress(f"walk: ply {ply}, {done}/{total} positions")
 
-    params = {"end": "full"} if target is not rs else {}
-    structural = walk(target, max_ply=max_ply, bound=bound, processes=processes, progress=told,
-                      checkpoint=checkpoint, load=spec, params=params, key=key, members=members)
-    own = None
-    if target is not rs:
-        own = walk(rs, max_ply=max_ply, bound=bound, processes=processes, progress=told, load=spec)
+    own_pool = None
+    if mapper is None and processes > 1:
+        mapper, own_pool = local_mapper(processes)
+    interrupted = True
+    try:
+        params = {"end": "full"} if target is not rs else {}
+        structural = walk(target, max_ply=max_ply, bound=bound, mapper=mapper, workers=processes,
+                          progress=told, checkpoint=checkpoint, load=spec, params=params, key=key,
+                          members=members, cores=cores)
+        own = None
+        if target is not rs:
+            own = walk(rs, max_ply=max_ply, bound=bound, mapper=mapper, workers=processes, progress=told,
+                       load=spec, cores=cores)
+        interrupted = False
+    finally:
+        if own_pool is not None:
+            own_pool(interrupted)
     return structural, own
 
 
@@ -479,7 +504,8 @@ def _walk_json(structural: Walk, own: Walk | None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "ruleset": structural.ruleset, "key": structural.key, "complete": structural.complete,
         "positions": structural.positions, "positions_by_ply": structural.positions_by_ply,
-        "relabelled_per_class": structural.relabelled, "relabelled_checked": structural.members,
+        "members_per_class": structural.relabelled, "members_checked": structural.members,
+        "members_differing_by_field": structural.varied,
         "partition_classes": structural.partition_classes, "final_positions": structural.final_positions,
         "seconds": round(structural.seconds, 3)}
     if structural.max_ply is not None:
@@ -504,11 +530,13 @@ def guarded(prop: str, build: Callable[[], Finding]) -> Finding:
 
 def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progress | None = None,
           timeout: float = 60.0, exhaustive: bool | None = None, max_ply: int | None = None,
-          processes: int = 1, checkpoint: str | None = None, cores: bool = True) -> Report:
+          processes: int = 1, checkpoint: str | None = None, cores: bool = True,
+          mapper: Mapper | None = None) -> Report:
     """Settle every catalogue property of the ruleset named by spec (name, canonical name or file).
     The walk runs when `exhaustive`, or by default (None) where `walks_by_default`; to max_ply,
-    default `default_depth`. With `cores`, the compiled core is compared with the engine wherever
-    it plays the ruleset."""
+    default `default_depth`, on `mapper` (`processes` shards; without a mapper a local pool of that
+    many processes). With `cores`, the compiled core is compared with the engine wherever it plays
+    the ruleset."""
     rs = load_ruleset(spec)
     say = progress or (lambda _: None)
     cells = rs.board * rs.board
@@ -527,7 +555,7 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
     walk_data = None
     if exhaustive or (exhaustive is None and walks_by_default(rs)):
         depth = max_ply if max_ply is not None else default_depth(rs)
-        engine.walk, engine.own_walk = run_walks(rs, spec, depth, processes, say, checkpoint)
+        engine.walk, engine.own_walk = run_walks(rs, spec, depth, processes, say, checkpoint, mapper, cores)
         walk_data = _walk_json(engine.walk, engine.own_walk)
     findings = []
     for prop, props in ((SHAPE, (SHAPE,)), (UNIQUE, (UNIQUE,)), (TOTAL, (TOTAL,))):

@@ -33,8 +33,12 @@ Keys, and why each is sound for what is checked under it:
 from __future__ import annotations
 
 import contextlib
+import functools
+import itertools
 import random
 import time
+import zlib
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,14 +47,18 @@ from typing import Any
 from qttt import Ruleset, load_ruleset, with_params
 from qttt.bounds import CODE, COUNT, MAX_PLY
 from qttt.io import read_checkpoint, write_checkpoint
-from qttt.processes import stop_pool, worker_pool
+from qttt.notation import Record
+from qttt.processes import Mapper, local_mapper
 from qttt.quantum.engine import PHASES, STATE, Action, Measure, Place, State
+from qttt.quantum.notation import to_notation
 
+from ..report import Confirmed
 from .abstract import abstract_of
-from .sampled import FAILURE_IDS, KEPT, LENGTH, SHAPE, Context, inspect
-from .witness import replay
+from .sampled import FAILURE_IDS, KEPT, LEGAL, LENGTH, SHAPE, TOTAL, TURN, Context, inspect
+from .witness import record, replay
 
-Key = tuple[Any, ...]
+Key = tuple[Any, ...] | int
+"""A class's key: a shape code (`shape_code`) or a tuple (a concrete position, an odd shape)."""
 Path_ = tuple[int, ...]
 Progress = Callable[[int, int, int], None]
 """Told (ply, positions done in this ply, positions in this ply)."""
@@ -125,7 +133,7 @@ def _cycle_code(adj: dict[int, list[int]], cells: list[int], ends: dict[int, tup
     return min("".join(seq), "".join(reversed(seq)))
 
 
-def shape_key(state: State) -> Key:
+def shape_key(state: State) -> tuple[Any, ...]:
     """Phase, parity of the next move and the isomorphism class of the open cells' entanglement
     graph with the pending move marked (see the module docstring for why it is sound). A graph of
     a shape the rules never produce gets an uncanonical key (its cells as they are)."""
@@ -176,7 +184,7 @@ SHAPE_COVER = STATE.cover(
 """How the shape key holds each declared field of the position state."""
 
 
-def shape_code(key: Key) -> Key | int:
+def shape_code(key: tuple[Any, ...]) -> Key:
     """A shape key as one integer, as the compiled core computes it (`qc_shape_key`): the phase
     (2 bits), the parity (1), the size of the pending component (5), then its code and the tree
     codes as bits ('(' 0, ')' 1), left-aligned in 64 bits. An uncanonical (odd) key as it is."""
@@ -191,14 +199,20 @@ def shape_code(key: Key) -> Key | int:
 _BITS = str.maketrans("()", "01")
 
 
-def concrete_key(state: State) -> Key:
+def concrete_key(state: State) -> tuple[Any, ...]:
     """The position itself (marks, move numbers, phase): no merging, so a walk under this key
     visits every reachable position."""
     return state.key()
 
 
 CONCRETE_COVER = STATE.cover("verify.quantum.exhaustive:concrete_key", kept={f: "as is" for f in STATE.names})
-KEYS: dict[str, Callable[[State], Key]] = {"shape": shape_key, "concrete": concrete_key}
+def shape_class(state: State) -> Key:
+    """The walk's key under `shape`: the shape key as one integer (`shape_code`), which the compiled
+    core computes too."""
+    return shape_code(shape_key(state))
+
+
+KEYS: dict[str, Callable[[State], Key]] = {"shape": shape_class, "concrete": concrete_key}
 RELABELLED = 4
 """K: how many relabelled members of each shape class the walk also checks."""
 
@@ -255,11 +269,309 @@ def actions_of(path: Sequence[int], cells: int) -> list[Action]:
     return [decode(c, cells) for c in path]
 
 
+def rank(path: Sequence[int], cells: int) -> tuple[int, ...]:
+    """A path's place in the walk's order: action by action in the engine's order of legal actions
+    (placements by cells, then measurements by cell). The first game reaching a class in this
+    order is its representative, whatever the number of workers."""
+    sq = cells * cells
+    return tuple(c if c >= 0 else sq - c - 1 for c in path)
+
+
+def shard_of(key: Key, shards: int) -> int:
+    """The shard (worker) a class belongs to: a hash of its key that every process computes alike."""
+    h = key if isinstance(key, int) else zlib.crc32(repr(key).encode("utf-8"))
+    h = (h ^ (h >> 31)) * 0x9E3779B97F4A7C15 & (1 << 64) - 1
+    return (h >> 17) % shards
+
+
+OTHERS = 2
+"""Other games reaching a class that the walk keeps beside its representative: the class's first
+members (checked before any relabelled one)."""
+
+Candidate = tuple[tuple[int, ...], int, Path_]
+"""A game reaching a class: its rank, a digest of the position it reaches (`State.key`), its path."""
+Shard = dict[Key, list[Candidate]]
+"""Classes of one ply with the games reaching them: the representative first, then up to OTHERS
+more reaching other positions, in rank order."""
+
+
+def offer(shard: Shard, key: Key, cands: Sequence[Candidate]) -> None:
+    """Add games reaching class `key`: the list stays in rank order, one game per position, at most
+    1 + OTHERS long (the same whatever order the games come in)."""
+    have = shard.get(key)
+    merged = sorted([*have, *cands]) if have else sorted(cands)
+    kept: list[Candidate] = []
+    for cand in merged:
+        if all(cand[1] != k[1] for k in kept):
+            kept.append(cand)
+            if len(kept) > OTHERS:
+                break
+    shard[key] = kept
+
+
+def merge(pieces: Sequence[Shard]) -> Shard:
+    """The shard made of pieces sent by several workers."""
+    out: Shard = {}
+    for piece in pieces:
+        for key, cands in piece.items():
+            offer(out, key, cands)
+    return out
+
+
+Failed = tuple[tuple[int, ...], str, str, Path_, Path_ | None]
+"""A failure as a walk keeps it: its order (ply, rank, member, index), property, message, the path
+showing it and, for two games of one class whose futures differ, the representative's path."""
+
+
+@dataclass
+class Summary:
+    """What checking one shard found: positions and members checked, final positions, partition
+    classes, how often each declared field differed between a class's members and its
+    representative, the first failures per property (in walk order) and the shard's output sizes."""
+
+    positions: int = 0
+    members: int = 0
+    final: int = 0
+    partitions: set[tuple[Any, ...]] = field(default_factory=set)
+    varied: Counter[str] = field(default_factory=Counter)
+    failures: list[Failed] = field(default_factory=list)
+    key_errors: list[tuple[tuple[int, ...], str]] = field(default_factory=list)
+    sizes: list[int] = field(default_factory=list)
+    first: Path_ | None = None  # the least path of the next ply
+
+    def add(self, other: Summary) -> None:
+        """Fold another shard's summary in (the result does not depend on the order)."""
+        self.positions += other.positions
+        self.members += other.members
+        self.final += other.final
+        self.partitions |= other.partitions
+        self.varied.update(other.varied)
+        self.failures = keep_first(self.failures + other.failures)
+        self.key_errors = sorted(self.key_errors + other.key_errors)[:KEPT]
+        self.sizes = [a + b for a, b in itertools.zip_longest(self.sizes, other.sizes, fillvalue=0)]
+        if other.first is not None and (self.first is None or other.first < self.first):
+            self.first = other.first
+
+
+def keep_first(failures: Sequence[Failed]) -> list[Failed]:
+    """The first KEPT failures of each property in walk order."""
+    out: list[Failed] = []
+    count: Counter[str] = Counter()
+    for f in sorted(failures):
+        if count[f[1]] < KEPT:
+            count[f[1]] += 1
+            out.append(f)
+    return out
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What a worker needs to check a shard: the ruleset as loaded (`load`, a name or file, and
+    `params`), the key, the ply bound, K, and whether the compiled core is compared."""
+
+    load: str
+    params: tuple[tuple[str, Any], ...] = ()
+    key: str = "shape"
+    bound: int | None = None
+    members: int = 0
+    cores: bool = True
+
+    def ruleset(self) -> Ruleset:
+        """The ruleset (made once per process)."""
+        return _ruleset(self.load, self.params)
+
+    def context(self) -> Context:
+        """The position checks' context (made once per process)."""
+        return _context(self.load, self.params, self.bound, self.cores)
+
+
+@functools.cache
+def _ruleset(load: str, params: tuple[tuple[str, Any], ...]) -> Ruleset:
+    rs = load_ruleset(load)
+    return with_params(rs, **dict(params)) if params else rs
+
+
+@functools.cache
+def _context(load: str, params: tuple[tuple[str, Any], ...], bound: int | None, cores: bool) -> Context:
+    return Context.of(_ruleset(load, params), bound, cores)
+
+
+def process(spec: Spec, ply: int, pieces: Sequence[Shard], shards: int) -> tuple[list[Shard], Summary]:
+    """One unit of a walk's work: merge the pieces of a shard of ply `ply`, check each class's
+    representative and members in rank order, and split the next ply's classes into `shards`
+    pieces by key (`shard_of`)."""
+    ctx = spec.context()
+    frontier = merge(pieces)
+    out: list[Shard] = [{} for _ in range(shards)]
+    summary = Summary(positions=len(frontier))
+    for key, cands in sorted(frontier.items(), key=lambda kv: kv[1][0][0]):
+        check_class(ctx, spec, ply, key, cands, out, summary)
+    summary.failures = keep_first(summary.failures)
+    summary.key_errors = sorted(summary.key_errors)[:KEPT]
+    summary.sizes = [len(p) for p in out]
+    firsts = [c[0] for p in out for c in p.values()]
+    summary.first = min(firsts)[2] if firsts else None
+    return out, summary
+
+
+def _children(ctx: Context, spec: Spec, state: State, acts: Sequence[Action],
+              kids: Sequence[tuple[Action, State]]) -> list[tuple[Action, State, Key | None]]:
+    """The children with their keys: the compiled core's shape keys where it is compared (its key of
+    each position is held to the Python one where that position is checked, `compare_shapes`),
+    else the Python key."""
+    keyer = KEYS[spec.key]
+    core: dict[Action, Key] = {}
+    if spec.key == "shape" and ctx.core is not None:
+        with contextlib.suppress(Exception):  # compare_cores reports the core's failure at this position
+            core = dict(ctx.core.position(acts).child_keys())
+
+    def key_of(act: Action, child: State) -> Key | None:
+        if act in core:
+            return core[act]
+        try:
+            return keyer(child)
+        except Exception:
+            return None
+    return [(a, c, key_of(a, c)) for a, c in kids]
+
+
+def check_class(ctx: Context, spec: Spec, ply: int, key: Key, cands: Sequence[Candidate], out: list[Shard],
+                summary: Summary) -> None:
+    """Check a class's representative (and members), offer its children to their shards."""
+    order, _, path = cands[0]
+    rs = ctx.rs
+    cells = rs.board * rs.board
+    acts = actions_of(path, cells)
+    state = replay(rs, acts)
+    assert state is not None, "a walked path replays"
+    found, kids = inspect(ctx, state, acts, simulate=True)
+    for i, (prop, message, probe) in enumerate(found):
+        shown = path + ((encode(probe, cells),) if probe is not None else ())
+        summary.failures.append(((ply, *order, 0, i), prop, message, shown, None))
+    own = _key(spec.key, state)
+    if own != key:  # the key it was merged under (the compiled core's) is not the checker's
+        summary.key_errors.append(((ply, *order), f"{notation(rs, acts)}: merged under key {key!r}, its key "
+                                   f"is {own!r}"))
+    with contextlib.suppress(Exception):  # inspect reported it
+        summary.partitions.add(tuple(abstract_of(state).__dict__.values()))
+    summary.final += state.over
+    keyed = []
+    for act, child, k in _children(ctx, spec, state, acts, kids):
+        if k is None:
+            summary.failures.append(((ply, *order, 0, len(found)), SHAPE,
+                                     f"the engine's graph after {act} has no key", path, None))
+        else:
+            keyed.append((act, child, k))
+    for act, child, k in keyed:
+        code = encode(act, cells)
+        nxt = (*order, rank((code,), cells)[0])
+        offer(out[shard_of(k, len(out))], k, [(nxt, hash(child.key()), (*path, code))])
+    if spec.members and path:
+        mine = future(state, [k for _, _, k in keyed])
+        others = [actions_of(c[2], cells) for c in cands[1:]]
+        check_members(ctx, spec, (ply, *order), state, acts, mine, others, summary)
+
+
+def _key(kind: str, state: State) -> Key | None:
+    """The Python key of a position (None where it raises)."""
+    try:
+        return KEYS[kind](state)
+    except Exception:
+        return None
+
+
+def future(state: State, keys: Sequence[Key]) -> tuple[Any, ...]:
+    """What the shape key's argument says one class shares: phase, whether over, who acts, and the
+    classes of the positions after each legal action (as a multiset)."""
+    return (state.phase, state.over, state.to_move, tuple(sorted(keys, key=repr)))
+
+
+def member_future(ctx: Context, state: State, acts: Sequence[Action], kids: Sequence[tuple[Action, State]]
+                  ) -> tuple[tuple[Any, ...], dict[Action, Key]]:
+    """A member's future (as `future`) and each child's key."""
+    keyer = KEYS["shape"]
+    keys: dict[Action, Key] = {}
+    if ctx.core is not None:
+        with contextlib.suppress(Exception):  # compare_cores reports the core's failure here
+            keys = dict(ctx.core.position(acts).child_keys())
+    if set(keys) != {a for a, _ in kids}:
+        keys = {a: keyer(c) for a, c in kids}
+    return future(state, list(keys.values())), keys
+
+
+def differs(mine: tuple[Any, ...], theirs: tuple[Any, ...]) -> tuple[str, str]:
+    """The property a member whose future differs from its representative's fails, and how."""
+    names = ("phase", "over", "player to act")
+    for i, name in enumerate(names):
+        if mine[i] != theirs[i]:
+            return (TURN if i == 2 else LENGTH), f"{name} {mine[i]}, the representative's {theirs[i]}"
+    if len(mine[3]) != len(theirs[3]):
+        return LEGAL, f"{len(mine[3])} legal actions, the representative {len(theirs[3])}"
+    return (TOTAL if mine[0] == "measure" else SHAPE), "the positions after its actions fall into other " \
+                                                       "classes"
+
+
+def check_members(ctx: Context, spec: Spec, order: tuple[int, ...], state: State, acts: Sequence[Action],
+                  mine: tuple[Any, ...], others: Sequence[Sequence[Action]], summary: Summary) -> None:
+    """Check up to K members of state's shape class: first the other games the walk found reaching
+    it, then relabelled games (`relabel`, seeded by the path). Each member is checked as any
+    position is, its declared fields are compared with the representative's (`varied` counts how
+    often each differs) and its future must be the representative's (`future`): the shape key's
+    argument, checked rather than assumed."""
+    cells = len(state.classical)
+    want = shape_key(state)
+    rng = random.Random(hash(tuple(encode(a, cells) for a in acts)) & 0xFFFFFFFF)
+    seen = {state.key()}
+    fields = state.fields()
+    path = tuple(encode(a, cells) for a in acts)
+    tries = [list(o) for o in others] + [None] * (3 * spec.members)
+    checked = 0
+    for other in tries:
+        if checked == spec.members:
+            break
+        member_acts = other if other is not None else relabel(acts, cells, rng)
+        member = replay(ctx.rs, member_acts)
+        if member is None or member.key() in seen or shape_key(member) != want:
+            continue
+        seen.add(member.key())
+        checked += 1
+        if other is not None and (why := unlike(state, member)) is not None:
+            summary.key_errors.append(((*order, checked), f"{notation(ctx.rs, member_acts)} and "
+                                       f"{notation(ctx.rs, acts)}: {why}"))
+        found, kids = inspect(ctx, member, member_acts)
+        shown_path = tuple(encode(a, cells) for a in member_acts)
+        for i, (prop, message, probe) in enumerate(found):
+            shown = (*shown_path, encode(probe, cells)) if probe is not None else shown_path
+            summary.failures.append(((*order, checked, i), prop, message, shown, None))
+        summary.varied.update(f for f, v in member.fields().items() if v != fields[f])
+        theirs, keys = member_future(ctx, member, member_acts, kids)
+        if theirs != mine:
+            prop, how = differs(theirs, mine)
+            left = Counter(map(repr, mine[3]))
+            for act, k in keys.items():
+                left[repr(k)] -= 1
+                if left[repr(k)] < 0:
+                    how += f" (after {act})"
+                    break
+            summary.failures.append(((*order, checked, len(found)), prop,
+                                     f"a position of the same shape class as the representative reached by "
+                                     f"{notation(ctx.rs, acts)}: {how}", shown_path, path))
+    summary.members += checked
+
+
+def notation(rs: Ruleset, acts: Sequence[Action]) -> str:
+    """A game in human notation (squares from 1), for messages."""
+    return to_notation(Record(rs.canonical, tuple(acts)))
+
+
 @dataclass
 class Walk:
     """What a walk visited and found: positions per ply under its key, the partition classes met,
-    how many relabelled members of each class were asked for and how many were checked, the first
-    few failures per property (message, actions reaching it)."""
+    how many members of each class were asked for and how many were checked, how often each
+    declared field of the position state differed between a member and its representative, the
+    first few failures per property (message, actions reaching it, and for two games of one class
+    whose futures differ the representative's actions) and merges of positions the walk's key
+    should not have merged (the checker's own error)."""
 
     ruleset: str
     key: str = "shape"
@@ -271,210 +583,256 @@ class Walk:
     seconds: float = 0.0
     relabelled: int = 0
     members: int = 0
+    workers: int = 1
     resumed_at: int | None = None  # the ply a checkpoint resumed it at: plies before it were read, not walked
-    failures: dict[str, list[tuple[str, tuple[Action, ...]]]] = field(default_factory=dict)
+    varied: dict[str, int] = field(default_factory=dict)
+    failures: dict[str, list[tuple[str, tuple[Action, ...], tuple[Action, ...] | None]]] = \
+        field(default_factory=dict)
+    key_errors: list[str] = field(default_factory=list)
 
     @property
     def positions(self) -> int:
         """Positions checked (one per key per ply)."""
         return sum(self.positions_by_ply)
 
-    def fail(self, prop: str, message: str, actions: Sequence[Action]) -> None:
+    def fail(self, prop: str, message: str, actions: Sequence[Action],
+             reference: Sequence[Action] | None = None) -> None:
         """Keep the first few failures of a property (a witness must still replay: `confirm`)."""
         kept = self.failures.setdefault(prop, [])
         if len(kept) < KEPT:
-            kept.append((message, tuple(actions)))
-
-
-Found = tuple[dict[Key, Path_], list[tuple[str, str, Path_]], set[Key], int, int]
-
-
-def expand(rs: Ruleset, paths: Sequence[Path_], key: str = "shape", bound: int | None = None,
-           members: int = 0) -> Found:
-    """Check the positions at the given paths (and `members` relabelled members of each one's
-    shape class); their children by key (first path kept), the failures, the partition classes
-    met, how many positions were final and how many members were checked."""
-    ctx = Context.of(rs, bound)
-    keyer = KEYS[key]
-    cells = rs.board * rs.board
-    children: dict[Key, Path_] = {}
-    failures: list[tuple[str, str, Path_]] = []
-    partitions: set[Key] = set()
-    final = checked = 0
-    for path in paths:
-        acts = actions_of(path, cells)
-        state = replay(rs, acts)
-        assert state is not None, "a walked path replays"
-        found, kids = inspect(ctx, state, acts, simulate=True)
-        for prop, message, probe in found:
-            failures.append((prop, message, path + ((encode(probe, cells),) if probe is not None else ())))
-        with contextlib.suppress(Exception):  # inspect reported it
-            partitions.add(tuple(abstract_of(state).__dict__.values()))
-        final += state.over
-        for act, child in kids:
-            try:
-                k = keyer(child)
-            except Exception as e:
-                failures.append((SHAPE, f"the engine's graph after {act}: {e!r}", path))
-                continue
-            children.setdefault(k, (*path, encode(act, cells)))
-        if members and path:
-            checked += check_members(ctx, state, acts, members, failures)
-    return children, failures, partitions, final, checked
-
-
-def check_members(ctx: Context, state: State, acts: Sequence[Action], members: int,
-                  failures: list[tuple[str, str, Path_]]) -> int:
-    """Check up to `members` relabelled members of state's shape class (`relabel`, seeded by the
-    path); their failures join `failures`. How many were checked."""
-    cells = len(state.classical)
-    want = shape_key(state)
-    rng = random.Random(hash(tuple(encode(a, cells) for a in acts)) & 0xFFFFFFFF)
-    seen = {state.key()}
-    checked = 0
-    for _ in range(3 * members):
-        if checked == members:
-            break
-        other = relabel(acts, cells, rng)
-        member = replay(ctx.rs, other)
-        if member is None or member.key() in seen or shape_key(member) != want:
-            continue
-        seen.add(member.key())
-        checked += 1
-        found, _ = inspect(ctx, member, other)
-        for prop, message, probe in found:
-            shown = (*other, probe) if probe is not None else tuple(other)
-            failures.append((prop, message, tuple(encode(a, cells) for a in shown)))
-    return checked
-
-
-def _expand_spec(spec: dict[str, Any], paths: list[Path_]) -> Found:
-    """`expand` in another process, the ruleset given as its canonical data."""
-    return expand(_ruleset(spec), paths, spec["key"], spec["bound"], spec["members"])
-
-
-def _ruleset(spec: dict[str, Any]) -> Ruleset:
-    rs = load_ruleset(spec["load"])
-    return with_params(rs, **spec["params"]) if spec["params"] else rs
+            kept.append((message, tuple(actions), tuple(reference) if reference is not None else None))
 
 
 def walk(rs: Ruleset, *, max_ply: int | None = None, bound: int | None = None, processes: int = 1,
-         chunk: int = 500, checkpoint: str | Path | None = None, progress: Progress | None = None,
-         load: str | None = None, params: dict[str, Any] | None = None, key: str = "shape",
-         budget: int | None = None, members: int = 0) -> Walk:
+         mapper: Mapper | None = None, workers: int | None = None, checkpoint: str | Path | None = None,
+         progress: Progress | None = None, load: str | None = None, params: dict[str, Any] | None = None,
+         key: str = "shape", budget: int | None = None, members: int = 0, cores: bool = True) -> Walk:
     """Walk every position of rs up to max_ply (all if None), ply by ply, merged by `key` (a name
     in KEYS), stopping unfinished once more than `budget` positions are checked.
-    `processes` > 1 spreads large plies over that many processes (they rebuild the ruleset from
-    `load`, a name or file, and `params`); `checkpoint` names a file saved after each ply and
-    resumed from; `bound` is the ply bound the walk checks; `members` relabelled members of each
-    position's shape class are checked too (`check_members`)."""
+
+    Each ply's classes are split by key into one shard per worker (`shard_of`): a worker checks
+    its shard's classes and sends each child class to the shard that owns it. `mapper` runs the
+    shards (`qttt.processes.Mapper`: local processes, or a Dask cluster, whose mapper's `client`
+    keeps the shards on the cluster between plies), `workers` of them (default: `processes`, whose
+    local pool is made here when no mapper is given). Workers rebuild the ruleset from `load` (a name
+    or file, default its canonical name) and `params`. The result does not depend on the number of
+    workers: representatives are the first games in rank order (`rank`), failures are kept in walk
+    order. `checkpoint` names a file saved after each ply and resumed from (by any number of
+    workers); `bound` is the ply bound the walk checks; `members` members of each class are checked
+    too (`check_members`); `cores` compares the compiled core wherever it plays rs."""
     start = time.perf_counter()
-    out = Walk(rs.canonical, key=key, max_ply=max_ply, relabelled=members)
+    shards = max(1, workers or processes)
+    out = Walk(rs.canonical, key=key, max_ply=max_ply, relabelled=members, workers=shards)
     cells = rs.board * rs.board
-    frontier: dict[Key, Path_] = {KEYS[key](State.initial(rs)): ()}
+    spec = Spec(load or rs.canonical, tuple(sorted((params or {}).items())), key, bound, members, cores)
+    first = State.initial(rs)
+    pieces: list[Any] = split({KEYS[key](first): [((), hash(first.key()), ())]}, shards)
     ply = 0
-    partitions: set[Key] = set()
+    partitions: set[tuple[Any, ...]] = set()
+    varied: Counter[str] = Counter()
+    failures: list[Failed] = []
     if checkpoint is not None and Path(checkpoint).is_file():
-        ply, frontier, partitions = _resume(out, Path(checkpoint))
+        ply, frontier, partitions, varied, failures = _resume(out, Path(checkpoint), spec)
+        pieces = split(frontier, shards)
         out.resumed_at = ply
-    pool = worker_pool(processes) if processes > 1 and load is not None else None
+    own_pool = None
+    if mapper is None and shards > 1:
+        mapper, own_pool = local_mapper(shards)
+    run = Plies(mapper, spec, shards)
+    remaining, least = True, None
     interrupted = True
-    spec = {"load": load, "params": params or {}, "key": key, "bound": bound, "members": members}
     try:
-        while frontier:
+        while remaining:
             if bound is not None and ply > bound:
-                path = next(iter(frontier.values()))
-                out.fail(LENGTH, f"a position after {ply} actions, more than the bound {bound}",
-                         actions_of(path, cells))
+                failures.append(((ply,), LENGTH, f"a position after {ply} actions, more than the bound "
+                                 f"{bound}", least or (), None))
                 break
-            paths = list(frontier.values())
-            out.positions_by_ply.append(len(paths))
-            batches = [paths[i:i + chunk] for i in range(0, len(paths), chunk)]
-            results = (pool.map(_expand_spec, [spec] * len(batches), batches)
-                       if pool is not None and len(batches) > 1
-                       else (expand(rs, b, key, bound, members) for b in batches))
-            merged: dict[Key, Path_] = {}
-            done = 0
-            for batch, (children, failures, parts, final, checked) in zip(batches, results, strict=True):
-                for k, path in children.items():
-                    merged.setdefault(k, path)
-                for prop, message, path in failures:
-                    out.fail(prop, message, actions_of(path, cells))
-                partitions |= parts
-                out.final_positions += final
-                out.members += checked
-                done += len(batch)
-                if progress:
-                    progress(ply, done, len(paths))
+            summary = run.ply(ply, pieces, progress)
+            out.positions_by_ply.append(summary.positions)
+            partitions |= summary.partitions
+            varied.update(summary.varied)
+            failures = keep_first(failures + summary.failures)
+            out.final_positions += summary.final
+            out.members += summary.members
+            out.key_errors += [why for _, why in summary.key_errors][:KEPT - len(out.key_errors)]
             ply += 1
-            frontier = merged
+            remaining, least = sum(summary.sizes) > 0, summary.first
+            pieces = run.next_pieces()
+            if checkpoint is not None and remaining:  # a finished walk keeps no checkpoint to resume
+                _save(Path(checkpoint), out, ply, run.frontier(), partitions, varied, failures)
             if (max_ply is not None and ply > max_ply) or (budget is not None and out.positions > budget):
                 break
-            if checkpoint is not None and frontier:  # a finished walk keeps no checkpoint to resume
-                _save(Path(checkpoint), out, ply, frontier, partitions)
         interrupted = False
     finally:
-        if pool is not None:
-            stop_pool(pool, interrupted)
-    out.complete = not frontier
+        run.close()
+        if own_pool is not None:
+            own_pool(interrupted)
+    out.complete = not remaining
     out.partition_classes = len(partitions)
+    out.varied = {f: varied.get(f, 0) for f in STATE.names}
+    for _, prop, message, shown, reference in failures:
+        acts = actions_of(shown, cells)
+        if reference is not None:
+            ref = actions_of(reference, cells)
+            why = not_isomorphic(rs, acts, ref)
+            if why is not None:
+                out.key_errors.append(f"{notation(rs, acts)} and {notation(rs, ref)}: {why}")
+                continue
+            out.fail(prop, message, acts, ref)
+        else:
+            out.fail(prop, message, acts)
     out.seconds = time.perf_counter() - start
     return out
 
 
-def _save(path: Path, out: Walk, ply: int, frontier: dict[Key, Path_], partitions: set[Key]) -> None:
-    cells = load_ruleset(out.ruleset).board ** 2
+def split(frontier: Shard, shards: int) -> list[Shard]:
+    """A frontier as one piece per shard."""
+    out: list[Shard] = [{} for _ in range(shards)]
+    for key, cands in frontier.items():
+        out[shard_of(key, shards)][key] = cands
+    return out
+
+
+def _piece(result: tuple[list[Shard], Summary], i: int) -> Shard:
+    return result[0][i]
+
+
+def _summary(result: tuple[list[Shard], Summary]) -> Summary:
+    return result[1]
+
+
+class Plies:
+    """Runs a walk's plies: each shard's `process` on the mapper (inline without one); on a Dask
+    cluster (a mapper with a `client`) the shards stay on the cluster as futures, each worker's
+    pieces going to the next ply's tasks through the scheduler, and only summaries come back."""
+
+    def __init__(self, mapper: Mapper | None, spec: Spec, shards: int) -> None:
+        self.mapper, self.spec, self.shards = mapper, spec, shards
+        self.client = getattr(mapper, "client", None)
+        self.results: list[Any] = []
+        self.first: Path_ | None = None
+        self.sizes: list[int] = []
+
+    def ply(self, ply: int, pieces: list[Any], progress: Progress | None) -> Summary:
+        """Check the shards of one ply given each shard's pieces (a list per shard: `pieces[j]`
+        is shard j's piece from each worker of the ply before, or a merged shard)."""
+        inputs = [[p] if isinstance(p, dict) else p for p in pieces]
+        total = Summary()
+        if self.client is not None:
+            self.results = [self.client.submit(process, self.spec, ply, inputs[j], self.shards, pure=False)
+                            for j in range(self.shards)]
+            summaries = self.client.gather([self.client.submit(_summary, r, pure=False)
+                                            for r in self.results])
+        else:
+            args = [(self.spec, ply, inputs[j], self.shards) for j in range(self.shards)]
+            if self.mapper is not None and self.shards > 1:
+                results = list(self.mapper(process, args))
+            else:
+                results = [process(*a) for a in args]
+            self.results = results
+            summaries = [r[1] for r in results]
+        done = 0
+        for s in summaries:
+            done += s.positions
+            total.add(s)
+            if progress:
+                progress(ply, done, sum(x.positions for x in summaries))
+        self.first, self.sizes = total.first, total.sizes
+        return total
+
+    def next_pieces(self) -> list[Any]:
+        """The next ply's input: per shard, the pieces every worker sent it (futures on Dask)."""
+        if self.client is not None:
+            if not sum(self.sizes):
+                return [{} for _ in range(self.shards)]
+            return [[self.client.submit(_piece, r, j, pure=False) for r in self.results]
+                    for j in range(self.shards)]
+        return [merge([r[0][j] for r in self.results]) for j in range(self.shards)]
+
+    def frontier(self) -> Shard:
+        """The next ply's whole frontier, here (for a checkpoint)."""
+        if self.client is not None:
+            return merge(self.client.gather([self.client.submit(_piece, r, j, pure=False)
+                                             for r in self.results for j in range(self.shards)]))
+        return merge([r[0][j] for r in self.results for j in range(self.shards)])
+
+    def close(self) -> None:
+        """Forget the cluster's results."""
+        self.results = []
+
+
+def _save(path: Path, out: Walk, ply: int, frontier: Shard, partitions: set[tuple[Any, ...]],
+          varied: Counter[str], failures: Sequence[Failed]) -> None:
+    """The walk as it stands after `ply` plies, bound to its ruleset, key and ply (`_resume`)."""
     data = {"ruleset": out.ruleset, "key": out.key, "ply": ply, "positions_by_ply": out.positions_by_ply,
-            "final_positions": out.final_positions, "partitions": [list(p) for p in partitions],
-            "frontier": [list(p) for p in frontier.values()],
-            "failures": [[prop, message, [encode(a, cells) for a in acts]]
-                         for prop, kept in out.failures.items() for message, acts in kept]}
+            "final_positions": out.final_positions, "members": out.members, "varied": dict(varied),
+            "partitions": [list(p) for p in sorted(partitions, key=repr)],
+            "frontier": [[list(c[2]) for c in cands] for cands in
+                         sorted(frontier.values(), key=lambda cands: cands[0][0])],
+            "failures": [[list(order), prop, message, list(shown), list(ref) if ref is not None else None]
+                         for order, prop, message, shown, ref in failures]}
     write_checkpoint(path, data)
 
 
 CHECKPOINT = {"ruleset": str, "key": str, "ply": MAX_PLY, "positions_by_ply": [COUNT],
-              "final_positions": COUNT, "partitions": [object], "frontier": [[CODE]],
-              "failures": [(str, str, [CODE])]}
+              "final_positions": COUNT, "members": COUNT, "varied": object, "partitions": [object],
+              "frontier": [[[CODE]]], "failures": [([CODE], str, str, [CODE], object)]}
 
 
-Resumed = tuple[int, dict[Key, Path_], set[Key], list[int], int, list[tuple[str, str, list[Action]]]]
+Resumed = tuple[int, Shard, set[tuple[Any, ...]], Counter[str], list[Failed]]
 
 
-def _resume(out: Walk, path: Path) -> tuple[int, dict[Key, Path_], set[Key]]:
-    """The ply, frontier and partition classes saved in a checkpoint of the same ruleset, checked
-    against its schema and the ruleset (paths are replayed, so a checkpoint from another engine
-    cannot mislead; a position must lie exactly `ply` actions from the start)."""
-    rs = load_ruleset(out.ruleset)
+def _resume(out: Walk, path: Path, spec: Spec) -> Resumed:
+    """The ply, frontier, partition classes, field counts and failures saved in a checkpoint of the
+    same ruleset and key, checked against its schema and the ruleset: every saved game is replayed
+    (so a checkpoint from another engine cannot mislead), must lie exactly `ply` actions from the
+    start, and the games saved for one class must reach that class."""
+    rs = spec.ruleset()
     cells = rs.board * rs.board
+    keyer = KEYS[out.key]
 
-    def parse(data: dict[str, Any]) -> Resumed:
+    def parse(data: dict[str, Any]) -> tuple[Resumed, list[int], int, int]:
         if data["ruleset"] != out.ruleset or data["key"] != out.key:
-            raise ValueError(f"it is for {data['ruleset']!r} (key {data['key']}), not {out.ruleset!r}")
+            raise ValueError(f"it is for {data['ruleset']!r} (key {data['key']}), not {out.ruleset!r} "
+                             f"(key {out.key})")
         ply = data["ply"]
         if not ply or len(data["positions_by_ply"]) != ply or not data["frontier"]:
             raise ValueError(f"ply {ply} with {len(data['positions_by_ply'])} plies counted and "
-                             f"{len(data['frontier'])} positions to walk")
-        frontier: dict[Key, Path_] = {}
-        for p in data["frontier"]:
-            if len(p) != ply:
-                raise ValueError(f"a saved position {len(p)} actions from the start, not {ply}")
-            state = State.initial(rs)
-            for code in p:
-                state = state.apply(decode(code, cells))
-            frontier.setdefault(KEYS[out.key](state), tuple(p))
-        parts = {tuple(_tuples(p)) for p in data["partitions"]}
-        failures: list[tuple[str, str, list[Action]]] = []
-        for prop, message, p in data["failures"]:
+                             f"{len(data['frontier'])} classes to walk")
+        frontier: Shard = {}
+        for games in data["frontier"]:
+            if not 1 <= len(games) <= 1 + OTHERS:
+                raise ValueError(f"a class saved with {len(games)} games")
+            keys = set()
+            for p in games:
+                if len(p) != ply:
+                    raise ValueError(f"a saved position {len(p)} actions from the start, not {ply}")
+                state = State.initial(rs)
+                for code in p:
+                    state = state.apply(decode(code, cells))
+                keys.add(k := keyer(state))
+                offer(frontier, k, [(rank(p, cells), hash(state.key()), tuple(p))])
+            if len(keys) != 1:
+                raise ValueError("the games saved for one class reach different classes")
+        varied = data["varied"]
+        if not isinstance(varied, dict) or not all(f in STATE.names and isinstance(n, int) and n >= 0
+                                                   for f, n in varied.items()):
+            raise ValueError("varied: expected a count per declared field")
+        failures: list[Failed] = []
+        for order, prop, message, shown, ref in data["failures"]:
             if prop not in FAILURE_IDS:
                 raise ValueError(f"a failure of {prop[:40]!r}, which is no property of the checker")
-            failures.append((prop, message, actions_of(p, cells)))
-        return ply, frontier, parts, list(data["positions_by_ply"]), data["final_positions"], failures
+            if ref is not None and not (isinstance(ref, list) and all(isinstance(c, int) for c in ref)):
+                raise ValueError("a failure's representative is not a list of actions")
+            failures.append((tuple(order), prop, message, tuple(shown),
+                             tuple(ref) if ref is not None else None))
+        parts = {tuple(_tuples(p)) for p in data["partitions"]}
+        return ((ply, frontier, parts, Counter(varied), failures), list(data["positions_by_ply"]),
+                data["final_positions"], data["members"])
 
-    ply, frontier, parts, positions, final, failures = read_checkpoint(path, CHECKPOINT, parse)
-    out.positions_by_ply, out.final_positions = positions, final
-    for prop, message, acts in failures:  # reported only once `confirm` replays them
-        out.fail(prop, message, acts)
-    return ply, frontier, parts
+    resumed, positions, final, members = read_checkpoint(path, CHECKPOINT, parse)
+    out.positions_by_ply, out.final_positions, out.members = positions, final, members
+    return resumed
 
 
 def _tuples(value: Any) -> Any:
@@ -485,3 +843,104 @@ def walk_ruleset(rs: Ruleset) -> Ruleset:
     """The ruleset the structural walk runs on: rs itself, or rs with end = full when a line ends
     its games (see the module docstring)."""
     return with_params(rs, end="full") if rs.rules.end == "first-line" else rs
+
+
+# Two games of one class ------------------------------------------------------------------------
+
+
+def confirm_class(ctx: Context, variant: str, prop: str, member: Sequence[Action],
+                  reference: Sequence[Action]) -> Confirmed | None:
+    """A member's game as a witness of prop: both games replayed from the start under ctx's
+    ruleset (the real rules), in one shape class, and the engine's futures of the two (`future`,
+    with the Python key) differ as prop says (`differs`)."""
+    a, b = replay(ctx.rs, member), replay(ctx.rs, reference)
+    if a is None or b is None or shape_key(a) != shape_key(b):
+        return None
+    keyer = KEYS["shape"]
+    kids_a = {act: keyer(a.apply(act)) for act in a.legal_actions()}
+    mine = future(a, list(kids_a.values()))
+    theirs = future(b, [keyer(b.apply(act)) for act in b.legal_actions()])
+    if mine == theirs or differs(mine, theirs)[0] != prop:
+        return None
+    return Confirmed(record(variant, member),
+                     f"the same shape class as the game {notation(ctx.rs, reference)}, whose future the "
+                     f"rules make the same: {differs(mine, theirs)[1]}")
+
+
+def not_isomorphic(rs: Ruleset, one: Sequence[Action], two: Sequence[Action]) -> str | None:
+    """Why the positions two games reach are not one shape class (phase, parity of the next move,
+    or the open cells' graphs with the pending move marked, by a search for an isomorphism that
+    shares nothing with `shape_key`), or None when they are: then positions the key merged really
+    are alike, and a difference in their futures is the engine's."""
+    a, b = replay(walk_ruleset(rs), one), replay(walk_ruleset(rs), two)
+    if a is None or b is None:
+        return "a game does not replay"
+    return unlike(a, b)
+
+
+def unlike(a: State, b: State) -> str | None:
+    """Why two positions are not one shape class (see `not_isomorphic`), or None."""
+    if (a.phase, a.move & 1) != (b.phase, b.move & 1):
+        return f"phase {a.phase} and {b.phase}, next move {a.move} and {b.move}"
+    ga, gb = _graph(a), _graph(b)
+    if len(ga[0]) != len(gb[0]) or sorted(ga[1].values()) != sorted(gb[1].values()):
+        return "their open cells' graphs differ in cells or in edge multiplicities"
+    return None if _isomorphism(ga, gb) else "their open cells' graphs are not isomorphic"
+
+
+Graph = tuple[list[int], Counter[tuple[int, int]], tuple[int, int] | None]
+
+
+def _graph(state: State) -> Graph:
+    """Open cells, live edges with their multiplicity, the pending edge."""
+    edges: Counter[tuple[int, int]] = Counter()
+    for x, y in state.edges.values():
+        edges[(min(x, y), max(x, y))] += 1
+    pend = state.edges[state.pending] if state.pending is not None else None
+    return list(state.open_cells), edges, pend
+
+
+def _isomorphism(ga: Graph, gb: Graph) -> bool:
+    """Whether a bijection of open cells maps edges to edges (with multiplicity) and the pending
+    edge to the pending edge: backtracking over cells, neighbourhoods refined by degree."""
+    (va, ea, pa), (vb, eb, pb) = ga, gb
+
+    def degrees(v: list[int], e: Counter[tuple[int, int]]) -> dict[int, int]:
+        d = dict.fromkeys(v, 0)
+        for (x, y), m in e.items():
+            d[x] += m
+            d[y] += m
+        return d
+
+    da, db = degrees(va, ea), degrees(vb, eb)
+    order = sorted(va, key=lambda c: -da[c])
+    mult_a = {**ea, **{(y, x): m for (x, y), m in ea.items()}}
+    mult_b = {**eb, **{(y, x): m for (x, y), m in eb.items()}}
+    pend_a = {pa, pa[::-1]} if pa else set()
+    pend_b = {pb, pb[::-1]} if pb else set()
+    image: dict[int, int] = {}
+    used: set[int] = set()
+
+    def fits(c: int, d: int) -> bool:
+        for x, y in image.items():
+            if mult_a.get((c, x), 0) != mult_b.get((d, y), 0):
+                return False
+            if ((c, x) in pend_a) != ((d, y) in pend_b):
+                return False
+        return True
+
+    def extend(i: int) -> bool:
+        if i == len(order):
+            return True
+        c = order[i]
+        for d in vb:
+            if d in used or db[d] != da[c] or not fits(c, d):
+                continue
+            image[c] = d
+            used.add(d)
+            if extend(i + 1):
+                return True
+            del image[c]
+            used.discard(d)
+        return False
+    return extend(0)
