@@ -578,7 +578,7 @@ static Code tree_code(const Graph *g, uint32_t cells) {
 
 /* The pending component's code: hanging trees along the cycle from one end of the pending move to the other,
    the lesser direction; n = 0 when the component is not one cycle through the pending move. */
-static Code cycle_code(const Rules *r, const Pos *p, const Graph *g, uint32_t cells) {
+static Code cycle_code(const Pos *p, const Graph *g, uint32_t cells) {
     Code none = {0, 0};
     int degree[MAXC];
     uint32_t core = cells, stack = 0;
@@ -653,7 +653,7 @@ static uint64_t shape_key(const Rules *r, const Pos *p) {
         for (uint32_t q = comp; q; q &= q - 1) edges += g.deg[ctz(q)];
         edges /= 2;
         if (pcell >= 0 && (comp >> pcell & 1)) {
-            pend = cycle_code(r, p, &g, comp);
+            pend = cycle_code(p, &g, comp);
             if (!pend.n) return ODD_KEY;
             pendcells = popc(comp);
         } else if (edges != popc(comp) - 1) {
@@ -1287,4 +1287,650 @@ int64_t qc_replay_jsonl(const void *h, const char *in, int64_t n, int final, con
     stats[2] = lines;
     stats[3] = why;
     return o - out;
+}
+/* ---- walk: shape classes in C (verify/quantum/exhaustive.py, core_process) -----------------------
+
+   A ply of the checker's walk held in C: each class (its shape key) with up to 1 + WALK_OTHERS
+   games reaching it, in rank order (a game's actions as internal action codes, compared code by
+   code: the engine's order of legal actions), one game per position (a digest of the declared
+   fields). `qc_walk_process` checks every class's representative and up to K other members with
+   the checker's own reading of the rules transcribed from verify/quantum/sampled.py (graph shape,
+   bookkeeping, end rules, both measurements, the refusal of every action of the action space,
+   deadlock, members' futures), and sends each child class to the table of the shard its key
+   belongs to (`walk_shard`, as Python's shard_of). Failures carry the game showing them; the
+   engine replays every one before it is reported (Python's confirm). */
+
+#define WALK_OTHERS 2
+#define WALK_KEEP (1 + WALK_OTHERS)
+#define WALK_MAXPLY 60
+#define WALK_FIELDS 5 /* a failure record: property, detail, member, probe, path length; the member's path, then
+                         the representative's (WALK_MAXPLY + 1 codes each) */
+#define WALK_RECORD (WALK_FIELDS + 2 * (WALK_MAXPLY + 1))
+
+typedef struct {
+    int ply;
+    int64_t n, cap, slots;
+    int64_t *slot;      /* per slot: entry index + 1, 0 empty */
+    uint64_t *key;      /* per entry */
+    uint8_t *count;
+    uint64_t *digest;   /* WALK_KEEP per entry */
+    uint16_t *path;     /* WALK_KEEP * ply per entry */
+} WalkTable;
+
+static uint64_t walk_mix(uint64_t key) { /* Python's shard_of before the modulo */
+    uint64_t h = (key ^ (key >> 31)) * 0x9E3779B97F4A7C15ull;
+    return h >> 17;
+}
+
+static int walk_grow(WalkTable *t) {
+    int64_t cap = t->cap ? 2 * t->cap : 1024;
+    int keep = WALK_KEEP, ply = t->ply ? t->ply : 1;
+    uint64_t *key = realloc(t->key, (size_t)cap * sizeof *key);
+    if (!key) return 0;
+    t->key = key;
+    uint8_t *count = realloc(t->count, (size_t)cap);
+    if (!count) return 0;
+    t->count = count;
+    uint64_t *digest = realloc(t->digest, (size_t)cap * keep * sizeof *digest);
+    if (!digest) return 0;
+    t->digest = digest;
+    uint16_t *path = realloc(t->path, (size_t)cap * keep * ply * sizeof *path);
+    if (!path) return 0;
+    t->path = path;
+    t->cap = cap;
+    int64_t slots = 2 * cap;
+    int64_t *slot = calloc((size_t)slots, sizeof *slot);
+    if (!slot) return 0;
+    for (int64_t i = 0; i < t->n; i++) {
+        uint64_t h = walk_mix(t->key[i]) & (uint64_t)(slots - 1);
+        while (slot[h]) h = (h + 1) & (uint64_t)(slots - 1);
+        slot[h] = i + 1;
+    }
+    free(t->slot);
+    t->slot = slot;
+    t->slots = slots;
+    return 1;
+}
+
+static int path_cmp(const uint16_t *a, const uint16_t *b, int n) {
+    for (int i = 0; i < n; i++) if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
+/* Offer a game reaching class `key`: the class keeps its games in rank order, one per digest, at most
+   WALK_KEEP. 0 when out of memory. */
+static int walk_offer(WalkTable *t, uint64_t key, uint64_t digest, const uint16_t *path) {
+    if (t->n + 1 > t->cap && !walk_grow(t)) return 0;
+    uint64_t h = walk_mix(key) & (uint64_t)(t->slots - 1);
+    while (t->slot[h] && t->key[t->slot[h] - 1] != key) h = (h + 1) & (uint64_t)(t->slots - 1);
+    int ply = t->ply;
+    int64_t e;
+    if (!t->slot[h]) {
+        e = t->n++;
+        t->slot[h] = e + 1;
+        t->key[e] = key;
+        t->count[e] = 0;
+    } else {
+        e = t->slot[h] - 1;
+    }
+    uint64_t *dg = &t->digest[e * WALK_KEEP];
+    uint16_t *ps = &t->path[e * WALK_KEEP * ply];
+    int n = t->count[e];
+    for (int i = 0; i < n; i++) {
+        if (dg[i] != digest) continue;
+        if (path_cmp(path, &ps[i * ply], ply) >= 0) return 1;
+        for (int j = i; j < n - 1; j++) { /* drop the later game of the same position */
+            dg[j] = dg[j + 1];
+            memmove(&ps[j * ply], &ps[(j + 1) * ply], (size_t)ply * sizeof *ps);
+        }
+        n--;
+        break;
+    }
+    int at = n;
+    while (at > 0 && path_cmp(path, &ps[(at - 1) * ply], ply) < 0) at--;
+    if (at >= WALK_KEEP) { t->count[e] = (uint8_t)n; return 1; }
+    int last = n < WALK_KEEP ? n : WALK_KEEP - 1;
+    for (int j = last; j > at; j--) {
+        dg[j] = dg[j - 1];
+        memcpy(&ps[j * ply], &ps[(j - 1) * ply], (size_t)ply * sizeof *ps);
+    }
+    dg[at] = digest;
+    memcpy(&ps[at * ply], path, (size_t)ply * sizeof *ps);
+    t->count[e] = (uint8_t)(n < WALK_KEEP ? n + 1 : WALK_KEEP);
+    return 1;
+}
+
+/* A digest of a position's declared fields (engine.STATE: cls, spk, move, phase, pending). */
+static uint64_t walk_digest(const Rules *r, const Pos *p) {
+    uint64_t h = mix(0x51ed270b27f3c1ull ^ ((uint64_t)p->move << 16 | (uint64_t)p->phase << 8 | p->pending));
+    for (int c = 0; c < r->cells; c++) h = mix(h ^ ((uint64_t)p->cls[c] << 56 ^ (uint64_t)c << 50 ^ (uint64_t)p->spk[c]));
+    return h;
+}
+
+/* ---- the checker's reading in C -------------------------------------------------------------------- */
+
+enum { WP_SHAPE, WP_UNIQUE, WP_TOTAL, WP_DEADLOCK, WP_LENGTH, WP_TURN, WP_LEGAL };
+/* details (verify/quantum/exhaustive.py CORE_DETAILS says each in words) */
+enum {
+    WD_EDGE_CLASSICAL = 1, WD_NOT_FOREST, WD_PENDING_COMPONENT, WD_CYCLE, WD_MOVE, WD_PENDING, WD_PLACED,
+    WD_MEASURED, WD_TO_MOVE, WD_OVER, WD_BOUND, WD_OUTCOME, WD_OUTSIDE, WD_NOT_FORCED, WD_DIFFER,
+    WD_LISTED_REFUSED, WD_ALLOWED_UNLISTED, WD_REFUSED_OTHER, WD_ACCEPTED, WD_STUCK, WD_FUTURE_PHASE,
+    WD_FUTURE_TURN, WD_FUTURE_COUNT, WD_FUTURE_CLASSES, WD_REPLAY
+};
+
+typedef struct {
+    int32_t *rec;
+    int64_t cap, n;
+    int per_prop[8];
+    const uint16_t *rep; /* the representative's path, for the records */
+} Fails;
+
+static void fail(Fails *f, int prop, int detail, int member, int probe, const uint16_t *path, int len) {
+    if (f->per_prop[prop] >= 8 || f->n >= f->cap || len > WALK_MAXPLY + 1) return; /* the first KEPT per
+                                                                                     property, in walk order */
+    f->per_prop[prop]++;
+    int32_t *r = &f->rec[f->n++ * WALK_RECORD];
+    r[0] = prop; r[1] = detail; r[2] = member; r[3] = probe; r[4] = len;
+    for (int i = 0; i < len; i++) { r[WALK_FIELDS + i] = path[i]; r[WALK_FIELDS + WALK_MAXPLY + 1 + i] = f->rep[i]; }
+}
+
+/* Replay internal action codes from the start with the core's own checks: 0, or 1 + the index
+   of the first refused. */
+static int walk_replay(const Rules *r, Pos *p, const uint16_t *path, int n) {
+    init_pos(r, p);
+    for (int i = 0; i < n; i++) {
+        int code = path[i];
+        if (code >= r->sq + r->cells) return i + 1;
+        int refused = code >= r->sq ? qc_apply(r, p, 1, r->ca[code], 0) : qc_apply(r, p, 0, r->ca[code], r->cb[code]);
+        if (refused) return i + 1;
+    }
+    return 0;
+}
+
+/* The cells of the cycle the pending move closes (its two cells and the path between them). */
+static uint32_t cycle_cells(const Pos *p) {
+    int a = p->ea[p->pending], b = p->eb[p->pending];
+    int parent[MAXC];
+    for (int c = 0; c < MAXC; c++) parent[c] = -1;
+    int queue[MAXC], qh = 0, qt = 0;
+    parent[a] = a;
+    queue[qt++] = a;
+    while (qh < qt) {
+        int u = queue[qh++];
+        for (moves_t l = p->live & ~((moves_t)1 << p->pending); l; l &= l - 1) {
+            int k = ctz(l);
+            int v = p->ea[k] == u ? p->eb[k] : p->eb[k] == u ? p->ea[k] : -1;
+            if (v >= 0 && parent[v] < 0 && qt < MAXC) { parent[v] = u; queue[qt++] = v; }
+        }
+    }
+    if (parent[b] < 0) return 0;
+    uint32_t out = 0;
+    for (int c = b, steps = 0; steps <= MAXC; c = parent[c], steps++) { out |= 1u << c; if (c == a) break; }
+    return out;
+}
+
+/* The cells joined to c by live moves. */
+static uint32_t component_of(const Pos *p, int c) {
+    uint32_t comp = 1u << c, todo = comp;
+    while (todo) {
+        int v = ctz(todo); todo &= todo - 1;
+        for (moves_t l = p->live; l; l &= l - 1) {
+            int k = ctz(l), u = p->ea[k] == v ? p->eb[k] : p->eb[k] == v ? p->ea[k] : -1;
+            if (u >= 0 && !(comp >> u & 1)) { comp |= 1u << u; todo |= 1u << u; }
+        }
+    }
+    return comp;
+}
+
+/* Rule check: between measurements the live graph on the open cells is a forest; while one is
+   pending the pending move's component has as many moves as cells, its core (leaves peeled) is the
+   cycle, and every other component is a tree (check_shape). */
+static int check_shape_c(const Rules *r, const Pos *p) {
+    int parent[MAXC];
+    for (int c = 0; c < r->cells; c++) parent[c] = c;
+    uint32_t pend = p->phase == MEASURE ? component_of(p, p->ea[p->pending]) : 0;
+    int inside = 0;
+    for (moves_t l = p->live; l; l &= l - 1) {
+        int k = ctz(l), a = p->ea[k], b = p->eb[k];
+        if (!(p->open >> a & 1) || !(p->open >> b & 1)) return WD_EDGE_CLASSICAL;
+        if (pend >> a & 1) { inside++; continue; }
+        while (parent[a] != a) a = parent[a];
+        while (parent[b] != b) b = parent[b];
+        if (a == b) return WD_NOT_FOREST;
+        parent[a] = b;
+    }
+    if (p->phase != MEASURE) return 0;
+    if (inside != popc(pend)) return WD_PENDING_COMPONENT;
+    uint32_t core = pend;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (uint32_t m = core; m; m &= m - 1) {
+            int c = ctz(m), degree = 0;
+            for (moves_t l = p->live; l; l &= l - 1) {
+                int k = ctz(l);
+                if ((p->ea[k] == c && (core >> p->eb[k] & 1)) || (p->eb[k] == c && (core >> p->ea[k] & 1))) degree++;
+            }
+            if (degree <= 1) { core &= ~(1u << c); changed = 1; }
+        }
+    }
+    return core == cycle_cells(p) ? 0 : WD_CYCLE;
+}
+
+/* The player to act by the rules (turn-order, measure-by), from k placements: 0 x, 1 o, -1 none. */
+static int expected_turn_c(const Rules *r, const Pos *p, int k) {
+    if (p->phase == OVER) return -1;
+    if (p->phase == MEASURE) {
+        int creator = k & 1 ? 0 : 1;
+        return r->measurer == QC_MEASURER_CREATOR ? creator : 1 - creator;
+    }
+    return (k + 1) & 1 ? 0 : 1;
+}
+
+static int turn_of(const Rules *r, const Pos *p) {
+    if (p->phase == OVER) return -1;
+    return x_moves(r, p) ? 0 : 1;
+}
+
+/* The checker's own count of the placements against the position (check_bookkeeping). */
+static int check_bookkeeping_c(const Rules *r, const Pos *p, const uint16_t *path, int n) {
+    int k = 0;
+    for (int i = 0; i < n; i++) k += path[i] < r->sq;
+    int last = n ? path[n - 1] : -1;
+    if (p->phase != OVER && p->move != k + 1) return WD_MOVE;
+    if (p->pending != (p->phase == MEASURE ? k : 0)) return WD_PENDING;
+    if (p->phase == MEASURE && !(last >= 0 && last < r->sq)) return WD_PENDING;
+    if (last >= 0 && last < r->sq) {
+        int a = r->ca[last], b = r->cb[last];
+        if (a == b ? p->cls[a] != k
+                   : !(p->live >> k & 1) || p->ea[k] != (a < b ? a : b) || p->eb[k] != (a < b ? b : a))
+            return WD_PLACED;
+    }
+    if (last >= r->sq && p->cls[r->ca[last]] != k) return WD_MEASURED;
+    if (turn_of(r, p) != expected_turn_c(r, p, k)) return WD_TO_MOVE;
+    return 0;
+}
+
+/* Rules end-line, end-full, last-square, from the marks alone (ends_now). */
+static int ends_now_c(const Rules *r, const Pos *p) {
+    uint32_t x = 0, o = 0, open = 0;
+    for (int c = 0; c < r->cells; c++) {
+        if (!p->cls[c]) open |= 1u << c;
+        else if (p->cls[c] & 1) x |= 1u << c;
+        else o |= 1u << c;
+    }
+    for (int i = 0; i < r->nend; i++) {
+        uint32_t m = r->endm[i];
+        if ((m & x) == m || (m & o) == m) return 1;
+    }
+    int left = popc(open);
+    return left == 0 || (left == 1 && r->last_square == QC_LAST_SQUARE_END);
+}
+
+/* Valid outcomes of measuring: each move of the component in one of its two cells, one per cell,
+   the pending move in `cell`; counting stops at 2. */
+static int count_outcomes(const int *ma, const int *mb, int m, int i, uint32_t used) {
+    if (i == m) return 1;
+    int total = 0;
+    for (int side = 0; side < 2 && total < 2; side++) {
+        int c = side ? mb[i] : ma[i];
+        if (used >> c & 1) continue;
+        total += count_outcomes(ma, mb, m, i + 1, used | 1u << c);
+        if (ma[i] == mb[i]) break;
+    }
+    return total;
+}
+
+/* Both measurements of the pending cycle (check_measurements): the component made classical with
+   each mark in one of its cells, nothing outside changed (or, under vanish, emptied), the outcome
+   the only valid one, the two outcomes differing exactly on the cycle. */
+static void check_measurements_c(const Rules *r, const Pos *p, int *unique, int *total) {
+    *unique = *total = 0;
+    uint32_t comp = component_of(p, p->ea[p->pending]);
+    int moves[MAXM], ma[MAXM], mb[MAXM], m = 0;
+    for (moves_t l = p->live; l; l &= l - 1) {
+        int k = ctz(l);
+        if (comp >> p->ea[k] & 1) { moves[m] = k; m++; }
+    }
+    uint8_t outcome[2][MAXC];
+    for (int side = 0; side < 2; side++) {
+        int cell = side ? p->eb[p->pending] : p->ea[p->pending];
+        Pos q = *p;
+        measure(r, &q, cell);
+        if (q.cls[cell] != p->pending) { *total = WD_OUTCOME; return; }
+        for (int i = 0; i < m; i++) {
+            int k = moves[i], at = -1;
+            for (int c = 0; c < r->cells; c++) if ((comp >> c & 1) && q.cls[c] == k) at = c;
+            if (at < 0 || (at != p->ea[k] && at != p->eb[k])) { *total = WD_OUTCOME; return; }
+        }
+        for (int c = 0; c < r->cells; c++) {
+            if (comp >> c & 1) { if (!q.cls[c]) { *total = WD_OUTCOME; return; } outcome[side][c] = q.cls[c]; continue; }
+            if (q.cls[c] != p->cls[c]) { *total = WD_OUTSIDE; return; }
+            moves_t want = r->untouched == QC_UNTOUCHED_VANISH ? 0 : p->spk[c];
+            if (q.spk[c] != want) { *total = WD_OUTSIDE; return; }
+        }
+        /* the outcome is the only valid one with the pending move in `cell` */
+        int j = 0;
+        ma[j] = cell; mb[j] = cell; j++;
+        for (int i = 0; i < m; i++) if (moves[i] != p->pending) { ma[j] = p->ea[moves[i]]; mb[j] = p->eb[moves[i]]; j++; }
+        if (count_outcomes(ma, mb, j, 0, 0) != 1) { *unique = WD_NOT_FORCED; return; }
+    }
+    uint32_t moved = 0;
+    for (int c = 0; c < r->cells; c++) if ((comp >> c & 1) && outcome[0][c] != outcome[1][c]) moved |= 1u << c;
+    if (moved != cycle_cells(p)) *unique = WD_DIFFER;
+}
+
+/* The rule refusing an action by the checker's reading (expected_refusals): 0 none, else
+   qc_apply's code of the first rule it breaks in the order of rule check-order. */
+static int expected_refusal(const Rules *r, const Pos *p, int kind, int a, int b) {
+    if (p->phase == OVER) return 1;
+    if (kind == 1 && p->phase != MEASURE) return 3;
+    if (kind == 0 && p->phase == MEASURE) return 2;
+    if (a < 0 || a >= r->cells || (kind == 0 && (b < 0 || b >= r->cells))) return 4;
+    if (kind == 1) return a == p->ea[p->pending] || a == p->eb[p->pending] ? 0 : 8;
+    uint32_t open = 0;
+    for (int c = 0; c < r->cells; c++) if (!p->cls[c]) open |= 1u << c;
+    if (!(open >> a & 1) || !(open >> b & 1)) return 5;
+    if (a == b && popc(open) != 1) return 6;
+    if (!r->two_cycles && a != b)
+        for (moves_t l = p->live; l; l &= l - 1) {
+            int k = ctz(l);
+            if (p->ea[k] == (a < b ? a : b) && p->eb[k] == (a < b ? b : a)) return 7;
+        }
+    return 0;
+}
+
+static int same_refusal(int core, int want) { return core == want || (core >= 2 && core <= 3 && want >= 2 && want <= 3); }
+
+/* Every action of the action space (placements a <= b, measurements, one off the board of each) is
+   listed exactly when no rule refuses it, and refused by the core under the rule that does. */
+static int check_legal_c(const Rules *r, const Pos *p, int *probe) {
+    int acts[NCODES], n = legal(r, p, acts);
+    uint8_t listed[NCODES];
+    memset(listed, 0, sizeof listed);
+    for (int i = 0; i < n; i++) listed[acts[i]] = 1;
+    for (int a = 0; a <= r->cells; a++)
+        for (int b = a; b <= r->cells; b++) {
+            if (b == r->cells && a != 0) continue;
+            int want = expected_refusal(r, p, 0, a, b);
+            int code = b < r->cells ? a * r->cells + b : -1;
+            *probe = code;
+            if (!want) { if (code < 0 || !listed[code]) return WD_ALLOWED_UNLISTED; continue; }
+            if (code >= 0 && listed[code]) return WD_LISTED_REFUSED;
+            Pos q = *p;
+            int got = qc_apply(r, &q, 0, a, b);
+            if (!got) return WD_ACCEPTED;
+            if (!same_refusal(got, want)) return WD_REFUSED_OTHER;
+        }
+    for (int c = 0; c <= r->cells; c++) {
+        int want = expected_refusal(r, p, 1, c, 0);
+        int code = c < r->cells ? r->sq + c : -1;
+        *probe = code;
+        if (!want) { if (code < 0 || !listed[code]) return WD_ALLOWED_UNLISTED; continue; }
+        if (code >= 0 && listed[code]) return WD_LISTED_REFUSED;
+        Pos q = *p;
+        int got = qc_apply(r, &q, 1, c, 0);
+        if (!got) return WD_ACCEPTED;
+        if (!same_refusal(got, want)) return WD_REFUSED_OTHER;
+    }
+    *probe = -1;
+    return 0;
+}
+
+/* Every check of one position (position_failures, check_legal, deadlock); failures recorded with
+   `path` (the member's game). */
+static void check_position_c(const Rules *r, const Pos *p, const uint16_t *path, int n, int bound, int member,
+                             Fails *f) {
+    int d;
+    if ((d = check_shape_c(r, p))) fail(f, WP_SHAPE, d, member, -1, path, n);
+    if ((d = check_bookkeeping_c(r, p, path, n))) fail(f, WP_TURN, d, member, -1, path, n);
+    if ((p->phase == OVER) != (p->phase != MEASURE && ends_now_c(r, p))) fail(f, WP_LENGTH, WD_OVER, member, -1, path, n);
+    if (bound >= 0 && n > bound) fail(f, WP_LENGTH, WD_BOUND, member, -1, path, n);
+    if (p->phase == MEASURE && !check_shape_c(r, p)) {
+        int u, t;
+        check_measurements_c(r, p, &u, &t);
+        if (u) fail(f, WP_UNIQUE, u, member, -1, path, n);
+        if (t) fail(f, WP_TOTAL, t, member, -1, path, n);
+    }
+    int probe;
+    if ((d = check_legal_c(r, p, &probe))) fail(f, WP_LEGAL, d, member, probe, path, n);
+    int acts[NCODES];
+    if (p->phase != OVER && !legal(r, p, acts)) fail(f, WP_DEADLOCK, WD_STUCK, member, -1, path, n);
+}
+
+/* ---- members: other games of the class, then relabelled ones (exhaustive.relabel) ---------------- */
+
+static uint64_t walk_rand(uint64_t *s) { *s += 0x9E3779B97F4A7C15ull; return mix(*s); }
+
+/* Another game of the same class under end = full: cells permuted, and between measurements the
+   placements that close no cycle taken in another order (each segment's last placement stays
+   last). */
+static void relabel_c(const Rules *r, const uint16_t *path, int n, uint64_t *seed, uint16_t *out) {
+    int perm[MAXC];
+    for (int c = 0; c < r->cells; c++) perm[c] = c;
+    for (int c = r->cells - 1; c > 0; c--) { int j = (int)(walk_rand(seed) % (uint64_t)(c + 1)); int t = perm[c]; perm[c] = perm[j]; perm[j] = t; }
+    uint16_t moved[WALK_MAXPLY];
+    for (int i = 0; i < n; i++) {
+        int code = path[i];
+        if (code >= r->sq) { moved[i] = (uint16_t)(r->sq + perm[r->ca[code]]); continue; }
+        int a = perm[r->ca[code]], b = perm[r->cb[code]];
+        if (a > b) { int t = a; a = b; b = t; }
+        moved[i] = (uint16_t)(a * r->cells + b);
+    }
+    int start = 0;
+    for (int i = 0; i <= n; i++) {
+        if (i < n && moved[i] < r->sq) continue;
+        int end = i - 1; /* the segment start..i-1 of placements; its last one stays last */
+        for (int j = end - 1; j > start; j--) {
+            int pick = start + (int)(walk_rand(seed) % (uint64_t)(j - start + 1));
+            uint16_t t = moved[j]; moved[j] = moved[pick]; moved[pick] = t;
+        }
+        start = i + 1;
+    }
+    memcpy(out, moved, (size_t)n * sizeof *out);
+}
+
+typedef struct { int phase, turn, n; uint64_t keys[NCODES]; } Future;
+
+static int key_less(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void future_of(const Rules *r, const Pos *p, Future *fu) {
+    int acts[NCODES];
+    fu->phase = p->phase;
+    fu->turn = turn_of(r, p);
+    fu->n = legal(r, p, acts);
+    for (int i = 0; i < fu->n; i++) { Pos q = *p; apply_code(r, &q, acts[i]); fu->keys[i] = shape_key(r, &q); }
+    qsort(fu->keys, (size_t)fu->n, sizeof fu->keys[0], key_less);
+}
+
+static int future_differs(const Future *a, const Future *b) {
+    if (a->phase != b->phase) return WD_FUTURE_PHASE;
+    if (a->turn != b->turn) return WD_FUTURE_TURN;
+    if (a->n != b->n) return WD_FUTURE_COUNT;
+    for (int i = 0; i < a->n; i++) if (a->keys[i] != b->keys[i]) return WD_FUTURE_CLASSES;
+    return 0;
+}
+
+/* ---- a ply in C ---------------------------------------------------------------------------------- */
+
+void *qc_walk_table(int ply) {
+    WalkTable *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    t->ply = ply;
+    if (!walk_grow(t)) { free(t); return NULL; }
+    return t;
+}
+
+void qc_walk_table_free(void *tp) {
+    WalkTable *t = tp;
+    if (!t) return;
+    free(t->slot); free(t->key); free(t->count); free(t->digest); free(t->path); free(t);
+}
+
+int64_t qc_walk_size(const void *t) { return ((const WalkTable *)t)->n; }
+
+/* A table as bytes: per class its key, the number of games, then per game its digest and its
+   codes (u16); the bytes needed when more than cap. */
+int64_t qc_walk_dump(const void *tp, uint8_t *out, int64_t cap) {
+    const WalkTable *t = tp;
+    int64_t need = 0;
+    for (int64_t e = 0; e < t->n; e++) need += 9 + t->count[e] * (8 + 2 * (int64_t)t->ply);
+    if (need > cap) return need;
+    uint8_t *o = out;
+    for (int64_t e = 0; e < t->n; e++) {
+        memcpy(o, &t->key[e], 8); o += 8;
+        *o++ = t->count[e];
+        for (int i = 0; i < t->count[e]; i++) {
+            memcpy(o, &t->digest[e * WALK_KEEP + i], 8); o += 8;
+            memcpy(o, &t->path[(e * WALK_KEEP + i) * t->ply], 2 * (size_t)t->ply); o += 2 * t->ply;
+        }
+    }
+    return need;
+}
+
+/* Merge bytes `qc_walk_dump` wrote (for a table of the same ply) into t: 0, or -1 when the bytes
+   are not such a dump, -2 out of memory. */
+int64_t qc_walk_load(void *tp, const uint8_t *in, int64_t len) {
+    WalkTable *t = tp;
+    const uint8_t *s = in, *e = in + len;
+    uint16_t path[WALK_MAXPLY + 1];
+    if (t->ply > WALK_MAXPLY) return -1;
+    while (s < e) {
+        if (e - s < 9) return -1;
+        uint64_t key; memcpy(&key, s, 8); s += 8;
+        int n = *s++;
+        if (n < 1 || n > WALK_KEEP || e - s < n * (8 + 2 * (int64_t)t->ply)) return -1;
+        for (int i = 0; i < n; i++) {
+            uint64_t digest; memcpy(&digest, s, 8); s += 8;
+            memcpy(path, s, 2 * (size_t)t->ply); s += 2 * t->ply;
+            if (!walk_offer(t, key, digest, path)) return -2;
+        }
+    }
+    return 0;
+}
+
+static const WalkTable *sort_table;
+static int rep_less(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    int ply = sort_table->ply;
+    return path_cmp(&sort_table->path[x * WALK_KEEP * ply], &sort_table->path[y * WALK_KEEP * ply], ply);
+}
+
+/* Check every class of t in rank order and offer its children to outs[walk_shard(key)]:
+   the representative and up to `members` other members (other games first, then relabelled ones)
+   are checked (check_position_c), members' futures against the representative's; failures go to
+   fails (WALK_RECORD int32s each, at most fail_cap), and the representatives the engine is to check
+   (ply <= engine_ply, key hash divisible by engine_every, or over when `finals`) to picked (their codes,
+   t->ply each, at most pick_cap). stats: classes, members, final positions, members differing by
+   field (cls, spk, move, phase, pending), failures, picked, then per class its abstract key
+   (phase, sizes) into abstract (at most abstract_cap distinct). Returns 0, or -1 out of memory, -2
+   a game that does not replay, -3 a buffer too small. */
+int64_t qc_walk_process(const void *h, void *tp, int members, int bound, int engine_ply, int64_t engine_every,
+                        int finals, void **outs, int shards, int32_t *fails, int64_t fail_cap, uint16_t *picked,
+                        int64_t pick_cap, int64_t *stats, uint64_t *abstract, int64_t abstract_cap) {
+    const Rules *r = h;
+    WalkTable *t = tp;
+    int ply = t->ply;
+    if (ply >= WALK_MAXPLY) return -3;
+    Fails f = {fails, fail_cap, 0, {0}, NULL};
+    int64_t *order = malloc((size_t)(t->n ? t->n : 1) * sizeof *order);
+    if (!order) return -1;
+    for (int64_t i = 0; i < t->n; i++) order[i] = i;
+    sort_table = t;
+    qsort(order, (size_t)t->n, sizeof *order, rep_less);
+    for (int i = 0; i < 11; i++) stats[i] = 0;
+    int64_t nabs = 0;
+    Future *mine = malloc(sizeof *mine), *theirs = malloc(sizeof *theirs);
+    if (!mine || !theirs) { free(order); free(mine); free(theirs); return -1; }
+    uint16_t child[WALK_MAXPLY + 1], other[WALK_MAXPLY + 1];
+    for (int64_t oi = 0; oi < t->n; oi++) {
+        int64_t e = order[oi];
+        const uint16_t *path = &t->path[e * WALK_KEEP * ply];
+        Pos p;
+        if (walk_replay(r, &p, path, ply) || shape_key(r, &p) != t->key[e]) {
+            free(order); free(mine); free(theirs); return -2;
+        }
+        f.rep = path;
+        stats[0]++;
+        check_position_c(r, &p, path, ply, bound, 0, &f);
+        stats[2] += p.phase == OVER;
+        /* the abstraction's key: phase, pending component's size, sorted sizes of the others */
+        {
+            int sizes[MAXC], ns = 0, pend = 0;
+            uint32_t seen = 0, pc = p.phase == MEASURE ? component_of(&p, p.ea[p.pending]) : 0;
+            for (uint32_t m = p.open; m; m &= m - 1) {
+                int c = ctz(m);
+                if (seen >> c & 1) continue;
+                uint32_t comp = component_of(&p, c);
+                seen |= comp;
+                if (comp == pc) pend = popc(comp); else sizes[ns++] = popc(comp);
+            }
+            for (int i = 1; i < ns; i++) { int v = sizes[i], j = i - 1; while (j >= 0 && sizes[j] > v) { sizes[j + 1] = sizes[j]; j--; } sizes[j + 1] = v; }
+            uint64_t a = (uint64_t)p.phase << 60 | (uint64_t)pend << 55;
+            uint64_t body = 0;
+            for (int i = 0; i < ns; i++) body = body * 17 + (uint64_t)sizes[i];
+            a ^= p.phase == OVER ? 0 : mix(body * 64 + (uint64_t)ns + 0x9E37) >> 9;
+            int found = 0;
+            for (int64_t i = 0; i < nabs && !found; i++) found = abstract[i] == a;
+            if (!found && nabs < abstract_cap) abstract[nabs++] = a;
+        }
+        if (picked && (ply <= engine_ply || (engine_every > 0 && walk_mix(t->key[e]) % (uint64_t)engine_every == 0)
+                       || (finals && p.phase == OVER))) {
+            if (stats[9] >= pick_cap) { free(order); free(mine); free(theirs); return -3; }
+            memcpy(&picked[stats[9]++ * ply], path, 2 * (size_t)ply);
+        }
+        /* children */
+        int acts[NCODES], n = legal(r, &p, acts);
+        mine->phase = p.phase; mine->turn = turn_of(r, &p); mine->n = n;
+        memcpy(child, path, 2 * (size_t)ply);
+        for (int i = 0; i < n; i++) {
+            Pos q = p;
+            apply_code(r, &q, acts[i]);
+            uint64_t key = shape_key(r, &q);
+            mine->keys[i] = key;
+            child[ply] = (uint16_t)acts[i];
+            if (!walk_offer(outs[walk_mix(key) % (uint64_t)shards], key, walk_digest(r, &q), child)) {
+                free(order); free(mine); free(theirs); return -1;
+            }
+        }
+        qsort(mine->keys, (size_t)n, sizeof mine->keys[0], key_less);
+        if (!members || !ply) continue;
+        /* members */
+        uint64_t seed = mix(0x7a3b9c1d ^ t->key[e]);
+        for (int i = 0; i < ply; i++) seed = mix(seed ^ path[i]);
+        uint64_t seen_digest[1 + 64];
+        int nseen = 0, checked = 0;
+        seen_digest[nseen++] = walk_digest(r, &p);
+        for (int attempt = 0; checked < members && attempt < (t->count[e] - 1) + 3 * members; attempt++) {
+            int is_other = attempt < t->count[e] - 1;
+            if (is_other) memcpy(other, &t->path[(e * WALK_KEEP + 1 + attempt) * ply], 2 * (size_t)ply);
+            else relabel_c(r, path, ply, &seed, other);
+            Pos q;
+            if (walk_replay(r, &q, other, ply)) { if (is_other) { free(order); free(mine); free(theirs); return -2; } continue; }
+            uint64_t d = walk_digest(r, &q);
+            int dup = 0;
+            for (int i = 0; i < nseen; i++) dup |= seen_digest[i] == d;
+            if (dup || shape_key(r, &q) != t->key[e]) continue;
+            if (nseen < 65) seen_digest[nseen++] = d;
+            checked++;
+            check_position_c(r, &q, other, ply, bound, checked, &f);
+            /* declared fields differing from the representative's */
+            int dcls = 0, dspk = 0;
+            for (int c = 0; c < r->cells; c++) { dcls |= q.cls[c] != p.cls[c]; dspk |= q.spk[c] != p.spk[c]; }
+            stats[3] += dcls; stats[4] += dspk; stats[5] += q.move != p.move; stats[6] += q.phase != p.phase;
+            stats[7] += q.pending != p.pending;
+            future_of(r, &q, theirs);
+            int why = future_differs(theirs, mine);
+            if (why) fail(&f, why == WD_FUTURE_TURN ? WP_TURN : why == WD_FUTURE_PHASE ? WP_LENGTH
+                              : why == WD_FUTURE_COUNT ? WP_LEGAL : q.phase == MEASURE ? WP_TOTAL : WP_SHAPE,
+                          why, checked, -1, other, ply);
+        }
+        stats[1] += checked;
+    }
+    stats[8] = f.n;
+    stats[10] = nabs;
+    free(order); free(mine); free(theirs);
+    return 0;
 }

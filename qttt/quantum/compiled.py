@@ -141,6 +141,15 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "qc_key": (None, [P, P, U64]),
     "qc_shape_key": (ctypes.c_uint64, [P, P]),
     "qc_child_keys": (ctypes.c_int, [P, P, I32, U64]),
+    "qc_walk_table": (P, [ctypes.c_int]),
+    "qc_walk_table_free": (None, [P]),
+    "qc_walk_size": (ctypes.c_int64, [P]),
+    "qc_walk_dump": (ctypes.c_int64, [P, ctypes.c_char_p, ctypes.c_int64]),
+    "qc_walk_load": (ctypes.c_int64, [P, ctypes.c_char_p, ctypes.c_int64]),
+    "qc_walk_process": (ctypes.c_int64, [P, P, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int64,
+                                         ctypes.c_int, ctypes.POINTER(P), ctypes.c_int, I32, ctypes.c_int64,
+                                         ctypes.POINTER(ctypes.c_uint16), ctypes.c_int64, I64, U64,
+                                         ctypes.c_int64]),
 }
 
 
@@ -369,6 +378,62 @@ class Core:
             pos.apply(act)
         return pos
 
+    def walk_ply(self, ply: int, pieces: Iterable[bytes], members: int, bound: int | None, shards: int,
+                 engine_ply: int = -1, engine_every: int = 0, finals: bool = False) -> WalkPly:
+        """Check one shard of a walk's ply in C (`qc_walk_process`): its classes are the union of
+        `pieces` (dumps of the same ply), each representative and up to `members` other members
+        checked against the checker's reading, the next ply's classes dumped per shard. The
+        representatives the engine is to check too: every one up to ply `engine_ply`, those whose
+        key hashes to 0 modulo `engine_every`, and with `finals` every finished one."""
+        if ply >= WALK_MAXPLY:
+            raise QtttError("core-compiled", f"a walk longer than {WALK_MAXPLY} plies")
+        lib = self.lib
+        table = lib.qc_walk_table(ply)
+        outs = [lib.qc_walk_table(ply + 1) for _ in range(shards)]
+        try:
+            if not table or not all(outs):
+                raise MemoryError("the walk's tables")
+            for piece in pieces:
+                status = lib.qc_walk_load(table, piece, len(piece))
+                if status:
+                    raise QtttError("core-compiled", "a walk's classes are damaged" if status == -1 else
+                                    "out of memory for a walk's classes")
+            size = int(lib.qc_walk_size(table))
+            fails = (ctypes.c_int32 * (WALK_FAILS * WALK_RECORD))()
+            cap = size if engine_every or finals or engine_ply >= ply else 0
+            picked = (ctypes.c_uint16 * max(1, cap * ply))()
+            stats = (ctypes.c_int64 * 11)()
+            abstract = (ctypes.c_uint64 * 65536)()
+            out_array = (ctypes.c_void_p * shards)(*outs)
+            status = lib.qc_walk_process(self.handle, table, members, -1 if bound is None else bound,
+                                         engine_ply, engine_every, int(finals), out_array, shards, fails,
+                                         WALK_FAILS, picked, cap, stats, abstract, len(abstract))
+            if status:
+                raise QtttError("core-compiled", {-1: "out of memory in a walk's ply",
+                                                  -2: "a walk's game does not replay to its class",
+                                                  -3: "a walk's buffer is too small"}[status])
+            dumps = []
+            for out in outs:
+                need = lib.qc_walk_dump(out, None, 0)
+                buf = ctypes.create_string_buffer(max(1, need))
+                lib.qc_walk_dump(out, buf, need)
+                dumps.append(buf.raw[:need])
+        finally:
+            for t in (table, *outs):
+                if t:
+                    lib.qc_walk_table_free(t)
+        records = []
+        for i in range(stats[8]):
+            r = fails[i * WALK_RECORD:(i + 1) * WALK_RECORD]
+            n = r[4]
+            rep = 5 + WALK_MAXPLY + 1
+            records.append(WalkFailure(WALK_PROPS[r[0]], WALK_DETAILS[r[1]], r[2], None if r[3] < 0 else r[3],
+                                       tuple(r[5:5 + n]), tuple(r[rep:rep + n])))
+        chosen = [tuple(picked[i * ply:(i + 1) * ply]) for i in range(stats[9])]
+        return WalkPly(dumps, records, chosen, stats[0], stats[1], stats[2],
+                       dict(zip(("cls", "spk", "move", "phase", "pending"), stats[3:8], strict=True)),
+                       list(abstract[:stats[10]]))
+
     def exact_value(self, pos: CorePosition, log2size: int = 20) -> tuple[Fraction, int]:
         """The value x − o of `pos` under perfect play (as `solve.Solver`; a deadlock is scored as
         the board stands) and the positions searched: plain alpha-beta with a table, for
@@ -377,6 +442,62 @@ class Core:
         bound = int(self.game.bound * self.scale)
         v = self.lib.qc_search(self.handle, table.handle, pos.buf, -bound - 1, bound + 1)
         return self.points(v), table.nodes
+
+
+WALK_MAXPLY = 60  # the longest game a walk ply in C holds (WALK_MAXPLY)
+WALK_RECORD = 5 + 2 * (WALK_MAXPLY + 1)  # int32s of one failure record (WALK_RECORD)
+WALK_FAILS = 4096  # failure records one shard keeps at most (8 per property and member kind)
+
+
+class WalkFailure(NamedTuple):
+    """A failure `qc_walk_process` found: the property (`WALK_PROPS`), what failed (`WALK_DETAILS`),
+    the member (0: the representative), the action showing it (an internal code, or None), the
+    member's and the representative's games (internal action codes)."""
+
+    prop: str
+    detail: str
+    member: int
+    probe: int | None
+    path: tuple[int, ...]
+    rep: tuple[int, ...]
+
+
+class WalkPly(NamedTuple):
+    """What checking one shard of a walk's ply in C gave (`Core.walk_ply`)."""
+
+    pieces: list[bytes]  # the next ply's classes, one dump per shard
+    failures: list[WalkFailure]
+    picked: list[tuple[int, ...]]  # representatives for the engine (internal codes)
+    classes: int
+    members: int
+    finals: int
+    varied: dict[str, int]  # members differing from their representative, by declared field
+    abstract: list[int]  # the abstraction's classes met (as the core keys them)
+
+
+WALK_PROPS = ("single-cycle-per-move", "collapse-uniqueness", "collapse-totality", "no-deadlock",
+              "termination", "turn-order", "legal-actions")
+"""The properties of the C walk's checks, by their codes (WP_...)."""
+WALK_DETAILS = ("", "a spooky mark in a classical cell", "the graph between measurements is not a forest",
+                "the pending component has not as many moves as cells",
+                "the pending component's core is not the cycle",
+                "the next move is not the placements played + 1",
+                "the pending move is not the last placement (0 outside a measurement)",
+                "the last placement's marks are not where it put them",
+                "the measured cell does not hold the closing move", "the player to act is not the rules'",
+                "over, where the end rules say otherwise", "more actions than the bound",
+                "a measurement leaves a mark of the component outside its cells",
+                "a measurement changes a cell outside the component",
+                "the measured outcome is not the only valid one", "the two outcomes differ off the cycle",
+                "an action the rules refuse is listed", "an action the rules allow is not listed",
+                "an action is refused under another rule", "an action the rules refuse is accepted",
+                "no legal action and the game is not over",
+                "a member's phase differs from its representative's",
+                "a member's player to act differs from its representative's",
+                "a member has another number of legal actions than its representative",
+                "a member's actions lead to other classes than its representative's",
+                "a game does not replay")
+"""What each detail code of a failure says (WD_...)."""
 
 
 @cache

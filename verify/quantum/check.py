@@ -32,6 +32,7 @@ from .abstract import Params, Summary, explore, realize
 from .catalogue import PROPERTIES, SHAPE_KEY
 from .exhaustive import OTHERS, RELABELLED, Walk, confirm_class, walk, walk_ruleset
 from .graphs import Tally, enumerate_collapse, enumerate_single_cycle
+from .published import cited
 from .sampled import (
     ABSTRACT,
     CORES,
@@ -157,11 +158,29 @@ class Engine:
                              f"class: {w.key_errors[0]})")
         if w.complete and w.key == "concrete":
             return "exhaustive", f"exhaustive (engine, every reachable position: {w.positions})"
+        if w.complete and w.walker == "core":
+            return "classes", (f"shape classes ({published(w)}compiled core, one position per shape class, "
+                               f"{w.positions} classes, each checked in C against the checker's reading and "
+                               f"on up to K = {w.relabelled} other members: {w.members} checked, each with "
+                               f"its representative's future; the engine at {w.engine_checked} of the classes "
+                               f"({engine_share(w)}), where both cores are compared; every failure the C "
+                               "checks find is replayed by the engine)")
         if w.complete:
             return "classes", (f"shape classes (engine, one position per shape class, {w.positions} classes, "
                                f"each also on up to K = {w.relabelled} other members: {w.members} checked, "
                                f"each with its representative's future)")
         return "sampled", f"{sampled}, after a walk to ply {w.max_ply} ({w.positions} positions)"
+
+
+def published(w: Walk) -> str:
+    """Where a cited walk was published, as the start of its label ("" for a walk of this run)."""
+    return "" if w.published is None else f"published walk {w.published}, not re-run by this check: "
+
+
+def engine_share(w: Walk) -> str:
+    """Which classes of the compiled core's walk the engine checked, in words."""
+    return (f"every class to ply {w.engine_ply}, then the one in {w.engine_every} whose key hashes to 0"
+            + (", and every finished one" if w.walker == "core" and w.final_positions else ""))
 
 
 def designed(record_: dict[str, Any]) -> list[Action]:
@@ -270,6 +289,11 @@ def cores_finding(rs: Ruleset, engine: Engine, started: float) -> Finding:
     status, label = engine.part()
     label = (label.replace("(engine", "(engine and compiled core", 1) if "(engine" in label
              else label.replace(" games)", " games, engine and compiled core)", 1))
+    w = engine.walk
+    if w is not None and w.walker == "core" and status == "classes":
+        status, label = "sampled", (f"sampled (engine and compiled core compared at {w.engine_checked} "
+                                    f"classes of the compiled core's walk, {engine_share(w)}, and in "
+                                    f"{s.games} games)")
     return finding(CORES, [(status, label)], method, time.perf_counter() - started, engine.witness(CORES))
 
 
@@ -447,9 +471,22 @@ def default_games(rs: Ruleset) -> int:
     return 1000 if rs.board <= 3 else 200
 
 
-def default_depth(rs: Ruleset) -> int | None:
-    """How deep the walk goes: every position on 3×3 and smaller, 8 plies above."""
-    return None if rs.board <= 3 else 8
+def default_depth(rs: Ruleset, cores: bool = True) -> int | None:
+    """How deep the walk goes: the whole game on 3×3 and smaller and where the compiled core walks
+    (`core_walks`), 8 plies above."""
+    return None if rs.board <= 3 or core_walks(rs, cores) else 8
+
+
+ENGINE_PLY = 9
+"""Where the compiled core walks: the engine checks every class up to this ply,"""
+ENGINE_EVERY = 64
+"""and after it the classes whose key hashes to 0 modulo this (about one in 64)."""
+
+
+def core_walks(rs: Ruleset, cores: bool = True) -> bool:
+    """Whether the compiled core walks rs (and checks every class in C; the engine a share of them):
+    boards above 3×3 that it plays, where the engine at every class would take CPU-hours."""
+    return cores and rs.board > 3 and core_reason(rs) is None
 
 
 def walks_by_default(rs: Ruleset) -> bool:
@@ -486,13 +523,17 @@ def run_walks(rs: Ruleset, spec: str, max_ply: int | None, processes: int,
     interrupted = True
     try:
         params = {"end": "full"} if target is not rs else {}
+        core = key == "shape" and core_walks(rs, cores)
+        walker, engine_ply, engine_every = ("core", ENGINE_PLY, ENGINE_EVERY) if core else ("python", -1, 0)
         structural = walk(target, max_ply=max_ply, bound=bound, mapper=mapper, workers=processes,
                           progress=told, checkpoint=checkpoint, load=spec, params=params, key=key,
-                          members=members, cores=cores)
+                          members=members, cores=cores, walker=walker, engine_ply=engine_ply,
+                          engine_every=engine_every)
         own = None
         if target is not rs:
             own = walk(rs, max_ply=max_ply, bound=bound, mapper=mapper, workers=processes, progress=told,
-                       load=spec, cores=cores)
+                       load=spec, cores=cores, walker=walker, engine_ply=engine_ply,
+                       engine_every=engine_every, finals=core)
         interrupted = False
     finally:
         if own_pool is not None:
@@ -512,6 +553,11 @@ def _walk_json(structural: Walk, own: Walk | None) -> dict[str, Any]:
         out["max_ply"] = structural.max_ply
     if structural.resumed_at is not None:
         out["resumed_at"] = structural.resumed_at
+    if structural.walker == "core":
+        out["walker"] = "compiled core"
+        out["engine_checked"] = structural.engine_checked
+    if structural.published is not None:
+        out["published"] = structural.published
     if own is not None:
         out["own_rules"] = {"ruleset": own.ruleset, "positions": own.positions,
                             "final_positions": own.final_positions, "seconds": round(own.seconds, 3)}
@@ -554,8 +600,11 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
     engine = Engine(ctx, spec, s)
     walk_data = None
     if exhaustive or (exhaustive is None and walks_by_default(rs)):
-        depth = max_ply if max_ply is not None else default_depth(rs)
+        depth = max_ply if max_ply is not None else default_depth(rs, cores)
         engine.walk, engine.own_walk = run_walks(rs, spec, depth, processes, say, checkpoint, mapper, cores)
+        walk_data = _walk_json(engine.walk, engine.own_walk)
+    elif exhaustive is None and cores and (found := cited(rs)) is not None:
+        engine.walk, engine.own_walk = found
         walk_data = _walk_json(engine.walk, engine.own_walk)
     findings = []
     for prop, props in ((SHAPE, (SHAPE,)), (UNIQUE, (UNIQUE,)), (TOTAL, (TOTAL,))):

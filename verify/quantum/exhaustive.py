@@ -34,8 +34,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import itertools
 import random
+import struct
 import time
 import zlib
 from collections import Counter
@@ -46,15 +48,16 @@ from typing import Any
 
 from qttt import Ruleset, load_ruleset, with_params
 from qttt.bounds import CODE, COUNT, MAX_PLY
-from qttt.io import read_checkpoint, write_checkpoint
+from qttt.io import read_checkpoint, write_atomic, write_checkpoint
 from qttt.notation import Record
 from qttt.processes import Mapper, local_mapper
+from qttt.quantum.compiled import WALK_DETAILS
 from qttt.quantum.engine import PHASES, STATE, Action, Measure, Place, State
 from qttt.quantum.notation import to_notation
 
 from ..report import Confirmed
 from .abstract import abstract_of
-from .sampled import FAILURE_IDS, KEPT, LEGAL, LENGTH, SHAPE, TOTAL, TURN, Context, inspect
+from .sampled import CORES, FAILURE_IDS, KEPT, LEGAL, LENGTH, SHAPE, TOTAL, TURN, Context, inspect
 from .witness import record, replay
 
 Key = tuple[Any, ...] | int
@@ -332,6 +335,7 @@ class Summary:
     positions: int = 0
     members: int = 0
     final: int = 0
+    engine: int = 0  # classes the engine checked (all of them, unless the compiled core walks)
     partitions: set[tuple[Any, ...]] = field(default_factory=set)
     varied: Counter[str] = field(default_factory=Counter)
     failures: list[Failed] = field(default_factory=list)
@@ -343,6 +347,7 @@ class Summary:
         """Fold another shard's summary in (the result does not depend on the order)."""
         self.positions += other.positions
         self.members += other.members
+        self.engine += other.engine
         self.final += other.final
         self.partitions |= other.partitions
         self.varied.update(other.varied)
@@ -367,7 +372,11 @@ def keep_first(failures: Sequence[Failed]) -> list[Failed]:
 @dataclass(frozen=True)
 class Spec:
     """What a worker needs to check a shard: the ruleset as loaded (`load`, a name or file, and
-    `params`), the key, the ply bound, K, and whether the compiled core is compared."""
+    `params`), the key, the ply bound, K, whether the compiled core is compared, and who walks:
+    the engine (`python`: the engine checks every class) or the compiled core (`core`: the core
+    expands the classes and checks every one in C, `core_process`; the engine checks the classes up
+    to ply `engine_ply`, those whose key hashes to 0 modulo `engine_every`, and with `finals` every
+    finished one)."""
 
     load: str
     params: tuple[tuple[str, Any], ...] = ()
@@ -375,6 +384,10 @@ class Spec:
     bound: int | None = None
     members: int = 0
     cores: bool = True
+    walker: str = "python"
+    engine_ply: int = -1
+    engine_every: int = 0
+    finals: bool = False
 
     def ruleset(self) -> Ruleset:
         """The ruleset (made once per process)."""
@@ -408,10 +421,57 @@ def process(spec: Spec, ply: int, pieces: Sequence[Shard], shards: int) -> tuple
         check_class(ctx, spec, ply, key, cands, out, summary)
     summary.failures = keep_first(summary.failures)
     summary.key_errors = sorted(summary.key_errors)[:KEPT]
+    summary.engine = summary.positions
     summary.sizes = [len(p) for p in out]
     firsts = [c[0] for p in out for c in p.values()]
     summary.first = min(firsts)[2] if firsts else None
     return out, summary
+
+
+def core_process(spec: Spec, ply: int, pieces: Sequence[bytes], shards: int) -> tuple[list[bytes], Summary]:
+    """`process` with the compiled core walking (`Spec.walker` = core): the core merges the pieces,
+    checks every class's representative and members in C (`Core.walk_ply`) and splits the next
+    ply's classes; the engine then checks the representatives picked for it with every check of
+    `inspect`, the compiled core compared. A failure the C checks find counts only once the engine
+    replays its game and sees it (under its own property, or as the two cores disagreeing there)."""
+    ctx = spec.context()
+    rs = ctx.rs
+    cells = rs.board * rs.board
+    sq = cells * cells
+    done = ctx.core.walk_ply(ply, pieces, spec.members, spec.bound, shards, spec.engine_ply,
+                             spec.engine_every, spec.finals)
+
+    def py(codes: Sequence[int]) -> Path_:
+        return tuple(c if c < sq else sq - c - 1 for c in codes)
+    summary = Summary(positions=done.classes, members=done.members, final=done.finals,
+                      varied=Counter(done.varied), partitions={("core", a) for a in done.abstract})
+    for i, f in enumerate(done.failures):
+        shown = py(f.path) + (py((f.probe,)) if f.probe is not None else ())
+        order = (ply, *f.rep, f.member, i)
+        message = f"the compiled core, checked in C: {f.detail}"
+        reference = py(f.rep) if f.detail in FUTURE_DETAILS else None
+        summary.failures.append((order, f.prop, message, shown, reference))
+        if reference is None:  # the engine and the core compared at that position
+            summary.failures.append((order, CORES, message, shown, None))
+    for codes in done.picked:
+        acts = actions_of(py(codes), cells)
+        state = replay(rs, acts)
+        if state is None:
+            summary.failures.append(((ply, *codes, 0, 0), CORES, "the engine refuses a game the compiled "
+                                     "core walked", py(codes), None))
+            continue
+        found, _ = inspect(ctx, state, acts, simulate=True)
+        summary.engine += 1
+        for i, (prop, message, probe) in enumerate(found):
+            shown = py(codes) + ((encode(probe, cells),) if probe is not None else ())
+            summary.failures.append(((ply, *codes, 0, 100 + i), prop, message, shown, None))
+    summary.failures = keep_first(summary.failures)
+    summary.sizes = [len(p) for p in done.pieces]
+    return done.pieces, summary
+
+
+FUTURE_DETAILS = frozenset(WALK_DETAILS[21:25])
+"""The C walk's failures of a member whose future differs from its representative's."""
 
 
 def _children(ctx: Context, spec: Spec, state: State, acts: Sequence[Action],
@@ -449,7 +509,8 @@ def check_class(ctx: Context, spec: Spec, ply: int, key: Key, cands: Sequence[Ca
         shown = path + ((encode(probe, cells),) if probe is not None else ())
         summary.failures.append(((ply, *order, 0, i), prop, message, shown, None))
     own = _key(spec.key, state)
-    if own != key:  # the key it was merged under (the compiled core's) is not the checker's
+    if own != key and _same_position(ctx, state, acts):
+        # the key it was merged under (the compiled core's, of the same position) is not the checker's
         summary.key_errors.append(((ply, *order), f"{notation(rs, acts)}: merged under key {key!r}, its key "
                                    f"is {own!r}"))
     with contextlib.suppress(Exception):  # inspect reported it
@@ -470,6 +531,17 @@ def check_class(ctx: Context, spec: Spec, ply: int, key: Key, cands: Sequence[Ca
         mine = future(state, [k for _, _, k in keyed])
         others = [actions_of(c[2], cells) for c in cands[1:]]
         check_members(ctx, spec, (ply, *order), state, acts, mine, others, summary)
+
+
+def _same_position(ctx: Context, state: State, acts: Sequence[Action]) -> bool:
+    """Whether the compiled core holds the engine's position after acts (where it differs,
+    compare_cores reports it: a difference of keys there is no key's fault)."""
+    if ctx.core is None:
+        return True
+    try:
+        return bool(ctx.core.position(acts).fields() == state.fields())
+    except Exception:
+        return False
 
 
 def _key(kind: str, state: State) -> Key | None:
@@ -584,6 +656,13 @@ class Walk:
     relabelled: int = 0
     members: int = 0
     workers: int = 1
+    walker: str = "python"  # who walked: the engine, or the compiled core (`Spec`)
+    engine_checked: int = 0  # classes the engine checked
+    members_by_ply: list[int] = field(default_factory=list)
+    engine_by_ply: list[int] = field(default_factory=list)
+    engine_ply: int = -1  # with the compiled core walking: the engine checked every class to this ply,
+    engine_every: int = 0  # and the classes whose key hashes to 0 modulo this
+    published: str | None = None  # the file a published walk was read from (`verify.quantum.published`)
     resumed_at: int | None = None  # the ply a checkpoint resumed it at: plies before it were read, not walked
     varied: dict[str, int] = field(default_factory=dict)
     failures: dict[str, list[tuple[str, tuple[Action, ...], tuple[Action, ...] | None]]] = \
@@ -606,7 +685,8 @@ class Walk:
 def walk(rs: Ruleset, *, max_ply: int | None = None, bound: int | None = None, processes: int = 1,
          mapper: Mapper | None = None, workers: int | None = None, checkpoint: str | Path | None = None,
          progress: Progress | None = None, load: str | None = None, params: dict[str, Any] | None = None,
-         key: str = "shape", budget: int | None = None, members: int = 0, cores: bool = True) -> Walk:
+         key: str = "shape", budget: int | None = None, members: int = 0, cores: bool = True,
+         walker: str = "python", engine_ply: int = -1, engine_every: int = 0, finals: bool = False) -> Walk:
     """Walk every position of rs up to max_ply (all if None), ply by ply, merged by `key` (a name
     in KEYS), stopping unfinished once more than `budget` positions are checked.
 
@@ -618,35 +698,36 @@ def walk(rs: Ruleset, *, max_ply: int | None = None, bound: int | None = None, p
     or file, default its canonical name) and `params`. The result does not depend on the number of
     workers: representatives are the first games in rank order (`rank`), failures are kept in walk
     order. `checkpoint` names a file saved after each ply and resumed from (by any number of
-    workers); `bound` is the ply bound the walk checks; `members` members of each class are checked
-    too (`check_members`); `cores` compares the compiled core wherever it plays rs."""
+    workers); `bound` is the ply bound the walk checks (a ply past it is checked, then the walk
+    stops); `members` members of each class are checked too (`check_members`); `cores` compares the
+    compiled core wherever it plays rs; `walker`, `engine_ply`, `engine_every` and `finals` say who
+    walks (`Spec`)."""
     start = time.perf_counter()
     shards = max(1, workers or processes)
-    out = Walk(rs.canonical, key=key, max_ply=max_ply, relabelled=members, workers=shards)
-    cells = rs.board * rs.board
-    spec = Spec(load or rs.canonical, tuple(sorted((params or {}).items())), key, bound, members, cores)
+    out = Walk(rs.canonical, key=key, max_ply=max_ply, relabelled=members, workers=shards, walker=walker,
+               engine_ply=engine_ply, engine_every=engine_every)
+    spec = Spec(load or rs.canonical, tuple(sorted((params or {}).items())), key, bound, members, cores,
+                walker, engine_ply, engine_every, finals)
     first = State.initial(rs)
-    pieces: list[Any] = split({KEYS[key](first): [((), hash(first.key()), ())]}, shards)
     ply = 0
     partitions: set[tuple[Any, ...]] = set()
     varied: Counter[str] = Counter()
     failures: list[Failed] = []
     if checkpoint is not None and Path(checkpoint).is_file():
         ply, frontier, partitions, varied, failures = _resume(out, Path(checkpoint), spec)
-        pieces = split(frontier, shards)
         out.resumed_at = ply
+    else:
+        frontier = ({KEYS[key](first): [((), hash(first.key()), ())]} if walker == "python"
+                    else [struct.pack("<QBQ", KEYS[key](first), 1, 0)])
+    pieces = split_pieces(frontier, shards, ply)
     own_pool = None
     if mapper is None and shards > 1:
         mapper, own_pool = local_mapper(shards)
     run = Plies(mapper, spec, shards)
-    remaining, least = True, None
+    remaining = True
     interrupted = True
     try:
         while remaining:
-            if bound is not None and ply > bound:
-                failures.append(((ply,), LENGTH, f"a position after {ply} actions, more than the bound "
-                                 f"{bound}", least or (), None))
-                break
             summary = run.ply(ply, pieces, progress)
             out.positions_by_ply.append(summary.positions)
             partitions |= summary.partitions
@@ -654,13 +735,18 @@ def walk(rs: Ruleset, *, max_ply: int | None = None, bound: int | None = None, p
             failures = keep_first(failures + summary.failures)
             out.final_positions += summary.final
             out.members += summary.members
+            out.engine_checked += summary.engine
+            out.members_by_ply.append(summary.members)
+            out.engine_by_ply.append(summary.engine)
             out.key_errors += [why for _, why in summary.key_errors][:KEPT - len(out.key_errors)]
+            past = bound is not None and ply > bound  # its positions failed the bound: no further
             ply += 1
-            remaining, least = sum(summary.sizes) > 0, summary.first
+            remaining = sum(summary.sizes) > 0
             pieces = run.next_pieces()
-            if checkpoint is not None and remaining:  # a finished walk keeps no checkpoint to resume
+            if checkpoint is not None and remaining and not past:  # a finished walk keeps no checkpoint
                 _save(Path(checkpoint), out, ply, run.frontier(), partitions, varied, failures)
-            if (max_ply is not None and ply > max_ply) or (budget is not None and out.positions > budget):
+            if past or (max_ply is not None and ply > max_ply) or (budget is not None
+                                                                   and out.positions > budget):
                 break
         interrupted = False
     finally:
@@ -670,6 +756,7 @@ def walk(rs: Ruleset, *, max_ply: int | None = None, bound: int | None = None, p
     out.complete = not remaining
     out.partition_classes = len(partitions)
     out.varied = {f: varied.get(f, 0) for f in STATE.names}
+    cells = rs.board * rs.board
     for _, prop, message, shown, reference in failures:
         acts = actions_of(shown, cells)
         if reference is not None:
@@ -683,6 +770,25 @@ def walk(rs: Ruleset, *, max_ply: int | None = None, bound: int | None = None, p
             out.fail(prop, message, acts)
     out.seconds = time.perf_counter() - start
     return out
+
+
+def split_pieces(frontier: Shard | list[bytes], shards: int, ply: int) -> list[list[Any]]:
+    """A whole frontier of ply `ply` as each shard's list of pieces: a Python shard split by key,
+    or the compiled core's dumps split class by class (`qc_walk_dump`'s layout: key, number of
+    games, then each game's digest and codes)."""
+    if isinstance(frontier, dict):
+        return [[p] for p in split(frontier, shards)]
+    out = [bytearray() for _ in range(shards)]
+    for blob in frontier:
+        at = 0
+        while at < len(blob):
+            key, n = struct.unpack_from("<QB", blob, at)
+            size = 9 + n * (8 + 2 * ply)
+            if not 1 <= n <= 1 + OTHERS or at + size > len(blob):
+                raise ValueError("the walk's saved classes are cut")
+            out[shard_of(key, shards)] += blob[at:at + size]
+            at += size
+    return [[bytes(b)] for b in out]
 
 
 def split(frontier: Shard, shards: int) -> list[Shard]:
@@ -716,19 +822,20 @@ class Plies:
     def ply(self, ply: int, pieces: list[Any], progress: Progress | None) -> Summary:
         """Check the shards of one ply given each shard's pieces (a list per shard: `pieces[j]`
         is shard j's piece from each worker of the ply before, or a merged shard)."""
-        inputs = [[p] if isinstance(p, dict) else p for p in pieces]
+        inputs = pieces
+        work = core_process if self.spec.walker == "core" else process
         total = Summary()
         if self.client is not None:
-            self.results = [self.client.submit(process, self.spec, ply, inputs[j], self.shards, pure=False)
+            self.results = [self.client.submit(work, self.spec, ply, inputs[j], self.shards, pure=False)
                             for j in range(self.shards)]
             summaries = self.client.gather([self.client.submit(_summary, r, pure=False)
                                             for r in self.results])
         else:
             args = [(self.spec, ply, inputs[j], self.shards) for j in range(self.shards)]
             if self.mapper is not None and self.shards > 1:
-                results = list(self.mapper(process, args))
+                results = list(self.mapper(work, args))
             else:
-                results = [process(*a) for a in args]
+                results = [work(*a) for a in args]
             self.results = results
             summaries = [r[1] for r in results]
         done = 0
@@ -740,99 +847,157 @@ class Plies:
         self.first, self.sizes = total.first, total.sizes
         return total
 
-    def next_pieces(self) -> list[Any]:
+    def next_pieces(self) -> list[list[Any]]:
         """The next ply's input: per shard, the pieces every worker sent it (futures on Dask)."""
         if self.client is not None:
-            if not sum(self.sizes):
-                return [{} for _ in range(self.shards)]
             return [[self.client.submit(_piece, r, j, pure=False) for r in self.results]
                     for j in range(self.shards)]
-        return [merge([r[0][j] for r in self.results]) for j in range(self.shards)]
+        return [[r[0][j] for r in self.results] for j in range(self.shards)]
 
-    def frontier(self) -> Shard:
-        """The next ply's whole frontier, here (for a checkpoint)."""
+    def frontier(self) -> list[Any]:
+        """The next ply's every piece, here (for a checkpoint)."""
         if self.client is not None:
-            return merge(self.client.gather([self.client.submit(_piece, r, j, pure=False)
-                                             for r in self.results for j in range(self.shards)]))
-        return merge([r[0][j] for r in self.results for j in range(self.shards)])
+            found: list[Any] = self.client.gather([self.client.submit(_piece, r, j, pure=False)
+                                                   for r in self.results for j in range(self.shards)])
+            return found
+        return [r[0][j] for r in self.results for j in range(self.shards)]
 
     def close(self) -> None:
         """Forget the cluster's results."""
         self.results = []
 
 
-def _save(path: Path, out: Walk, ply: int, frontier: Shard, partitions: set[tuple[Any, ...]],
+def classes_file(path: Path) -> Path:
+    """Where a checkpoint of the compiled core's walk keeps its classes (bytes, `qc_walk_dump`)."""
+    return path.with_name(path.name + ".classes")
+
+
+def _save(path: Path, out: Walk, ply: int, frontier: list[Any], partitions: set[tuple[Any, ...]],
           varied: Counter[str], failures: Sequence[Failed]) -> None:
-    """The walk as it stands after `ply` plies, bound to its ruleset, key and ply (`_resume`)."""
-    data = {"ruleset": out.ruleset, "key": out.key, "ply": ply, "positions_by_ply": out.positions_by_ply,
-            "final_positions": out.final_positions, "members": out.members, "varied": dict(varied),
-            "partitions": [list(p) for p in sorted(partitions, key=repr)],
-            "frontier": [[list(c[2]) for c in cands] for cands in
-                         sorted(frontier.values(), key=lambda cands: cands[0][0])],
-            "failures": [[list(order), prop, message, list(shown), list(ref) if ref is not None else None]
-                         for order, prop, message, shown, ref in failures]}
+    """The walk as it stands after `ply` plies, bound to its ruleset, key, walker and ply
+    (`_resume`). The compiled core's classes go to `classes_file` first, named by their digest in
+    the checkpoint written after them, so a checkpoint never names classes not yet on disk."""
+    data: dict[str, Any] = {
+        "ruleset": out.ruleset, "key": out.key, "walker": out.walker, "ply": ply,
+        "positions_by_ply": out.positions_by_ply, "final_positions": out.final_positions,
+        "members": out.members, "engine_checked": out.engine_checked, "varied": dict(varied),
+        "members_by_ply": out.members_by_ply, "engine_by_ply": out.engine_by_ply,
+        "partitions": [list(p) for p in sorted(partitions, key=repr)],
+        "failures": [[list(order), prop, message, list(shown), list(ref) if ref is not None else None]
+                     for order, prop, message, shown, ref in failures]}
+    if out.walker == "python":
+        classes = merge(frontier)
+        data["frontier"] = [[list(c[2]) for c in cands] for cands in
+                            sorted(classes.values(), key=lambda cands: cands[0][0])]
+        data["classes"] = None
+    else:
+        blob = b"".join(frontier)
+        write_atomic(classes_file(path), blob)
+        data["frontier"] = []
+        data["classes"] = {"bytes": len(blob), "sha256": hashlib.sha256(blob).hexdigest()}
     write_checkpoint(path, data)
 
 
-CHECKPOINT = {"ruleset": str, "key": str, "ply": MAX_PLY, "positions_by_ply": [COUNT],
-              "final_positions": COUNT, "members": COUNT, "varied": object, "partitions": [object],
-              "frontier": [[[CODE]]], "failures": [([CODE], str, str, [CODE], object)]}
+CHECKPOINT = {"ruleset": str, "key": str, "walker": str, "ply": MAX_PLY, "positions_by_ply": [COUNT],
+              "final_positions": COUNT, "members": COUNT, "engine_checked": COUNT, "varied": object,
+              "members_by_ply": [COUNT], "engine_by_ply": [COUNT],
+              "partitions": [object], "frontier": [[[CODE]]], "classes": object,
+              "failures": [([CODE], str, str, [CODE], object)]}
 
 
-Resumed = tuple[int, Shard, set[tuple[Any, ...]], Counter[str], list[Failed]]
+Resumed = tuple[int, Shard | list[bytes], set[tuple[Any, ...]], Counter[str], list[Failed]]
 
 
 def _resume(out: Walk, path: Path, spec: Spec) -> Resumed:
     """The ply, frontier, partition classes, field counts and failures saved in a checkpoint of the
-    same ruleset and key, checked against its schema and the ruleset: every saved game is replayed
-    (so a checkpoint from another engine cannot mislead), must lie exactly `ply` actions from the
-    start, and the games saved for one class must reach that class."""
+    same ruleset, key and walker, checked against its schema and the ruleset: every game saved by
+    the engine's walk is replayed here (so a checkpoint from another engine cannot mislead), must
+    lie exactly `ply` actions from the start, and the games saved for one class must reach that
+    class; the compiled core's classes must be the bytes the checkpoint names (their digest), and
+    the core replays each game to its class before walking it."""
     rs = spec.ruleset()
-    cells = rs.board * rs.board
-    keyer = KEYS[out.key]
 
-    def parse(data: dict[str, Any]) -> tuple[Resumed, list[int], int, int]:
-        if data["ruleset"] != out.ruleset or data["key"] != out.key:
-            raise ValueError(f"it is for {data['ruleset']!r} (key {data['key']}), not {out.ruleset!r} "
-                             f"(key {out.key})")
+    def parse(data: dict[str, Any]) -> tuple[Resumed, list[int], int, int, int]:
+        if (data["ruleset"], data["key"], data["walker"]) != (out.ruleset, out.key, out.walker):
+            raise ValueError(f"it is for {data['ruleset']!r} (key {data['key']}, walked by "
+                             f"{data['walker']}), not {out.ruleset!r} (key {out.key}, walked by "
+                             f"{out.walker})")
         ply = data["ply"]
-        if not ply or len(data["positions_by_ply"]) != ply or not data["frontier"]:
-            raise ValueError(f"ply {ply} with {len(data['positions_by_ply'])} plies counted and "
-                             f"{len(data['frontier'])} classes to walk")
-        frontier: Shard = {}
-        for games in data["frontier"]:
-            if not 1 <= len(games) <= 1 + OTHERS:
-                raise ValueError(f"a class saved with {len(games)} games")
-            keys = set()
-            for p in games:
-                if len(p) != ply:
-                    raise ValueError(f"a saved position {len(p)} actions from the start, not {ply}")
-                state = State.initial(rs)
-                for code in p:
-                    state = state.apply(decode(code, cells))
-                keys.add(k := keyer(state))
-                offer(frontier, k, [(rank(p, cells), hash(state.key()), tuple(p))])
-            if len(keys) != 1:
-                raise ValueError("the games saved for one class reach different classes")
+        counted = {len(data[k]) for k in ("positions_by_ply", "members_by_ply", "engine_by_ply")}
+        if not ply or counted != {ply}:
+            raise ValueError(f"ply {ply} with {len(data['positions_by_ply'])} plies counted")
+        frontier: Shard | list[bytes]
+        if out.walker == "python":
+            frontier = _frontier(rs, out.key, data["frontier"], ply)
+        else:
+            frontier = [_classes(path, data["classes"], ply)]
         varied = data["varied"]
         if not isinstance(varied, dict) or not all(f in STATE.names and isinstance(n, int) and n >= 0
                                                    for f, n in varied.items()):
             raise ValueError("varied: expected a count per declared field")
-        failures: list[Failed] = []
-        for order, prop, message, shown, ref in data["failures"]:
-            if prop not in FAILURE_IDS:
-                raise ValueError(f"a failure of {prop[:40]!r}, which is no property of the checker")
-            if ref is not None and not (isinstance(ref, list) and all(isinstance(c, int) for c in ref)):
-                raise ValueError("a failure's representative is not a list of actions")
-            failures.append((tuple(order), prop, message, tuple(shown),
-                             tuple(ref) if ref is not None else None))
         parts = {tuple(_tuples(p)) for p in data["partitions"]}
-        return ((ply, frontier, parts, Counter(varied), failures), list(data["positions_by_ply"]),
-                data["final_positions"], data["members"])
+        counts = data["final_positions"], data["members"], data["engine_checked"]
+        out.members_by_ply, out.engine_by_ply = list(data["members_by_ply"]), list(data["engine_by_ply"])
+        return ((ply, frontier, parts, Counter(varied), _failures(data["failures"])),
+                list(data["positions_by_ply"]), *counts)
 
-    resumed, positions, final, members = read_checkpoint(path, CHECKPOINT, parse)
-    out.positions_by_ply, out.final_positions, out.members = positions, final, members
+    resumed, positions, final, members, engine = read_checkpoint(path, CHECKPOINT, parse)
+    out.positions_by_ply, out.final_positions = positions, final
+    out.members, out.engine_checked = members, engine
     return resumed
+
+
+def _frontier(rs: Ruleset, key: str, saved: list[list[list[int]]], ply: int) -> Shard:
+    """The engine walk's saved classes, each game replayed to its class."""
+    if not saved:
+        raise ValueError("no class to walk")
+    cells = rs.board * rs.board
+    frontier: Shard = {}
+    for games in saved:
+        if not 1 <= len(games) <= 1 + OTHERS:
+            raise ValueError(f"a class saved with {len(games)} games")
+        keys = set()
+        for p in games:
+            if len(p) != ply:
+                raise ValueError(f"a saved position {len(p)} actions from the start, not {ply}")
+            state = State.initial(rs)
+            for code in p:
+                state = state.apply(decode(code, cells))
+            keys.add(k := KEYS[key](state))
+            offer(frontier, k, [(rank(p, cells), hash(state.key()), tuple(p))])
+        if len(keys) != 1:
+            raise ValueError("the games saved for one class reach different classes")
+    return frontier
+
+
+def _failures(saved: list[Any]) -> list[Failed]:
+    """Saved failures, each of a property of the checker."""
+    out: list[Failed] = []
+    for order, prop, message, shown, ref in saved:
+        if prop not in FAILURE_IDS:
+            raise ValueError(f"a failure of {prop[:40]!r}, which is no property of the checker")
+        if ref is not None and not (isinstance(ref, list) and all(isinstance(c, int) for c in ref)):
+            raise ValueError("a failure's representative is not a list of actions")
+        out.append((tuple(order), prop, message, tuple(shown), tuple(ref) if ref is not None else None))
+    return out
+
+
+def _classes(path: Path, named: Any, ply: int) -> bytes:
+    """The compiled core's classes a checkpoint names: `classes_file`'s bytes, of the size and
+    digest it gives, whole classes of games `ply` actions long."""
+    if not isinstance(named, dict) or set(named) != {"bytes", "sha256"}:
+        raise ValueError("classes: expected the size and digest of the saved classes")
+    where = classes_file(path)
+    try:
+        blob = where.read_bytes()
+    except OSError as e:
+        raise ValueError(f"{where.name} cannot be read ({e.strerror})") from None
+    if len(blob) != named["bytes"] or hashlib.sha256(blob).hexdigest() != named["sha256"]:
+        raise ValueError(f"{where.name} is not the classes it names: cut or changed since it was written")
+    if not blob:
+        raise ValueError("no class to walk")
+    split_pieces([blob], 1, ply)  # whole classes, or ValueError
+    return blob
 
 
 def _tuples(value: Any) -> Any:
