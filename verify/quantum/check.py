@@ -162,9 +162,9 @@ class Engine:
             return "classes", (f"shape classes ({published(w)}compiled core, one position per shape class, "
                                f"{w.positions} classes, each checked in C against the checker's reading and "
                                f"on up to K = {w.relabelled} other members: {w.members} checked, each with "
-                               f"its representative's future; the engine at {w.engine_checked} of the classes "
-                               f"({engine_share(w)}), where both cores are compared; every failure the C "
-                               "checks find is replayed by the engine)")
+                               f"its representative's future; the engine at {w.engine_checked} of the "
+                               f"classes ({engine_share(w)}), where both cores are compared; every failure "
+                               "the C checks find is replayed by the engine)")
         if w.complete:
             return "classes", (f"shape classes (engine, one position per shape class, {w.positions} classes, "
                                f"each also on up to K = {w.relabelled} other members: {w.members} checked, "
