@@ -4,6 +4,7 @@ cache, no prebuilt library, nothing loaded yet in this process."""
 from __future__ import annotations
 
 import shutil
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -45,3 +46,17 @@ def library_bytes(build: Build) -> bytes:
     if temporary:
         shutil.rmtree(path.parent, ignore_errors=True)
     return data
+
+
+def changed_core(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
+    """The quantum core built from a copy of _core.c with `old` replaced by `new` (once), its headers
+    and build declaration copied unchanged; call `forget` after."""
+    source = compiled.SOURCE.read_text(encoding="utf-8")
+    assert old in source
+    folder = Path(tempfile.mkdtemp())
+    for kept in (*compiled.SOURCE.parent.glob("*.h"), *compiled.SOURCE.parent.glob("*.toml")):
+        shutil.copy(kept, folder / kept.name)
+    copy = folder / compiled.SOURCE.name
+    copy.write_text(source.replace(old, new, 1), encoding="utf-8")
+    monkeypatch.setattr(compiled, "SOURCE", copy)
+    forget()

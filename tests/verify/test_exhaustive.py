@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from cores import changed_core, forget
 
 from qttt import load_ruleset, with_params
 from qttt.analysis.distributed import dask_mapper
@@ -210,3 +211,48 @@ def test_the_checkpoint_is_bound_to_its_ruleset_key_and_ply(tmp_path: Any) -> No
     saved.write_text(json.dumps(data))
     with pytest.raises(FileError, match="damaged"):
         walk(rs, max_ply=4, checkpoint=saved)
+
+
+def test_the_compiled_core_walks_the_classes_the_engine_walks() -> None:
+    """Where the compiled core walks (4×4), it finds the classes the engine's walk finds, ply by
+    ply, with the same partition classes and nothing failing; on 3×3 too, the whole game."""
+    for name, depth in (("wikipedia(end=full)", None), ("qttt(board=4,end=full)", 7)):
+        rs = load_ruleset(name)
+        engine = walk(rs, max_ply=depth)
+        core = walk(rs, max_ply=depth, members=4, walker="core", engine_ply=3, engine_every=16)
+        assert core.positions_by_ply == engine.positions_by_ply
+        assert core.partition_classes == engine.partition_classes
+        assert core.final_positions == engine.final_positions
+        assert not core.failures and not core.key_errors and core.members > 2 * core.positions
+        assert 0 < core.engine_checked < core.positions
+
+
+@pytest.mark.slow
+def test_a_bug_of_the_compiled_core_alone_is_found_by_its_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled core, walking 4×4, measures the cycle closed by move 4 into the other cell (the
+    engine is right): its own checks flag the position, the engine replays the game and sees the
+    two cores differ there, and only the walk (no sampled game) shows it."""
+    changed_core(monkeypatch, "sm[sp] = p->pending; sc[sp] = cell; sp++;",
+                 "sm[sp] = p->pending; sc[sp] = p->pending == 4 ? p->ea[4] + p->eb[4] - cell : cell; sp++;")
+    try:
+        report = check("qttt(board=4,end=full)", games=1, exhaustive=True, max_ply=9)
+    finally:
+        forget()
+    cores = next(f for f in report.findings if f.property == "cores-agree")
+    assert cores.status == "violated" and cores.witness is not None
+    assert report.walk is not None and report.walk["walker"] == "compiled core"
+
+
+def test_a_walk_by_the_compiled_core_resumes_on_other_workers(tmp_path: Any) -> None:
+    rs = load_ruleset("qttt(board=4,end=full)")
+    one = walk(rs, max_ply=8, members=2, walker="core", engine_ply=2, engine_every=32)
+    saved = tmp_path / "walk.json"
+    walk(rs, max_ply=5, members=2, walker="core", engine_ply=2, engine_every=32, processes=2,
+         checkpoint=saved)
+    assert exhaustive.classes_file(saved).is_file()
+    resumed = walk(rs, max_ply=8, members=2, walker="core", engine_ply=2, engine_every=32, processes=3,
+                   checkpoint=saved)
+    assert resumed.resumed_at == 6 and _result(resumed) == _result(one)
+    exhaustive.classes_file(saved).write_bytes(exhaustive.classes_file(saved).read_bytes()[:-3])
+    with pytest.raises(FileError, match="cut or changed"):
+        walk(rs, max_ply=8, members=2, walker="core", checkpoint=saved)

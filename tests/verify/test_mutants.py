@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import shutil
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cores import changed_core
 
 from qttt import IllegalAction, load_ruleset
 from qttt.geometry import cells_of
@@ -169,16 +168,7 @@ def placement_on_classical_cell_accepted(mp: pytest.MonkeyPatch) -> None:
 def core_source_changed(old: str, new: str) -> Patch:
     """The compiled core built from a copy of _core.c with one line changed."""
     def patch(mp: pytest.MonkeyPatch) -> None:
-        source = compiled.SOURCE.read_text(encoding="utf-8")
-        assert old in source
-        folder = Path(tempfile.mkdtemp())
-        for header in compiled.SOURCE.parent.glob("*.h"):  # the headers it includes, unchanged
-            shutil.copy(header, folder / header.name)
-        copy = folder / compiled.SOURCE.name
-        copy.write_text(source.replace(old, new, 1), encoding="utf-8")
-        mp.setattr(compiled, "SOURCE", copy)
-        compiled.library.cache_clear()
-        compiled._cores.cache_clear()
+        changed_core(mp, old, new)
     return patch
 
 
