@@ -18,8 +18,9 @@ import sys
 import tempfile
 import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, Any, BinaryIO, TypeVar
 
 from .bounds import MAX_DIGITS, Bound, loads
 from .errors import FileError, QtttError
@@ -153,11 +154,21 @@ def parse_toml(text: str, where: str, error: Callable[[str], Exception]) -> dict
 def write_atomic(path: str | Path, text: str | bytes | Iterable[str] | Iterable[bytes],
                  make_dirs: bool = False) -> None:
     """Write `text` (or its pieces, as they come; str as UTF-8, bytes as they are) to `path` via a
-    temporary file in the same directory and a rename.
+    temporary file in the same directory and a rename (`atomic_output`).
 
     The directory must exist unless `make_dirs` (for generators writing the project's own tree);
     the file gets the permissions the umask allows, as `open` would.
     """
+    with atomic_output(path, make_dirs) as f:
+        for piece in [text] if isinstance(text, str | bytes) else text:
+            f.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
+
+
+@contextmanager
+def atomic_output(path: str | Path, make_dirs: bool = False) -> Iterator[BinaryIO]:
+    """A new temporary file in the directory of `path`, open for writing; when the block ends
+    normally it becomes `path` (a rename: a reader sees the old file or the whole new one), else it
+    is removed, whatever stopped the block. A failure to write is a FileError naming `path`."""
     target = Path(path)
     parent = target.parent
     if make_dirs:
@@ -169,8 +180,7 @@ def write_atomic(path: str | Path, text: str | bytes | Iterable[str] | Iterable[
         raise FileError(None, f"cannot write {target}: {e.strerror}") from None
     try:
         with os.fdopen(fd, "wb") as f:
-            for piece in [text] if isinstance(text, str | bytes) else text:
-                f.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
+            yield f
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
     except OSError as e:

@@ -1,5 +1,6 @@
 """Child processes, by construction: worker pools whose workers die with their parent and leave
-interrupts to it, and programs (engines, bots) talked to line by line in bounded lines, with
+interrupts to it, output made in pieces by several processes and written by them in order
+(`write_pieces`), and programs (engines, bots) talked to line by line in bounded lines, with
 read timeouts that do not depend on the program's own children, in a process group of their own
 that is killed as a whole.
 """
@@ -13,12 +14,14 @@ import os
 import select
 import selectors
 import signal
+import struct
 import subprocess
 import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing.connection import Connection, wait
 from multiprocessing.context import BaseContext
 from typing import Any
 
@@ -87,6 +90,199 @@ def local_mapper(workers: int) -> tuple[Mapper, Callable[..., None]]:
     def stop(interrupted: bool = False) -> None:
         stop_pool(pool, interrupted)
     return mapper, stop
+
+
+# -- pieces written in order by the processes that make them --------------------------------------
+
+TURN = struct.Struct("<q")  # a turn: the offset the pieces before it reach, passed round the ring
+RELAY = 1 << 16  # bytes relayed at a time to an output that is not a file descriptor
+
+
+def _write_all(fd: int, data: bytes, at: int | None = None) -> None:
+    """All of `data` to `fd`: at its offset, or at `at` (pwrite)."""
+    view = memoryview(data)
+    while view:
+        done = os.write(fd, view) if at is None else os.pwrite(fd, view, at)
+        view = view[done:]
+        if at is not None:
+            at += done
+
+
+def _take_turn(fd: int) -> int:
+    """Wait for a turn on the pipe `fd`; the offset it holds."""
+    data = b""
+    while len(data) < TURN.size:
+        more = os.read(fd, TURN.size - len(data))
+        if not more:
+            raise EOFError("the ring of writers was broken")
+        data += more
+    offset: int = TURN.unpack(data)[0]
+    return offset
+
+
+def _make_and_write(k: int, workers: int, count: int, make: Callable[[int], bytes], fd: int,
+                    base: int | None, turn: int, nxt: int, report: Connection, parent: int) -> None:
+    """Worker k of `write_pieces`: make pieces k, k + workers, ... and write each in its turn;
+    report ("wrote", i, bytes) for each, ("done",) at the end, or ("error", i, exception) once its
+    turn for the failing piece came (every piece before it is then written or being written)."""
+    worker_init(parent)
+    for i in range(k, count, workers):
+        held = False
+        try:
+            piece = make(i)
+            at = _take_turn(turn)
+            held = True
+            if base is not None:  # positioned: the next piece may be written at once
+                os.write(nxt, TURN.pack(at + len(piece)))
+                _write_all(fd, piece, base + at)
+            else:
+                _write_all(fd, piece)
+                os.write(nxt, TURN.pack(at + len(piece)))
+        except Exception as e:  # the parent raises it
+            if not held:
+                with contextlib.suppress(EOFError, OSError):
+                    _take_turn(turn)
+            try:
+                report.send(("error", i, e))
+            except Exception:  # an exception that does not pickle: its words
+                report.send(("error", i, RuntimeError(f"{type(e).__name__}: {e}")))
+            return
+        report.send(("wrote", i, len(piece)))
+    report.send(("done",))
+
+
+class _Ring:
+    """The worker processes of `write_pieces`, their reports, and the pipes their turns pass on:
+    worker k takes its turns from `turns[k]` and passes them on `turns[k + 1]` (the last worker to
+    the first); `relay` is the pipe whose output this process passes on, if any."""
+
+    def __init__(self, workers: int, relay: int | None) -> None:
+        self.turns = [os.pipe() for _ in range(workers)]
+        self.reports: list[Connection] = []
+        self.procs: list[multiprocessing.process.BaseProcess] = []
+        self.relay = relay
+
+    def start(self, count: int, make: Callable[[int], bytes], fd: int, base: int | None) -> None:
+        context = multiprocessing.get_context("fork")  # the workers inherit the output and `make`
+        workers = len(self.turns)
+        for k in range(workers):
+            mine, theirs = context.Pipe(duplex=False)
+            self.reports.append(mine)
+            proc = context.Process(target=_make_and_write, daemon=True, args=(
+                k, workers, count, make, fd, base, self.turns[k][0], self.turns[(k + 1) % workers][1],
+                theirs, os.getpid()))
+            proc.start()
+            theirs.close()
+            self.procs.append(proc)
+        os.write(self.turns[0][1], TURN.pack(0))
+
+    def follow(self, out: Callable[[bytes], object] | None) -> tuple[int, BaseException | None]:
+        """Wait for the workers, passing the relay's bytes to `out`: the bytes written, and the
+        first failing piece's error (once the pieces before it are written), if one failed."""
+        live = dict(zip(self.reports, self.procs, strict=True))
+        sizes: dict[int, int] = {}
+        failed: tuple[int, BaseException] | None = None
+        while live and (failed is None or len(sizes) < failed[0]):
+            for ready in wait([*live, *([self.relay] if self.relay is not None else [])]):
+                if isinstance(ready, int):
+                    self.pass_on(out)
+                    continue
+                assert isinstance(ready, Connection)
+                try:
+                    message = ready.recv()
+                except EOFError:  # it ended without a word: killed, or a bug of ours
+                    proc = live.pop(ready)
+                    proc.join()
+                    raise RuntimeError(f"a writer process ended with status {proc.exitcode}") from None
+                if message[0] == "wrote":
+                    sizes[message[1]] = message[2]
+                    continue
+                live.pop(ready)  # done, or failed: its last word
+                if message[0] == "error" and (failed is None or message[1] < failed[0]):
+                    failed = (message[1], message[2])
+        return sum(sizes.values()), None if failed is None else failed[1]
+
+    def pass_on(self, out: Callable[[bytes], object] | None) -> bool:
+        """Pass what the relay holds on to `out`; False at its end."""
+        assert self.relay is not None and out is not None
+        data = os.read(self.relay, RELAY)
+        if data:
+            out(data)
+            return True
+        os.close(self.relay)
+        self.relay = None
+        return False
+
+    def stop(self, out: Callable[[bytes], object] | None) -> None:
+        """End the workers (at once: a piece being written may be cut), then pass on the rest of
+        the relay when `out` is given, and close the pipes."""
+        for p in self.procs:
+            if p.is_alive():
+                p.kill()
+        for p in self.procs:
+            p.join()
+        for r, w in self.turns:
+            os.close(r)
+            os.close(w)
+        for c in self.reports:
+            c.close()
+        while self.relay is not None:
+            if out is None:
+                os.close(self.relay)
+                self.relay = None
+            else:
+                self.pass_on(out)
+
+
+def write_pieces(out: int | Callable[[bytes], object], count: int, make: Callable[[int], bytes],
+                 workers: int, positioned: bool = False) -> int:
+    """Write make(0), ..., make(count - 1) in this order to `out` (a file descriptor, or a function
+    taking bytes), made and written by `workers` processes: worker k makes pieces k, k + workers,
+    ... and writes each itself when its turn comes (a turn, the offset reached, passes round a ring
+    of pipes), so that no piece passes through this process and at most `workers` pieces are held
+    at once. With `positioned`, `out` is a regular file written from its current offset with pwrite:
+    a piece's turn comes once the piece before it is made, and pieces are written side by side;
+    otherwise each is written after the one before it (a pipe, a terminal). An output given as a
+    function is fed from a pipe by this process.
+
+    An error making or writing a piece is raised here once every piece before it is written, and
+    no piece after it is written; an interrupt here stops the workers at once (a piece being
+    written to a pipe may be cut). One worker, or one piece: made and written by this process.
+    Returns the bytes written."""
+    if workers <= 1 or count <= 1:
+        total = 0
+        for i in range(count):
+            piece = make(i)
+            if isinstance(out, int):
+                _write_all(out, piece)
+            else:
+                out(piece)
+            total += len(piece)
+        return total
+    for stream in (sys.stdout, sys.stderr):  # the workers flush what they inherit as they end
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            stream.flush()
+    relay: int | None = None
+    if isinstance(out, int):
+        fd, feed = out, None
+    else:
+        (relay, fd), feed, positioned = os.pipe(), out, False
+    base = os.lseek(fd, 0, os.SEEK_CUR) if positioned else None
+    ring = _Ring(min(workers, count), relay)
+    ended = False
+    try:
+        ring.start(count, make, fd, base)
+        if relay is not None:
+            os.close(fd)  # the workers hold it: the relay ends when they do
+        total, error = ring.follow(feed)
+        ended = True
+    finally:
+        ring.stop(feed if ended else None)
+    if error is not None:
+        raise error
+    if base is not None:
+        os.lseek(fd, base + total, os.SEEK_SET)
+    return total
 
 
 # -- programs talked to line by line --------------------------------------------------------------

@@ -88,8 +88,8 @@ def test_dask_workers_start_and_answer_as_pool_workers() -> None:
                          [("wikipedia", "auto"), ("wikipedia", "python"), ("intelligent", "auto")])
 def test_random_records_whatever_the_workers(name: str, core: str, capsys: pytest.CaptureFixture[str],
                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """`qttt random`: blocks the core writes run on threads, the others on processes; the same
-    records on 1, 2 or 3 of either."""
+    """`qttt random`: the same records on 1, 2 or 3 worker processes, whichever engine plays them
+    (tests/cli/test_random_output.py tests every kind of output)."""
     monkeypatch.setattr(sample_cli, "BLOCK", 7)
     out = []
     for workers in ("1", "2", "3"):
