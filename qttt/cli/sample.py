@@ -94,7 +94,7 @@ class Blocks:
     def __len__(self) -> int:
         return -(-self.count // self.size)
 
-    def __call__(self, index: int) -> bytes:
+    def __call__(self, index: int, before: int = 0) -> bytes:
         return block(self.rs, self.seed, index, min(self.size, self.count - index * self.size), self.core)
 
 
@@ -111,16 +111,16 @@ def run(args: argparse.Namespace) -> int:
     made = Blocks(rs, args.seed, args.games, args.core, BLOCK)
     if args.output:
         with atomic_output(args.output) as f:
-            write_pieces(f.fileno(), len(made), made, workers, positioned=True)
+            write_pieces([f.fileno()], len(made), made, workers, positioned=True)
         return 0
     sys.stdout.flush()
     try:
         fd = sys.stdout.fileno()
     except (OSError, ValueError, AttributeError):  # not a file (captured, or an embedding's stream)
-        write_pieces(sys.stdout.buffer.write, len(made), made, workers)
+        write_pieces([sys.stdout.buffer.write], len(made), made, workers)
         return 0
     # ASCII JSON, written as bytes past the terminal escaping of text (qttt.safe)
-    write_pieces(fd, len(made), made, workers, positioned=_seekable(fd))
+    write_pieces([fd], len(made), made, workers, positioned=_seekable(fd))
     return 0
 
 

@@ -29,14 +29,14 @@ from qttt.variant import load_ruleset
 OUTPUTS = ("pipe", "file", "appended", "stream")
 
 
-def written(kind: str, count: int, make: Callable[[int], bytes], workers: int, tmp: Path
+def written(kind: str, count: int, make: Callable[[int, int], bytes], workers: int, tmp: Path
             ) -> tuple[bytes, Exception | None]:
     """What write_pieces writes to an output of `kind`, read back whole, and the error it raised."""
     out: list[bytes] = []
     error = None
     if kind == "stream":
         try:
-            write_pieces(out.append, count, make, workers)
+            write_pieces([out.append], count, make, workers)
         except QtttError as e:
             error = e
         return b"".join(out), error
@@ -45,7 +45,7 @@ def written(kind: str, count: int, make: Callable[[int], bytes], workers: int, t
         reader = threading.Thread(target=lambda: out.extend(iter(lambda: os.read(r, 1 << 16), b"")))
         reader.start()
         try:
-            write_pieces(w, count, make, workers)
+            write_pieces([w], count, make, workers)
         except QtttError as e:
             error = e
         finally:
@@ -59,7 +59,7 @@ def written(kind: str, count: int, make: Callable[[int], bytes], workers: int, t
     fd = os.open(path, flags)
     try:
         os.lseek(fd, 0, os.SEEK_END)
-        total = write_pieces(fd, count, make, workers, positioned=kind == "file")
+        total = write_pieces([fd], count, make, workers, positioned=kind == "file").size
         assert os.lseek(fd, 0, os.SEEK_CUR) == len(b"before|") + total  # as if written in order
         os.write(fd, b"|after")
     except QtttError as e:
@@ -85,7 +85,7 @@ def test_pieces_are_written_in_order_whatever_the_workers(tmp_path_factory: pyte
                                                           sizes: list[int], workers: int, kind: str) -> None:
     tmp = tmp_path_factory.mktemp("pieces")
     expected = b"".join(piece(i, sizes) for i in range(len(sizes)))
-    assert written(kind, len(sizes), lambda i: piece(i, sizes), workers, tmp) == (expected, None)
+    assert written(kind, len(sizes), lambda i, _: piece(i, sizes), workers, tmp) == (expected, None)
 
 
 @settings(max_examples=20, deadline=None)
@@ -96,7 +96,7 @@ def test_an_error_comes_after_exactly_the_pieces_before_it(tmp_path_factory: pyt
                                                            workers: int, kind: str) -> None:
     bad = data.draw(st.sets(st.integers(0, len(sizes) - 1), min_size=1), label="failing pieces")
 
-    def make(i: int) -> bytes:
+    def make(i: int, before: int) -> bytes:
         if i in bad:
             time.sleep(0.01 * (i % 3))  # a later failure may be reported first
             raise QtttError("core-compiled", f"piece {i} failed")
