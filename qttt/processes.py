@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import fcntl
 import multiprocessing
 import os
 import pickle
 import select
 import selectors
 import signal
+import stat
 import struct
 import subprocess
 import sys
@@ -133,7 +135,8 @@ def write_pieces(outs: Sequence[Output], count: int, make: Callable[[int, int], 
     With `positioned`, outs[0] is a regular file written from its current offset with pwrite: a
     piece's turn passes on once its other parts are written, and output 0 is written side by side
     at its places; otherwise each piece is written whole before the next one (a pipe, a terminal).
-    Outputs given as functions are fed from one pipe by this process.
+    When an output is given as a function, every output is fed by this process from one pipe the
+    workers write framed parts to (so that parts stay in order), a part once it has come whole.
 
     An error making or writing a piece (or a piece's own `error`) is raised here once every piece
     before it is written, and no piece after it (or after a `last` piece) is written; an interrupt
@@ -145,9 +148,10 @@ def write_pieces(outs: Sequence[Output], count: int, make: Callable[[int, int], 
         with contextlib.suppress(OSError, ValueError, AttributeError):
             stream.flush()
     relay = feed = -1  # the pipe this process relays from and the workers write to, if any
-    if not all(isinstance(out, int) for out in outs):
+    fds = [out for out in outs if isinstance(out, int)]
+    if len(fds) < len(outs):
         (relay, feed), positioned = os.pipe(), False
-    fds = [out if isinstance(out, int) else -1 - feed for out in outs]
+        fds = [-1 - feed] * len(outs)
     base = os.lseek(fds[0], 0, os.SEEK_CUR) if positioned else None
     ring = _Ring(min(workers, count), relay if relay >= 0 else None, outs)
     try:
@@ -166,6 +170,15 @@ def write_pieces(outs: Sequence[Output], count: int, make: Callable[[int, int], 
     if base is not None:
         os.lseek(fds[0], base + written.size, os.SEEK_SET)
     return written
+
+
+def seekable_output(fd: int) -> bool:
+    """Whether `fd` is a regular file written at its offset (not appended to): pieces may then be
+    written at their places (`write_pieces`' positioned)."""
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and not fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND
+    except OSError:
+        return False
 
 
 def _write_here(outs: Sequence[Output], count: int, make: Callable[[int, int], Piece | bytes],
@@ -320,8 +333,7 @@ class _Ring:
         self.procs: list[multiprocessing.process.BaseProcess] = []
         self.relay = relay
         self.outs = outs
-        self.held = b""  # relayed bytes not yet passed on: a part of a frame's header
-        self.part = (0, 0)  # the output of the part being relayed, and its bytes still to come
+        self.held = b""  # relayed bytes not yet passed on: a part still coming
 
     def start(self, count: int, make: Callable[[int, int], Piece | bytes],
               measure: Callable[[int], int] | None, fds: list[int], base: int | None) -> None:
@@ -362,8 +374,9 @@ class _Ring:
                 if message[0] == "wrote":
                     _, i, size, note, last = message
                     written[i] = (size, note)
-                    if last:
+                    if last:  # its last word
                         due = i + 1
+                        live.pop(ready)
                     continue
                 live.pop(ready)  # done, or failed: its last word
                 if message[0] == "error" and (due is None or message[1] < due):
@@ -374,29 +387,25 @@ class _Ring:
         return Written(sum(size for _, (size, _) in pieces), [note for _, (_, note) in pieces]), failed
 
     def pass_on(self) -> bool:
-        """Pass what the relay holds on to the outputs, part by part; False at its end."""
+        """Pass what the relay holds on to the outputs, each part whole once it has come; False at
+        its end."""
         assert self.relay is not None
         data = os.read(self.relay, RELAY)
         if not data:
             os.close(self.relay)
             self.relay = None
             return False
-        data = self.held + data
-        self.held = b""
-        while data:
-            out, left = self.part
-            if left:
-                target = self.outs[out]
-                assert not isinstance(target, int)
-                target(data[:left])
-                self.part = (out, left - min(left, len(data)))
-                data = data[left:]
-            elif len(data) < FRAME.size:
-                self.held = data
+        self.held += data
+        while len(self.held) >= FRAME.size:
+            out, size = FRAME.unpack_from(self.held)
+            if len(self.held) < FRAME.size + size:
                 break
+            part, self.held = self.held[FRAME.size:FRAME.size + size], self.held[FRAME.size + size:]
+            target = self.outs[out]
+            if isinstance(target, int):
+                _write_all(target, part)
             else:
-                self.part = FRAME.unpack(data[:FRAME.size])
-                data = data[FRAME.size:]
+                target(part)
         return True
 
     def stop(self, relay_rest: bool) -> None:

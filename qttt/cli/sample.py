@@ -12,11 +12,9 @@ one after another; no block passes through the parent.
 from __future__ import annotations
 
 import argparse
-import fcntl
 import json
 import os
 import random
-import stat
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,7 +26,7 @@ from ..family import compiled_core
 from ..games import random_game
 from ..io import atomic_output
 from ..notation import Record, record_to_json
-from ..processes import write_pieces
+from ..processes import seekable_output, write_pieces
 from ..ruleset import Ruleset
 from ..variant import load_ruleset
 
@@ -120,14 +118,6 @@ def run(args: argparse.Namespace) -> int:
         write_pieces([sys.stdout.buffer.write], len(made), made, workers)
         return 0
     # ASCII JSON, written as bytes past the terminal escaping of text (qttt.safe)
-    write_pieces([fd], len(made), made, workers, positioned=_seekable(fd))
+    write_pieces([fd], len(made), made, workers, positioned=seekable_output(fd))
     return 0
 
-
-def _seekable(fd: int) -> bool:
-    """Whether `fd` is a regular file written at its offset (not appended to): pieces may then be
-    written side by side at their places."""
-    try:
-        return stat.S_ISREG(os.fstat(fd).st_mode) and not fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND
-    except OSError:
-        return False
