@@ -104,9 +104,10 @@ def blocks(rs: Ruleset, count: int, seed: int, core: str) -> Iterator[bytes]:
 
 def run(args: argparse.Namespace) -> int:
     rs = load_ruleset(args.ruleset)
-    compiled_core(rs, args.core)  # refuses --core compiled here, before any work, when it cannot serve
+    # refuses --core compiled here, before any work, when it cannot serve; decided once for the workers
+    core = args.core if compiled_core(rs, args.core) is not None else "python"
     workers = args.workers or os.cpu_count() or 1
-    made = Blocks(rs, args.seed, args.games, args.core, BLOCK)
+    made = Blocks(rs, args.seed, args.games, core, BLOCK)
     if args.output:
         with atomic_output(args.output) as f:
             write_pieces([f.fileno()], len(made), made, workers, positioned=True)
