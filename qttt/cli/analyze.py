@@ -50,7 +50,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     def common(q: argparse.ArgumentParser, checkpoint: bool = True) -> None:
         q.add_argument("ruleset", help="built-in name, canonical name or variant file")
-        add_workers(q, "local processes")
+        add_workers(q, "local processes, or with --dask local the local cluster's worker processes; the "
+                       "same answer whatever the number")
         q.add_argument("--dask", metavar="ADDRESS",
                        help="run on a Dask cluster: a scheduler address, or 'local' for a local one")
         if checkpoint:
@@ -109,11 +110,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 @contextmanager
 def _mapper(args: argparse.Namespace) -> Iterator[Any]:
     """The mapper the options ask for (None: this process), shut down afterwards."""
+    count = workers(args.workers)
     if getattr(args, "dask", None):
-        with dask_mapper(None if args.dask == "local" else args.dask, args.workers or None) as m:
+        with dask_mapper(None if args.dask == "local" else args.dask, count) as m:
             yield m
         return
-    count = workers(args.workers)
     if count <= 1:
         yield None
         return

@@ -46,7 +46,6 @@ EXCEPTIONS = {
     "match: --workers defaults to 1, not 0": "games under clocks: one at a time, so that each program "
                                              "thinks alone, unless asked",
     "tournament: --workers defaults to 1, not 0": "as match",
-    "replay: --workers defaults to 1, not 0": "until scale-commands lands replay's processes (default 0)",
     "check: --processes is not --workers": "until check-executor lands check --workers",
     "check: a long command without --workers": "until check-executor lands check --workers",
 }
