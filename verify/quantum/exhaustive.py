@@ -508,7 +508,7 @@ def check_class(ctx: Context, spec: Spec, ply: int, key: Key, cands: Sequence[Ca
     for i, (prop, message, probe) in enumerate(found):
         shown = path + ((encode(probe, cells),) if probe is not None else ())
         summary.failures.append(((ply, *order, 0, i), prop, message, shown, None))
-    own = _key(spec.key, state)
+    own = class_of(spec.key, state)
     if own != key and _same_position(ctx, state, acts):
         # the key it was merged under (the compiled core's, of the same position) is not the checker's
         summary.key_errors.append(((ply, *order), f"{notation(rs, acts)}: merged under key {key!r}, its key "
@@ -544,7 +544,7 @@ def _same_position(ctx: Context, state: State, acts: Sequence[Action]) -> bool:
         return False
 
 
-def _key(kind: str, state: State) -> Key | None:
+def class_of(kind: str, state: State) -> Key | None:
     """The Python key of a position (None where it raises)."""
     try:
         return KEYS[kind](state)
