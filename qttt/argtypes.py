@@ -44,3 +44,22 @@ def _seconds(text: str, above: float | None) -> float:
         raise argparse.ArgumentTypeError(f"{shown} is not allowed; expected {least}, at most "
                                          f"{SECONDS_MAX}")
     return value
+
+
+class OutputPath(str):
+    """A file the command line names to write: its shape checked while parsing (`output_file`),
+    then, before the command runs, never one of the files the command reads (qttt.io)."""
+
+    __slots__ = ()
+
+
+def output_file(text: str) -> OutputPath:
+    """An argparse type: a file to write, refused at once when it cannot be one (qttt.io's one
+    rule: an empty name, a name ending in /, a directory, a directory that does not exist or
+    cannot be written)."""
+    from .io import output_problem  # the file layer, loaded by the commands that write anyway
+
+    problem = output_problem(text, inputs=False)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"cannot write {text or chr(34) * 2}: {problem}")
+    return OutputPath(text)

@@ -23,7 +23,7 @@ from rich.progress import (
 from ..analysis.distributed import dask_mapper
 from ..analysis.results import load_results, result_path, save_section
 from ..analysis.sample import LINE_RESULTS, sample_games
-from ..argtypes import integer
+from ..argtypes import integer, output_file
 from ..bounds import CHUNK, GAMES, MAX_PLY, SEED, WORKERS
 from ..conformance.perft import perft
 from ..errors import UsageError
@@ -50,10 +50,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                            help="local processes (default 1; 0: one per core)")
             q.add_argument("--dask", metavar="ADDRESS",
                            help="run on a Dask cluster: a scheduler address, or 'local' for a local one")
-            q.add_argument("--checkpoint", metavar="FILE", help="save progress here and resume from it")
+            q.add_argument("--checkpoint", type=output_file, metavar="FILE",
+                           help="save progress here and resume from it")
         q.add_argument("--json", action="store_true", help="print the result as JSON")
         q.add_argument("--save", action="store_true", help="write the result to results/analysis/")
-        q.add_argument("-o", "--output", metavar="FILE", help="write the result to this JSON file")
+        q.add_argument("-o", "--output", type=output_file, metavar="FILE",
+                       help="write the result to this JSON file")
         q.add_argument("--quiet", action="store_true", help="no progress bar")
         q.add_argument("--force", action="store_true",
                        help="go on where the command would refuse: replace a result already saved "

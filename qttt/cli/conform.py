@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..argtypes import seconds
+from ..argtypes import output_file, seconds
 from ..conformance.report import LEVELS
 from ..conformance.runner import (
     Engine,
@@ -40,8 +40,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "generated for it)")
     p.add_argument("--level", choices=LEVELS, default="strict",
                    help="the level the exit status reports (default strict; both are always printed)")
-    p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON")
-    p.add_argument("--junit", type=Path, metavar="FILE", help="also write the report as JUnit XML")
+    p.add_argument("--json", type=output_file, metavar="FILE", help="also write the report as JSON")
+    p.add_argument("--junit", type=output_file, metavar="FILE", help="also write the report as JUnit XML")
     p.add_argument("--timeout", type=seconds, default=5.0, help="seconds per request (default 5)")
     p.add_argument("--perft-timeout", type=seconds, default=60.0,
                    help="seconds per perft request (default 60)")

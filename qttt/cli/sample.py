@@ -19,13 +19,13 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Protocol, runtime_checkable
 
-from ..argtypes import integer
+from ..argtypes import integer, output_file
 from ..bounds import SEED, STREAM, WORKERS
 from ..family import compiled_core
 from ..games import random_game
 from ..io import write_atomic
 from ..notation import Record, record_to_json
-from ..processes import pool_of
+from ..processes import pool_of, result
 from ..ruleset import Ruleset
 from ..variant import load_ruleset
 
@@ -49,8 +49,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="number of games (default 1)")
     p.add_argument("--seed", type=integer(SEED), default=0,
                    help="random seed (default 0)")
-    p.add_argument("-o", "--output", help="write to this file (atomically, once every game is "
-                                          "played) instead of standard output")
+    p.add_argument("-o", "--output", type=output_file, metavar="FILE",
+                   help="write to this file (atomically, once every game is played) instead of "
+                        "standard output")
     p.add_argument("--core", choices=("auto", "compiled", "python"), default="auto",
                    help="rules engine: the compiled core, the Python engine, or auto (compiled when "
                         "it can; default); same games either way")
@@ -94,9 +95,9 @@ def blocks(rs: Ruleset, count: int, seed: int, core: str, workers: int) -> Itera
         for job in jobs:
             pending.append(pool.submit(block, *job))
             if len(pending) >= 2 * workers:
-                yield pending.popleft().result()
+                yield result(pool, pending.popleft())
         while pending:
-            yield pending.popleft().result()
+            yield result(pool, pending.popleft())
 
 
 def run(args: argparse.Namespace) -> int:
