@@ -20,7 +20,6 @@ import pkgutil
 import signal
 import sys
 import threading
-from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -101,6 +100,8 @@ class JsonFlag(argparse.Action):
             return
         print(f"{parser.prog}: {option_string} FILE is deprecated; use --output FILE (--json alone "
               "prints the JSON report)", file=sys.stderr)
+        from pathlib import Path  # here: not loaded at start-up
+
         namespace.output = Path(values)
 
 
