@@ -79,6 +79,18 @@ def install() -> dict[signal.Signals, Handler]:
     return old
 
 
+def answered() -> None:
+    """Ctrl-C was answered (its line printed, its status returned): Python must not end the
+    process by SIGINT again at exit, which it does when a KeyboardInterrupt once ended code run by
+    exec() of a string (dataclasses and namedtuples make methods so), though it was caught."""
+    try:
+        import ctypes
+
+        ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt").value = 0
+    except (ImportError, ValueError, AttributeError, OSError):  # another Python: nothing to undo
+        pass
+
+
 def restore(old: dict[signal.Signals, Handler]) -> None:
     """Put back the handlers `install` replaced."""
     for sig, handler in old.items():

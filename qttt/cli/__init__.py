@@ -49,6 +49,71 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {escape(message)} (see {self.prog} --help)\n")
 
 
+# -- the options every command spells the same way (tests/cli/test_flags.py walks every parser and
+# holds it to them): --core, --workers, --json, --quiet; old spellings stay, with a note (Deprecated)
+
+
+def add_core(p: argparse.ArgumentParser, help: str, choices: tuple[str, ...] | None = None,
+             default: str = "auto") -> None:
+    """`--core`: the rules engine, among qttt.family.CORES (auto, compiled, python)."""
+    from ..family import CORES  # here: not loaded at start-up
+
+    p.add_argument("--core", choices=choices or CORES, default=default, help=help)
+
+
+def add_engine_alias(p: argparse.ArgumentParser) -> None:
+    """The old `--engine {auto,c,python}` of the solver: --core, with c read as compiled."""
+    from ..argtypes import Deprecated  # here: not loaded at start-up
+
+    p.add_argument("--engine", dest="core", choices=("auto", "compiled", "python"), metavar="{auto,c,python}",
+                   type=lambda v: "compiled" if v == "c" else v, action=Deprecated,
+                   help="deprecated spelling of --core (c: compiled)")
+
+
+def add_workers(p: argparse.ArgumentParser, what: str, default: int = 0) -> None:
+    """`--workers N`: processes (or threads) the work is spread over; 0 is one per core."""
+    from ..argtypes import integer  # here: not loaded at start-up
+    from ..bounds import WORKERS
+
+    shown = "0: one per core" if default == 0 else f"{default}; 0: one per core"
+    p.add_argument("--workers", type=integer(WORKERS), default=default, metavar="N",
+                   help=f"{what} (default {shown})")
+
+
+def workers(n: int) -> int:
+    """The number of workers `--workers n` asks for: n, or one per core for 0."""
+    return n or os.cpu_count() or 1
+
+
+def add_json(p: argparse.ArgumentParser, what: str) -> None:
+    """`--json`: the command's report as JSON on standard output instead of text."""
+    p.add_argument("--json", action="store_true", help=what)
+
+
+class JsonFlag(argparse.Action):
+    """`--json` (nargs ?) where an old `--json FILE` wrote the JSON report to FILE: alone, the flag;
+    with a value, the old meaning (the `output` option) and a one-line note."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        if values is True or values is None:
+            setattr(namespace, self.dest, True)
+            return
+        print(f"{parser.prog}: {option_string} FILE is deprecated; use --output FILE (--json alone "
+              "prints the JSON report)", file=sys.stderr)
+        from ..argtypes import output_file  # here: not loaded at start-up
+
+        try:
+            namespace.output = output_file(values)  # the one output rule, as --output takes it
+        except argparse.ArgumentTypeError as e:
+            raise argparse.ArgumentError(self, str(e)) from None
+
+
+def add_quiet(p: argparse.ArgumentParser, what: str = "no progress on standard error") -> None:
+    """`--quiet`: no progress display."""
+    p.add_argument("--quiet", action="store_true", help=what)
+
+
 class Commands(SubParsers):
     """The subcommands of `COMMANDS`: each is a choice from the start and gets its parser when its
     module registers it, on first use (chosen, or listed in a help text)."""
@@ -201,12 +266,8 @@ def _run(argv: list[str] | None) -> int:
     except QtttError as e:
         print(f"qttt: {escape(str(e))}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("qttt: interrupted", file=sys.stderr)
-        return 130
-    except Terminated as t:
-        print(f"qttt: {stops.WORDS.get(signal.Signals(t.signum), 'stopped')}", file=sys.stderr)
-        return stops.status(t.signum)
+    except (KeyboardInterrupt, Terminated) as e:
+        return _stopped(e)
     except BrokenPipeError:
         _quiet_stdout()  # the reader went away (as `| head` does): stop quietly, status 0
         return 0
@@ -248,9 +309,23 @@ def _stop_workers() -> None:
             child.kill()
 
 
+def _stopped(e: BaseException) -> int:
+    """Ctrl-C or a stopping signal answered: one line, its status (qttt.stops)."""
+    signum = e.signum if isinstance(e, Terminated) else signal.SIGINT
+    print(f"qttt: {stops.WORDS.get(signal.Signals(signum), 'stopped')}", file=sys.stderr)
+    stops.answered()
+    return stops.status(signum)
+
+
 def _bug(e: Exception) -> int:
-    """A bug of ours: one line, the traceback on request (QTTT_DEBUG), status 3; unless the
-    memory limit was reached, when whatever failed is the limit's (qttt.stops.exhausted)."""
+    """A bug of ours: one line, the traceback on request (QTTT_DEBUG), status 3; unless it was a
+    stop in disguise (Ctrl-C while a class was made is a RuntimeError caused by KeyboardInterrupt)
+    or the memory limit was reached, when whatever failed is the limit's (qttt.stops.exhausted)."""
+    cause: BaseException | None = e
+    while cause is not None:
+        if isinstance(cause, KeyboardInterrupt | Terminated):
+            return _stopped(cause)
+        cause = cause.__cause__ or cause.__context__
     try:
         limit = stops.exhausted(e) if stops.memory_short() else None
     except MemoryError:

@@ -54,7 +54,7 @@ from ..notation import action_to_json
 from ..ruleset import Ruleset
 from ..vocabulary import c_name
 from .analysis.count import board_after, encode
-from .engine import Action, Measure, Place, State, mark_name, quantum_action
+from .engine import STATE, Action, Measure, Place, State, mark_name, quantum_action
 from .game import COMPILED, Game, compile_game
 from .scoring import AWARD_TYPES, CRITERIA_CODES
 
@@ -68,7 +68,27 @@ SOLVER_CELLS = BUILDS[0]  # the solver's canonical keys need the small build
 CONFIG_FIELDS = ("cells", *(p.name for p in COMPILED), "uses_move_numbers")
 MAX_MOVES = 64  # move numbers a build holds at most (MAXM)
 HEADER = 7  # phase, move, pending, to-move, x score, o score, cycle mask; then cells
-CORES = ("auto", "compiled", "python")
+POSITION = {"cls": ("cls",), "spk": ("spk",), "move": ("move",), "phase": ("phase",), "pending": ("pending",)}
+"""The C position (`Pos` in _core.c): the members holding each declared field of the position state
+(`engine.STATE`), as the engine's Board holds them."""
+POSITION_DERIVED = {"ends": ("ea", "eb", "live"), "comp": ("comp",), "xmask": ("x",), "omask": ("o",),
+                    "open": ("open",)}
+"""The members of `Pos` holding the engine's derived fields."""
+POSITION_COVER = STATE.cover("qttt/quantum/_core.c:Pos",
+                             kept={f: "as " + ", ".join(m) for f, m in POSITION.items()})
+KEY_COVERS = (
+    STATE.cover("qttt/quantum/_core.c:pos_key (9-cell build)",
+                kept={"cls": "as numbered_key or owner_key keeps it (as the scoring reads move numbers or "
+                             "not), minimised over the board's symmetries",
+                      "spk": "as live cell pairs, numbered or owner-labelled",
+                      "move": "relabelled, or its parity",
+                      "phase": "as is", "pending": "relabelled, or as its cell pair and owner"}),
+    STATE.cover("qttt/quantum/_core.c:pos_key (16-cell build)",
+                kept={"cls": "as is, hashed", "spk": "as is, hashed", "move": "as is, hashed",
+                      "phase": "as is, hashed", "pending": "as is, hashed (whatever the phase)"}),
+)
+"""How the solver's keys in C hold each declared field (the 9-cell build's is the Python keys'
+reading: tests/analysis/test_solve_fast.py compares them)."""
 
 
 def config_header() -> str:
@@ -117,6 +137,9 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "qc_table_nodes": (ctypes.c_uint64, [P]),
     "qc_table_stored": (ctypes.c_uint64, [P]),
     "qc_search": (ctypes.c_int64, [P, P, P, ctypes.c_int64, ctypes.c_int64]),
+    "qc_key": (None, [P, P, U64]),
+    "qc_shape_key": (ctypes.c_uint64, [P, P]),
+    "qc_child_keys": (ctypes.c_int, [P, P, I32, U64]),
 }
 
 
@@ -389,6 +412,9 @@ class CoreView(NamedTuple):
     spooky: tuple[tuple[int, ...], ...]
 
 
+ODD_KEY = (1 << 64) - 1  # qc_shape_key of a graph of a shape the rules never make
+
+
 # The rule a refusal of qc_apply names (its codes, in the engine's check order).
 _REFUSALS = {
     1: ("over-no-action", "the game is over; no action is legal"),
@@ -450,6 +476,36 @@ class CorePosition(Position):
             classical=tuple(out[HEADER + k] for k in range(n)),
             spooky=tuple(tuple(m for m in range(64) if out[HEADER + n + k] >> m & 1) for k in range(n)),
         )
+
+    def fields(self) -> dict[str, object]:
+        """The declared position state (`engine.STATE`) as the core holds it: `POSITION`'s members."""
+        c = self.core
+        n = c.cells
+        out = (ctypes.c_int64 * (HEADER + 2 * n))()
+        c.lib.qc_export(c.handle, self.buf, out)
+        return {"cls": tuple(out[HEADER:HEADER + n]), "spk": tuple(out[HEADER + n:HEADER + 2 * n]),
+                "move": out[1], "phase": out[0], "pending": out[2]}
+
+    def key(self) -> tuple[int, int]:
+        """The solver's key of this position in this core's build (`KEY_COVERS`)."""
+        c = self.core
+        out = (ctypes.c_uint64 * 2)()
+        c.lib.qc_key(c.handle, self.buf, out)
+        return out[0], out[1]
+
+    def shape_key(self) -> int:
+        """The walk's shape key (verify.quantum.exhaustive.shape_code of shape_key; ODD_KEY for a
+        graph the rules never make)."""
+        c = self.core
+        return int(c.lib.qc_shape_key(c.handle, self.buf))
+
+    def child_keys(self) -> list[tuple[Action, int]]:
+        """Each legal action, in the engine's order, with the shape key of the position it leads to."""
+        c = self.core
+        codes = (ctypes.c_int32 * (c.cells * c.cells + 2))()
+        keys = (ctypes.c_uint64 * (c.cells * c.cells + 2))()
+        n = c.lib.qc_child_keys(c.handle, self.buf, codes, keys)
+        return [(decode(codes[i], c.cells), int(keys[i])) for i in range(n)]
 
     def perft(self, depth: int) -> list[int]:
         """The number of action sequences of length 1..depth from here."""
@@ -557,6 +613,13 @@ class FastSolver:
         counts = (ctypes.c_uint64 * max(1, depth))()
         self.lib.qc_perft(self.rules.handle, self.pos, depth, counts)
         return [int(c) for c in counts[:depth]]
+
+    def key(self, codes: tuple[int, ...] | list[int]) -> tuple[int, int]:
+        """The solver's key of the position after `codes` (`KEY_COVERS`: the 9-cell build's)."""
+        self._replay(codes)
+        out = (ctypes.c_uint64 * 2)()
+        self.lib.qc_key(self.rules.handle, self.pos, out)
+        return out[0], out[1]
 
     def exact(self, codes: tuple[int, ...] | list[int], guess: int = 0) -> int:
         """The exact scaled value: MTD(f) null-window searches from `guess`, sharing the table."""

@@ -18,6 +18,7 @@ import pytest
 from cores import no_core
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 from qttt import builtin_names, load_ruleset
 from qttt.analysis.sample import sample_games
@@ -255,7 +256,7 @@ def test_cli_random_is_the_same_with_either_core(capsys: pytest.CaptureFixture[s
 
 
 @needs_core
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(rs=st.sampled_from(RULESETS), seed=st.integers(-(2 ** 40), 2 ** 40), games=st.integers(1, 40),
        size=st.integers(1, 13))
 def test_random_records_are_the_python_engines_whatever_the_blocks(rs: Ruleset, seed: int, games: int,
@@ -263,14 +264,14 @@ def test_random_records_are_the_python_engines_whatever_the_blocks(rs: Ruleset, 
     """`qttt random`'s records from the compiled core (written in C) are the Python engine's,
     byte for byte, block by block."""
     with mock.patch.object(sample_cli, "BLOCK", size):
-        mine = b"".join(sample_cli.blocks(rs, games, seed, "compiled", 1))
-        theirs = b"".join(sample_cli.blocks(rs, games, seed, "python", 1))
+        mine = b"".join(sample_cli.blocks(rs, games, seed, "compiled"))
+        theirs = b"".join(sample_cli.blocks(rs, games, seed, "python"))
     assert mine == theirs and mine.count(b"\n") == games
     assert [json.loads(line)["variant"] for line in mine.splitlines()] == [rs.canonical] * games
 
 
 @needs_core
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(rs=st.sampled_from(RULESETS), seed=st.integers(0, 2 ** 32), games=st.integers(1, 120),
        chunk=st.integers(1, 50))
 def test_analyze_random_tallies_in_integers_what_the_engine_plays(rs: Ruleset, seed: int, games: int,

@@ -18,6 +18,7 @@ import pytest
 from cores import no_core
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 from qttt.analysis.sample import sample_games
 from qttt.cli import main
@@ -72,13 +73,13 @@ def test_the_same_random_games_as_the_engine_at_length(name: str) -> None:
     assert_same_games(load_ruleset(name), 2025, 5000)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(rs=nested_rulesets(), seed=st.integers(0, 2 ** 32))
 def test_any_nested_ruleset_and_seed_gives_the_engines_games(rs: Ruleset, seed: int) -> None:
     assert_same_games(rs, seed, 3)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(seed=st.integers(0, 2 ** 32), name=st.sampled_from(NAMES))
 def test_any_seed_gives_the_engines_games(seed: int, name: str) -> None:
     assert_same_games(load_ruleset(name), seed, 5)
@@ -123,7 +124,7 @@ def test_positions_legal_sets_and_refusals_equal_the_engines(name: str) -> None:
     assert_same_positions(load_ruleset(name), 3)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(rs=nested_rulesets(max_board=4), seed=st.integers(0, 2 ** 32))
 def test_positions_of_any_nested_ruleset_equal_the_engines(rs: Ruleset, seed: int) -> None:
     assert_same_positions(rs, seed)
@@ -159,7 +160,7 @@ def test_perft_equals_every_committed_nested_table() -> None:
     assert checked >= 8
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(rs=nested_rulesets(max_board=3), seed=st.integers(0, 2 ** 32), plies=st.integers(0, 30))
 def test_perft_equals_the_engines_anywhere(rs: Ruleset, seed: int, plies: int) -> None:
     rng = random.Random(seed)

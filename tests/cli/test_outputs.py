@@ -24,7 +24,7 @@ from contract import one_line, run
 
 from qttt import io
 from qttt.argtypes import output_file
-from qttt.cli import build_parser
+from qttt.cli import JsonFlag, build_parser
 from qttt.errors import FileError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,8 +48,8 @@ def options() -> Iterator[tuple[str, argparse.Action]]:
 def writing() -> list[tuple[str, str]]:
     """(command, option) for every option that takes a value and names a file to write."""
     return sorted((cmd, a.option_strings[-1]) for cmd, a in options()
-                  if WRITES & set(a.option_strings) and a.nargs != 0
-                  and cmd != "vectors generate")  # -o there names a folder
+                  if WRITES & set(a.option_strings) and a.nargs != 0 and not isinstance(a, JsonFlag)
+                  and cmd != "vectors generate")  # -o there names a folder; --json FILE: below
 
 
 def test_every_output_option_takes_the_one_rule() -> None:
@@ -116,6 +116,18 @@ def test_a_target_that_is_no_file_is_refused_while_parsing(tmp_path: Path, monke
     status, out, err = run([*argv, name], capsys)
     assert status == 2 and out == "", (status, out, err)
     one_line(err, "cannot write ", words, f"{option}: cannot write")
+
+
+def test_the_old_json_file_option_takes_the_one_rule(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """`conform --json FILE` (deprecated for --output FILE) writes under the same rule."""
+    argv, suite = argv_for("conform", "--json", tmp_path)
+    before = suite.read_bytes()
+    status, _, err = run([*argv, str(suite)], capsys)
+    assert status == 2 and suite.read_bytes() == before
+    assert f"cannot write {suite}: it is " in err and "Traceback" not in err
+    status, _, err = run([*argv, str(tmp_path / "nowhere") + "/"], capsys)
+    assert status == 2 and "a name ending in / names a directory" in err
 
 
 def test_two_outputs_are_two_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -211,6 +223,8 @@ def test_ctrl_c_while_starting_up_is_one_line(tmp_path: Path, delay: float) -> N
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode in (130, 0), (proc.returncode, err)  # 0: it finished before the signal
+    # (never -2: Python kills itself with SIGINT at exit once an interrupt ended an exec(), caught or
+    # not, unless told it was answered: qttt.stops.answered)
     if proc.returncode == 130:
         assert err.endswith("qttt: interrupted\n") and "Traceback" not in err, err
 

@@ -209,6 +209,10 @@ def check_bookkeeping(ctx: Context, state: State, path: Sequence[Action]) -> str
         return f"after {k} placements the engine's next move is {state.move}, the rules say {k + 1}"
     if state.pending is not None and (state.pending != k or not isinstance(last, Place)):
         return f"pending cycle closed by move {state.pending}; the last placement made was move {k}"
+    held = state.fields()["pending"]  # the declared field as held, whatever the phase
+    if held != (state.pending or 0):
+        return (f"the engine holds move {held} as pending in phase {state.phase}; the declared position "
+                "state holds the cycle-closing move while a measurement is pending, 0 otherwise")
     if isinstance(last, Place):
         a, b = min(last), max(last)
         if a == b and state.classical[a] != k:
@@ -335,7 +339,7 @@ def compare_cores(ctx: Context, state: State, path: Sequence[Action],
                 pos.apply(act)
             except IllegalAction as e:
                 return CORES, f"the compiled core refuses action {i + 1}, {act}, under rule {e.rule}", None
-        differs = _view_differs(pos.view(), state)
+        differs = _view_differs(pos.view(), state) or _fields_differ(pos.fields(), state.fields())
         if differs:
             return CORES, f"the compiled core holds {differs}", None
         legal = [a for a, _ in children]
@@ -357,7 +361,7 @@ def compare_cores(ctx: Context, state: State, path: Sequence[Action],
                 continue
             after = pos.copy()
             after.apply(act)
-            differs = _view_differs(after.view(), child)
+            differs = _view_differs(after.view(), child) or _fields_differ(after.fields(), child.fields())
             if differs:
                 return CORES, f"after {act} the compiled core holds {differs}", act
     except Exception as e:
@@ -376,6 +380,15 @@ def _view_differs(view: Any, state: State) -> str | None:
     for name, mine, theirs in zip(names, core, engine, strict=True):
         if mine != theirs:
             return f"{name} {mine}, the engine {theirs}"
+    return None
+
+
+def _fields_differ(core: dict[str, Any], engine: dict[str, Any]) -> str | None:
+    """The first declared field of the position state (`qttt.quantum.engine.STATE`) the compiled
+    core holds otherwise than the engine, in words."""
+    for name, mine in core.items():
+        if mine != engine[name]:
+            return f"position-state field {name} = {mine}, the engine {engine[name]}"
     return None
 
 
