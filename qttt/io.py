@@ -86,7 +86,7 @@ def start_command(outputs: Iterable[str] = ()) -> None:
         _OUTPUTS.append(out)
 
 
-def _key(path: str | Path) -> tuple[int, int] | None:
+def _file_id(path: str | Path) -> tuple[int, int] | None:
     try:
         st = os.stat(path)
     except (OSError, ValueError):
@@ -95,8 +95,8 @@ def _key(path: str | Path) -> tuple[int, int] | None:
 
 
 def _same_file(a: str, b: str) -> bool:
-    key = _key(a)
-    return (key is not None and key == _key(b)) or os.path.abspath(a) == os.path.abspath(b)
+    key = _file_id(a)
+    return (key is not None and key == _file_id(b)) or os.path.abspath(a) == os.path.abspath(b)
 
 
 def _note_input(f: IO[bytes], name: str) -> None:
@@ -105,7 +105,7 @@ def _note_input(f: IO[bytes], name: str) -> None:
     st = os.fstat(f.fileno())
     key = (st.st_dev, st.st_ino)
     for out in _OUTPUTS:
-        if _key(out) == key:
+        if _file_id(out) == key:
             f.close()
             raise FileError(None, f"cannot write {out}: it is {name}, which this command reads; "
                             "give the output another name")
@@ -283,8 +283,8 @@ def output_problem(path: str | Path, inputs: bool = True) -> str | None:
         return f"directory {parent} does not exist"
     if not os.access(parent, os.W_OK | os.X_OK):
         return f"directory {parent} cannot be written: permission denied"
-    key = _key(target) if inputs else None
-    if key is not None and key in _INPUTS and _key(_INPUTS[key][1]) == key:  # (an inode reused: not)
+    key = _file_id(target) if inputs else None
+    if key is not None and key in _INPUTS and _file_id(_INPUTS[key][1]) == key:  # (an inode reused: not)
         return f"it is {_INPUTS[key][0]}, which this command reads; give the output another name"
     return None
 
