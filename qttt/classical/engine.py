@@ -129,6 +129,10 @@ class ClassicalState:
         """Hashable identity of the position within its ruleset."""
         return self.marks
 
+    def chance_outcomes(self) -> tuple[tuple[Mark, Fraction], ...]:
+        """Classical games have no chance turn."""
+        return ()
+
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, ClassicalState) and self.ruleset.key() == other.ruleset.key()
                 and self.marks == other.marks)

@@ -98,7 +98,10 @@ def declared_range(rs: Ruleset) -> tuple[dict[str, Fraction], dict[str, int]] | 
     """The least and most each player can score (x min, x max, o min, o max), with a set of that
     player's cells (bitmask) reaching each: exhaustive over every full board (x's cells any set of
     the size `most_cells` allows, o's the rest) and, when a game can end with open cells, over
-    every set of at most `most_cells` cells, the opponent's unknown. None above 16 cells."""
+    every set of at most `most_cells` cells, the opponent's unknown. A drawn game (rule
+    score-draw-second) moves draw_second from x to o: x's least and o's greatest widen by it over
+    every board where equal totals are possible (with the opponent unknown, any total of the
+    player's own). None above 16 cells."""
     cells = rs.board * rs.board
     if cells > 16:
         return None
@@ -110,6 +113,7 @@ def declared_range(rs: Ruleset) -> tuple[dict[str, Fraction], dict[str, int]] | 
     ints = [[[(int(a * scale), int(b * scale)) for a, b in row] for row in t] for t in tables]
     value: dict[str, int] = {}
     where: dict[str, int] = {}
+    drawn: list[tuple[int, int, int, int]] = []  # rule score-draw-second: (low, high, x cells, o cells)
 
     def note(player: int, s: int, low: int, high: int) -> None:
         low_key, high_key = ENDS[2 * player], ENDS[2 * player + 1]
@@ -133,14 +137,35 @@ def declared_range(rs: Ruleset) -> tuple[dict[str, Fraction], dict[str, int]] | 
             for k in range(most_cells(rs, player, full=vanish) + 1):
                 for chosen in itertools.combinations(range(cells), k):
                     s = sum(1 << c for c in chosen)
-                    note(player, s, *bounds(s, None))
+                    low, high = bounds(s, None)
+                    note(player, s, low, high)
+                    drawn.append((low, high, s, s))  # the opponent unknown: any equal total
     if not vanish:
         everything = (1 << cells) - 1
         for chosen in itertools.combinations(range(cells), most_cells(rs, 0, full=True)):
             x = sum(1 << c for c in chosen)
-            note(0, x, *bounds(x, everything & ~x))
-            note(1, everything & ~x, *bounds(everything & ~x, x))
-    return {k: Fraction(v, scale) for k, v in value.items()}, where
+            xs, os_ = bounds(x, everything & ~x), bounds(everything & ~x, x)
+            note(0, x, *xs)
+            note(1, everything & ~x, *os_)
+            if max(xs[0], os_[0]) <= min(xs[1], os_[1]):  # equal totals possible: a drawn game
+                drawn.append((max(xs[0], os_[0]), min(xs[1], os_[1]), x, everything & ~x))
+    out = {k: Fraction(v, scale) for k, v in value.items()}
+    _widen_for_draws(out, where, drawn, scale, compile_game(rs).draw_second)
+    return out, where
+
+
+def _widen_for_draws(out: dict[str, Fraction], where: dict[str, int], drawn: list[tuple[int, int, int, int]],
+                     scale: int, d: Fraction) -> None:
+    """Rule score-draw-second: a drawn game moves d from x to o, so x's least and o's greatest may
+    move, by the least and greatest equal totals found (`drawn`: low, high, x cells, o cells)."""
+    if not d or not drawn:
+        return
+    low, _, xs_at, _ = min(drawn)
+    _, high, _, os_at = max(drawn, key=lambda t: t[1])
+    if Fraction(low, scale) - d < out["x min"]:
+        out["x min"], where["x min"] = Fraction(low, scale) - d, xs_at
+    if Fraction(high, scale) + d > out["o max"]:
+        out["o max"], where["o max"] = Fraction(high, scale) + d, os_at
 
 
 def score_board(rs: Ruleset, board: Board) -> tuple[tuple[Fraction, Fraction], tuple[str, ...]]:
@@ -486,6 +511,9 @@ def expected_scores(rs: Ruleset, board: Board) -> tuple[Fraction, Fraction]:
                 [Fraction(v) for v in ranks][:len(times)] + [Fraction(0)] * max(0, len(times) - len(ranks))
             for who in (0, 1):
                 total[who] += sum((worths[times.index(max(m))] for m in held[who]), Fraction(0))
+    d = rs.rules.draw_second
+    if total[0] == total[1]:  # a drawn game (rule score-draw-second)
+        return total[0] - d, total[1] + d
     return total[0], total[1]
 
 

@@ -36,7 +36,7 @@ from ..compiled import (
     solver_supports,
 )
 from ..compiled import first_value as compiled_first_value
-from ..engine import OVER, Action, Board, Measure
+from ..engine import OVER, Action, Board, Measure, Place
 from ..game import compile_game
 from .count import board_after, encode
 from .keys import Key, numbered_key, owner_key
@@ -44,10 +44,12 @@ from .keys import Key, numbered_key, owner_key
 
 def _child(b: Board, act: Action) -> Board:
     c = b.copy()
-    if isinstance(act, Measure):
+    if isinstance(act, Place):
+        c.place(act.a, act.b)
+    elif isinstance(act, Measure):
         c.measure(act.cell)
     else:
-        c.place(act.a, act.b)
+        c.outcome(act.cell)
     return c
 
 
