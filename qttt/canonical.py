@@ -11,8 +11,8 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from .bounds import loads
 from .errors import VariantError
+from .jsonstream import loads
 from .vocabulary import (
     AWARD_FIELDS,
     PARAMETER_BY_NAME,

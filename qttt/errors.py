@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived (the command line raises it from its handler): a command stops as after
+    Ctrl-C, with exit status 143 rather than 130."""
+
+
 class QtttError(Exception):
     """Base of every error the toolkit reports as a one-line message."""
 

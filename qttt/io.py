@@ -21,8 +21,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from .bounds import MAX_DIGITS, Bound, loads
+from .bounds import MAX_DIGITS, Bound
 from .errors import FileError, QtttError
+from .jsonstream import loads
 
 CHUNK = 1 << 16  # bytes decoded at a time when streaming
 MAX_READ = 64 << 20  # bytes of a file read whole (a variant, suite, tour, checkpoint, --actions)
@@ -120,8 +121,9 @@ def read_text(source: str | Path, rule: str | None = None) -> str:
 
 
 def parse_json(text: str, where: str, rule: str | None = None) -> Any:
-    """JSON through the bounded decoder (loads), with one-line FileErrors for text that
-    is not JSON, holds an integer too long, or is nested too deeply."""
+    """JSON through the strict decoder (jsonstream.loads), with one-line FileErrors for text that
+    is not JSON, not strict JSON (a key twice, a number that is not finite, a lone surrogate, an
+    integer too long), or nested too deeply."""
     try:
         return loads(text)
     except json.JSONDecodeError as e:

@@ -29,11 +29,6 @@ Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
 """Runs a function over argument tuples (on processes or a cluster), results in their order."""
 
 
-class Terminated(BaseException):
-    """SIGTERM arrived (the command line raises it from its handler): a command stops as after
-    Ctrl-C, with exit status 143 rather than 130."""
-
-
 # -- worker pools ---------------------------------------------------------------------------------
 
 def worker_init(parent: int) -> None:

@@ -101,9 +101,10 @@ def blocks(rs: Ruleset, count: int, seed: int, core: str, workers: int) -> Itera
 
 def run(args: argparse.Namespace) -> int:
     rs = load_ruleset(args.ruleset)
-    compiled_core(rs, args.core)  # refuses --core compiled here, before any work, when it cannot serve
+    # refuses --core compiled here, before any work, when it cannot serve; decided once for the workers
+    core = args.core if compiled_core(rs, args.core) is not None else "python"
     workers = args.workers or os.cpu_count() or 1
-    text = blocks(rs, args.games, args.seed, args.core, workers)
+    text = blocks(rs, args.games, args.seed, core, workers)
     if args.output:
         write_atomic(args.output, text)
         return 0

@@ -19,8 +19,36 @@ from typing import Any
 from ..errors import RecordError
 from ..notation import FORMAT, Record, action_to_json, split_notation
 from ..variant import load_ruleset
-from .engine import CHANCE_TURN, MEASURE, Action, Board, Measure, Outcome, Place, State, mark_name, player_of
+from .engine import (
+    CHANCE_TURN,
+    MEASURE,
+    STATE,
+    Action,
+    Board,
+    Measure,
+    Outcome,
+    Place,
+    State,
+    mark_name,
+    player_of,
+)
 from .game import compile_game
+
+STATE_JSON_COVER = STATE.cover(
+    "qttt.quantum.notation:state_json",
+    kept={"cls": "as each cell's classical mark (x1, o4)", "spk": "as each cell's spooky marks in move order",
+          "move": "as is", "phase": "as is",
+          "pending": "as move - 1 while the phase is measure or chance (the v1 state has no field of its own "
+                     "for it)",
+          "chosen": "in the chance field: the outcome of probability p (at p = 1/2 both outcomes are alike and "
+                    "the cell named decides nothing)"})
+POSITION_COVER = STATE.cover(
+    "qttt.quantum.notation:position",
+    kept={"cls": "as X1, O4", "spk": "as x3o4", "move": "as is",
+          "phase": "read back from the marks: a cycle is a pending measurement, a line or a full board ends "
+                   "the game",
+          "pending": "read back as move - 1 when the marks hold a cycle",
+          "chosen": "as @s, the square named, at a chance turn"})
 
 
 def cell_json(state: State, cell: int) -> str | list[str]:

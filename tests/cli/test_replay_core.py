@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 import qttt.io
 import qttt.jsonstream
@@ -102,7 +103,8 @@ def replayed(path: Path, core: str, workers: int = 1) -> tuple[int, str]:
 @example(data=b'{"variant":"wikipedia", "actions":[]}\r\n{"\r\n{"variant":"wikipedia", "actions":['
          + b"1," * 120
          + b"1]}\r\n", chunk=1, most=200, workers=1, piece=16)  # a broken line before a long one
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=examples(150),
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=files(), chunk=st.sampled_from([1, 7, 64, 1 << 16]), most=st.sampled_from([30, 200, 1 << 20]),
        workers=st.sampled_from([1, 2, 3]), piece=st.sampled_from([16, 100, 1 << 18]))
 def test_core_replays_as_the_engine(data: bytes, chunk: int, most: int, workers: int, piece: int,
