@@ -25,7 +25,8 @@ PATTERN_KINDS = ("rows", "columns", "diagonals", "diamonds")
 @dataclass(frozen=True)
 class Value:
     """One allowed value of an enumerated or boolean parameter and the rule it selects, in words:
-    the reading the rules pages state (`{line}` stands for the ending line, `{n}` for the side)."""
+    the reading the rules pages state (`{line}` stands for the ending line, `{n}` for the side,
+    `{p}` and `{q}` for the probabilities p and 1 − p of a chance collapse)."""
 
     value: str | bool
     reading: str
@@ -122,17 +123,16 @@ class Parameters:
             "creator": "The player who closed a cycle measures it."}, compiled=True,
         needs={"collapse": ("choice", "chance-measurer")}))
     collapse: str = field(default="choice", metadata=_about(
-        "How a measurement resolves: the named cell is the outcome (choice), or chance decides, "
-        "the named cell happening with probability p; the measurer names it (chance-measurer), or "
-        "the second player whoever measures (chance-second).", values={
+        "Measurement: the cell named is the outcome (choice), or chance makes it so with probability "
+        "p; the measurer (chance-measurer) or O (chance-second) names it.", values={
             "choice": "The measurer's choice is the outcome: the closing mark becomes classical in the "
                       "cell named.",
             "chance-measurer": "The measurer names a cell of the closing move; chance then makes the "
-                               "closing mark classical there with probability p, in its other cell "
-                               "with probability 1 − p.",
+                               "closing mark classical there with probability {p}, in its other cell "
+                               "with probability {q}.",
             "chance-second": "Whoever measures, the second player (O) names a cell of the closing "
                              "move; chance then makes the closing mark classical there with "
-                             "probability p, in its other cell with probability 1 − p."},
+                             "probability {p}, in its other cell with probability {q}."},
         compiled=True))
     p: Fraction = field(default=Fraction(1, 2), metadata=_about(
         "Under a chance collapse, the probability that the named cell is the outcome: an exact "
@@ -161,9 +161,8 @@ class Parameters:
         "Length of the line that ends the game under end = first-line; 0 means the board size.",
         range(0, 9), "end-line"))
     draw_second: Fraction = field(default=Fraction(0), metadata=_about(
-        "Points a drawn game (both players' points equal at the end) gives the second player (O) "
-        "on top of the scoring, and the first player (X) the negative of it: an exact number from 0 to "
-        "100 (0: none).",
+        "Points a drawn game (equal points at the end) adds for O and takes from X: an exact number "
+        "from 0 to 100 (0: none).",
         (Fraction(0), Fraction(100)), compiled=True))
     route: Route = field(default="same", metadata=_about(
         "For each cell position of a block (row-major), the blocks the next move must use; \"same\": "

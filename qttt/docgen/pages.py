@@ -82,8 +82,8 @@ def value_readings(rule: Rule) -> list[str]:
     p = PARAMETER_BY_NAME.get(rule.scope)
     if p is None or not p.values:
         return []
-    return [*(f"- `{p.name} = {format_value(v.value)}`: {v.reading.format(n='n', line='ending line')}"
-              for v in p.values), ""]
+    words = {"n": "n", "line": "ending line", "p": "p", "q": "1 − p"}
+    return [*(f"- `{p.name} = {format_value(v.value)}`: {v.reading.format(**words)}" for v in p.values), ""]
 
 
 def _choices(rule: Rule) -> list[str]:

@@ -8,6 +8,7 @@ drive in place.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -102,8 +103,8 @@ STATE = PositionState("quantum", fields=(
           "exactly two cells)", ("entanglement", "cycle-close", "collapse-component", "collapse-untouched")),
     Field("move", "the number of the next move (its parity names the player to place)",
           ("turn-order", "mark")),
-    Field("phase", "place, measure, chance or over", ("measure-pending", "over-no-action", "turn-after-measure",
-                                                      "collapse-chance")),
+    Field("phase", "place, measure, chance or over",
+          ("measure-pending", "over-no-action", "turn-after-measure", "collapse-chance")),
     Field("pending", "the move that closed the cycle while a measurement (or its chance turn) is pending; "
           "0 in any other phase", ("measure-by", "measure-cell", "collapse-component")),
     Field("chosen", "during a chance turn, the cell the measurement named; -1 in any other phase",
@@ -569,6 +570,25 @@ def playout(ruleset: Ruleset, rng: random.Random) -> tuple[list[Action], State]:
         else:
             break
     return actions, State(b)
+
+
+def named_outcomes(ruleset: Ruleset, actions: Iterable[Action]) -> list[Action]:
+    """`actions` with, after each measurement that opens a chance turn, the outcome it named (always
+    offered): a game written for collapse = choice as it plays under a chance collapse when chance
+    goes the named way (rule collapse-chance). The same actions under choice; copied unchanged from
+    the first illegal one."""
+    out: list[Action] = []
+    state: State | None = State.initial(ruleset)
+    for act in actions:
+        out.append(act)
+        try:
+            state = state.apply(act) if state is not None else None
+        except (IllegalAction, RecordError):
+            state = None
+        if state is not None and isinstance(act, Measure) and state.phase == "chance":
+            out.append(Outcome(act.cell))
+            state = state.apply(Outcome(act.cell))
+    return out
 
 
 def quantum_state(state: object) -> State:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, cast
 
@@ -67,13 +68,19 @@ def _label(comp: Component, n: int) -> str:
 
 
 def score_rows(state: GameState) -> list[dict[str, Any]]:
-    """Each scoring component: its points and the patterns each side owns under it."""
+    """Each scoring component: its points and the patterns each side owns under it; then, for a
+    drawn game under draw_second, the points it moves to O (rule score-draw-second)."""
     rs = state.ruleset
     awards = breakdown(rs, quantum_state(state).classical)
-    return [{"what": _label(comp, rs.board), "x": frac(x), "o": frac(o),
+    rows = [{"what": _label(comp, rs.board), "x": frac(x), "o": frac(o),
              "x_patterns": ["-".join(str(c + 1) for c in p.cells) for p in xs],
              "o_patterns": ["-".join(str(c + 1) for c in p.cells) for p in os_]}
             for comp, (_, (x, o, _notes), xs, os_) in zip(rs.scoring, awards, strict=True)]
+    d = rs.rules.draw_second
+    if d and sum((p[1][0] for p in awards), Fraction(0)) == sum((p[1][1] for p in awards), Fraction(0)):
+        rows.append({"what": "a drawn game: O gains, X loses", "x": frac(-d), "o": frac(d),
+                     "x_patterns": [], "o_patterns": []})
+    return rows
 
 
 def core_state_json(pos: CorePosition, variant: str) -> dict[str, Any]:

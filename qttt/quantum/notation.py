@@ -40,8 +40,8 @@ STATE_JSON_COVER = STATE.cover(
           "move": "as is", "phase": "as is",
           "pending": "as move - 1 while the phase is measure or chance (the v1 state has no field of its own "
                      "for it)",
-          "chosen": "in the chance field: the outcome of probability p (at p = 1/2 both outcomes are alike and "
-                    "the cell named decides nothing)"})
+          "chosen": "in the chance field: the outcome of probability p (at p = 1/2 both outcomes are alike "
+                    "and the cell named decides nothing)"})
 POSITION_COVER = STATE.cover(
     "qttt.quantum.notation:position",
     kept={"cls": "as X1, O4", "spk": "as x3o4", "move": "as is",

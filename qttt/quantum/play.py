@@ -245,9 +245,8 @@ class Game:
         who, last = (PARAMETER_BY_NAME[k].reading(rs.value(k)) for k in ("measurer", "last_square"))
         if rs.rules.collapse != "choice":  # rule collapse-chance: its reading says who names the cell
             chance = rs.rules.p
-            who = (PARAMETER_BY_NAME["collapse"].reading(rs.rules.collapse)
-                   .replace("probability 1 − p", f"probability {1 - chance}")
-                   .replace("probability p", f"probability {chance}") + " The draw is shown as it happens.")
+            who = (PARAMETER_BY_NAME["collapse"].reading(rs.rules.collapse).format(p=chance, q=1 - chance)
+                   + " The draw is shown as it happens.")
         paragraphs = [p.format(cells=len(self.state.classical), who=who, last=last, name=rs.canonical)
                       for p in HELP]
         if rs.summary and rs.canonical == rs.base:  # a built-in ruleset, unchanged

@@ -22,7 +22,7 @@ from functools import cache
 from typing import Any
 
 from qttt import Ruleset, action_from_json, load_ruleset
-from qttt.quantum.engine import Action, Measure, Place
+from qttt.quantum.engine import Action, Measure, Outcome, Place
 from qttt.spec import spec_dir
 
 from ..report import Confirmed, Finding, Part, Progress, Report, finding, worst
@@ -159,7 +159,7 @@ class Engine:
 
 def designed(record_: dict[str, Any]) -> list[Action]:
     """The actions of a designed game's record."""
-    return [a for a in map(action_from_json, record_["actions"]) if isinstance(a, (Place, Measure))]
+    return [a for a in map(action_from_json, record_["actions"]) if isinstance(a, (Place, Measure, Outcome))]
 
 
 def z3_part(prop: str, rs: Ruleset, mine: Sequence[Z.Discharged]) -> Part:

@@ -242,7 +242,8 @@ def check_bookkeeping(ctx: Context, state: State, path: Sequence[Action]) -> str
     last = path[-1] if path else None
     if not state.over and state.move != k + 1:
         return f"after {k} placements the engine's next move is {state.move}, the rules say {k + 1}"
-    if state.pending is not None and (state.pending != k or not isinstance(last, Place)):
+    named = state.phase == CHANCE and isinstance(last, Measure)  # a chance turn follows its naming
+    if state.pending is not None and (state.pending != k or not (isinstance(last, Place) or named)):
         return f"pending cycle closed by move {state.pending}; the last placement made was move {k}"
     held = state.fields()["pending"]  # the declared field as held, whatever the phase
     if held != (state.pending or 0):

@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import random
@@ -25,7 +26,7 @@ from fractions import Fraction
 
 from qttt import IllegalAction, Ruleset
 from qttt.geometry import Pattern, lines, patterns
-from qttt.quantum.engine import Action, Place, State
+from qttt.quantum.engine import Action, Outcome, Place, State, named_outcomes
 from qttt.quantum.game import compile_game
 from qttt.quantum.scoring import NONE, SOME, UNKNOWN
 from qttt.vocabulary import Component
@@ -100,8 +101,7 @@ def declared_range(rs: Ruleset) -> tuple[dict[str, Fraction], dict[str, int]] | 
     the size `most_cells` allows, o's the rest) and, when a game can end with open cells, over
     every set of at most `most_cells` cells, the opponent's unknown. A drawn game (rule
     score-draw-second) moves draw_second from x to o: x's least and o's greatest widen by it over
-    every board where equal totals are possible (with the opponent unknown, any total of the
-    player's own). None above 16 cells."""
+    every board where equal totals are possible (`_draws`). None above 16 cells."""
     cells = rs.board * rs.board
     if cells > 16:
         return None
@@ -137,9 +137,8 @@ def declared_range(rs: Ruleset) -> tuple[dict[str, Fraction], dict[str, int]] | 
             for k in range(most_cells(rs, player, full=vanish) + 1):
                 for chosen in itertools.combinations(range(cells), k):
                     s = sum(1 << c for c in chosen)
-                    low, high = bounds(s, None)
-                    note(player, s, low, high)
-                    drawn.append((low, high, s, s))  # the opponent unknown: any equal total
+                    note(player, s, *bounds(s, None))
+        drawn += _draws(rs, cells, vanish, bounds)
     if not vanish:
         everything = (1 << cells) - 1
         for chosen in itertools.combinations(range(cells), most_cells(rs, 0, full=True)):
@@ -152,6 +151,39 @@ def declared_range(rs: Ruleset) -> tuple[dict[str, Fraction], dict[str, int]] | 
     out = {k: Fraction(v, scale) for k, v in value.items()}
     _widen_for_draws(out, where, drawn, scale, compile_game(rs).draw_second)
     return out, where
+
+
+def _draws(rs: Ruleset, cells: int, vanish: bool, bounds: Callable[[int, int | None], tuple[int, int]]
+           ) -> list[tuple[int, int, int, int]]:
+    """Under draw_second, the boards a game may end on with open cells where both totals can be
+    equal, as (least and greatest equal total, x's cells, o's cells): every pair of disjoint cell
+    sets of at most `most_cells` each on up to 9 cells; above, each player's sets with the opponent
+    unknown (any total of the player's own: wider, so still a bound)."""
+    if not compile_game(rs).draw_second:
+        return []
+    limits = (most_cells(rs, 0, full=vanish), most_cells(rs, 1, full=vanish))
+    out = []
+    for k in range(limits[0] + 1):
+        for chosen in itertools.combinations(range(cells), k):
+            x = sum(1 << c for c in chosen)
+            if cells > 9:
+                low, high = bounds(x, None)
+                out.append((low, high, x, x))
+                continue
+            rest = [c for c in range(cells) if not x >> c & 1]
+            for j in range(limits[1] + 1):
+                for theirs in itertools.combinations(rest, j):
+                    o = sum(1 << c for c in theirs)
+                    (lx, hx), (lo, ho) = bounds(x, o), bounds(o, x)
+                    if max(lx, lo) <= min(hx, ho):
+                        out.append((max(lx, lo), min(hx, ho), x, o))
+    if cells > 9:
+        for k in range(limits[1] + 1):
+            for chosen in itertools.combinations(range(cells), k):
+                o = sum(1 << c for c in chosen)
+                low, high = bounds(o, None)
+                out.append((low, high, o, o))
+    return out
 
 
 def _widen_for_draws(out: dict[str, Fraction], where: dict[str, int], drawn: list[tuple[int, int, int, int]],
@@ -257,7 +289,7 @@ def designs(rs: Ruleset, where: dict[str, int]) -> Iterator[Design]:
 def design_witness(rs: Ruleset, variant: str, design: Design) -> Witness | None:
     """The game of a design, when the engine agrees that it ends on the designed board."""
     assignment = {c: m for c, m in enumerate(design.board) if m}
-    acts = plan_actions([assignment], design.parked)
+    acts = named_outcomes(rs, plan_actions([assignment], design.parked))
     state = replay(rs, acts)
     if state is None or not state.over or state.classical != design.board:
         return None
@@ -325,17 +357,17 @@ def sole_collapse_game(rs: Ruleset, player: int, mask: int) -> tuple[list[Action
     state = State.initial(rs)
     acts: list[Action] = []
 
-    def act(a: Action) -> None:
+    def act(*actions: Action) -> None:
         nonlocal state
-        acts.append(a)
-        state = state.apply(a)
+        acts.extend(actions)
+        state = functools.reduce(State.apply, actions, state)
 
     def measure(goal: Callable[[State], bool]) -> bool:
-        while state.phase == "measure":
-            good = [a for a in state.legal_actions() if goal(state.apply(a))]
+        while state.phase == "measure":  # under a chance collapse, chance goes the named way
+            good = [a for a in state.legal_actions() if goal(_settled(state, a))]
             if not good:
                 return False
-            act(good[0])
+            act(*_and_named(state, good[0]))
         return True
 
     least = 2 if rs.rules.two_cycles else 3
@@ -372,6 +404,19 @@ def sole_collapse_game(rs: Ruleset, player: int, mask: int) -> tuple[list[Action
     except (IllegalAction, StopIteration, IndexError):
         return None
     return acts, state
+
+
+def _and_named(state: State, action: Action) -> list[Action]:
+    """A measurement and, under a chance collapse, the outcome it named (rule collapse-chance)."""
+    after = state.apply(action)
+    return [action, Outcome(action.cell)] if after.phase == "chance" else [action]  # type: ignore[union-attr]
+
+
+def _settled(state: State, action: Action) -> State:
+    """The state after a measurement and, under a chance collapse, the outcome it named."""
+    for a in _and_named(state, action):
+        state = state.apply(a)
+    return state
 
 
 def _owns(board: Board, mask: int) -> bool:
@@ -471,7 +516,7 @@ def tie_witness(rs: Ruleset, variant: str, comp: Component,
                     components.append({c: top + 1 + i for i, c in enumerate(rest)})
                 elif full and len(rest) == 1 and rs.rules.last_square == "forced":
                     tail = [Place(rest[0], rest[0])]
-                acts = plan_actions(components, tail=tail)
+                acts = named_outcomes(rs, plan_actions(components, tail=tail))
                 state = replay(rs, acts)
                 gap = state is not None and any(n.startswith("score-tie-gap") for n in state.score_notes)
                 if state is not None and state.over and gap:
