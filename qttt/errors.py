@@ -22,6 +22,11 @@ class QtttError(Exception):
     def __str__(self) -> str:
         return f"{self.message} (rule {self.rule})" if self.rule else self.message
 
+    def __reduce__(self) -> tuple[type[QtttError], tuple[str | None, str], dict[str, object]]:
+        """Pickled as its class, rule, message and attributes: an error crosses from a worker
+        process to the command that reports it."""
+        return type(self), (self.rule or None, self.message), dict(self.__dict__)
+
 
 class IllegalAction(QtttError):
     """An action that the rules forbid in the current state."""

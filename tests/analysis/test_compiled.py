@@ -264,8 +264,8 @@ def test_random_records_are_the_python_engines_whatever_the_blocks(rs: Ruleset, 
     """`qttt random`'s records from the compiled core (written in C) are the Python engine's,
     byte for byte, block by block."""
     with mock.patch.object(sample_cli, "BLOCK", size):
-        mine = b"".join(sample_cli.blocks(rs, games, seed, "compiled", 1))
-        theirs = b"".join(sample_cli.blocks(rs, games, seed, "python", 1))
+        mine = b"".join(sample_cli.blocks(rs, games, seed, "compiled"))
+        theirs = b"".join(sample_cli.blocks(rs, games, seed, "python"))
     assert mine == theirs and mine.count(b"\n") == games
     assert [json.loads(line)["variant"] for line in mine.splitlines()] == [rs.canonical] * games
 
