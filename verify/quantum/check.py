@@ -223,6 +223,20 @@ def graph_finding(prop: str, rs: Ruleset, proofs: list[Z.Discharged], engine: En
 
 
 def _walk_note(engine: Engine) -> str:
+    return _walked(engine) + _chance_note(engine)
+
+
+def _chance_note(engine: Engine) -> str:
+    """How a ruleset with chance had its chance turns explored (rule collapse-chance)."""
+    if engine.ctx.collapse == "choice":
+        return ""
+    return ("; chance turns (collapse-chance): the walk takes every outcome chance can give, the sampled "
+            "games draw each outcome uniformly from the checker's seeded generator (not by its probability, "
+            "so an unlikely outcome is explored as often), and every chance turn's outcomes and exact "
+            "probabilities are checked against the rules")
+
+
+def _walked(engine: Engine) -> str:
     w = engine.walk
     if w is None:
         return ""
