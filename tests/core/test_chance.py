@@ -307,3 +307,12 @@ def test_undo_does_not_draw_again() -> None:
     assert game.play() == "quit"
     draws = [line for line in said if line.startswith("chance:")]
     assert len(draws) == 2 and draws[0] == draws[1]
+
+
+def test_the_solver_refuses_chance_until_it_computes_an_expectimax(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Minimax over a chance turn would be wrong: the solver says so in one line (rule collapse-chance)."""
+    assert main(["analyze", "solve", "wikipedia(board=2,collapse=chance-second)"]) != 0
+    err = capsys.readouterr().err
+    assert "needs an expectimax" in err and "(rule collapse-chance)" in err and "Traceback" not in err
+    assert compiled.solver_supports(load_ruleset(SECOND)) is not None

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ...bounds import CODE
-from ...errors import FileError, UsageError
+from ...errors import FileError, QtttError, UsageError
 from ...io import FRACTION, read_checkpoint, write_checkpoint
 from ...native import CoreUnavailable
 from ...notation import action_to_json
@@ -60,6 +60,10 @@ class Solver:
         self.rs = rs
         self.memo = memo
         game = compile_game(rs)
+        if game.chance:  # rule collapse-chance: a chance turn is no player's choice
+            raise QtttError("collapse-chance", f"{rs.canonical}: the solver searches the two players' "
+                            "choices (minimax); a chance collapse needs an expectimax, which it does not "
+                            "compute yet")
         self.numbered = game.uses_move_numbers
         self.scale = game.scale
         self.bound = int(game.bound * self.scale)
