@@ -42,7 +42,9 @@ def hint(state: GameState) -> str:
     first = legal[0]
     if isinstance(first, Outcome):
         k = quantum_state(state).pending or 0
-        return f"Chance decides where {mark_name(k)} lands: the page draws the outcome."
+        odds = " or ".join(f"square {o.cell + 1} ({p})" for o, p in state.chance_outcomes())
+        return (f"Chance decides where {mark_name(k)} lands: {odds}. Click the square chance gave "
+                "(this page does not draw it yet; qttt play and qttt match do).")
     if isinstance(first, Measure):
         k = quantum_state(state).pending or 0
         a, b = sorted(x.cell for x in legal if isinstance(x, Measure))
