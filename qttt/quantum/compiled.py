@@ -71,7 +71,6 @@ CONFIG_FIELDS = ("cells", *(f for p in COMPILED for f in p.c_fields), "uses_move
 MAX_MOVES = 64  # move numbers a build holds at most (MAXM)
 HEADER = 8  # phase, move, pending, to-move, x score, o score, cycle mask, cell named; then cells
 PHASES = ("place", "measure", "over", "chance")  # the core's phase codes (engine.PHASES)
-CORES = ("auto", "compiled", "python")
 POSITION = {"cls": ("cls",), "spk": ("spk",), "move": ("move",), "phase": ("phase",), "pending": ("pending",),
             "chosen": ("chosen",)}
 """The C position (`Pos` in _core.c): the members holding each declared field of the position state
