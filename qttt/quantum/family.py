@@ -41,8 +41,9 @@ def hint(state: GameState) -> str:
     legal = state.legal_actions()
     first = legal[0]
     if isinstance(first, Outcome):
-        k = quantum_state(state).pending or 0
-        odds = " or ".join(f"square {o.cell + 1} ({p})" for o, p in state.chance_outcomes())
+        turn = quantum_state(state)
+        k = turn.pending or 0
+        odds = " or ".join(f"square {o.cell + 1} ({p})" for o, p in turn.chance_outcomes())
         return (f"Chance decides where {mark_name(k)} lands: {odds}. Click the square chance gave "
                 "(this page does not draw it yet; qttt play and qttt match do).")
     if isinstance(first, Measure):
