@@ -15,6 +15,7 @@ import pytest
 import reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lanes import examples
 from refbridge import ref_game, ref_replay
 
 from qttt import IllegalAction, VariantError, action_to_json, load_ruleset, state_to_json
@@ -225,11 +226,11 @@ def test_the_draw_follows_the_probabilities() -> None:
 
 EngineVersusChance = make_state_machine(ref_game, CHANCE_RULESETS)
 EngineVersusChance.TestCase.settings = settings(
-    max_examples=40, stateful_step_count=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    max_examples=examples(40), stateful_step_count=50, deadline=None, suppress_health_check=SLOW)
 TestEngineVersusChance = EngineVersusChance.TestCase
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=SLOW)
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=SLOW)
 @given(CHANCE_RULESETS, st.integers(0, 10_000))
 def test_random_chance_games_replay_on_the_reference(rs: object, seed: int) -> None:
     """A seeded random game of a chance ruleset: every state of the engine is the reference's."""
@@ -241,7 +242,7 @@ def test_random_chance_games_replay_on_the_reference(rs: object, seed: int) -> N
 
 
 @pytest.mark.skipif(REASON is not None, reason=f"compiled core unavailable: {REASON}")
-@settings(max_examples=40, deadline=None, suppress_health_check=SLOW)
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=SLOW)
 @given(CHANCE_RULESETS, st.integers(0, 10_000))
 def test_the_compiled_core_plays_chance_as_the_engine(rs: object, seed: int) -> None:
     """Both cores play the same seeded games (actions, chance draws, final points); along each
