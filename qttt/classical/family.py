@@ -79,8 +79,8 @@ class ClassicalFamily(MarkFamily):
     vectors = "classical"
     award_rules: Mapping[str, str] = MappingProxyType({})
     tools: Mapping[str, str] = MappingProxyType({
-             "cases": "qttt.classical.cases",
-                              "frameworks": "qttt.classical.frameworks:codec"})
+             "cases": "qttt.classical.cases", "frameworks": "qttt.classical.frameworks:codec",
+             "check": "verify.classical.check:check_classical", "catalogue": "verify.classical.catalogue"})
 
     def initial(self, rs: Ruleset) -> GameState:
         return ClassicalState.initial(rs)
