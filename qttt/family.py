@@ -24,6 +24,7 @@ from .errors import QtttError, UsageError, VariantError
 from .gametype import GAME_TYPES
 
 if TYPE_CHECKING:  # annotations only: the registry sits below the ruleset model and the case lists
+    from .boardstate import PositionState
     from .conformance.casespec import CaseSpec
     from .ruleset import Ruleset
 
@@ -96,6 +97,7 @@ class Family(Protocol):
     scope: str  # the `scope` of its rules in spec/rules.toml
     vectors: str  # the folder of its built-in rulesets' suites under spec/vectors/ ("" for the top)
     award_rules: Mapping[str, str]  # the rule id of each scoring award it scores
+    position_state: PositionState  # its one declaration of position state (qttt.boardstate)
 
     def initial(self, rs: Ruleset) -> GameState:
         """The initial state of a ruleset of this family."""
@@ -237,6 +239,11 @@ class Cases(Protocol):
     def error_refs(self, rs: Ruleset, before: GameState) -> set[str]:
         """Rule ids an illegal action exercises beyond the rule it breaks."""
 
+    def field_rules(self, rs: Ruleset, state: GameState) -> Mapping[str, tuple[str, ...]]:
+        """Per field of the v1 state at `state` (and `legal`, its legal actions), the rules that
+        decide it, most specific first: where the conformance report looks first for the rule a
+        difference in that field fails."""
+
 
 _LOADED: dict[str, Family] = {}
 
@@ -304,6 +311,11 @@ def cases(rs: Ruleset) -> Cases:
     """The conformance tool of a ruleset's family."""
     found: Cases = tool(rs, "cases")
     return found
+
+
+# What `core` may say wherever a rules engine is chosen (every command's --core, the tools'
+# `core` argument): the compiled core when it can, the compiled core or a refusal, the Python engine.
+CORES = ("auto", "compiled", "python")
 
 
 def compiled_core(rs: Ruleset, core: str = "auto") -> CompiledCore | None:

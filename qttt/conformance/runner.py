@@ -25,13 +25,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from ..bounds import loads
 from ..errors import FileError, QtttError
 from ..io import read_json
+from ..jsonstream import Refused, dumps, loads
 from ..notation import Json
 from ..processes import ChannelClosed, LineChannel
+from .blame import CaseRules, field_of, known_rules
 from .protocol import PROTOCOL, Handler
-from .report import Report, Result, show
+from .report import Difference, Report, Result, show
 from .validator import Validator, load_schema
 
 TRAVERSE_BUDGET = 2_000  # most positions the runner expands itself for an engine without perft
@@ -94,6 +95,8 @@ class ProcessEngine:
             raise EngineFailure(f"no response within {timeout:g} s")
         try:
             raw = loads(line)
+        except Refused as e:
+            raise EngineFailure(f"printed JSON that is not strict ({e.msg}): {line.strip()[:80]!r}") from None
         except json.JSONDecodeError:
             raise EngineFailure(f"printed garbage: {line.strip()[:80]!r}") from None
         except RecursionError:
@@ -133,10 +136,14 @@ class InProcessEngine:
 
         def call() -> None:
             try:
-                out = self.handler.handle(json.loads(json.dumps({"id": req_id, **req})))
-                box.append(json.loads(json.dumps({"id": req_id, **out})))
+                out = self.handler.handle(loads(dumps({"id": req_id, **req})))
             except Exception as e:  # the engine's own bug: reported, never raised here
                 failure.append(f"raised {type(e).__name__}: {e}"[:200])
+                return
+            try:  # as it would cross a pipe: strict JSON or nothing
+                box.append(loads(dumps({"id": req_id, **out})))
+            except (ValueError, TypeError, RecursionError) as e:
+                failure.append(f"answered with what is not strict JSON: {e}"[:200])
 
         worker = threading.Thread(target=call, daemon=True)
         worker.start()
@@ -215,12 +222,13 @@ def legal_diff(expected: list[Json], actual: Json) -> list[tuple[str, str]]:
 
 def refusal_diff(expected: Json, response: dict[str, Json]) -> list[tuple[str, str]]:
     """(level, text) for each way the response to an action differs from the expected refusal
-    (or acceptance): acceptance and kind count at core, the rule id at strict."""
+    (or acceptance): acceptance and kind count at core, the rule id at strict. A rule id the
+    engine names that spec/rules.toml does not have is said so."""
     if expected is None:
         if response["ok"]:
             return []
         return [("core", f"expected the action to be accepted, got the refusal "
-                         f"{show(response.get('error'), None)}")]
+                         f"{show(response.get('error'), None)}{_unknown(response.get('error'))}")]
     if response["ok"]:
         return [("core", f"expected a refusal of kind {show(expected['kind'])}, got ok")]
     got = response.get("error")
@@ -231,8 +239,17 @@ def refusal_diff(expected: Json, response: dict[str, Json]) -> list[tuple[str, s
     if got.get("kind") != expected["kind"]:
         out.append(("core", f"error.kind: expected {show(expected['kind'])}, got {show(got.get('kind'))}"))
     if got.get("rule") != expected["rule"]:
-        out.append(("strict", f"error.rule: expected {show(expected['rule'])}, got {show(got.get('rule'))}"))
+        out.append(("strict", f"error.rule: expected {show(expected['rule'])}, got {show(got.get('rule'))}"
+                              + _unknown(got)))
     return out
+
+
+def _unknown(error: Json) -> str:
+    """A note on the rule id an engine's error names when spec/rules.toml has no such rule."""
+    rule = error.get("rule") if isinstance(error, dict) else None
+    if isinstance(rule, str) and rule not in known_rules():
+        return f" ({show(rule)} is not a rule id of spec/rules.toml)"
+    return ""
 
 
 # -- the runner -------------------------------------------------------------------------------
@@ -287,12 +304,14 @@ class Runner:
 
     def __init__(self, make_engine: Callable[[], Engine], timeout: float = 5.0,
                  perft_timeout: float = 60.0, out: Callable[[str], None] | None = None,
-                 walk_budget: int = TRAVERSE_BUDGET) -> None:
+                 walk_budget: int = TRAVERSE_BUDGET,
+                 on_result: Callable[[Result], None] | None = None) -> None:
         self.make_engine = make_engine
         self.timeout = timeout
         self.perft_timeout = perft_timeout
         self.walk_budget = walk_budget
         self.out = out or (lambda _line: None)
+        self.on_result = on_result or (lambda _result: None)
         self.engine: Engine | None = None
         self.capabilities = Capabilities()
         self.start_failures = 0
@@ -383,8 +402,10 @@ class Runner:
                                           f"{show(applied.get('error'), None)}")
                 raise _Stop("stopped: the start position cannot be reached")
 
-    def _compare(self, expect: dict[str, Json], where: str, result: Result) -> None:
+    def _compare(self, expect: dict[str, Json], where: str, result: Result) -> list[Difference]:
+        """Compare the engine's state and legal actions with `expect`: the new differences."""
         result.positions.append(where)
+        before = len(result.differences)
         state = self._answer({"cmd": "state"}, "state", where, result)
         if state is not None:
             for text in state_diff(expect["state"], state):
@@ -393,6 +414,7 @@ class Runner:
         if legal is not None:
             for level, text in legal_diff(expect["legal"], legal):
                 result.add(level, where, text, persisting=True)
+        return result.differences[before:]
 
     # -- cases
 
@@ -414,21 +436,37 @@ class Runner:
             result.at = case["start"]
             got = self._ask({"cmd": "new", "variant": case["start"]["variant"]}, where, result)
             for level, text in refusal_diff(case["start_error"], got):
-                result.add(level, where, text)
+                result.add(level, where, text, rules=(case["start_error"]["rule"],))
+            result.note_unknown(got.get("error"))
             return
+        blame = CaseRules(case)
         variant = case["start"]["variant"]
         played = list(case["start"]["actions"])
         result.at = {"variant": variant, "actions": list(played)}
-        self._start(case["start"], "start", result)
-        self._compare(case["expect_start"], "start", result)
+        try:
+            self._start(case["start"], "start", result)
+        except _Stop:  # a start action refused: blame what went wrong before it
+            if result.differences and result.error is None:
+                result.differences[-1].rules = blame.at(self._locate(case, blame, result))
+            raise
+        differ = self._compare(case["expect_start"], "start", result)
+        if differ:
+            index = self._locate(case, blame, result)
+            for d in differ:
+                d.rules = blame.at(index, field_of(d.text), d.text)
+            self._start(case["start"], "start", result)  # the engine's game again, as it was
         for i, step in enumerate(case["steps"], start=1):
             where = f"step {i} {show(step['action'])}"
+            index = len(case["start"]["actions"]) + i - 1
             # the record that reproduces this step: its action too when it is legal
             legal = [] if "error" in step else [step["action"]]
             result.at = {"variant": variant, "actions": played + legal}
             response = self._ask({"cmd": "apply", "action": step["action"]}, where, result)
+            refused = (step["error"]["rule"],) if "error" in step else None
             for level, text in refusal_diff(step.get("error"), response):
-                result.add(level, where, text)
+                missing = f"legal: missing [{dumps(step['action'])}]"  # what refusing it amounts to
+                result.add(level, where, text, rules=refused or blame.at(index - 1, "legal", missing))
+            result.note_unknown(response.get("error"))
             if "error" not in step:
                 played.append(step["action"])
                 if not response["ok"]:
@@ -436,7 +474,33 @@ class Runner:
                                 "needs, so the later steps cannot be played")
             elif response["ok"]:  # accepted what it should refuse: back to the case's position
                 self._start({"variant": case["start"]["variant"], "actions": played}, where, result)
-            self._compare(step, where, result)
+            for d in self._compare(step, where, result):
+                d.rules = refused or blame.at(index, field_of(d.text), d.text)
+
+    def _locate(self, case: dict[str, Json], blame: CaseRules, result: Result) -> int:
+        """Where a difference at the start first shows: the start replayed on the engine one action
+        at a time, up to the first whose position differs from ours; its index (-1: the empty
+        board). The record that reproduces the item shrinks to it, and the item says so."""
+        start = case["start"]["actions"]
+        ours = blame.expects()
+        for k in range(0, min(len(start), len(ours) - 1) + 1):
+            record = {"variant": case["start"]["variant"], "actions": start[:k]}
+            known = len(result.differences)
+            try:
+                self._start(record, "start", result)
+            except _Stop:  # the engine refuses action k: what it did before passed
+                del result.differences[known:]
+                return k - 1
+            state = self._ask({"cmd": "state"}, "start", result)
+            legal = self._ask({"cmd": "legal"}, "start", result)
+            if (not state["ok"] or next(state_diff(ours[k]["state"], state.get("state")), None) is not None
+                    or not legal["ok"] or legal_diff(ours[k]["legal"], legal.get("legal"))):
+                result.record = record
+                if k < len(start):
+                    result.first_seen = f"after start action {k} {show(start[k - 1])}" if k else \
+                        "at the empty board"
+                return k - 1
+        return len(start) - 1
 
     # -- perft
 
@@ -539,12 +603,14 @@ class Runner:
             result = run(item, name)
             result.seconds = time.perf_counter() - began
             self.report.results.append(result)
+            self.on_result(result)
             for line in result.lines():
                 self.out(line)
         return self.report
 
     def run(self, suites: list[dict[str, Json]], perft: bool = True) -> Report:
-        """Run the suites in order; a run that cannot go on is recorded in `could_not_run`."""
+        """Run the suites in order; a run that cannot go on is recorded in `could_not_run`. Each
+        difference is blamed on one rule once all are known (`Report.blame`)."""
         try:
             for suite in suites:
                 self.run_suite(suite, perft)
@@ -552,6 +618,7 @@ class Runner:
             self.report.could_not_run = str(e)
         finally:
             self.close()
+        self.report.blame()
         return self.report
 
 
