@@ -397,8 +397,12 @@ class Result:
                 self.failures.append(f)
 
 
+CoreCheck = Callable[[list[tuple[Probe, Expected]]], list[Failure]]
+"""A core's comparison at probed positions (e.g. `check_core` with its Core): their failures."""
+
+
 def walk(model: Model, engine: GameState, family: Family, variant: str, space: Sequence[Action],
-         core: Core | None, max_ply: int | None = None, progress: Callable[[str], None] | None = None
+         core: CoreCheck | None, max_ply: int | None = None, progress: Callable[[str], None] | None = None
          ) -> Result:
     """Every reachable class of positions from `model` to `max_ply` actions (all of them: None),
     breadth first; at each class's first position the engine and the core are probed (every
@@ -438,7 +442,7 @@ def walk(model: Model, engine: GameState, family: Family, variant: str, space: S
                     continue
                 nxt[k] = [(*path, a), child, ec, count]
         if core is not None:
-            res.add(check_core(core, pending))
+            res.add(core(pending))
         if not expand:
             res.complete = not any(m.legal() for _, m, _, _ in frontier)
             break
@@ -449,7 +453,7 @@ def walk(model: Model, engine: GameState, family: Family, variant: str, space: S
 
 
 def replay_games(model: Model, engine: GameState, family: Family, variant: str, space: Sequence[Action],
-                 core: Core | None, games: Sequence[Sequence[Action]]) -> Result:
+                 core: CoreCheck | None, games: Sequence[Sequence[Action]]) -> Result:
     """Each game of the rules (every action legal under the model) checked position by position:
     the engine and the core probed at every position, the action played applied and every action
     the rules refuse tried."""
@@ -475,7 +479,7 @@ def replay_games(model: Model, engine: GameState, family: Family, variant: str, 
             if moves:
                 m, path = children[0], (*path, moves[0])
         if core is not None:
-            res.add(check_core(core, pending))
+            res.add(core(pending))
     res.seconds = time.perf_counter() - start
     return res
 

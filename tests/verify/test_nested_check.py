@@ -150,8 +150,9 @@ def test_a_small_ruleset_is_checked_clean_and_names_what_it_compared() -> None:
                         "nested-one-winner": "proved", "nested-scores-defined": "proved", CORES: "sampled"}
     cores = next(f for f in report.findings if f.property == CORES)
     assert "classes (intelligent(board=2): every reachable class" in cores.label
-    assert "engine (Python) and compiled core (C)" in report.cores
-    assert "random-game writer" in report.cores and "perft" in report.cores
+    for path in ("engine (Python)", "nested compiled core: positions", "qn_games (qttt random's writer",
+                 "qn_perft", "qn_playout"):  # every core and path compared, by its registered name
+        assert path in report.cores, (path, report.cores)
     walked = cores.details["walks"][0]
     assert walked["complete"] and walked["perft"]
     assert report.to_json()["cores"] == report.cores

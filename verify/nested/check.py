@@ -30,9 +30,13 @@ from ..claims import proof_part
 from ..differential import (
     ENGINE,
     Core,
+    CoreCheck,
+    Expected,
     Failure,
+    Probe,
     Result,
     Walk,
+    check_core,
     confirm,
     diff,
     drawn_differently,
@@ -43,6 +47,8 @@ from ..differential import (
 )
 from ..differential import walk as walk_classes
 from ..isolated import Died, Isolated
+from ..paths import Path as RegisteredPath
+from ..paths import serving
 from ..report import Confirmed, Finding, Part, Progress, Report, finding
 from . import probe as probes
 from .model import Position, rules_of
@@ -134,6 +140,25 @@ def _core(rs: Ruleset, variant: str, cores: bool) -> Core | None:
                 isolated=Isolated(CORE_TIMEOUT))
 
 
+def registered(rs: Ruleset, cores: bool) -> dict[str, RegisteredPath]:
+    """The paths of the compiled core registered in `verify.paths` that serve rs (none without
+    `cores`), by the name of their comparison here: only those are compared."""
+    return {p.compare.rsplit(":", 1)[1]: p for p in serving(rs)[0]} if cores else {}
+
+
+def probe_positions(core: Core, pending: list[tuple[Probe, Expected]]) -> list[Failure]:
+    """The core's positions (registered path): its answers at probed positions against the model's,
+    out of process (`differential.check_core`)."""
+    return check_core(core, pending)
+
+
+def _positions(paths: dict[str, RegisteredPath], core: Core | None) -> CoreCheck | None:
+    if core is None or "probe_positions" not in paths:
+        return None
+    compare: CoreCheck = partial(paths["probe_positions"].comparison(), core)
+    return compare
+
+
 # Random games and the core's paths beyond its positions ------------------------------------------
 
 Games = Sequence[tuple[tuple[Mark, ...], Position]]
@@ -201,8 +226,9 @@ def real_games(rs: Ruleset, count: int, seed: int, core: Core | None, checked: C
     it again. The games, and the differences of the engine's and the writer's games."""
     games = random_games(Position.start(rules_of(rs)), random.Random(seed), count)
     looks: list[Callable[[], Failure | None]] = [lambda: engine_leaves(rs, checked.spec, seed, games)]
-    if core is not None:
-        looks.append(lambda: writer_leaves(rs, core, seed, games))
+    writer = registered(rs, checked.cores).get("writer_leaves")
+    if core is not None and writer is not None:
+        looks.append(lambda: writer.comparison()(rs, core, seed, games))
     found = []
     for look in looks:
         first = look()
@@ -275,12 +301,14 @@ def run_walks(rs: Ruleset, checked: Checked, max_ply: int | None, timeout: float
         variant = small.canonical
         depth = None if board == 2 else (max_ply if max_ply is not None else DEFAULT_DEPTH)
         core = _core(small, variant, checked.cores)
+        paths = registered(small, checked.cores)
         try:
             told = partial(_told, say, variant)
             res = walk_classes(Position.start(rules_of(small)), family.initial(small), family, variant,
-                               space(small), core, depth, told)
+                               space(small), _positions(paths, core), depth, told)
             walked = Walk(variant, res, depth)
-            check_perft(walked, core, checked)
+            if "check_perft" in paths:
+                paths["check_perft"].comparison()(walked, core, checked)
         finally:
             if core is not None:
                 core.close()
@@ -299,14 +327,16 @@ def run_games(rs: Ruleset, checked: Checked, count: int, seed: int) -> None:
     the first probed at every position by both cores."""
     family = family_of(rs)
     core = _core(rs, checked.spec, checked.cores)
+    paths = registered(rs, checked.cores)
     try:
         played, drawn = real_games(rs, count, seed, core, checked)
         checked.probed = replay_games(Position.start(rules_of(rs)), family.initial(rs), family, checked.spec,
-                                      space(rs), core, played[:min(count, probed_games(rs))])
+                                      space(rs), _positions(paths, core), played[:probed_games(rs)])
         checked.games = len(played)
         # the probed positions' differences first: they name the position where a core leaves the rules
         checked.failures += [(checked.spec, f) for f in [*checked.probed.failures, *drawn]]
-        check_rollouts(rs, played, seed, core, checked)
+        if "check_rollouts" in paths:
+            paths["check_rollouts"].comparison()(rs, played, seed, core, checked)
     finally:
         if core is not None:
             core.close()
@@ -443,7 +473,10 @@ def check_nested(spec: str, *, games: int | None = None, seed: int = 0, progress
                      METHODS[SCORES] + span, timeout),
         cores_finding(checked, reason, compared),
     ]
-    named = (f"{ENGINE} and {CORE} (positions, random-game writer, tally, perft, rollouts; out of process)"
-             if reason is None else f"{ENGINE} only: {reason}")
+    served, skipped = serving(rs) if cores else ((), {})
+    named = "; ".join([ENGINE, *(p.name for p in served),
+                       *(f"not compared: {n} ({why})" for n, why in skipped.items())])
+    if not cores:
+        named += f"; not compared: the {CORE} (not asked for)"
     return Report(spec, rs.name, rs.canonical, rs.board ** 2, findings, checked.games, sampled, None,
-                  named + ", against the checker's model of the rules")
+                  named + "; each against the checker's model of the rules")
