@@ -14,6 +14,7 @@ import pytest
 from classical_reference import RefClassical
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 from qttt import IllegalAction, load_ruleset
 from qttt.classical import engine
@@ -27,7 +28,7 @@ COVERAGE = str(Path(__file__).resolve().parents[2] / "spec" / "coverage" / "clas
 SMALL = "qttt(game=classical,board=3)"
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.integers(2, 5).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n))),
        st.integers(0, 2**32 - 1))
 def test_the_model_is_the_reference_model(board: tuple[int, int], seed: int) -> None:
@@ -50,12 +51,14 @@ def test_the_model_is_the_reference_model(board: tuple[int, int], seed: int) -> 
         m = m.play(a)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", [SMALL, COVERAGE, "qttt(game=classical,board=5,end_line=4)"])
 def test_every_claim_holds(spec: str) -> None:
     for which in CLAIMS:
         assert prove(load_ruleset(spec), which).status == "proved", which
 
 
+@pytest.mark.slow
 def test_the_coverage_variant_is_checked_and_clean(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main([COVERAGE, "--games", "20", "--max-ply", "3", "--quiet"]) == 0
     out = capsys.readouterr().out
@@ -70,6 +73,7 @@ def test_the_coverage_variant_is_checked_and_clean(capsys: pytest.CaptureFixture
     assert cli.uncheckable(COVERAGE) is None
 
 
+@pytest.mark.slow
 def test_a_small_board_is_walked_whole() -> None:
     report = check_classical(SMALL, games=0)
     agrees = next(f for f in report.findings if f.property == AGREES)

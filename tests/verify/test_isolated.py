@@ -24,6 +24,7 @@ def test_a_crash_is_an_answer_and_the_next_call_starts_a_fresh_child() -> None:
         assert child.started == 2
 
 
+@pytest.mark.slow
 def test_a_hang_is_an_answer_within_its_time() -> None:
     with Isolated(30) as child:
         got = child.call(calls.hang, timeout=1.0)
@@ -31,6 +32,7 @@ def test_a_hang_is_an_answer_within_its_time() -> None:
         assert child.process is None  # killed
 
 
+@pytest.mark.slow
 def test_an_exit_is_an_answer() -> None:
     with Isolated(30) as child:
         got = child.call(calls.exits)

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lanes import examples
 from nested_reference import RefIllegal, RefNested
 
 from qttt import load_ruleset
@@ -33,7 +34,7 @@ def reference(rs: Ruleset, variant: str) -> RefNested:
     return RefNested({**dict(rs.params), "scoring": [c.to_dict() for c in rs.scoring]}, variant)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(nested_rulesets(max_board=3), st.integers(0, 2**32 - 1))
 def test_the_model_is_the_reference_model(rs: Ruleset, seed: int) -> None:
     """Every position of a random game: the same state, legal moves and refusal rules."""
@@ -66,7 +67,8 @@ def _copy(ref: RefNested) -> RefNested:
     return out
 
 
-@settings(max_examples=15, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=examples(15), deadline=None)
 @given(nested_rulesets(max_board=2))
 def test_every_claim_holds_for_every_ruleset(rs: Ruleset) -> None:
     for which in proofs.CLAIMS:
@@ -96,7 +98,7 @@ def test_the_claims_fail_for_broken_rules(monkeypatch: pytest.MonkeyPatch) -> No
     assert settle(proofs.score_claims(rules_of(rs))).status == "violated"
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.sampled_from(["intelligent(board=2)", "intelligent(board=3,bonus=chain)",
                         "spec/coverage/nested-weighted-majority.toml"]), st.integers(0, 2**32 - 1),
        st.integers(0, 7))
@@ -143,6 +145,7 @@ def test_the_walks_use_the_ruleset_s_own_rules_where_they_carry_over() -> None:
     assert relative(majority, 3) is majority
 
 
+@pytest.mark.slow
 def test_a_small_ruleset_is_checked_clean_and_names_what_it_compared() -> None:
     report = check_nested("intelligent(board=2)", games=20)
     statuses = {f.property: f.status for f in report.findings}
@@ -158,6 +161,7 @@ def test_a_small_ruleset_is_checked_clean_and_names_what_it_compared() -> None:
     assert report.to_json()["cores"] == report.cores
 
 
+@pytest.mark.slow
 def test_a_legal_list_offering_a_refused_cell_is_a_violation_with_a_witness(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """The engine lists an occupied cell as legal, which its own apply refuses: exit 1 with a
