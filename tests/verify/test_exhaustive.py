@@ -234,8 +234,8 @@ def test_a_bug_of_the_compiled_core_alone_is_found_by_its_walk(monkeypatch: pyte
     its own checks flag the position, the engine replays the game and sees the two cores differ
     there."""
     changed_core(monkeypatch, "sm[sp] = p->pending; sc[sp] = cell; sp++;",
-                 "sm[sp] = p->pending; sc[sp] = p->pending == 4 && p->ea[4] == 0 && p->eb[4] == 1 ? 1 - cell : cell;"
-                 " sp++;")
+                 "sm[sp] = p->pending; sc[sp] = p->pending == 4 && p->ea[4] == 0 && p->eb[4] == 1"
+                 " ? 1 - cell : cell; sp++;")
     try:
         report = check("qttt(board=4,end=full)", games=1, exhaustive=True, max_ply=9)
     finally:
