@@ -177,6 +177,7 @@ def test_the_walk_is_the_same_on_any_number_of_workers_and_on_dask(tmp_path: Any
     assert resumed.resumed_at == 7 and _result(resumed) == _result(one)
 
 
+@pytest.mark.slow  # two check runs
 @pytest.mark.parametrize("cores", [True, False])
 def test_a_key_that_merges_other_shapes_is_a_checker_error(cores: bool,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
@@ -198,6 +199,42 @@ def test_a_key_that_merges_other_shapes_is_a_checker_error(cores: bool,
     assert turn.status == "error" and "merged positions that are not one shape class" in turn.label
 
 
+# Where shape_key's tuple (phase, parity, pending component's code, trees) holds each field of the
+# position state it keeps; "chosen" is kept only at a chance turn, where the key is the whole position.
+KEY_PARTS = {"phase": (0, "place"), "move": (1, 0), "pending": (2, ""), "spk": (3, ())}
+
+
+@pytest.mark.parametrize("field", sorted(KEY_PARTS))
+def test_a_shape_key_that_forgets_a_field_never_merges_unnoticed(field: str,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """For every field the shape key holds, a planted key that forgets what it holds of it: the walk
+    either finds the classes of the real key (the rest of the key determines the field: phase by the
+    pending component, the parity by the graph) or reports a key error (its members differ from
+    their representative in a way the rules can tell apart); it never merges positions silently."""
+    assert set(KEY_PARTS) == set(exhaustive.SHAPE_COVER.kept) - {"chosen"}
+    rs = load_ruleset("wikipedia(end=full)")
+    real = walk(rs, members=4, max_ply=4, cores=False)
+    at, blank = KEY_PARTS[field]
+    original = exhaustive.shape_key
+
+    def planted(state: State) -> tuple[Any, ...]:
+        key = original(state)
+        return key if key[0] in ("odd", "chance") else (*key[:at], blank, *key[at + 1:])
+    monkeypatch.setattr(exhaustive, "shape_key", planted)
+    done = walk(rs, members=4, max_ply=4, cores=False)
+    assert done.positions_by_ply == real.positions_by_ply or done.key_errors, field
+    if field in ("pending", "spk"):  # these the rest of the key does not determine
+        assert done.key_errors, field
+
+
+def test_members_differ_from_their_representative_in_every_field_the_key_forgets() -> None:
+    """The key's argument is checked on members, not assumed: the walk's members differ from their
+    representative in every field the shape key forgets (cls) or holds only as a shape (spk)."""
+    done = walk(load_ruleset("wikipedia(end=full)"), members=4, max_ply=5, cores=False)
+    for f in (*exhaustive.SHAPE_COVER.forgotten, "spk"):
+        assert done.varied[f] > 0, (f, done.varied)
+
+
 def test_the_checkpoint_is_bound_to_its_ruleset_key_and_ply(tmp_path: Any) -> None:
     rs = load_ruleset("russian")
     saved = tmp_path / "walk.json"
@@ -213,6 +250,7 @@ def test_the_checkpoint_is_bound_to_its_ruleset_key_and_ply(tmp_path: Any) -> No
         walk(rs, max_ply=4, checkpoint=saved)
 
 
+@pytest.mark.slow  # the whole 3×3 game walked twice
 def test_the_compiled_core_walks_the_classes_the_engine_walks() -> None:
     """Where the compiled core walks (4×4), it finds the classes the engine's walk finds, ply by
     ply, with the same partition classes and nothing failing; on 3×3 too, the whole game."""

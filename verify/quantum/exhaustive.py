@@ -299,28 +299,71 @@ def shard_of(key: Key, shards: int) -> int:
 
 
 OTHERS = 2
-"""Other games reaching a class that the walk keeps beside its representative: the class's first
-members (checked before any relabelled one)."""
+"""Other games reaching a class that the walk keeps beside its representative, in rank order (checked
+as members before any relabelled one); besides them, the first game of up to OTHERS more profiles
+(`profile`), so that members differ from the representative wherever the class lets them."""
 
-Candidate = tuple[tuple[int, ...], int, Path_]
-"""A game reaching a class: its rank, a digest of the position it reaches (`State.key`), its path."""
+Candidate = tuple[tuple[int, ...], tuple[int, int], Path_]
+"""A game reaching a class: its rank, its digest (`digest`: the profile and the position it reaches),
+its path."""
 Shard = dict[Key, list[Candidate]]
-"""Classes of one ply with the games reaching them: the representative first, then up to OTHERS
-more reaching other positions, in rank order."""
+"""Classes of one ply with the games reaching them, in rank order, the representative first (see
+`offer`)."""
+
+
+def profile(state: State) -> tuple[Any, ...]:
+    """What a position's class lets its members differ in, and a shape invariant computed without
+    the shape key: the next move's and the pending move's numbers, the classical marks per owner
+    and their sum of move numbers, the open cells' degrees (with multiplicity). The walk prefers
+    members whose profile differs from their representative's, so that the key's argument is
+    checked on members that differ in every field it forgets (a member the key merged wrongly
+    usually differs in degrees: `unlike` then names it)."""
+    degree: Counter[int] = Counter()
+    for a, b in state.edges.values():
+        degree[a] += 1
+        degree[b] += 1
+    marks = [m for m in state.classical if m]
+    return (state.move, state.pending if state.pending is not None else -1, len(state.open_cells),
+            sum(m & 1 for m in marks), sum(marks), tuple(sorted(degree[c] for c in state.open_cells)))
+
+
+def digest(state: State) -> tuple[int, int]:
+    """A candidate's digest: its profile's hash and its position's (`State.key`)."""
+    return hash(profile(state)), hash(state.key())
 
 
 def offer(shard: Shard, key: Key, cands: Sequence[Candidate]) -> None:
-    """Add games reaching class `key`: the list stays in rank order, one game per position, at most
-    1 + OTHERS long (the same whatever order the games come in)."""
+    """Add games reaching class `key`, one game per position: the class keeps the first 1 + OTHERS
+    in rank order and the first game of each of the first 1 + OTHERS profiles (by their first
+    game's rank), in rank order (the same whatever order the games come in)."""
     have = shard.get(key)
     merged = sorted([*have, *cands]) if have else sorted(cands)
     kept: list[Candidate] = []
+    positions: set[int] = set()
+    profiles: set[int] = set()
     for cand in merged:
-        if all(cand[1] != k[1] for k in kept):
+        if cand[1][1] in positions:
+            continue
+        positions.add(cand[1][1])
+        first = cand[1][0] not in profiles and len(profiles) <= OTHERS
+        if first:
+            profiles.add(cand[1][0])
+        if first or len(positions) <= 1 + OTHERS:
             kept.append(cand)
-            if len(kept) > OTHERS:
-                break
     shard[key] = kept
+
+
+def members_of(cands: Sequence[Candidate]) -> list[Candidate]:
+    """A class's other games as members, in the order they are checked: the first game of each
+    profile other than the representative's, then the others, each in rank order."""
+    mine = cands[0][1][0]
+    seen = {mine}
+    first = []
+    for c in cands[1:]:
+        if c[1][0] not in seen:
+            seen.add(c[1][0])
+            first.append(c)
+    return first + [c for c in cands[1:] if c not in first]
 
 
 def merge(pieces: Sequence[Shard]) -> Shard:
@@ -537,10 +580,10 @@ def check_class(ctx: Context, spec: Spec, ply: int, key: Key, cands: Sequence[Ca
     for act, child, k in keyed:
         code = encode(act, cells)
         nxt = (*order, rank((code,), cells)[0])
-        offer(out[shard_of(k, len(out))], k, [(nxt, hash(child.key()), (*path, code))])
+        offer(out[shard_of(k, len(out))], k, [(nxt, digest(child), (*path, code))])
     if spec.members and path:
         mine = future(state, [k for _, _, k in keyed])
-        others = [actions_of(c[2], cells) for c in cands[1:]]
+        others = [actions_of(c[2], cells) for c in members_of(cands)]
         check_members(ctx, spec, (ply, *order), state, acts, mine, others, summary)
 
 
@@ -728,7 +771,7 @@ def walk(rs: Ruleset, *, max_ply: int | None = None, bound: int | None = None, p
         ply, frontier, partitions, varied, failures = _resume(out, Path(checkpoint), spec)
         out.resumed_at = ply
     else:
-        frontier = ({KEYS[key](first): [((), hash(first.key()), ())]} if walker == "python"
+        frontier = ({KEYS[key](first): [((), digest(first), ())]} if walker == "python"
                     else [struct.pack("<QBQ", KEYS[key](first), 1, 0)])
     pieces = split_pieces(frontier, shards, ply)
     own_pool = None
@@ -965,7 +1008,7 @@ def _frontier(rs: Ruleset, key: str, saved: list[list[list[int]]], ply: int) -> 
     cells = rs.board * rs.board
     frontier: Shard = {}
     for games in saved:
-        if not 1 <= len(games) <= 1 + OTHERS:
+        if not 1 <= len(games) <= 2 + 2 * OTHERS:
             raise ValueError(f"a class saved with {len(games)} games")
         keys = set()
         for p in games:
@@ -975,7 +1018,7 @@ def _frontier(rs: Ruleset, key: str, saved: list[list[list[int]]], ply: int) -> 
             for code in p:
                 state = state.apply(decode(code, cells))
             keys.add(k := KEYS[key](state))
-            offer(frontier, k, [(rank(p, cells), hash(state.key()), tuple(p))])
+            offer(frontier, k, [(rank(p, cells), digest(state), tuple(p))])
         if len(keys) != 1:
             raise ValueError("the games saved for one class reach different classes")
     return frontier
