@@ -30,7 +30,7 @@ from qttt.spec import spec_dir
 from .catalogue import LABELS, notes, properties
 from .report import Report
 
-STYLES = {"proved": "green", "exhaustive": "green", "classes": "green", "sampled": "cyan", "argued": "cyan",
+STYLES = {"proved": "green", "exhaustive": "green", "classes": "green", "sampled": "cyan",
           "unknown": "yellow", "accepted": "magenta", "violated": "bold red", "error": "bold red"}
 
 

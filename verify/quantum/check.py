@@ -4,8 +4,8 @@ that settled it within which bounds, the time taken and, for a violation, a witn
 Statuses (`verify.catalogue.STATUSES`), weakest support last: `proved` (for every game: Z3, or analysis
 of the rules), `exhaustive` (the engine at every reachable position), `classes` (the engine at one
 position per shape class and relabelled members of each), `sampled` (sampled games only),
-`argued` (by hand), `unknown` (not settled, with why), `accepted` (a violation the ambiguity
-register documents), `violated`, `error` (the checker itself failed). A property's status is the
+`unknown` (not settled, with why), `accepted` (a violation the ambiguity register documents),
+`violated`, `error` (the checker itself failed). A property's status is the
 weakest of its parts; its label names each part. A violation is reported only with a game that
 `sampled.confirm` has replayed from the start under the real ruleset, seeing the property fail.
 """
