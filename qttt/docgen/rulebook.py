@@ -23,7 +23,7 @@ from ..narration import frac
 from ..ruleset import Ruleset
 from ..spec import rules, spec_dir
 from ..variant import builtin_names, load_ruleset
-from .site import Site, load_toml, rule_link, source_link, table
+from .site import Site, img, load_toml, rule_link, source_link, table
 
 # The articles of the game's rules, in play order (titles in LANG.toml `articles`); then the
 # complete game and the competition rules.
@@ -227,7 +227,10 @@ def rulebook_page(site: Site, name: str, lang: str = "en") -> list[str]:
     if others:
         out += [w["other_languages"].format(links=", ".join(others)), ""]
     out += [w["card_link"].format(name=name, card="../" + card_path(name, lang)), ""]
-    out += [f"## {w['quick_start']}", "", *quick_start(rs, w), *b.hero(site, rs, w, page)]
+    legend = site.board(f"legend-{rs.game}-{lang}", b.legend(w))
+    key = img(legend, page, b.legend_title(w), b.legend_title(w))
+    out += [f"## {w['quick_start']}", "", *quick_start(rs, w),
+            '<div class="qttt-figures" markdown>', "", *b.hero(site, rs, w, page), key, "", "</div>", ""]
     rows = [[f"**{a}**", b] for a, b in card_rows(rs, w)]
     out += [f"## {w['summary_card']}", "", *table(w["card_head"], rows)]
     sources = ", ".join(source_link(s, page) for s in rs.sources)
@@ -361,6 +364,8 @@ class Book(Protocol):
     def worked(self, site: Site, rs: Ruleset, w: dict[str, Any], page: str, lang: str) -> list[str]: ...
     def card_figures(self, rs: Ruleset, w: dict[str, Any]) -> tuple[str, str, list[tuple[str, str]]]: ...
     def notation(self, rs: Ruleset, w: dict[str, Any]) -> list[str]: ...
+    def legend(self, w: dict[str, Any]) -> str: ...
+    def legend_title(self, w: dict[str, Any]) -> str: ...
 
 
 def book(rs: Ruleset) -> Book:

@@ -328,3 +328,20 @@ def test_intelligent_rulebook_draws_routing_a_block_won_the_end_and_a_whole_game
     assert f"the game scores X {s['x']}, O {s['o']}." in text
     assert files()["docs/boards/rulebook-intelligent-end.svg"] == family_of(load_ruleset("intelligent")).svg(
         states[-1], 320.0, None)
+
+
+@pytest.mark.parametrize(("name", "lang"), EDITIONS)
+def test_every_picture_has_a_caption_and_the_first_board_a_legend(name: str, lang: str) -> None:
+    """Each picture of a rulebook is a figure with a caption; the quick start's board has the key to
+    the boards beside it (the opening pictures included)."""
+    text = player_page(name, lang)
+    pictures = re.findall(r"!\[[^\]]*\]\([^)]*\.svg\)", text)
+    captioned = re.findall(r'<figure markdown="span">!\[[^\]]*\]\([^)]*\.svg\)<figcaption>[^<]+</figcaption>'
+                           r"</figure>", text)
+    assert pictures and len(captioned) == len(pictures)
+    quick = text.split(f"## {words(lang)['quick_start']}")[1].split("\n## ")[0]
+    block = re.search(r'<div class="qttt-figures" markdown>(.*?)</div>', quick, re.S)
+    assert block and block.group(1).count("<figure") == 2
+    legend = re.search(r"\]\(\.\./boards/(legend-[\w-]+)\.svg\)", block.group(1))
+    assert legend, "no legend beside the first board"
+    assert f"docs/boards/{legend.group(1)}.svg" in files()
