@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..docgen.rulebook import winner_text
+from ..docgen.rulebook import plan, winner_text
 from ..docgen.site import Site, figure, load_toml
 from ..family import Mark
 from ..narration import frac
@@ -179,6 +179,15 @@ class NestedBook:
     def notation(self, rs: Ruleset, w: dict[str, Any]) -> list[str]:
         """How games are written."""
         return [str(x).format(name=rs.name) for x in _t(w)["notation_text"]]
+
+    def summary_keys(self, rs: Ruleset) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+        """The paragraphs each quick-start line and each summary-card row sums up."""
+        scoring = (*plan()["ruleset"][rs.name]["scoring"], "count")
+        rows = [("nested-board", "nested-turns"), ("nested-mark", "nested-first"), ("nested-route", "nested-free"),
+                ("nested-block-win", "nested-abandon", "nested-block-full"),
+                ("nested-game-win", "nested-game-end", *scoring)]
+        card = [("nested-mark", "nested-first"), rows[2], rows[3], ("nested-game-win", "nested-game-end"), scoring]
+        return rows, card
 
     def legend(self, w: dict[str, Any]) -> str:
         """The key to the boards (beside the first board of a page)."""

@@ -243,6 +243,18 @@ def _quantum_notation(rs: Ruleset, w: dict[str, Any]) -> list[str]:
     return [text.format(name=rs.name, squares=rs.board ** 2) for text in notation]
 
 
+def _summary_keys(rs: Ruleset) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    """The paragraphs each quick-start line and each summary-card row sums up (their readings are
+    marked on them)."""
+    by_article = {a: tuple(k for b, k in _keys(rs) if b == a) for a in (1, 2, 3, 4)}
+    scoring = (*plan()["ruleset"][rs.name]["scoring"], "count")
+    place = by_article[2] + ("numbers",)
+    measure = by_article[3]
+    quick = [by_article[1], place, measure, by_article[4], scoring]
+    card = [place, ("cycle",), measure, by_article[4], scoring]
+    return quick, card
+
+
 class QuantumBook:
     """The quantum family's rulebook parts."""
 
@@ -259,6 +271,7 @@ class QuantumBook:
     worked = staticmethod(_worked_game)
     card_figures = staticmethod(_quantum_card_figures)
     notation = staticmethod(_quantum_notation)
+    summary_keys = staticmethod(_summary_keys)
 
     def legend(self, w: dict[str, Any]) -> str:
         """The key to the boards (beside the first board of a page)."""
