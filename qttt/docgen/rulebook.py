@@ -256,7 +256,8 @@ def rulebook_page(site: Site, name: str, lang: str = "en") -> list[str]:
     out += [f"## {w['quick_start']}", "", *quick_start(rs, w, page),
             '<div class="qttt-figures" markdown>', "", *b.hero(site, rs, w, page), key, "", "</div>", ""]
     card_marks = summary_readings(rs)[1]
-    rows = [[f"**{a}**", b + reading_mark(p, w, page)] for (a, b), p in zip(card_rows(rs, w), card_marks, strict=True)]
+    rows = [[f"**{a}**", b + reading_mark(p, w, page)]
+            for (a, b), p in zip(card_rows(rs, w), card_marks, strict=True)]
     out += [f"## {w['summary_card']}", "", *table(w["card_head"], rows)]
     sources = ", ".join(source_link(s, page) for s in rs.sources)
     out += [w["reading_intro"].format(sources=sources), ""]

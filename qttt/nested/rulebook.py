@@ -183,10 +183,12 @@ class NestedBook:
     def summary_keys(self, rs: Ruleset) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
         """The paragraphs each quick-start line and each summary-card row sums up."""
         scoring = (*plan()["ruleset"][rs.name]["scoring"], "count")
-        rows = [("nested-board", "nested-turns"), ("nested-mark", "nested-first"), ("nested-route", "nested-free"),
+        rows = [("nested-board", "nested-turns"), ("nested-mark", "nested-first"),
+                ("nested-route", "nested-free"),
                 ("nested-block-win", "nested-abandon", "nested-block-full"),
                 ("nested-game-win", "nested-game-end", *scoring)]
-        card = [("nested-mark", "nested-first"), rows[2], rows[3], ("nested-game-win", "nested-game-end"), scoring]
+        card = [("nested-mark", "nested-first"), rows[2], rows[3], ("nested-game-win", "nested-game-end"),
+                scoring]
         return rows, card
 
     def legend(self, w: dict[str, Any]) -> str:
