@@ -29,7 +29,8 @@ from qttt import load_ruleset, native, record_from_json
 from qttt.analysis.sample import LINE_RESULTS, sample_games
 from qttt.cli import main
 from qttt.competition.match import Store, manifest, plan
-from qttt.errors import FileError, QtttError
+from qttt.competition.tour import load_tour
+from qttt.errors import FileError, MatchError, QtttError
 from qttt.interop import rules_of
 from qttt.io import write_checkpoint
 from qttt.native import build
@@ -189,8 +190,10 @@ FORGERIES: list[tuple[tuple[str, ...], st.SearchStrategy[Any]]] = [
     (("result", "end"), st.sampled_from(["over", "deadlock", "forfeit", "won"])),
     (("result", "forfeit"), st.fixed_dictionaries({"side": st.sampled_from("xo"), "kind": st.just("crash"),
                                                     "message": st.just("gone")})),
-    (("players", "x"), st.sampled_from(["random", "greedy", "search"])),
-    (("players", "o"), st.sampled_from(["random", "greedy", "search"])),
+    (("players", "x"), st.sampled_from(["random", "greedy", "search", "a1", "b1", "b2"])),
+    (("players", "o"), st.sampled_from(["random", "greedy", "search", "a1", "b1", "b2"])),
+    (("tour", "board"), st.integers(0, 5)), (("tour", "x"), st.sampled_from("AB")),
+    (("tour", "stage"), st.sampled_from(["individual", "team"])),
     (("game",), st.integers(0, 3) | st.booleans()),
     (("variant",), st.sampled_from(["wikipedia", "kumar", "wikipedia(board=4)"])),
     (("clock", "move_seconds"), st.sampled_from([None, 0.0, 10.0, 5]))]
@@ -252,4 +255,50 @@ def test_an_edited_match_record_is_refused_or_is_the_rules_game(match_folder: Pa
         else:
             assert {p: Fraction(v) for p, v in result["scores"].items()} == state.scores
     rs = load_ruleset("wikipedia")
+    check()
+
+
+TOUR = ("".join(f'[[team]]\nname = "{t}"\nmain = {json.dumps([t.lower() + str(i) for i in range(1, 5)])}\n'
+                for t in "AB") + "[players]\n"
+        + "".join(f'{t.lower()}{i} = "random"\n' for t in "AB" for i in range(1, 5))
+        + 'A = "random"\nB = "greedy"\n')
+
+
+@pytest.fixture(scope="module")
+def tour_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("tour")
+    (folder / "t.toml").write_text(TOUR)
+    assert main(["tour", str(folder / "t.toml"), "--play", "--quiet"]) == 0
+    return folder
+
+
+def test_an_edited_tour_record_is_refused_or_is_the_rules_game(tour_folder: Path) -> None:
+    """The same for the records `qttt tour --play` saves: refused as damaged, naming the tour file
+    and the record, or the game of its slot (players, clock, tour fields) with the points the
+    rules give its actions."""
+    tour = load_tour(tour_folder / "t.toml")
+    slot = tour.slots[0]
+    name = f"t-records/{slot.key()}.json"
+    honest = json.loads((tour_folder / name).read_text())
+    assert honest["tour"] == slot.to_json()
+
+    @settings(deadline=None, max_examples=EXAMPLES, suppress_health_check=[HealthCheck.too_slow])
+    @given(rec=edits(honest))
+    def check(rec: dict[str, Any]) -> None:
+        with tempfile.TemporaryDirectory() as folder:
+            shutil.copytree(tour_folder, folder, dirs_exist_ok=True)
+            (Path(folder) / name).write_text(json.dumps(rec))
+            try:
+                outcome = load_tour(Path(folder) / "t.toml").outcomes[slot]
+            except MatchError as e:
+                assert e.message.startswith(f"{folder}/t.toml: records: {folder}/{name} is damaged (")
+                assert "\n" not in e.message
+                return
+        for key in ("variant", "players", "clock", "tour"):  # (a game number is no part of a tour's record)
+            assert rec.get(key) == honest.get(key), key
+        state = record_from_json(rec).replay()
+        if outcome.forfeit is None:
+            assert outcome.points == {slot.x: state.scores["x"], slot.o: state.scores["o"]}
+        else:
+            assert not state.over and outcome.points[outcome.forfeit] == tour.ruleset.match.forfeit[1]
     check()
