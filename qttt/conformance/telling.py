@@ -228,7 +228,10 @@ def first_difference(rs: Ruleset, other: Ruleset, actions: Sequence[Json]) -> tu
         return 0, _what(a, b)
     for i, action in enumerate(actions):
         act = action_from_json(action)
-        mine = mine.apply(act)
+        try:
+            mine = mine.apply(act)
+        except QtttError:  # rs refuses it: the game is not one of rs's
+            return None
         try:
             theirs = theirs.apply(act)
         except QtttError:
@@ -299,26 +302,26 @@ def telling_case(rs: Ruleset, setting: Setting, games: int = SEARCH_GAMES) -> Ca
 def told(suite: Mapping[str, Json], rs: Ruleset) -> tuple[list[Setting], list[Setting]]:
     """The settings of rs (the suite's ruleset) that some case of the suite tells apart, and those
     none does (an engine that ignores one of these passes the suite) but the ambiguity register
-    documents as changing no game (`documented`)."""
+    documents as changing no game of the suite's ruleset, by its name (`documented`)."""
     yes, no = [], []
     for setting in settings(rs):
         if any(tells(case, setting) for case in suite["cases"]):
             yes.append(setting)
-        elif (rs.name, setting.field) not in documented():
+        elif (suite["ruleset"]["name"], setting.field) not in documented():
             no.append(setting)
     return yes, no
 
 
 @cache
 def documented() -> dict[tuple[str, str], str]:
-    """The settings the ambiguity register says change no game of their ruleset, kept on purpose:
-    (ruleset name, field) -> the id of the point saying why (a point's `changes_no_game`, each
-    entry "RULESET: FIELD")."""
+    """The design findings the ambiguity register keeps on purpose (a setting that changes no game
+    of its ruleset, an end that no game reaches): (ruleset name, subject: a setting's field or a
+    rule id) -> the id of the point saying why (a point's `design` entries, "RULESET: SUBJECT")."""
     with open(spec_dir() / "ambiguities.toml", "rb") as f:
         points = tomllib.load(f)["point"]
     out = {}
     for point in points:
-        for entry in point.get("changes_no_game", ()):
+        for entry in point.get("design", ()):
             name, _, field = entry.partition(": ")
             out[(name, field)] = point["id"]
     return out
