@@ -31,7 +31,7 @@ from ..report import Confirmed, Finding, Part, Progress, Report, finding, worst
 from . import z3_graph as Z
 from .abstract import Params, Summary, explore, realize
 from .catalogue import PROPERTIES, SHAPE_KEY
-from .exhaustive import OTHERS, RELABELLED, Walk, confirm_class, resumable, walk, walk_ruleset
+from .exhaustive import RELABELLED, Walk, confirm_class, resumable, walk, walk_ruleset
 from .graphs import Tally, enumerate_collapse, enumerate_single_cycle
 from .sampled import (
     ABSTRACT,
@@ -275,9 +275,11 @@ def _walked(engine: Engine) -> str:
            f"then one position per class on the real rules, {engine.own_walk.positions} positions)"
            if engine.own_walk is not None else "")
     varied = ", ".join(f"{f} {n}" for f, n in w.varied.items())
+    first = (", those whose move numbers, classical marks or open cells' degrees differ from its "
+             "representative's first" if w.walker == "python" else "")
     return (f"; walk: {extent} of {w.ruleset}{own}, {w.positions} classes, each also on up to "
-            f"{w.relabelled} other members ({w.members} checked: up to {OTHERS} other games the walk found "
-            f"reaching the class, then games relabelled from its representative's; members differing from "
+            f"{w.relabelled} other members ({w.members} checked: first other games the walk found reaching "
+            f"the class{first}, then games relabelled from its representative's; members differing from "
             f"their representative, by field of the position state: {varied}), each checked as any position "
             f"and its future (phase, player to act, the classes after each legal action) held to its "
             f"representative's; {SHAPE_KEY.lower()[0]}{SHAPE_KEY[1:]}")
