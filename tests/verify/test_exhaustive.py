@@ -19,10 +19,10 @@ from qttt import load_ruleset, with_params
 from qttt.analysis.distributed import dask_mapper
 from qttt.cli import main
 from qttt.errors import FileError
-from qttt.quantum.engine import State
+from qttt.quantum.engine import Measure, Place, State
 from verify.quantum import exhaustive
 from verify.quantum.abstract import abstract_of
-from verify.quantum.check import check
+from verify.quantum.check import check, core_walks
 from verify.quantum.exhaustive import Walk, shape_key, walk, walk_ruleset
 
 
@@ -233,6 +233,24 @@ def test_members_differ_from_their_representative_in_every_field_the_key_forgets
     done = walk(load_ruleset("wikipedia(end=full)"), members=4, max_ply=5, cores=False)
     for f in (*exhaustive.SHAPE_COVER.forgotten, "spk"):
         assert done.varied[f] > 0, (f, done.varied)
+
+
+def test_chance_turns_are_never_merged_and_their_members_agree() -> None:
+    """A chance turn is keyed by its position (rule collapse-chance: which cell was named matters),
+    never by the code the compiled core gives every chance turn; a member whose measurement leads
+    to a chance turn has its representative's future, the chance turn counted as its outcomes'
+    classes; and the compiled core never walks a ruleset with chance."""
+    name = "wikipedia(collapse=chance-measurer,end=full)"
+    rs = load_ruleset(name)
+    pair = State.initial(rs).apply(Place(0, 1)).apply(Place(0, 1))
+    one, two = pair.apply(Measure(0)), pair.apply(Measure(1))
+    assert one.phase == two.phase == "chance"
+    assert exhaustive.shape_class(one) != exhaustive.shape_class(two)
+    for cores in (True, False):
+        done = walk(rs, members=4, max_ply=5, cores=cores)
+        assert not done.failures and not done.key_errors, (cores, done.failures)
+    assert core_walks(load_ruleset("bonus4x4"))
+    assert not core_walks(load_ruleset("bonus4x4(collapse=chance-measurer)"))
 
 
 def test_the_checkpoint_is_bound_to_its_ruleset_key_and_ply(tmp_path: Any) -> None:

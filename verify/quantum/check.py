@@ -502,8 +502,10 @@ ENGINE_EVERY = 64
 
 def core_walks(rs: Ruleset, cores: bool = True) -> bool:
     """Whether the compiled core walks rs (and checks every class in C; the engine a share of them):
-    boards above 3×3 that it plays, where the engine at every class would take CPU-hours."""
-    return cores and rs.board > 3 and core_reason(rs) is None
+    boards above 3×3 that it plays, where the engine at every class would take CPU-hours, without
+    chance (the core's walk keys a chance turn by no class: rule collapse-chance)."""
+    return (cores and rs.board > 3 and core_reason(rs) is None
+            and Params.of(rs).collapse == "choice")
 
 
 def walks_by_default(rs: Ruleset) -> bool:

@@ -226,8 +226,10 @@ def concrete_key(state: State) -> tuple[Any, ...]:
 CONCRETE_COVER = STATE.cover("verify.quantum.exhaustive:concrete_key", kept={f: "as is" for f in STATE.names})
 def shape_class(state: State) -> Key:
     """The walk's key under `shape`: the shape key as one integer (`shape_code`), which the compiled
-    core computes too."""
-    return shape_code(shape_key(state))
+    core computes too; a chance turn's key is the position itself (its code, CHANCE_CODE, names no
+    class)."""
+    key = shape_key(state)
+    return key if key[0] == "chance" else shape_code(key)
 
 
 KEYS: dict[str, Callable[[State], Key]] = {"shape": shape_class, "concrete": concrete_key}
@@ -540,7 +542,7 @@ def _children(ctx: Context, spec: Spec, state: State, acts: Sequence[Action],
             core = dict(ctx.core.position(acts).child_keys())
 
     def key_of(act: Action, child: State) -> Key | None:
-        if act in core:
+        if act in core and core[act] != CHANCE_CODE:  # a chance turn is keyed by its position
             return core[act]
         try:
             return keyer(child)
@@ -582,7 +584,7 @@ def check_class(ctx: Context, spec: Spec, ply: int, key: Key, cands: Sequence[Ca
         nxt = (*order, rank((code,), cells)[0])
         offer(out[shard_of(k, len(out))], k, [(nxt, digest(child), (*path, code))])
     if spec.members and path:
-        mine = future(state, [k for _, _, k in keyed])
+        mine = future(state, [(c, k) for _, c, k in keyed])
         others = [actions_of(c[2], cells) for c in members_of(cands)]
         check_members(ctx, spec, (ply, *order), state, acts, mine, others, summary)
 
@@ -606,10 +608,17 @@ def class_of(kind: str, state: State) -> Key | None:
         return None
 
 
-def future(state: State, keys: Sequence[Key]) -> tuple[Any, ...]:
+def future(state: State, kids: Sequence[tuple[State, Key]]) -> tuple[Any, ...]:
     """What the shape key's argument says one class shares: phase, whether over, who acts, and the
-    classes of the positions after each legal action (as a multiset)."""
-    return (state.phase, state.over, state.to_move, tuple(sorted(keys, key=repr)))
+    classes of the positions after each legal action (as a multiset; each child with its key). A
+    chance turn, which the walk keys by its position, counts as its outcomes' classes with their
+    probabilities (rule collapse-chance)."""
+    def cls(child: State, key: Key) -> Key:
+        if isinstance(key, tuple) and key[0] == "chance":
+            return ("chance", tuple(sorted((str(p), repr(shape_class(child.apply(o))))
+                                           for o, p in child.chance_outcomes())))
+        return key
+    return (state.phase, state.over, state.to_move, tuple(sorted((cls(c, k) for c, k in kids), key=repr)))
 
 
 def member_future(ctx: Context, state: State, acts: Sequence[Action], kids: Sequence[tuple[Action, State]]
@@ -620,9 +629,9 @@ def member_future(ctx: Context, state: State, acts: Sequence[Action], kids: Sequ
     if ctx.core is not None:
         with contextlib.suppress(Exception):  # compare_cores reports the core's failure here
             keys = dict(ctx.core.position(acts).child_keys())
-    if set(keys) != {a for a, _ in kids}:
+    if set(keys) != {a for a, _ in kids} or CHANCE_CODE in keys.values():  # a chance turn: by position
         keys = {a: keyer(c) for a, c in kids}
-    return future(state, list(keys.values())), keys
+    return future(state, [(c, keys[a]) for a, c in kids]), keys
 
 
 def differs(mine: tuple[Any, ...], theirs: tuple[Any, ...]) -> tuple[str, str]:
@@ -1083,9 +1092,8 @@ def confirm_class(ctx: Context, variant: str, prop: str, member: Sequence[Action
     if a is None or b is None or shape_key(a) != shape_key(b):
         return None
     keyer = KEYS["shape"]
-    kids_a = {act: keyer(a.apply(act)) for act in a.legal_actions()}
-    mine = future(a, list(kids_a.values()))
-    theirs = future(b, [keyer(b.apply(act)) for act in b.legal_actions()])
+    mine = future(a, [(c, keyer(c)) for c in map(a.apply, a.legal_actions())])
+    theirs = future(b, [(c, keyer(c)) for c in map(b.apply, b.legal_actions())])
     if mine == theirs or differs(mine, theirs)[0] != prop:
         return None
     return Confirmed(record(variant, member),
