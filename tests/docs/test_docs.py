@@ -8,9 +8,9 @@ import doctest
 import importlib.util
 import json
 import re
-from importlib import metadata
 import tomllib
 import xml.etree.ElementTree as ET
+from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 from typing import Any
