@@ -192,6 +192,8 @@ def _forged(data: dict[str, Any], field: str, value: Any) -> dict[str, Any]:
     ("done", [0, 0], "$.done names a chunk twice"),
     ("done", [0, 2], "beyond the run's 2 chunks"),
     ("lines", {"x": 10 ** 6}, "$.lines: 1,000,000 games tallied"),
+    ("lines", {}, "$.lines: 0 games tallied, but the chunks done hold 100"),  # wikipedia's are tallied
+    ("shapes", [[5, 0, 100]], "$.shapes: 100 games tallied, but games of wikipedia are not tallied by shape"),
 ])
 def test_a_checkpoint_forged_with_a_valid_digest_is_damaged(tmp_path: Path, field: str, value: Any,
                                                             words: str) -> None:
