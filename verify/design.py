@@ -114,7 +114,7 @@ def setting_design(rs: Ruleset, spec: str, setting: Setting, given: Sequence[Seq
     kind = "award-earned" if award else "value-matters"
     subject = f"{setting.field} ({setting.value})" if award else setting.text
     rules = (setting.rule,)
-    found = telling_game(rs, setting.counterpart, games, setting.field, given)
+    found = telling_game(rs, setting.counterpart, games, setting.field, given, first=True)
     searched = f"{len(given)} designed and {games} random games"
     walked: Telling | int | None = None
     if found is None:

@@ -257,9 +257,10 @@ def random_actions(rs: Ruleset, seed: int) -> list[Json]:
 
 
 def telling_game(rs: Ruleset, other: Ruleset, games: int = SEARCH_GAMES, tag: str = "",
-                 given: Iterable[Sequence[Json]] = ()) -> Telling | None:
+                 given: Iterable[Sequence[Json]] = (), first: bool = False) -> Telling | None:
     """The shortest telling game (`first_difference`) among the `given` games of rs, then `games`
-    seeded random games of rs; None when none differs."""
+    seeded random games of rs (with `first`, the first of them that tells: a witness, not the
+    shortest); None when none differs."""
     base = seed_of(f"telling:{rs.canonical}:{other.canonical}:{tag}")
     candidates = itertools.chain(((None, list(g)) for g in given),
                                  ((base + i, random_actions(rs, base + i)) for i in range(games)))
@@ -270,7 +271,7 @@ def telling_game(rs: Ruleset, other: Ruleset, games: int = SEARCH_GAMES, tag: st
         found = first_difference(rs, other, actions)
         if found is not None and (best is None or found[0] < len(best.actions)):
             best = Telling(actions[:found[0]], found[1], seed)
-            if found[0] <= 1:
+            if found[0] <= 1 or first:
                 break
     return best
 

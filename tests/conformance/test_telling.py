@@ -160,7 +160,8 @@ def test_vectors_check_names_a_setting_no_case_tells_apart() -> None:
 
 def test_a_setting_the_register_documents_as_changing_no_game_is_not_a_problem() -> None:
     assert documented() == {("ishizeki-complete", "scoring[0].tie"): "ishizeki-tie",
-                            ("chance-second-draw", "scoring[0].tie"): "ishizeki-tie"}
+                            ("chance-second-draw", "scoring[0].tie"): "ishizeki-tie",
+                            ("lines-of-two", "end-full"): "game-end"}
     problems = check_suite(suite_of("ishizeki-complete"), set(), {}, "here")
     assert problems == []
 
