@@ -101,11 +101,12 @@ def _readings(rs: Ruleset) -> set[Reading]:
 
 
 def _reset(name: str) -> dict[str, Any]:
-    """Parameter `name` at its default, with every parameter that needs a value of it (`needs`, where
-    the vocabulary declares one) at its own default too."""
-    reset = {name: next(p.default for p in PARAMETERS if p.name == name)}
+    """Parameter `name` at its default, with every parameter that needs another value of it
+    (`needs`, where the vocabulary declares one) at its own default too."""
+    default = next(p.default for p in PARAMETERS if p.name == name)
+    reset = {name: default}
     for p in PARAMETERS:
-        if any(other == name for other, _ in getattr(p, "needs", ())):
+        if any(other == name and default not in allowed for other, allowed in p.needs):
             reset[p.name] = p.default
     return reset
 
