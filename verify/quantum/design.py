@@ -46,6 +46,10 @@ def designed_games(rs: Ruleset) -> list[list[Json]]:
     plans = [d for m in dict.fromkeys(masks) for player in (0, 1)
              if (d := parked_design(rs, player, m)) is not None]
     plans += list(itertools.islice(full_designs(rs), FULL_DESIGNS))
+    ending = end_lines(rs)
+    if ending:  # full boards without an end line: the game ends full, if it can
+        plans += list(itertools.islice((d for d in full_designs(rs) if not _held(d.board, ending)),
+                                       FULL_DESIGNS // 4))
     out = []
     for i, plan in enumerate(plans):
         game = _played(rs, plan, i)
@@ -149,15 +153,20 @@ def ended_by(rs: Ruleset, state: State) -> str:
 
 
 def _owned(state: State, masks: Iterable[int]) -> bool:
-    x, o = _masks(state)
-    return any(m & x == m or m & o == m for m in masks)
+    return _held(state.classical, masks)
 
 
-def _masks(state: State) -> tuple[int, int]:
-    cls = state.classical
-    x = sum(1 << c for c, m in enumerate(cls) if m and m & 1)
-    o = sum(1 << c for c, m in enumerate(cls) if m and not m & 1)
+def _owners(board: Sequence[int]) -> tuple[int, int]:
+    """The cells x holds (odd move numbers) and o holds, as bit masks of a classical board."""
+    x = sum(1 << c for c, m in enumerate(board) if m and m & 1)
+    o = sum(1 << c for c, m in enumerate(board) if m and not m & 1)
     return x, o
+
+
+def _held(board: Sequence[int], masks: Iterable[int]) -> bool:
+    """Whether one player holds every cell of one of the masks on a classical board."""
+    x, o = _owners(board)
+    return any(m & x == m or m & o == m for m in masks)
 
 
 Final = tuple[State, list[Json]]
