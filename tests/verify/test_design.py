@@ -56,6 +56,7 @@ def test_a_game_ending_on_a_line_that_scores_nothing_is_a_finding_with_a_replaye
     d = found[("end-scored", "end-line")]
     assert d.verdict == "finding" and d.witness is not None and d.settled.startswith("a game, replayed")
     assert "scores nothing" in d.statement and d.rules[0] == "end-line"
+    assert "scores x 0, o 0: " in d.witness.shows and " holds the line " in d.witness.shows
     final = quantum_state(record_from_json(d.witness.record).replay())
     assert final.over and final.scores == {"x": 0, "o": 0}
     owners = {final.classical[c] % 2 if final.classical[c] else None for line in lines(4, 3)

@@ -152,6 +152,17 @@ def ended_by(rs: Ruleset, state: State) -> str:
     return "last-square" if len(state.open_cells) == 1 else "end-full"
 
 
+def _holder(state: State, masks: Iterable[int]) -> str:
+    """Who holds which of the masks at the end: `x holds the line 0-1-2`."""
+    x, o = _owners(state.classical)
+    for m in masks:
+        for name, held in (("x", x), ("o", o)):
+            if m & held == m:
+                cells = "-".join(str(c) for c in range(len(state.classical)) if m >> c & 1)
+                return f"{name} holds the line {cells}"
+    return "nobody holds a line"
+
+
 def _owned(state: State, masks: Iterable[int]) -> bool:
     return _held(state.classical, masks)
 
@@ -257,8 +268,8 @@ def _scored(rs: Ruleset, spec: str, ended: Sequence[Final], every: Sequence[Fina
 
     hit = _first(ended, unscored) or (_first(every, unscored) if every is not None else None)
     if hit is not None:
-        w = _witness(rs, spec, hit[1], lambda s: _final_text(s) + ", though no award counts a pattern "
-                     "either player holds")
+        w = _witness(rs, spec, hit[1], lambda s: _final_text(s) + f": {_holder(s, end_lines(rs))}, and "
+                     "no award counts a pattern either player holds")
         if w is not None:
             return Design("end-scored", "end-line", subject, "finding",
                           f"a game can end on a line of {length} that scores nothing: no scoring award "
