@@ -278,17 +278,24 @@ def print_report(out: Console, report: Report) -> None:
 
 
 def print_design(out: Console, report: Report) -> None:
-    """The ruleset's design properties (verify.design): a table, then each finding's witness."""
+    """The ruleset's design properties (verify.design): the findings and those not settled in a
+    table, each finding's witness, and how many are clean (the JSON report lists each)."""
     if not report.design:
         return
-    table = Table("design property", "verdict", "what holds", "how it was settled",
-                  title=f"{report.spec}: design (findings are not violations; --strict fails on them)",
-                  title_justify="left")
-    for d in report.design:
-        verdict = d.verdict if d.documented is None else f"{d.verdict} (kept: {d.documented})"
-        table.add_row(f"{d.kind}: {escape(d.key)}", f"[{DESIGN_STYLES[d.verdict]}]{escape(verdict)}[/]",
-                      escape(d.statement), escape(d.settled))
-    out.print(table)
+    shown = [d for d in report.design if d.verdict != "clean"]
+    if shown:
+        table = Table("design property", "verdict", "what holds", "how it was settled",
+                      title=f"{report.spec}: design (findings are not violations; --strict fails on them)",
+                      title_justify="left")
+        for d in shown:
+            verdict = d.verdict if d.documented is None else f"{d.verdict} (kept: {d.documented})"
+            table.add_row(f"{d.kind}: {escape(d.key)}", f"[{DESIGN_STYLES[d.verdict]}]{escape(verdict)}[/]",
+                          escape(d.statement), escape(d.settled))
+        out.print(table)
+    clean = len(report.design) - len(shown)
+    if clean:
+        out.print(f"[dim]{escape(report.spec)}: {plural(clean, 'design property')} clean, each shown by a "
+                  "replayed game or an argument (--json lists them)[/dim]")
     for d in report.design_findings:
         if d.witness:
             out.print(f"[bold]{d.kind}[/bold] ({escape(d.subject)}): {escape(d.witness.shows)}")

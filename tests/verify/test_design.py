@@ -230,9 +230,12 @@ def test_the_text_and_markdown_reports_show_design_findings_with_their_witness()
     from rich.console import Console
 
     out = Console(record=True, width=200)
-    cli.print_design(out, report_with([FINDING]))
+    clean = Design("end-reached", "end-full", "s", "clean", "a game ends full", "a game, replayed",
+                   ("end-full",))
+    cli.print_design(out, report_with([FINDING, clean]))
     text = out.export_text()
     assert "end-scored: end-line" in text and "finding" in text and '{"place": [0, 1]}' in text
+    assert "end-full" not in text and "slip.toml: 1 design property clean" in text
     rep = {**report_with([FINDING]).to_json(timing=False), "properties": []}
     md = "\n".join(cli.markdown({"catalogue": [], "statuses": {}, "rulesets": [rep]}))
     assert "| `end-scored`: `end-line` | finding |" in md
