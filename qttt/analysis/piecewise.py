@@ -9,6 +9,7 @@ where the value crosses zero. Everything here is exact (`fractions.Fraction`); s
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -148,7 +149,7 @@ class Polynomial:
 
         def changes(x: Fraction) -> int:
             signs = [s for s in (q(x) for q in seq) if s]
-            return sum(1 for u, v in zip(signs, signs[1:], strict=False) if (u > 0) != (v > 0))
+            return sum(1 for u, v in itertools.pairwise(signs) if (u > 0) != (v > 0))
 
         out: list[Root] = []
         if base(lo) == 0:

@@ -710,8 +710,8 @@ class FastExpectimax:
         self.width = int(self.lib.qc_edegree()) + 1
         handle = self.lib.qc_etable_new(log2size, self.point.numerator, self.point.denominator, self.side)
         if not handle:
-            raise CoreUnavailable("solve-fast", f"cannot allocate an expectimax table of 2**{log2size} entries "
-                                  f"at p = {self.point} (side {self.side})")
+            raise CoreUnavailable("solve-fast", f"cannot allocate an expectimax table of 2**{log2size} "
+                                  f"entries at p = {self.point} (side {self.side})")
         self.handle: int = handle
         self.pos = ctypes.create_string_buffer(int(self.lib.qc_pos_size()))
 

@@ -18,20 +18,26 @@ tests/analysis/test_expectimax.py. `solve_chance` is `qttt analyze solve` for a 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ...analysis.piecewise import Polynomial, germ_sign
-from ...errors import FileError, QtttError
+from ...analysis.piecewise import Polynomial, Root, germ_sign
+from ...errors import FileError, QtttError, UsageError
+from ...family import CORES
 from ...io import FRACTION, read_checkpoint, write_checkpoint
+from ...native import CoreUnavailable
 from ...processes import Mapper
 from ...ruleset import Ruleset
-from ..engine import CHANCE_TURN, OVER, Action, Board, Measure, Outcome, Place
+from ..compiled import available, expectimax_supports
+from ..engine import CHANCE_TURN, OVER, Action, Board, Outcome
 from ..game import compile_game
 from .count import board_after, encode
 from .keys import Key, numbered_key, owner_key
+from .solve import SolveResult, _child
 
 Coefficients = tuple[int, ...]  # a value: scaled integer coefficients of p**0, p**1, ...
 
@@ -39,17 +45,6 @@ Coefficients = tuple[int, ...]  # a value: scaled integer coefficients of p**0, 
 def default_side(point: Fraction) -> int:
     """The side a point is approached from unless one is asked: the right, but the left at p = 1."""
     return -1 if point == 1 else 1
-
-
-def _child(b: Board, act: Action) -> Board:
-    c = b.copy()
-    if isinstance(act, Place):
-        c.place(act.a, act.b)
-    elif isinstance(act, Measure):
-        c.measure(act.cell)
-    else:
-        c.outcome(act.cell)
-    return c
 
 
 def outcomes(b: Board) -> tuple[Board, Board]:
@@ -128,6 +123,21 @@ class Expectimax:
 
     def polynomial(self, v: Coefficients) -> Polynomial:
         return Polynomial.of(v, self.scale)
+
+
+def choose_expectimax(rs: Ruleset, core: str = "auto") -> bool:
+    """Whether the compiled core searches (`core` as everywhere: auto, compiled or python): auto
+    takes it when it can be built here and handles the ruleset; compiled insists on it."""
+    if core not in CORES:
+        raise UsageError(None, f"unknown core {core!r}; allowed: " + ", ".join(CORES))
+    if core == "python":
+        return False
+    reason = expectimax_supports(rs) or available()
+    if reason is None:
+        return True
+    if core == "compiled":
+        raise CoreUnavailable("solve-fast", reason)
+    return False
 
 
 class Valuer:
@@ -219,6 +229,25 @@ def _saved(code: str, value: Any, degree: int) -> Coefficients:
     return tuple(int(c) for c in value)
 
 
+def first_actions(rs: Ruleset, root: Board) -> list[Action]:
+    """The actions from `root` a solve values: at a chance turn both outcomes, the named one first;
+    else one legal action per symmetry class of the position it leads to."""
+    if root.phase == CHANCE_TURN:
+        a, e = root.ends[root.pending]
+        return [Outcome(root.chosen), Outcome(a + e - root.chosen)]
+    keyer = numbered_key if compile_game(rs).uses_move_numbers else owner_key
+    seen: set[Key] = set()
+    kids: list[Action] = []
+    for act in root.legal():
+        c = _child(root, act)
+        k = None if c.phase == OVER else keyer(rs, c)
+        if k is None or k not in seen:
+            if k is not None:
+                seen.add(k)
+            kids.append(act)
+    return kids
+
+
 def solve_chance(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = None,
                  checkpoint: str | Path | None = None, progress: Callable[[int, int], None] | None = None,
                  compiled: bool = True, point: Fraction | None = None, side: int = 0,
@@ -236,23 +265,10 @@ def solve_chance(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | Non
     valuer = Valuer(rs, point, side, compiled, log2size)
     try:
         if root.phase == OVER or not root.legal():
-            v = valuer.value(start)
-            return ChanceSolution(rs, point, side, valuer.scale, v, [], [], valuer.nodes, valuer.stored)
-        kids: list[tuple[Action, Key | None]] = []
-        if root.phase == CHANCE_TURN:  # both outcomes, the named one first
-            a, e = root.ends[root.pending]
-            kids = [(Outcome(root.chosen), None), (Outcome(a + e - root.chosen), None)]
-        else:
-            seen: set[Key] = set()
-            keyer = numbered_key if game.uses_move_numbers else owner_key
-            for act in root.legal():
-                c = _child(root, act)
-                k = None if c.phase == OVER else keyer(rs, c)
-                if k is None or k not in seen:
-                    if k is not None:
-                        seen.add(k)
-                    kids.append((act, k))
-        codes = [encode(a, n2) for a, _ in kids]
+            q = Polynomial.of(valuer.value(start), valuer.scale)
+            return ChanceSolution(rs.canonical, q(point), [], [], valuer.nodes, valuer.stored, point, side, q)
+        kids = first_actions(rs, root)
+        codes = [encode(a, n2) for a in kids]
         values: dict[int, Coefficients] = {}
         cp = Path(checkpoint) if checkpoint is not None else None
         if cp is not None and cp.is_file():
@@ -279,49 +295,198 @@ def solve_chance(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | Non
             if progress:
                 progress(len(values), len(codes))
         value = valuer.value(start)  # the table's own value: the first actions' best, checked below
-        firsts = [(a, values[c]) for (a, _), c in zip(kids, codes, strict=True)]
+        firsts = [(a, values[c]) for a, c in zip(kids, codes, strict=True)]
         if root.phase == CHANCE_TURN:
             want = mix(firsts[0][1], firsts[1][1])
         else:
             sign = 1 if root.to_move() == "x" else -1
             want = firsts[0][1]
-            for _, v in firsts[1:]:
-                if sign * valuer.better(v, want) > 0:
-                    want = v
+            for _, w in firsts[1:]:
+                if sign * valuer.better(w, want) > 0:
+                    want = w
         if want != value:
             raise QtttError("solve-fast", f"{rs.canonical}: the best first action is worth {want}, the "
                             f"position {value}")
         line = principal_line(valuer, start, value)
-        return ChanceSolution(rs, point, side, valuer.scale, value, line, firsts, nodes + valuer.nodes,
-                              valuer.stored)
+        piece = Polynomial.of(value, valuer.scale)
+        pieces = [Polynomial.of(v, valuer.scale) for _, v in firsts]
+        return ChanceSolution(rs.canonical, piece(point), line, [(a, q(point)) for (a, _), q in
+                                                                 zip(firsts, pieces, strict=True)],
+                              nodes + valuer.nodes, valuer.stored, point, side, piece, pieces)
     finally:
         valuer.close()
 
 
-class ChanceSolution:
-    """The expectimax solution of a chance ruleset at a point: the value's polynomial beside the
-    point, a perfect line and each first action's polynomial."""
+@dataclass
+class ChanceSolution(SolveResult):
+    """The expectimax solution of a chance ruleset at a point p: `value` is the expected x − o there,
+    `piece` the value's polynomial in p on the piece beside the point (right, or left at p = 1),
+    `pieces` each first action's."""
 
-    def __init__(self, rs: Ruleset, point: Fraction, side: int, scale: int, value: Coefficients,
-                 line: list[Action], first: list[tuple[Action, Coefficients]], nodes: int, positions: int) -> None:
-        self.ruleset = rs.canonical
-        self.point, self.side = point, side
-        self.piece = Polynomial.of(value, scale)
-        self.value = self.piece(point)
-        self.pv = line
-        self.first = [(a, self.piece_of(v, scale)) for a, v in first]
-        self.nodes, self.positions = nodes, positions
-
-    @staticmethod
-    def piece_of(v: Coefficients, scale: int) -> Polynomial:
-        return Polynomial.of(v, scale)
+    point: Fraction = Fraction(1, 2)
+    side: int = 1
+    piece: Polynomial = field(default_factory=lambda: Polynomial(()))
+    pieces: list[Polynomial] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        """Plain data: the value, the line, each first action's value, with each polynomial."""
-        from ...notation import action_to_json
-        side = "right" if self.side > 0 else "left"
-        return {"ruleset": self.ruleset, "value": str(self.value), "p": str(self.point), "beside": side,
-                "piece": self.piece.to_json(),
-                "pv": [action_to_json(a) for a in self.pv],
-                "first_moves": [{"action": action_to_json(a), "value": str(q(self.point)), "piece": q.to_json()}
-                                for a, q in self.first]}
+        """As a solve result, with p, the side and each polynomial (ascending coefficients)."""
+        out = super().to_json()
+        out.update({"p": str(self.point), "beside": "right" if self.side > 0 else "left",
+                    "piece": self.piece.to_json()})
+        for row, q in zip(out["first_moves"], self.pieces, strict=True):
+            row["piece"] = q.to_json()
+        return out
+
+
+GRID = tuple(Fraction(1, 2) + Fraction(k, 20) for k in range(11))  # p = 1/2, 11/20, ..., 1
+WIDTH = Fraction(1, 10 ** 10)  # a crossing's bracket is narrower than this
+
+
+@dataclass(frozen=True)
+class Point:
+    """The value at p, exact, with the polynomial of the piece beside p (right, or left at p = 1)."""
+
+    p: Fraction
+    side: int
+    value: Fraction
+    piece: Polynomial
+
+    def to_json(self) -> dict[str, Any]:
+        return {"p": str(self.p), "value": str(self.value), "beside": "right" if self.side > 0 else "left",
+                "piece": self.piece.to_json()}
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """Where the value leaves the sign it has at the grid point `start`: in [lo, hi] (lo == hi: exactly
+    there). `polynomial` is the piece on both sides of the bracket where one piece holds there (its
+    root in the bracket is the crossing, an algebraic number), else None."""
+
+    start: Fraction
+    lo: Fraction
+    hi: Fraction
+    polynomial: Polynomial | None
+    solves: int
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"after": str(self.start), "lo": str(self.lo), "hi": str(self.hi),
+                               "solves": self.solves}
+        if self.lo == self.hi:
+            out["exact"] = str(self.lo)
+        if self.polynomial is not None:
+            out["piece"] = self.polynomial.to_json()
+            out["root_of"] = list(map(str, self.polynomial.squarefree().primitive()))
+            out["decimal"] = Root(self.polynomial.squarefree(), self.lo, self.hi).decimal(12) \
+                if self.lo != self.hi else None
+        return out
+
+
+def value_at(rs: Ruleset, p: Fraction, side: int = 0, compiled: bool = True, log2size: int = 24) -> Point:
+    """The exact value of `rs` from the start at probability p, with its piece beside p."""
+    side = side or default_side(p)
+    valuer = Valuer(rs, p, side, compiled, log2size)
+    try:
+        piece = Polynomial.of(valuer.value(()), valuer.scale)
+    finally:
+        valuer.close()
+    return Point(p, side, piece(p), piece)
+
+
+def _sign(x: Fraction) -> int:
+    return (x > 0) - (x < 0)
+
+
+def crossing(at: Callable[[Fraction, int], Point], lo: Point, hi: Point, width: Fraction = WIDTH) -> Crossing:
+    """Where the value, of sign s ≠ 0 at `lo.p` (searched from the right), stops having sign s before
+    `hi.p` (where it has not). The piece right of the bracket's left end is followed to its first
+    root, which is bracketed narrower than `width` and both ends solved exactly (`at(p, side)`);
+    where the piece does not reach zero inside the bracket, the bracket is halved. Every bracket
+    [a, b] holds V(a) of sign s and V(b) not (so a zero between them, V being continuous)."""
+    s = _sign(lo.value)
+    assert s and _sign(hi.value) != s and lo.side > 0
+    start, solves, right = lo.p, 0, hi
+
+    def solve(p: Fraction, side: int) -> Point:
+        nonlocal solves
+        solves += 1
+        return at(p, side)
+
+    while True:
+        roots = [r for r in lo.piece.roots(lo.p, right.p, width) if r.hi > lo.p and r.lo < right.p]
+        if not roots:
+            if right.p - lo.p < width:
+                return Crossing(start, lo.p, right.p, None, solves)
+            m = solve((lo.p + right.p) / 2, 1)
+            lo, right = (m, right) if _sign(m.value) == s else (lo, m)
+            continue
+        r = roots[0]
+        if r.exact is not None:
+            m = solve(r.exact, -1)
+            if m.value == 0 and m.piece == lo.piece:
+                return Crossing(start, r.exact, r.exact, lo.piece, solves)
+            lo, right = (solve(r.exact, 1), right) if _sign(m.value) == s else (lo, m)
+            continue
+        a, b = max(r.lo, lo.p), min(r.hi, right.p)
+        left_end = lo if a == lo.p else solve(a, 1)
+        if _sign(left_end.value) != s:
+            right = left_end
+            continue
+        right_end = right if b == right.p and right.side < 0 else solve(b, -1)
+        if _sign(right_end.value) == s:
+            lo = solve(b, 1)
+            continue
+        one = left_end.piece == right_end.piece == lo.piece
+        return Crossing(start, a, b, lo.piece if one else None, solves)
+
+
+METHOD = ("exact expectimax at each tabulated p (values as polynomials in p, compared just beside the point: "
+          "the polynomial of the piece there comes with the value); between tabulated points of opposite "
+          "signs (or a sign and 0) the piece is followed to its root, isolated exactly (Sturm sequences), "
+          "and both ends of a bracket narrower than the stated width are solved exactly: the value has one "
+          "sign at the left end and not at the right, so it reaches 0 in between; where one piece holds at "
+          "both ends, the crossing is that piece's root (an algebraic number: the polynomial is given)")
+
+
+@dataclass
+class Curve:
+    """The value of a chance ruleset over p: tabulated points and where it leaves each sign."""
+
+    ruleset: str
+    points: list[Point]
+    crossings: list[Crossing]
+    width: Fraction
+    solves: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ruleset": self.ruleset, "param": "p", "method": METHOD, "width": str(self.width),
+                "points": [q.to_json() for q in self.points],
+                "crossings": [c.to_json() for c in self.crossings], "solves": self.solves}
+
+
+def value_curve(rs: Ruleset, points: Sequence[Fraction] = GRID, *, compiled: bool = True, log2size: int = 24,
+                width: Fraction = WIDTH, progress: Callable[[int, int], None] | None = None) -> Curve:
+    """The exact value of `rs` at each of `points` (increasing, in [1/2, 1]; the ruleset's own p is
+    replaced), and each crossing: where the value, of one sign at a point, stops having it before the
+    next (`crossing`)."""
+    if not compile_game(rs).chance:
+        raise QtttError("collapse-chance", f"{rs.canonical}: a curve over p needs a chance collapse "
+                        "(collapse = chance-measurer or chance-second)")
+
+    def at(p: Fraction, side: int) -> Point:
+        return value_at(rs, p, side, compiled, log2size)
+
+    found: list[Point] = []
+    for i, p in enumerate(points):
+        found.append(at(p, 0))
+        if progress:
+            progress(i + 1, len(points))
+    solves = len(found)
+    out: list[Crossing] = []
+    for a, b in itertools.pairwise(found):
+        if _sign(a.value) and _sign(b.value) != _sign(a.value):
+            c = crossing(at, a if a.side > 0 else at(a.p, 1), b, width)
+            out.append(c)
+            solves += c.solves
+        elif not _sign(a.value) and _sign(b.value):  # the value leaves 0 between them: not refined
+            out.append(Crossing(a.p, a.p, b.p, None, 0))
+    return Curve(rs.canonical, found, out, width, solves)

@@ -62,9 +62,9 @@ class Solver:
         self.memo = memo
         game = compile_game(rs)
         if game.chance:  # rule collapse-chance: a chance turn is no player's choice
-            raise QtttError("collapse-chance", f"{rs.canonical}: the solver searches the two players' "
-                            "choices (minimax); a chance collapse needs an expectimax, which it does not "
-                            "compute yet")
+            raise QtttError("collapse-chance", f"{rs.canonical}: this search is minimax over the two "
+                            "players' choices; a chance collapse is valued by the expectimax "
+                            "(qttt.quantum.analysis.expectimax, which qttt analyze solve uses)")
         self.numbered = game.uses_move_numbers
         self.scale = game.scale
         self.bound = int(game.bound * self.scale)
@@ -259,8 +259,13 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
     """Solve `rs` from the start (or from encoded actions `start`): the exact value of every distinct
     first action (one per symmetry class), the value and a principal variation. `mapper` solves
     first actions in parallel; `checkpoint` keeps finished first actions across runs; `core`
-    chooses the search (`choose_solver`); both give the same values."""
+    chooses the search (`choose_solver`); both give the same values. A chance ruleset's value is
+    its expected value at its p (`expectimax.solve_chance`)."""
     start = tuple(start)
+    if compile_game(rs).chance:  # rule collapse-chance: the expected value, exactly
+        from .expectimax import choose_expectimax, solve_chance
+        return solve_chance(rs, start=start, mapper=mapper, checkpoint=checkpoint, progress=progress,
+                            compiled=choose_expectimax(rs, core))
     use_c = choose_solver(rs, core) == "compiled"
     solver = Solver(rs)
     root = board_after(rs, start)
