@@ -7,7 +7,7 @@ suites, checkpoints, match records, ruleset names, the adapters): it takes JSON 
 it and refuses what Python's own decoder lets through, each named in the message (a `Refused`,
 which is a JSONDecodeError): an object with the same key twice, a number that is not finite
 (`NaN`, `Infinity`, or one too large to hold such as `1e400`), a string holding a lone
-surrogate (`"\ud800"`: not Unicode text), and an integer longer than MAX_DIGITS digits.
+surrogate (`"\\ud800"`: not Unicode text), and an integer longer than MAX_DIGITS digits.
 
 The scanner knows line and column numbers for messages, refuses a single value larger than
 `MAX_VALUE` characters or nested too deeply, and in line mode refuses a value that crosses a line
@@ -194,7 +194,8 @@ class Scanner:
 
     def error(self, message: str) -> ScanError:
         """A ScanError at the cursor."""
-        return ScanError("record-format", f"not JSON: {message} at line {self.line} column {self.column}")
+        return ScanError("record-format", f"not JSON: {message.removesuffix(' at')} at line {self.line} "
+                         f"column {self.column}")  # json's own messages can end "... at"
 
     # -- reading ------------------------------------------------------------------------------
 
