@@ -261,12 +261,11 @@ def fractions(text: str) -> list[Fraction]:
 
 
 def run_curve(args: argparse.Namespace) -> int:
-    from ..quantum.analysis.expectimax import GRID, WIDTH, choose_expectimax, value_curve
     rs = load_ruleset(args.ruleset)
+    value_curve = tool(rs, "curve")
     _guard(args, rs, "curve", search=True)
-    compiled = choose_expectimax(rs, args.core)
     with _bar(args, "curve") as bar:
-        res = value_curve(rs, args.points or GRID, compiled=compiled, width=args.width or WIDTH,
+        res = value_curve(rs, args.points, width=args.width, core=args.core,
                           progress=lambda done, total: bar(done, total, "points"))
     rows = [f"{'p':>6}  {'value x − o':>14}  piece beside p"]
     for q in res.points:

@@ -25,7 +25,8 @@ from qttt.notation import action_to_json
 from qttt.quantum import compiled
 from qttt.quantum.analysis.count import board_after, encode
 from qttt.quantum.analysis.expectimax import Expectimax, Point, crossing, value_curve
-from qttt.quantum.analysis.solve import Solver, _child, solve
+from qttt.quantum.analysis.solve import Solver, solve
+from qttt.quantum.analysis.solved import child
 from qttt.quantum.engine import OVER, playout
 
 F = Fraction
@@ -177,7 +178,7 @@ def test_solve_a_chance_ruleset_in_both_searches() -> None:
     assert slow.to_json()["p"] == "3/4" and slow.value == e.polynomial(e.value(board_after(rs, ())))(F(3, 4))
     b = board_after(rs, ())
     for act in slow.pv:
-        b = _child(b, act)
+        b = child(b, act)
     assert b.phase == OVER  # the principal line is a whole game the engine replays
     if compiled.available() is None:
         assert solve(rs, core="compiled").to_json() == slow.to_json()
@@ -250,6 +251,6 @@ def test_crossing_follows_pieces_to_their_root() -> None:
 
 def test_value_curve_tabulates_exact_values() -> None:
     rs = load_ruleset("wikipedia(board=2,collapse=chance-second,draw_second=1/4)")
-    c = value_curve(rs, [HALF, F(3, 4), F(1)], compiled=False)
+    c = value_curve(rs, [HALF, F(3, 4), F(1)], core="python")
     assert [q.value for q in c.points] == [reference("wikipedia", "chance-second", "1/4", [], p, board=2)
                                            for p in (HALF, F(3, 4), F(1))]

@@ -37,7 +37,7 @@ from ..engine import CHANCE_TURN, OVER, Action, Board, Outcome
 from ..game import compile_game
 from .count import board_after, encode
 from .keys import Key, numbered_key, owner_key
-from .solve import SolveResult, _child
+from .solved import SolveResult, child
 
 Coefficients = tuple[int, ...]  # a value: scaled integer coefficients of p**0, p**1, ...
 
@@ -51,7 +51,7 @@ def outcomes(b: Board) -> tuple[Board, Board]:
     """A chance turn's two positions: after the named outcome and after the other (offered or not)."""
     named = b.chosen
     a, e = b.ends[b.pending]
-    return _child(b, Outcome(named)), _child(b, Outcome(a + e - named))
+    return child(b, Outcome(named)), child(b, Outcome(a + e - named))
 
 
 def mix(named: Coefficients, other: Coefficients) -> Coefficients:
@@ -113,7 +113,7 @@ class Expectimax:
                 sign = 1 if b.to_move() == "x" else -1
                 best: Coefficients | None = None
                 for act in legal:
-                    w = self.value(_child(b, act))
+                    w = self.value(child(b, act))
                     if best is None or sign * self.better(w, best) > 0:
                         best = w
                 assert best is not None
@@ -203,7 +203,7 @@ def principal_line(valuer: Valuer, start: Sequence[int], value: Coefficients) ->
                 raise QtttError("solve-fast", f"no action keeps the value after {codes}")
         line.append(act)
         codes.append(encode(act, n2))
-        b = _child(b, act)
+        b = child(b, act)
     return line
 
 
@@ -239,7 +239,7 @@ def first_actions(rs: Ruleset, root: Board) -> list[Action]:
     seen: set[Key] = set()
     kids: list[Action] = []
     for act in root.legal():
-        c = _child(root, act)
+        c = child(root, act)
         k = None if c.phase == OVER else keyer(rs, c)
         if k is None or k not in seen:
             if k is not None:
@@ -463,14 +463,19 @@ class Curve:
                 "crossings": [c.to_json() for c in self.crossings], "solves": self.solves}
 
 
-def value_curve(rs: Ruleset, points: Sequence[Fraction] = GRID, *, compiled: bool = True, log2size: int = 24,
-                width: Fraction = WIDTH, progress: Callable[[int, int], None] | None = None) -> Curve:
-    """The exact value of `rs` at each of `points` (increasing, in [1/2, 1]; the ruleset's own p is
-    replaced), and each crossing: where the value, of one sign at a point, stops having it before the
-    next (`crossing`)."""
+def value_curve(rs: Ruleset, points: Sequence[Fraction] | None = None, *, core: str = "auto",
+                log2size: int = 24, width: Fraction | None = None,
+                progress: Callable[[int, int], None] | None = None) -> Curve:
+    """The exact value of `rs` at each of `points` (increasing, in [1/2, 1]; default `GRID`; the
+    ruleset's own p is replaced), and each crossing narrower than `width` (default `WIDTH`): where
+    the value, of one sign at a point, stops having it before the next (`crossing`). `core` chooses
+    the search (`choose_expectimax`)."""
     if not compile_game(rs).chance:
         raise QtttError("collapse-chance", f"{rs.canonical}: a curve over p needs a chance collapse "
                         "(collapse = chance-measurer or chance-second)")
+    compiled = choose_expectimax(rs, core)
+    points = GRID if points is None else points
+    width = WIDTH if width is None else width
 
     def at(p: Fraction, side: int) -> Point:
         return value_at(rs, p, side, compiled, log2size)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,6 @@ from ...errors import FileError, QtttError, UsageError
 from ...family import CORES
 from ...io import FRACTION, read_checkpoint, write_checkpoint
 from ...native import CoreUnavailable
-from ...notation import action_to_json
 from ...processes import Mapper
 from ...ruleset import Ruleset
 from ..compiled import (
@@ -37,21 +35,12 @@ from ..compiled import (
     solver_supports,
 )
 from ..compiled import first_value as compiled_first_value
-from ..engine import OVER, Action, Board, Measure, Place
+from ..engine import OVER, Action, Board
 from ..game import compile_game
 from .count import board_after, encode
+from .expectimax import choose_expectimax, solve_chance
 from .keys import Key, numbered_key, owner_key
-
-
-def _child(b: Board, act: Action) -> Board:
-    c = b.copy()
-    if isinstance(act, Place):
-        c.place(act.a, act.b)
-    elif isinstance(act, Measure):
-        c.measure(act.cell)
-    else:
-        c.outcome(act.cell)
-    return c
+from .solved import SolveResult, child
 
 
 class Solver:
@@ -80,7 +69,7 @@ class Solver:
         out: list[tuple[Action, Board, Key | None]] = []
         seen: set[Key] = set()
         for act in b.legal():
-            c = _child(b, act)
+            c = child(b, act)
             if c.phase == OVER or not self.memo:
                 out.append((act, c, None))
                 continue
@@ -117,12 +106,12 @@ class Solver:
         if not kids:
             best = self.final(b)
         else:
-            best = self.best_child(kids, b.to_move() == "x", max(alpha, lo), min(beta, hi))
+            best = self.bestchild(kids, b.to_move() == "x", max(alpha, lo), min(beta, hi))
         if self.memo and key is not None:
             self.tt[key] = (best, best) if not kids else self.stored_bounds(best, lo, hi, alpha, beta)
         return best
 
-    def best_child(self, kids: list[tuple[Action, Board, Key | None]], maximising: bool, a: int,
+    def bestchild(self, kids: list[tuple[Action, Board, Key | None]], maximising: bool, a: int,
                    bt: int) -> int:
         """The best child value for the mover within the window (a, bt), cutting off at a >= bt."""
         if self.memo:
@@ -193,24 +182,6 @@ class Solver:
         return pv
 
 
-@dataclass
-class SolveResult:
-    """The value of a position, its principal variation and the value of each distinct first action."""
-
-    ruleset: str
-    value: Fraction
-    pv: list[Action]
-    first: list[tuple[Action, Fraction]] = field(default_factory=list)
-    nodes: int = 0
-    positions: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain data: fractions as strings, actions in the record format."""
-        return {"ruleset": self.ruleset, "value": str(self.value),
-                "pv": [action_to_json(a) for a in self.pv],
-                "first_moves": [{"action": action_to_json(a), "value": str(v)} for a, v in self.first]}
-
-
 def first_value(rs: Ruleset, start: tuple[int, ...], code: int) -> tuple[str, int, int]:
     """Exact value (as a string) after one encoded action from `start`, with nodes searched and table
     size: a unit of work for another process."""
@@ -263,7 +234,6 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
     its expected value at its p (`expectimax.solve_chance`)."""
     start = tuple(start)
     if compile_game(rs).chance:  # rule collapse-chance: the expected value, exactly
-        from .expectimax import choose_expectimax, solve_chance
         return solve_chance(rs, start=start, mapper=mapper, checkpoint=checkpoint, progress=progress,
                             compiled=choose_expectimax(rs, core))
     use_c = choose_solver(rs, core) == "compiled"
@@ -331,5 +301,5 @@ def minimax(b: Board) -> Fraction:
     legal = b.legal()
     if not legal:
         return b.score_difference()
-    vals = [minimax(_child(b, a)) for a in legal]
+    vals = [minimax(child(b, a)) for a in legal]
     return max(vals) if b.to_move() == "x" else min(vals)
