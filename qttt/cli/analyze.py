@@ -264,8 +264,8 @@ def run_curve(args: argparse.Namespace) -> int:
     rs = load_ruleset(args.ruleset)
     value_curve = tool(rs, "curve")
     _guard(args, rs, "curve", search=True)
-    with _bar(args, "curve") as bar:
-        res = value_curve(rs, args.points, width=args.width, core=args.core,
+    with _mapper(args) as mapper, _bar(args, "curve") as bar:
+        res = value_curve(rs, args.points, width=args.width, core=args.core, mapper=mapper,
                           progress=lambda done, total: bar(done, total, "points"))
     rows = [f"{'p':>6}  {'value x − o':>14}  piece beside p"]
     for q in res.points:

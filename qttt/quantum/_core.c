@@ -947,6 +947,18 @@ static int germ_sign(const ESearch *s, const int64_t *d) {
     while (top >= 0 && d[top] == 0) top--;
     if (top < 0) return 0;
     if (top == 0) return d[0] > 0 ? 1 : -1;
+    if (top <= 4 && s->pb < (1u << 16)) { /* every term below 2**98: exact in 128 bits */
+        for (int j = 0; j <= top; j++) {
+            __int128 g = (__int128)d[top] * BINOM[top][j];
+            for (int i = top - j - 1; i >= 0; i--) {
+                __int128 t = (__int128)d[j + i] * BINOM[j + i][j];
+                for (int k = 0; k < top - j - i; k++) t *= (__int128)s->pb;
+                g = g * (__int128)s->pa + t;
+            }
+            if (g) { int sg = g > 0 ? 1 : -1; return (j & 1) && s->side < 0 ? -sg : sg; }
+        }
+        return 0;
+    }
     for (int j = 0; j <= top; j++) {
         int m = top - j;
         Big g, t;

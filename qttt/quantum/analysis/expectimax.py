@@ -464,12 +464,12 @@ class Curve:
 
 
 def value_curve(rs: Ruleset, points: Sequence[Fraction] | None = None, *, core: str = "auto",
-                log2size: int = 24, width: Fraction | None = None,
+                log2size: int = 24, width: Fraction | None = None, mapper: Mapper | None = None,
                 progress: Callable[[int, int], None] | None = None) -> Curve:
     """The exact value of `rs` at each of `points` (increasing, in [1/2, 1]; default `GRID`; the
     ruleset's own p is replaced), and each crossing narrower than `width` (default `WIDTH`): where
     the value, of one sign at a point, stops having it before the next (`crossing`). `core` chooses
-    the search (`choose_expectimax`)."""
+    the search (`choose_expectimax`); `mapper` solves the points in parallel."""
     if not compile_game(rs).chance:
         raise QtttError("collapse-chance", f"{rs.canonical}: a curve over p needs a chance collapse "
                         "(collapse = chance-measurer or chance-second)")
@@ -481,10 +481,11 @@ def value_curve(rs: Ruleset, points: Sequence[Fraction] | None = None, *, core: 
         return value_at(rs, p, side, compiled, log2size)
 
     found: list[Point] = []
-    for i, p in enumerate(points):
-        found.append(at(p, 0))
+    work = [(rs, p, 0, compiled, log2size) for p in points]
+    for point in mapper(value_at, work) if mapper is not None else (value_at(*w) for w in work):
+        found.append(point)
         if progress:
-            progress(i + 1, len(points))
+            progress(len(found), len(points))
     solves = len(found)
     out: list[Crossing] = []
     for a, b in itertools.pairwise(found):
