@@ -276,10 +276,11 @@ def _resume(path: Path, rs: Ruleset, res: SampleResult, sizes: list[int]) -> set
     """The chunks a checkpoint of this very run (ruleset, seed, chunk size, number of games) has
     played, its tallies added to `res`; FileError (`damaged`) when it is of another run, or when
     its counts are not ones those chunks can give: every chunk named once, as many games tallied
-    (in the histogram, and in the line results and shapes when kept) as those chunks hold, each
-    score and shape one a game of the ruleset can have (`_histogram`, `_shapes`). The digest is
-    only a checksum against accidents; these checks are what keeps a file, written by anyone, from
-    making the command print a result the rules cannot produce."""
+    as those chunks hold (in the histogram, and in the line results and shapes where the ruleset's
+    games are tallied so: `_kept`), each score and shape one a game of the ruleset can have
+    (`_histogram`, `_shapes`). The digest is only a checksum against accidents; these checks are
+    what keeps a file, written by anyone, from making the command print a result the rules
+    cannot produce."""
     mine = {"ruleset": res.ruleset, "seed": res.seed, "chunk": res.chunk, "chunks": len(sizes),
             "games": sum(sizes)}
 
@@ -300,10 +301,12 @@ def _resume(path: Path, rs: Ruleset, res: SampleResult, sizes: list[int]) -> set
                              f"{len(done):,} chunks done hold {played:,}")
         lines = Counter({str(k): int(c) for k, c in data.get("lines", {}).items() if c})
         shapes = _shapes(data.get("shapes", []), rs)
+        kept = _kept(rs) if played else {"lines": False, "shapes": False}
         for name, tally in (("lines", lines.values()), ("shapes", shapes.values())):
-            if sum(tally) not in (0, played):
-                raise ValueError(f"$.{name}: {sum(tally):,} games tallied, but the chunks done hold "
-                                 f"{played:,}")
+            if sum(tally) != (played if kept[name] else 0):
+                raise ValueError(f"$.{name}: {sum(tally):,} games tallied, but " + (
+                    f"the chunks done hold {played:,}" if kept[name]
+                    else f"games of {rs.canonical} are not tallied by {name[:-1]}"))
         return theirs, histogram, lines, shapes, done
 
     theirs, histogram, lines, shapes, done = read_checkpoint(path, CHECKPOINT, parse)
@@ -316,6 +319,13 @@ def _resume(path: Path, rs: Ruleset, res: SampleResult, sizes: list[int]) -> set
     res.lines.update(lines)
     res.shapes.update(shapes)
     return done
+
+
+def _kept(rs: Ruleset) -> dict[str, bool]:
+    """Whether the games of `rs` are tallied by line result and by shape (whatever the core: one
+    game's tally tells)."""
+    _, lines, shapes = engine_tally(rs, random.Random(0), 1)
+    return {"lines": bool(lines), "shapes": bool(shapes)}
 
 
 def _histogram(rows: list[list[Any]], rs: Ruleset) -> Counter[tuple[Fraction, Fraction]]:

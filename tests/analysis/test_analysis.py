@@ -192,6 +192,8 @@ def _forged(data: dict[str, Any], field: str, value: Any) -> dict[str, Any]:
     ("done", [0, 0], "$.done names a chunk twice"),
     ("done", [0, 2], "beyond the run's 2 chunks"),
     ("lines", {"x": 10 ** 6}, "$.lines: 1,000,000 games tallied"),
+    ("lines", {}, "$.lines: 0 games tallied, but the chunks done hold 100"),  # wikipedia's are tallied
+    ("shapes", [[5, 0, 100]], "$.shapes: 100 games tallied, but games of wikipedia are not tallied by shape"),
 ])
 def test_a_checkpoint_forged_with_a_valid_digest_is_damaged(tmp_path: Path, field: str, value: Any,
                                                             words: str) -> None:
@@ -220,3 +222,22 @@ def test_a_checkpoint_is_bound_to_its_command(tmp_path: Path, capsys: pytest.Cap
     err = capsys.readouterr().err
     assert "is of another run (chunks 2 there, 80 now; games 100 there, 4000 now)" in err, err
     assert err.count("\n") == 1
+
+
+def test_a_solve_checkpoint_holds_only_values_the_rules_can_give(tmp_path: Path) -> None:
+    """A first action's saved value, its digest valid, is a score difference a game can end with,
+    and the checkpoint is of this very run (ruleset, start)."""
+    rs = load_ruleset("qttt(board=2)")
+    cp = tmp_path / "cp.json"
+    honest = solve(rs, checkpoint=cp, core="python")
+    data = json.loads(cp.read_text())
+    del data["digest"]
+    code = next(iter(data["values"]))
+    write_checkpoint(cp, {**data, "values": {**data["values"], code: "1000"}})
+    with pytest.raises(QtttError, match=rf"values\.{code}: 1000 is no score difference a game of "):
+        solve(rs, checkpoint=cp, core="python")
+    write_checkpoint(cp, {**data, "ruleset": "kumar"})
+    with pytest.raises(QtttError, match=r'is of another run \("kumar" from \[\], not "qttt\(board=2\)" from'):
+        solve(rs, checkpoint=cp, core="python")
+    write_checkpoint(cp, data)
+    assert solve(rs, checkpoint=cp, core="python").value == honest.value
