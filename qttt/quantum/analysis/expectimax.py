@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from ...analysis.piecewise import Polynomial, Root, germ_sign
-from ...errors import FileError, QtttError, UsageError
+from ...errors import QtttError, UsageError
 from ...family import CORES
-from ...io import FRACTION, read_checkpoint, write_checkpoint
+from ...io import FRACTION, write_checkpoint
 from ...native import CoreUnavailable
 from ...processes import Mapper
 from ...ruleset import Ruleset
@@ -37,7 +37,7 @@ from ..engine import CHANCE_TURN, OVER, Action, Board, Outcome
 from ..game import compile_game
 from .count import board_after, encode
 from .keys import Key, numbered_key, owner_key
-from .solved import SolveResult, child
+from .solved import SolveResult, child, saved_values
 
 Coefficients = tuple[int, ...]  # a value: scaled integer coefficients of p**0, p**1, ...
 
@@ -218,9 +218,6 @@ def first_piece(rs: Ruleset, start: tuple[int, ...], code: int, point: Fraction,
         valuer.close()
 
 
-CHECKPOINT = {"ruleset": str, "start": [int], "values": object}
-
-
 def _saved(code: str, value: Any, degree: int) -> Coefficients:
     """A saved value of a first action (checkpoint field `values`): its scaled coefficients."""
     if not isinstance(value, list) or len(value) != degree + 1 or not all(
@@ -269,16 +266,9 @@ def solve_chance(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | Non
             return ChanceSolution(rs.canonical, q(point), [], [], valuer.nodes, valuer.stored, point, side, q)
         kids = first_actions(rs, root)
         codes = [encode(a, n2) for a in kids]
-        values: dict[int, Coefficients] = {}
         cp = Path(checkpoint) if checkpoint is not None else None
-        if cp is not None and cp.is_file():
-            ruleset, saved_start, values = read_checkpoint(cp, CHECKPOINT, lambda data: (
-                data["ruleset"], data["start"],
-                {int(k): _saved(k, v, game.cells // 2) for k, v in data["values"].items()
-                 if int(k) in codes}))
-            if ruleset != rs.canonical or saved_start != list(start):
-                raise FileError(None, f"checkpoint {cp} is for {ruleset!r} from {saved_start}, not "
-                                f"{rs.canonical!r} from {list(start)}")
+        values: dict[int, Coefficients] = saved_values(cp, rs, start, codes,
+                                                       lambda k, v: _saved(k, v, game.cells // 2))
         todo = [c for c in codes if c not in values]
         nodes = 0
         results: Iterable[tuple[list[int], int, int]]

@@ -13,18 +13,15 @@ search otherwise; each checks the other in tests/analysis/test_solve_fast.py.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ...bounds import CODE
-from ...errors import FileError, QtttError, UsageError
+from ...errors import QtttError, UsageError
 from ...family import CORES
 from ...interop import rules_of
-from ...io import FRACTION, read_checkpoint, write_checkpoint
+from ...io import FRACTION, write_checkpoint
 from ...native import CoreUnavailable
 from ...processes import Mapper
 from ...ruleset import Ruleset
@@ -41,7 +38,7 @@ from ..game import compile_game
 from .count import board_after, encode
 from .expectimax import choose_expectimax, solve_chance
 from .keys import Key, numbered_key, owner_key
-from .solved import SolveResult, child
+from .solved import SolveResult, child, saved_values
 
 
 class Solver:
@@ -208,16 +205,6 @@ def choose_solver(rs: Ruleset, core: str = "auto") -> str:
     return "python"
 
 
-CHECKPOINT = {"ruleset": str, "start": [CODE], "values": object}
-
-
-def _code(key: str) -> int:
-    """A first action's code as a key of the checkpoint field `values`."""
-    if not re.fullmatch(r"-?[0-9]{1,6}", key):
-        raise ValueError(f"values: {json.dumps(key)[:30]} is not an encoded action")
-    return int(key)
-
-
 def _value(code: str, value: Any, rs: Ruleset) -> Fraction:
     """A saved value of a first action (checkpoint field `values`): an exact number, and a score
     difference a game of `rs` can end with (its score range), so that no file makes `solve` print
@@ -251,20 +238,8 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
     n2 = rs.board ** 2
     kids = solver.children(root)
     codes = [encode(a, n2) for a, _, _ in kids]
-    values: dict[int, Fraction] = {}
     cp = Path(checkpoint) if checkpoint is not None else None
-    if cp is not None and cp.is_file():
-        def parse(data: dict[str, Any]) -> tuple[Any, Any, dict[int, Fraction]]:
-            if data["ruleset"] != rs.canonical or data["start"] != list(start):
-                return data["ruleset"], data["start"], {}  # of another run: its values mean nothing here
-            saved = {int(k): _value(k, v, rs) for k, v in data["values"].items() if _code(k) in codes}
-            return data["ruleset"], data["start"], saved
-        ruleset, saved_start, values = read_checkpoint(cp, CHECKPOINT, parse)
-        if ruleset != rs.canonical or saved_start != list(start):
-            raise FileError(None, f"checkpoint {cp} is of another run ({json.dumps(ruleset)} from "
-                            f"{json.dumps(saved_start)}, not {json.dumps(rs.canonical)} from "
-                            f"{json.dumps(list(start))}); run with its arguments, or delete it to start "
-                            "afresh")
+    values: dict[int, Fraction] = saved_values(cp, rs, start, codes, lambda k, v: _value(k, v, rs))
     todo = [c for c in codes if c not in values]
     nodes = 0
     fast = FastSolver(rs, DEFAULT_LOG2) if use_c else None
