@@ -133,6 +133,7 @@ class QuantumFamily:
              "frameworks": "qttt.quantum.frameworks:codec",
              "core": "qttt.quantum.compiled", "tally": "qttt.quantum.analysis.tally:tally",
              "count": "qttt.quantum.analysis.count:count_games", "solve": "qttt.quantum.analysis.solve:solve",
+             "curve": "qttt.quantum.analysis.expectimax:value_curve",
              "fairness": "qttt.quantum.analysis.fairness:fairness_report"})
 
     def initial(self, rs: Ruleset) -> GameState:
