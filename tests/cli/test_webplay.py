@@ -168,7 +168,7 @@ def test_rulebook_links_only_for_built_in_rulesets() -> None:
     assert rules_page(load_ruleset("wikipedia")) == "rulebook/wikipedia/"
     assert rules_page(load_ruleset("wikipedia(measurer=creator)")) is None
     assert all(rules_page(load_ruleset(name)) == "rulebook/chance/" for name in CHANCE_RULESETS)
-    assert CHANCE_PAGE == "rulebook/chance.md"  # the page the link opens (tests/docs/test_rulebook.py holds it)
+    assert CHANCE_PAGE == "rulebook/chance.md"  # the page the link opens (test_rulebook.py holds it)
 
 
 def test_a_pasted_variant_of_another_family_plays_through_the_same_bridge() -> None:
