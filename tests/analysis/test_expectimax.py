@@ -249,6 +249,16 @@ def test_crossing_follows_pieces_to_their_root() -> None:
     assert c.lo == c.hi == F(7, 8) and c.polynomial == Polynomial.of([F(7, 4), -2])
 
 
+def test_a_value_leaving_zero_at_a_tabulated_point_crosses_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tabulated value of exactly 0 whose piece is not 0 leaves zero at that very point."""
+    from qttt.quantum.analysis import expectimax
+    zero_at_half = piecewise([(HALF, Polynomial.of([1, -2]))])
+    monkeypatch.setattr(expectimax, "value_at", lambda rs, p, side=0, compiled=True, log2size=24:
+                        zero_at_half(p, side or (-1 if p == 1 else 1)))
+    c = value_curve(load_ruleset("wikipedia(board=2,collapse=chance-second)"), [HALF, F(1)], core="python")
+    assert [(x.lo, x.hi) for x in c.crossings] == [(HALF, HALF)] and c.crossings[0].polynomial is not None
+
+
 def test_value_curve_tabulates_exact_values() -> None:
     rs = load_ruleset("wikipedia(board=2,collapse=chance-second,draw_second=1/4)")
     c = value_curve(rs, [HALF, F(3, 4), F(1)], core="python")

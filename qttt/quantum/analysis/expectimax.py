@@ -483,6 +483,12 @@ def value_curve(rs: Ruleset, points: Sequence[Fraction] | None = None, *, core: 
             c = crossing(at, a if a.side > 0 else at(a.p, 1), b, width)
             out.append(c)
             solves += c.solves
-        elif not _sign(a.value) and _sign(b.value):  # the value leaves 0 between them: not refined
-            out.append(Crossing(a.p, a.p, b.p, None, 0))
+        elif not _sign(a.value) and _sign(b.value):  # 0 at a, not at b
+            if a.side < 0:
+                a = at(a.p, 1)
+                solves += 1
+            if a.piece.coefficients:  # a piece of roots apart: the value leaves 0 at a itself
+                out.append(Crossing(a.p, a.p, a.p, a.piece, 0))
+            else:  # 0 on a piece right of a: where it ends is bracketed by the grid only
+                out.append(Crossing(a.p, a.p, b.p, None, 0))
     return Curve(rs.canonical, found, out, width, solves)
