@@ -30,7 +30,7 @@ def main() -> None:
     rs = load_ruleset(NAME)
     p = Fraction(3, 4)
     rng = random.Random(2)
-    starts = []
+    starts: list[list[int]] = []
     while len(starts) < 3:
         actions, _ = playout(rs, rng)
         if len(actions) >= 10:

@@ -9,9 +9,12 @@ from __future__ import annotations
 import copy
 import json
 import random
+import tomllib
 from collections.abc import Callable
 from fractions import Fraction
 from functools import cache
+from pathlib import Path
+from typing import Any
 
 import pytest
 from positions import midgame
@@ -264,3 +267,54 @@ def test_value_curve_tabulates_exact_values() -> None:
     c = value_curve(rs, [HALF, F(3, 4), F(1)], core="python")
     assert [q.value for q in c.points] == [reference("wikipedia", "chance-second", "1/4", [], p, board=2)
                                            for p in (HALF, F(3, 4), F(1))]
+
+
+# ----------------------------------------------------------------- the published curves
+
+CHANCE_RESULTS = Path(__file__).resolve().parents[2] / "results" / "analysis" / "chance"
+
+
+def _published() -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    index = CHANCE_RESULTS / "runs.toml"
+    if not index.is_file():
+        return []
+    runs = tomllib.loads(index.read_text(encoding="utf-8"))["run"]
+    return [(r, json.loads((CHANCE_RESULTS / r["result"]).read_text(encoding="utf-8"))) for r in runs]
+
+
+def test_published_curves_hold_together() -> None:
+    """Each published curve: made by its command, every value its piece at p, every crossing where
+    its piece is 0 (exact) or changes sign (bracket), and chance-measurer at p = 1 the published
+    minimax value of choice (Ishizeki & Matsuura: results/analysis/ishizeki-complete.json)."""
+    runs = _published()
+    assert runs, "results/analysis/chance/runs.toml lists the published curves"
+    for run, data in runs:
+        assert f"-o results/analysis/chance/{run['result']}" in run["command"]
+        assert f"'{data['ruleset']}'" in run["command"] or f'"{data["ruleset"]}"' in run["command"]
+        curve = data["curve"]
+        for q in curve["points"]:
+            piece = Polynomial.of([F(c) for c in q["piece"]])
+            assert piece(F(q["p"])) == F(q["value"])
+        for c in curve["crossings"]:
+            if "piece" not in c:
+                continue
+            piece = Polynomial.of([F(x) for x in c["piece"]])
+            lo, hi = F(c["lo"]), F(c["hi"])
+            assert piece(lo) == 0 if lo == hi else piece(lo) * piece(hi) < 0
+        if "collapse=chance-measurer" in data["ruleset"] and "draw_second" not in data["ruleset"]:
+            solved = json.loads((CHANCE_RESULTS.parent / "ishizeki-complete.json").read_text())["solve"]
+            solved = solved["value"]
+            assert data["ruleset"].startswith("ishizeki-complete(")
+            assert next(q["value"] for q in curve["points"] if q["p"] == "1") == solved
+
+
+@pytest.mark.slow
+def test_a_published_point_recomputes() -> None:
+    """Drift: p = 1/2 of the first published curve, solved again with the compiled core."""
+    if compiled.available() is not None:
+        pytest.skip(f"compiled core unavailable: {compiled.available()}")
+    data = _published()[0][1]
+    first = data["curve"]["points"][0]
+    from qttt.quantum.analysis.expectimax import value_at
+    point = value_at(load_ruleset(data["ruleset"]), F(first["p"]), log2size=22)
+    assert point.to_json() == first
