@@ -7,6 +7,7 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
+from ..analysis.piecewise import Polynomial
 from ..docgen.examples import EXAMPLES, INTRO, Example, contrasts
 from ..docgen.prose import parameter_statement
 from ..docgen.rulebook import implementer_lines
@@ -215,7 +216,8 @@ def chance_section(site: Site, folder: Path) -> list[str]:
             near = f" (p ≈ {x['decimal']})" if x.get("decimal") else ""
             where = (f"exactly at p = {x['lo']}" if x["lo"] == x["hi"]
                      else f"between p = {x['lo']} and {x['hi']}{near}")
-            root = f", a root of the polynomial with coefficients {x['root_of']}" if "root_of" in x else ""
+            root = (f", the root there of {Polynomial.of(Fraction(c) for c in x['root_of']).text()}"
+                    if "root_of" in x else "")
             out.append(f"- {r['label']}: the value leaves its sign {where}{root}.")
         if not c["crossings"]:
             out.append(f"- {r['label']}: no crossing of zero between the tabulated points.")
