@@ -274,12 +274,27 @@ def test_value_curve_tabulates_exact_values() -> None:
 CHANCE_RESULTS = Path(__file__).resolve().parents[2] / "results" / "analysis" / "chance"
 
 
-def _published() -> list[tuple[dict[str, Any], dict[str, Any]]]:
+def _published(kind: str = "run") -> list[tuple[dict[str, Any], dict[str, Any]]]:
     index = CHANCE_RESULTS / "runs.toml"
     if not index.is_file():
         return []
-    runs = tomllib.loads(index.read_text(encoding="utf-8"))["run"]
+    runs = tomllib.loads(index.read_text(encoding="utf-8")).get(kind, [])
     return [(r, json.loads((CHANCE_RESULTS / r["result"]).read_text(encoding="utf-8"))) for r in runs]
+
+
+def test_chance_measurer_at_p_one_solves_to_the_published_minimax_values() -> None:
+    """The published chance-measurer solve at p = 1 from the empty board: the value and every
+    first-move class's value equal the published minimax solve of ishizeki-complete."""
+    solves = _published("solve")
+    assert solves
+    for run, data in solves:
+        assert f"-o results/analysis/chance/{run['result']}" in run["command"]
+        solved = data["solve"]
+        base = solved["ruleset"].split("(")[0]
+        choice = json.loads((CHANCE_RESULTS.parent / f"{base}.json").read_text(encoding="utf-8"))["solve"]
+        assert solved["p"] == "1" and solved["value"] == choice["value"]
+        assert sorted(json.dumps(m["action"]) + m["value"] for m in solved["first_moves"]) == sorted(
+            json.dumps(m["action"]) + m["value"] for m in choice["first_moves"])
 
 
 def test_published_curves_hold_together() -> None:
