@@ -1,42 +1,29 @@
 """`qttt random NAME|FILE -n N`: uniformly random legal games as JSON Lines records.
 
-Games are played in blocks of `BLOCK`; block i draws from `random.Random(f"{seed}:{i}")` (as
-`qttt analyze random` seeds its chunks), so the output depends on the seed and the number of games,
-never on the workers that played the blocks or on the engine: blocks are written in order, and the
-compiled core (which writes the records itself, `compiled.Core.jsonl`) plays the Python engine's
-games.
+Games are played in blocks of `RECORD_BLOCK` (qttt.analysis.sample.record_block); block i draws
+from `random.Random(f"{seed}:{i}")` (as `qttt analyze random` seeds its chunks), so the output
+depends on the seed and the number of games, never on the workers that played the blocks or on the
+engine: blocks are written in order, and the compiled core (which writes the records itself,
+`compiled.Core.jsonl`) plays the Python engine's games.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import random
 import sys
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Protocol, runtime_checkable
 
+from ..analysis.sample import RECORD_BLOCK, WritesRecords, record_block
 from ..argtypes import integer
 from ..bounds import SEED, STREAM, WORKERS
 from ..family import compiled_core
-from ..games import random_game
 from ..io import write_atomic
-from ..notation import Record, record_to_json
 from ..processes import pool_of
 from ..ruleset import Ruleset
 from ..variant import load_ruleset
-
-BLOCK = 10_000  # games per block: the unit of seeding, of work for a process and of output
-
-
-@runtime_checkable
-class WritesRecords(Protocol):
-    """A compiled core that writes random games as JSON Lines itself (`compiled.Core.jsonl`)."""
-
-    def jsonl(self, rng: random.Random, games: int, head: str, tail: str) -> bytes: ...
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -55,27 +42,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="rules engine: the compiled core, the Python engine, or auto (compiled when "
                         "it can; default); same games either way")
     p.add_argument("--workers", type=integer(WORKERS), default=0,
-                   help=f"processes playing blocks of {BLOCK:,} games (default 0: one per core); "
+                   help=f"processes playing blocks of {RECORD_BLOCK:,} games (default 0: one per core); "
                         "same output whatever the number")
     p.set_defaults(run=run)
-
-
-def block(rs: Ruleset, seed: int, index: int, games: int, core: str) -> bytes:
-    """The JSON Lines records of block `index`, ASCII (JSON escapes the rest): `games` random games
-    drawn from `random.Random(f"{seed}:{index}")`."""
-    rng = random.Random(f"{seed}:{index}")
-    name = rs.canonical  # a name that replays anywhere, whatever spelling or file was given
-    fast = compiled_core(rs, core)
-    if isinstance(fast, WritesRecords):
-        empty = json.dumps(record_to_json(Record(name, ())), separators=(",", ":"))
-        cut = empty.index("[]") + 1
-        return fast.jsonl(rng, games, empty[:cut], empty[cut:] + "\n")
-    if fast is not None:
-        played = fast.random_actions(rng, games)
-    else:
-        played = [random_game(rs, rng)[0] for _ in range(games)]
-    return "".join(json.dumps(record_to_json(Record(name, tuple(actions))), separators=(",", ":")) + "\n"
-                   for actions in played).encode("ascii")
 
 
 def blocks(rs: Ruleset, count: int, seed: int, core: str, workers: int) -> Iterator[bytes]:
@@ -83,16 +52,17 @@ def blocks(rs: Ruleset, count: int, seed: int, core: str, workers: int) -> Itera
     compiled core writes them (C work, the interpreter released: threads share it without copying
     records between processes, which doubled the CPU per game, 1.17 s against 0.58 s per million
     wikipedia games measured), else by `workers` processes; at most 2 × workers blocks in flight."""
-    jobs = ((rs, seed, i, min(BLOCK, count - start), core) for i, start in enumerate(range(0, count, BLOCK)))
-    if workers <= 1 or count <= BLOCK:
+    jobs = ((rs, seed, i, min(RECORD_BLOCK, count - start), core)
+            for i, start in enumerate(range(0, count, RECORD_BLOCK)))
+    if workers <= 1 or count <= RECORD_BLOCK:
         for job in jobs:
-            yield block(*job)
+            yield record_block(*job)
         return
     written = isinstance(compiled_core(rs, core), WritesRecords)
     with ThreadPoolExecutor(workers) if written else pool_of(workers) as pool:
         pending: deque[Future[bytes]] = deque()
         for job in jobs:
-            pending.append(pool.submit(block, *job))
+            pending.append(pool.submit(record_block, *job))
             if len(pending) >= 2 * workers:
                 yield pending.popleft().result()
         while pending:

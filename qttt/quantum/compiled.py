@@ -65,6 +65,15 @@ SOLVER_CELLS = BUILDS[0]  # the solver's canonical keys need the small build
 CONFIG_FIELDS = ("cells", *(p.name for p in COMPILED), "uses_move_numbers")
 MAX_MOVES = 64  # move numbers a build holds at most (MAXM)
 HEADER = 7  # phase, move, pending, to-move, x score, o score, cycle mask; then cells
+TOO_MANY, INCONSISTENT = 9, 10  # the core's status codes beyond the refusals (QC_TOO_MANY, QC_INCONSISTENT)
+
+
+def inconsistent() -> QtttError:
+    """The error of a core that met a position the rules cannot produce (a measurement that meets a
+    mark or a cell twice, a cycle no path closes, move numbers run out): a bug in the rules, reported
+    instead of walking past the end of the core's arrays."""
+    return QtttError("core-compiled", "position inconsistent: the compiled core met a position the rules "
+                                      "cannot produce (a bug in the rules)")
 CORES = ("auto", "compiled", "python")
 
 
@@ -96,9 +105,9 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "qc_apply": (ctypes.c_int, [P, P, ctypes.c_int, ctypes.c_int, ctypes.c_int]),
     "qc_replay": (ctypes.c_int, [P, P, I32, ctypes.c_int]),
     "qc_legal": (ctypes.c_int, [P, P, I32]),
-    "qc_export": (None, [P, P, I64]),
+    "qc_export": (ctypes.c_int, [P, P, I64]),
     "qc_score": (None, [P, P, I64]),
-    "qc_perft": (None, [P, P, ctypes.c_int, U64]),
+    "qc_perft": (ctypes.c_int, [P, P, ctypes.c_int, U64]),
     "qc_games": (ctypes.c_int64, [P, U32, ctypes.c_int64, I32, ctypes.c_int64, I32, I64,
                                   ctypes.POINTER(ctypes.c_int8), U64]),
     "qc_sample": (ctypes.c_int64, [P, U32, ctypes.c_int64, I64, ctypes.c_int64, I64]),
@@ -239,8 +248,10 @@ class Core:
 
     def _overflow(self, status: int, what: str) -> QtttError:
         """The error of a core call that returned `status` < 0: -2 a game longer than the build's
-        move masks hold (rare: only rulesets whose games can pass 62 placements), else `what`
-        overflowed."""
+        move masks hold (rare: only rulesets whose games can pass 62 placements), -3 an inconsistent
+        position, else `what` overflowed."""
+        if status == -3:
+            return inconsistent()
         if status == -2:
             return QtttError("core-compiled", f"a random game of {self.rs.canonical} outgrew the compiled "
                              "core's move numbers; use --core python")
@@ -415,8 +426,10 @@ class CorePosition(Position):
             got = c.lib.qc_apply(c.handle, self.buf, 1, action.cell, 0)
         else:
             got = c.lib.qc_apply(c.handle, self.buf, 0, action.a, action.b)
-        if got == 9:
+        if got == TOO_MANY:
             raise QtttError("core-compiled", "more moves than the compiled core holds")
+        if got == INCONSISTENT:
+            raise inconsistent()
         if got:
             rule, message = _REFUSALS[got]
             raise IllegalAction(rule, message)
@@ -433,7 +446,8 @@ class CorePosition(Position):
         c = self.core
         n = c.cells
         out = (ctypes.c_int64 * (HEADER + 2 * n))()
-        c.lib.qc_export(c.handle, self.buf, out)
+        if c.lib.qc_export(c.handle, self.buf, out):
+            raise inconsistent()
         return CoreView(
             phase=("place", "measure", "over")[out[0]], move=out[1],
             pending=out[2] if out[0] == 1 else None,
@@ -448,7 +462,8 @@ class CorePosition(Position):
         """The number of action sequences of length 1..depth from here."""
         c = self.core
         counts = (ctypes.c_uint64 * max(depth, 1))()
-        c.lib.qc_perft(c.handle, self.buf, depth, counts)
+        if c.lib.qc_perft(c.handle, self.buf, depth, counts):
+            raise inconsistent()
         return [counts[i] for i in range(depth)]
 
 
@@ -525,6 +540,8 @@ class FastSolver:
     def _replay(self, codes: tuple[int, ...] | list[int]) -> None:
         arr = (ctypes.c_int32 * max(1, len(codes)))(*codes)
         status = self.lib.qc_replay(self.rules.handle, self.pos, arr, len(codes))
+        if status < 0:
+            raise inconsistent()
         if status:
             raise QtttError("solve-fast", f"action {status - 1} of {list(codes)} is not legal")
 
@@ -538,7 +555,8 @@ class FastSolver:
         stands (the final score once over)."""
         self._replay(codes)
         view = (ctypes.c_int64 * (HEADER + 2 * self.rs.board ** 2))()
-        self.lib.qc_export(self.rules.handle, self.pos, view)
+        if self.lib.qc_export(self.rules.handle, self.pos, view):
+            raise inconsistent()
         xo = (ctypes.c_int64 * 2)()
         self.lib.qc_score(self.rules.handle, self.pos, xo)
         return ("place", "measure", "over")[view[0]], xo[0] - xo[1]
@@ -548,7 +566,8 @@ class FastSolver:
         core's own move generator (as `conformance.perft.perft_counts` counts them)."""
         self._replay(codes)
         counts = (ctypes.c_uint64 * max(1, depth))()
-        self.lib.qc_perft(self.rules.handle, self.pos, depth, counts)
+        if self.lib.qc_perft(self.rules.handle, self.pos, depth, counts):
+            raise inconsistent()
         return [int(c) for c in counts[:depth]]
 
     def exact(self, codes: tuple[int, ...] | list[int], guess: int = 0) -> int:

@@ -68,7 +68,7 @@ def reference_replay(rec: dict[str, Any], rs_name: str | None = None) -> Any:
 def test_catalogue_ids_are_unique_and_rest_on_known_rules() -> None:
     rules = {r["id"] for r in tomllib.loads((ROOT / "spec" / "rules.toml").read_text())["rule"]}
     ids = [p.id for p in properties()]
-    assert len(ids) == len(set(ids)) == 12  # nine for the quantum family, three for the nested one
+    assert len(ids) == len(set(ids)) == 13  # ten for the quantum family, three for the nested one
     assert ids == [p.id for p in (*PROPERTIES, *nested_catalogue.PROPERTIES)]  # in registry order
     for p in properties():
         assert p.statement and p.method and p.applies_to and p.rules

@@ -22,9 +22,11 @@ from functools import cache
 from typing import Any
 
 from qttt import Ruleset, action_from_json, load_ruleset
+from qttt.family import family_of
 from qttt.quantum.engine import Action, Measure, Place
 from qttt.spec import spec_dir
 
+from ..paths import paths, serving
 from ..report import Confirmed, Finding, Part, Progress, Report, finding, worst
 from . import z3_graph as Z
 from .abstract import Params, Summary, explore, realize
@@ -37,16 +39,22 @@ from .sampled import (
     DEADLOCK,
     LEGAL,
     LENGTH,
+    RANDOM,
     SCORES,
     SHAPE,
     TIE,
     TOTAL,
     TURN,
     UNIQUE,
+    UNREPRODUCED,
     Context,
+    GameFailure,
     Sample,
+    compare_games,
     confirm,
+    confirm_game,
     core_reason,
+    forget_crashes,
     sample,
 )
 from .scores import Range, end_lines, range_witnesses, tie_verdicts
@@ -119,16 +127,22 @@ class Engine:
     sample: Sample
     walk: Walk | None = None
     own_walk: Walk | None = None
+    games: dict[str, list[GameFailure]] = field(default_factory=dict)  # the paths compared on games
+    seed: int = 0  # of those games: qttt random --seed
     _confirmed: dict[str, Confirmed | None] = field(default_factory=dict)
 
     def witness(self, prop: str) -> Confirmed | None:
         """The first failure of prop that replays from the start under the real rules and fails
-        there again (walks first: their games are shortest); failures of an auxiliary walk that do
-        not are dropped."""
+        there again (walks first: their games are shortest; for random-games-agree, the paths
+        compared on games); failures of an auxiliary walk that do not are dropped."""
         if prop not in self._confirmed:
             self._confirmed[prop] = next(
                 (w for failures in self.failures() for _, actions in failures.get(prop, [])
                  if (w := confirm(self.ctx, self.variant, prop, actions)) is not None), None)
+            if self._confirmed[prop] is None and prop == RANDOM:
+                self._confirmed[prop] = next(
+                    (w for found in self.games.values() for f in found
+                     if (w := confirm_game(self.ctx, self.variant, f)) is not None), None)
         return self._confirmed[prop]
 
     def confirm(self, prop: str, actions: Sequence[Action]) -> Confirmed | None:
@@ -243,22 +257,45 @@ def simple_finding(prop: str, what: str, engine: Engine, started: float) -> Find
                    engine.witness(prop))
 
 
-def cores_finding(rs: Ruleset, engine: Engine, started: float) -> Finding:
-    """Both cores on the same positions, where the compiled core plays the ruleset."""
-    reason = core_reason(rs)
-    if reason is not None:
-        return finding(CORES, [("unknown", f"unknown (the compiled core was not run: {reason})")],
-                       "not compared", time.perf_counter() - started)
+PROPERTY_AT = {"positions": CORES, "games": RANDOM}
+"""The property each kind of registered path (verify.paths, by `at`) is checked under."""
+
+
+def paths_finding(at: str, rs: Ruleset, engine: Engine, started: float) -> Finding:
+    """The registered paths (verify.paths) compared with the engine `at` positions (property
+    cores-agree: every position the engine was checked on) or on games (random-games-agree: the
+    games of `qttt random --seed`), each run in a child process and named in the details with what
+    settled it, or why it was not compared."""
+    prop = PROPERTY_AT[at]
+    serve, skipped = serving(rs, at)
     s = engine.sample
-    method = (f"the engine (Python) and the compiled core (C, qttt/quantum/compiled.py) replayed the same "
-              f"actions at {s.positions} positions of {s.games} sampled games"
-              + ("" if engine.walk is None else " and every position of the walk")
-              + ": positions, legal lists, the refusal of every other action, the position after each "
-              "legal action, final scores" + _walk_note(engine))
-    status, label = engine.part()
-    label = (label.replace("(engine", "(engine and compiled core", 1) if "(engine" in label
-             else label.replace(" games)", " games, engine and compiled core)", 1))
-    return finding(CORES, [(status, label)], method, time.perf_counter() - started, engine.witness(CORES))
+    if at == "positions":
+        status, label = engine.part()
+        label = (label.replace("(engine", "(engine and compiled core", 1) if "(engine" in label
+                 else label.replace(" games)", " games, engine and compiled core)", 1))
+        where = (f"at {s.positions} positions of {s.games} sampled games"
+                 + ("" if engine.walk is None else " and every position of the walk"))
+    else:
+        where = f"on the {s.games} games of qttt random --seed {engine.seed}"
+        status, label = "sampled", f"sampled ({where[7:]}, engine and compiled core)"
+    settled = {p.name: (status, f"{label.split(' (')[0]}: {p.settles}, {where}") for p in serve}
+    settled |= {name: ("unknown", f"not compared: {why}") for name, why in skipped.items()}
+    details = {"paths": [{"path": p.name, "symbols": list(p.symbols), "status": settled[p.name][0],
+                          "label": settled[p.name][1]} for p in paths(family_of(rs).name, at)]}
+    if not serve:
+        reason = core_reason(rs) or "; ".join(dict.fromkeys(skipped.values())) or "no registered path"
+        return finding(prop, [("unknown", f"unknown (no compiled path was run: {reason})")], "not compared",
+                       time.perf_counter() - started, details=details)
+    parts: list[Part] = [(status, label)]
+    unreproduced = [m for failures in engine.failures() for m, _ in failures.get(UNREPRODUCED, [])]
+    if unreproduced and at == "positions":
+        parts.append(("error", f"checker error (no single game reproduces a crash: {unreproduced[0]})"))
+    method = ("each registered path (verify.paths) in a child process, against the engine (a crash, an abort "
+              f"or a hang is a violation with the game that shows it), {where}: "
+              + "; ".join(f"{p.name}: {p.settles}" for p in serve)
+              + "".join(f"; not compared: {name} ({why})" for name, why in skipped.items())
+              + (_walk_note(engine) if at == "positions" else ""))
+    return finding(prop, parts, method, time.perf_counter() - started, engine.witness(prop), details)
 
 
 def deadlock_finding(rs: Ruleset, engine: Engine, started: float) -> Finding:
@@ -511,6 +548,7 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
     it plays the ruleset."""
     rs = load_ruleset(spec)
     say = progress or (lambda _: None)
+    forget_crashes()
     cells = rs.board * rs.board
     proofs = z3_proofs(cells, progress, timeout)
     say("Z3 cross-checks up to 6 cells")
@@ -523,12 +561,15 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
     s = sample(rs, games or default_games(rs), seed, bound=bound, cores=cores)
     sampled = time.perf_counter() - t
     ctx = Context.of(rs, bound, cores)
-    engine = Engine(ctx, spec, s)
+    engine = Engine(ctx, spec, s, seed=seed)
     walk_data = None
     if exhaustive or (exhaustive is None and walks_by_default(rs)):
         depth = max_ply if max_ply is not None else default_depth(rs)
         engine.walk, engine.own_walk = run_walks(rs, spec, depth, processes, say, checkpoint)
         walk_data = _walk_json(engine.walk, engine.own_walk)
+    if cores:
+        say("compiled paths on the games of qttt random")
+        engine.games = compare_games(ctx, spec, seed, s.games)
     findings = []
     for prop, props in ((SHAPE, (SHAPE,)), (UNIQUE, (UNIQUE,)), (TOTAL, (TOTAL,))):
         say(prop)
@@ -544,7 +585,9 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
         time.perf_counter())))
     if cores:
         say("cores-agree")
-        findings.append(guarded(CORES, lambda: cores_finding(rs, engine, time.perf_counter())))
+        findings.append(guarded(CORES, lambda: paths_finding("positions", rs, engine, time.perf_counter())))
+        say("random-games-agree")
+        findings.append(guarded(RANDOM, lambda: paths_finding("games", rs, engine, time.perf_counter())))
     say("no-deadlock")
     findings.append(guarded(DEADLOCK, lambda: deadlock_finding(rs, engine, time.perf_counter())))
     say("termination")
@@ -553,10 +596,19 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
     findings.append(guarded(SCORES, lambda: scores_finding(rs, engine, time.perf_counter())))
     order = [p.id for p in PROPERTIES]
     findings.sort(key=lambda f: order.index(f.property))
-    reason = core_reason(rs) if cores else "not asked for"
-    both = ("engine (Python) and compiled core (C), compared at every checked position" if reason is None
-            else f"engine (Python) only: {reason}")
-    return Report(spec, rs.name, rs.canonical, rs.board, findings, s.games, sampled, walk_data, both)
+    return Report(spec, rs.name, rs.canonical, rs.board, findings, s.games, sampled, walk_data,
+                  compared(rs, cores))
+
+
+def compared(rs: Ruleset, cores: bool) -> str:
+    """What the report's title says was run: the engine, and the registered paths compared with it
+    (`verify.paths`: cores-agree and random-games-agree name each with what settled it)."""
+    found = serving(rs)[0] if cores else ()
+    if not found:
+        why = (core_reason(rs) or "no registered path serves it") if cores else "not asked for"
+        return f"engine (Python) only: {why}"
+    return (f"engine (Python); compared with it: {len(found)} compiled path{'s' * (len(found) != 1)} "
+            "(cores-agree, random-games-agree name each)")
 
 
 def shared_work() -> dict[str, Any]:
