@@ -69,7 +69,7 @@ def record_block(rs: Ruleset, seed: int, index: int, games: int, core: str) -> b
     fast = compiled_core(rs, core)
     if isinstance(fast, WritesRecords):
         empty = json.dumps(record_to_json(Record(name, ())), separators=(",", ":"))
-        cut = empty.index("[]") + 1
+        cut = empty.rindex("[]") + 1  # the actions come last; a canonical name may hold "[]" too
         return fast.jsonl(rng, games, empty[:cut], empty[cut:] + "\n")
     if fast is not None:
         played = fast.random_actions(rng, games)
@@ -213,6 +213,7 @@ def sample_games(rs: Ruleset, games: int, *, seed: int = 0, chunk: int = 2000,
     finish, at the end and when the run stops, and resumed from; `core` chooses
     the compiled core or the Python engine (auto: compiled where it can; same games either way)."""
     fast = compiled_core(rs, core) is not None  # refuses compiled here, before any work, if it cannot serve
+    core = core if fast else "python"  # decided once: workers neither try again nor repeat the notice
     if games < 1 or chunk < 1:
         raise UsageError(None, f"need at least one game and a positive chunk size "
                         f"(got {games} games, chunk {chunk})")

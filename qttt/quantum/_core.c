@@ -12,8 +12,9 @@
    are integers scaled by a common denominator chosen in Python.
 
    Every stack and buffer is bounded by construction: a position the rules cannot produce (a bug
-   in the rules, here or upstream of a test) is flagged inconsistent (`Pos.bad`, reported as
-   QC_INCONSISTENT by the entry points) rather than walked past the end of an array. */
+   in the rules, here or upstream of a test) gets the phase BAD, which no rule produces and from
+   which nothing follows (no legal action, no deeper search), and the entry points report it as
+   QC_INCONSISTENT, rather than walk it past the end of an array. */
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -51,6 +52,7 @@ typedef int64_t value_t;
 #define PLACE 0
 #define MEASURE 1
 #define OVER 2
+#define BAD 3 /* the position is inconsistent: a measurement met a mark or a cell twice, or moves ran out */
 #define QC_TOO_MANY 9      /* qc_apply: more moves than this build holds */
 #define QC_INCONSISTENT 10 /* an entry point met a position the rules cannot produce */
 
@@ -62,7 +64,6 @@ typedef struct {
     uint16_t comp[MAXC];
     uint16_t x, o, open;
     uint8_t move, phase, pending;
-    uint8_t bad; /* inconsistent: a measurement met a mark or a cell twice, or moves ran out */
 } Pos;
 
 /* One scoring component: its award's fields (as _config.h names them), then its list (first-line:
@@ -135,7 +136,7 @@ HOT void settle(const Rules *r, Pos *p) {
 
 /* rules turn-order, entanglement, cycle-close, last-square */
 HOT void place(const Rules *r, Pos *p, int a, int b) {
-    if (p->move >= MAXM - 1) { p->bad = 1; p->phase = OVER; return; } /* no move number left */
+    if (p->move >= MAXM - 1) { p->phase = BAD; return; } /* no move number left */
     int k = p->move++;
     if (a == b) {
         p->cls[a] = (uint8_t)k;
@@ -169,11 +170,12 @@ HOT void measure(const Rules *r, Pos *p, int cell) {
     int sm[MAXM], sc[MAXM], sp = 0;
     moves_t pushed = (moves_t)1 << p->pending;
     uint32_t filled = 0;
+    int bad = 0;
     sm[sp] = p->pending; sc[sp] = cell; sp++;
     while (sp) {
         sp--;
         int m = sm[sp], c = sc[sp];
-        if (filled >> c & 1) { p->bad = 1; continue; }
+        if (filled >> c & 1) { bad = 1; continue; }
         filled |= 1u << c;
         p->cls[c] = (uint8_t)m;
         int a = p->ea[m], b = p->eb[m];
@@ -185,7 +187,7 @@ HOT void measure(const Rules *r, Pos *p, int cell) {
         while (rest) {
             int j = ctz(rest);
             rest &= rest - 1;
-            if (pushed >> j & 1) { p->bad = 1; continue; }
+            if (pushed >> j & 1) { bad = 1; continue; }
             pushed |= (moves_t)1 << j;
             sm[sp] = j; sc[sp] = p->ea[j] + p->eb[j] - c; sp++;
         }
@@ -208,6 +210,7 @@ HOT void measure(const Rules *r, Pos *p, int cell) {
         }
     }
     settle(r, p);
+    if (bad) p->phase = BAD;
 }
 
 /* rule place-two-cycle: the two cells already hold a live spooky move */
@@ -235,7 +238,7 @@ static int x_moves(const Rules *r, const Pos *p) {
    place-distinct, place-two-cycle). */
 HOT int legal(const Rules *r, const Pos *p, int *out) {
     int n = 0;
-    if (p->phase == OVER) return 0;
+    if (p->phase >= OVER) return 0;
     if (p->phase == MEASURE) {
         out[n++] = r->sq + p->ea[p->pending];
         out[n++] = r->sq + p->eb[p->pending];
@@ -378,7 +381,7 @@ static int playout(const Rules *r, MT *g, Pos *p, int32_t *codes, uint64_t *dige
     int cells = r->cells;
     for (;;) {
         int32_t code;
-        if (p->bad || n >= 4 * MAXM) return -3; /* each placement is measured at most once */
+        if (p->phase == BAD || n >= 4 * MAXM) return -3; /* each placement is measured at most once */
         if (p->phase == PLACE) {
             if (p->move >= MAXM - 1) return -2;
             int opens[MAXC], m = 0;
@@ -431,7 +434,7 @@ static int perft_walk(const Rules *r, const Pos *p, int level, int depth, uint64
     for (int i = 0; i < n; i++) {
         Pos q = *p;
         apply_code(r, &q, acts[i]);
-        if (q.bad) { bad = 1; continue; }
+        if (q.phase == BAD) { bad = 1; continue; }
         bad |= perft_walk(r, &q, level + 1, depth, counts) != 0;
     }
     return bad ? QC_INCONSISTENT : 0;
@@ -532,6 +535,170 @@ static void pos_key(const Rules *r, const Pos *p, uint64_t *k1, uint64_t *k2) {
 }
 #endif
 
+/* ---- walk: shape keys (verify/quantum/exhaustive.py shape_key) ----------------------------------
+
+   The checker's walk merges positions whose open cells' entanglement graphs are isomorphic, with the
+   pending move marked, the phase and the parity of the next move equal. The key is exact: a
+   parenthesis string (AHU codes: bit 0 is '(', 1 is ')'; 2 bits per open cell, so at most 32) after
+   8 bits of phase, parity and the pending component's size, left-aligned in 64 bits; codes are
+   ordered as Python orders the strings, so the key is the one `shape_code` makes of the Python key. */
+
+typedef struct { uint64_t v; int n; } Code; /* a parenthesis string: bit 0 '(' 1 ')', right-aligned, n bits */
+
+static int code_cmp(Code a, Code b) {
+    uint64_t x = a.n ? a.v << (64 - a.n) : 0, y = b.n ? b.v << (64 - b.n) : 0;
+    return x < y ? -1 : x > y;
+}
+
+#define MAXDEG (2 * MAXC) /* edges at one open cell of a graph the rules make: at most MAXC */
+typedef struct {
+    int deg[MAXC];
+    int8_t nb[MAXC][MAXDEG];
+} Graph;
+
+/* AHU code of the tree hanging at v, away from parent and the cells of avoid. */
+static Code rooted(const Graph *g, int v, int parent, uint32_t avoid) {
+    Code kids[MAXC];
+    int n = 0;
+    for (int i = 0; i < g->deg[v]; i++) {
+        int u = g->nb[v][i];
+        if (u == parent || (avoid >> u & 1)) continue;
+        Code k = rooted(g, u, v, avoid);
+        int j = n - 1;
+        while (j >= 0 && code_cmp(kids[j], k) > 0) { kids[j + 1] = kids[j]; j--; }
+        kids[j + 1] = k;
+        n++;
+    }
+    Code out = {0, 1};
+    for (int i = 0; i < n; i++) { out.v = out.v << kids[i].n | kids[i].v; out.n += kids[i].n; }
+    out.v = out.v << 1 | 1; out.n += 1;
+    return out;
+}
+
+static Code tree_code(const Graph *g, uint32_t cells) {
+    int degree[MAXC], left = popc(cells);
+    uint32_t removed = 0, leaves = 0;
+    for (uint32_t m = cells; m; m &= m - 1) { int c = ctz(m); degree[c] = g->deg[c]; if (degree[c] <= 1) leaves |= 1u << c; }
+    while (left > 2) {
+        uint32_t nxt = 0;
+        for (uint32_t m = leaves; m; m &= m - 1) {
+            int leaf = ctz(m);
+            removed |= 1u << leaf; left--;
+            for (int i = 0; i < g->deg[leaf]; i++) {
+                int u = g->nb[leaf][i];
+                if (removed >> u & 1) continue;
+                if (--degree[u] == 1) nxt |= 1u << u;
+            }
+        }
+        leaves = nxt;
+    }
+    Code best = {0, 0};
+    for (uint32_t m = cells & ~removed; m; m &= m - 1) {
+        Code c = rooted(g, ctz(m), -1, 0);
+        if (!best.n || code_cmp(c, best) < 0) best = c;
+    }
+    return best;
+}
+
+/* The pending component's code: hanging trees along the cycle from one end of the pending move to the other,
+   the lesser direction; n = 0 when the component is not one cycle through the pending move. */
+static Code cycle_code(const Rules *r, const Pos *p, const Graph *g, uint32_t cells) {
+    Code none = {0, 0};
+    int degree[MAXC];
+    uint32_t core = cells, stack = 0;
+    int nmoves = 0;
+    for (moves_t l = p->live; l; l &= l - 1) if (cells >> p->ea[ctz(l)] & 1) nmoves++;
+    if (nmoves != popc(cells)) return none;
+    for (uint32_t m = cells; m; m &= m - 1) { int c = ctz(m); degree[c] = g->deg[c]; if (degree[c] <= 1) stack |= 1u << c; }
+    while (stack) {
+        int c = ctz(stack); stack &= stack - 1;
+        if (!(core >> c & 1)) continue;
+        core &= ~(1u << c);
+        for (int i = 0; i < g->deg[c]; i++) {
+            int u = g->nb[c][i];
+            if ((core >> u & 1) && --degree[u] <= 1) stack |= 1u << u;
+        }
+    }
+    int k = p->pending, a = p->ea[k], b = p->eb[k];
+    if (!(core >> a & 1) || !(core >> b & 1)) return none;
+    int order[MAXC + 1], n = 0, last = k, here = a;
+    order[n++] = a;
+    while (here != b) {
+        int step = -1, found = 0;
+        for (moves_t l = p->live; l; l &= l - 1) {
+            int j = ctz(l);
+            if (j == last || !(core >> p->ea[j] & 1) || !(core >> p->eb[j] & 1)) continue;
+            if (p->ea[j] == here || p->eb[j] == here) { step = j; found++; }
+        }
+        if (found != 1 || n > popc(core)) return none;
+        last = step;
+        here = p->ea[step] == here ? p->eb[step] : p->ea[step];
+        order[n++] = here;
+    }
+    if (n != popc(core)) return none;
+    Code seq[MAXC];
+    for (int i = 0; i < n; i++) seq[i] = rooted(g, order[i], -1, core);
+    Code fw = {0, 0}, bw = {0, 0};
+    for (int i = 0; i < n; i++) {
+        fw.v = fw.v << seq[i].n | seq[i].v; fw.n += seq[i].n;
+        bw.v = bw.v << seq[n - 1 - i].n | seq[n - 1 - i].v; bw.n += seq[n - 1 - i].n;
+    }
+    return code_cmp(bw, fw) < 0 ? bw : fw;
+}
+
+#define ODD_KEY (~(uint64_t)0)
+
+/* phase (2 bits), parity of the next move (1), cells of the pending component (5), its code, then the other
+   components' tree codes in increasing order; left-aligned. ODD_KEY for a graph of a shape the rules never make. */
+static uint64_t shape_key(const Rules *r, const Pos *p) {
+    Graph g;
+    uint32_t open = p->open;
+    for (int c = 0; c < r->cells; c++) g.deg[c] = 0;
+    for (moves_t l = p->live; l; l &= l - 1) {
+        int k = ctz(l), a = p->ea[k], b = p->eb[k];
+        if (!(open >> a & 1) || !(open >> b & 1) || g.deg[a] == MAXDEG || g.deg[b] == MAXDEG) return ODD_KEY;
+        g.nb[a][g.deg[a]++] = (int8_t)b;
+        g.nb[b][g.deg[b]++] = (int8_t)a;
+    }
+    uint32_t seen = 0;
+    Code trees[MAXC], pend = {0, 0};
+    int nt = 0, pendcells = 0;
+    int pcell = p->phase == MEASURE ? p->ea[p->pending] : -1;
+    for (uint32_t m = open; m; m &= m - 1) {
+        int c = ctz(m);
+        if (seen >> c & 1) continue;
+        uint32_t comp = 1u << c, todo = 1u << c;
+        while (todo) {
+            int v = ctz(todo); todo &= todo - 1;
+            for (int i = 0; i < g.deg[v]; i++) { int u = g.nb[v][i]; if (!(comp >> u & 1)) { comp |= 1u << u; todo |= 1u << u; } }
+        }
+        seen |= comp;
+        int edges = 0;
+        for (uint32_t q = comp; q; q &= q - 1) edges += g.deg[ctz(q)];
+        edges /= 2;
+        if (pcell >= 0 && (comp >> pcell & 1)) {
+            pend = cycle_code(r, p, &g, comp);
+            if (!pend.n) return ODD_KEY;
+            pendcells = popc(comp);
+        } else if (edges != popc(comp) - 1) {
+            return ODD_KEY;
+        } else {
+            Code t = tree_code(&g, comp);
+            int j = nt - 1;
+            while (j >= 0 && code_cmp(trees[j], t) > 0) { trees[j + 1] = trees[j]; j--; }
+            trees[j + 1] = t;
+            nt++;
+        }
+    }
+    uint64_t key = (uint64_t)p->phase;
+    int n = 2;
+    key = key << 1 | (p->move & 1); n += 1;
+    key = key << 5 | (uint64_t)pendcells; n += 5;
+    key = key << pend.n | pend.v; n += pend.n;
+    for (int i = 0; i < nt; i++) { key = key << trees[i].n | trees[i].v; n += trees[i].n; }
+    return key << (64 - n);
+}
+
 /* ---- solver: the value x - o under perfect play (qttt/quantum/analysis/solve.py) ---------------- */
 
 typedef struct {
@@ -574,7 +741,7 @@ static Entry *tt_find(Search *s, uint64_t k1, uint64_t k2, int create) {
 static int64_t search(Search *s, const Pos *p, int64_t alpha, int64_t beta) {
     const Rules *r = s->r;
     s->nodes++;
-    if (p->phase == OVER || p->bad) return diff_now(r, p); /* inconsistent: searched no deeper */
+    if (p->phase >= OVER) return diff_now(r, p); /* over, or inconsistent: searched no deeper */
     uint64_t k1, k2;
     pos_key(r, p, &k1, &k2);
     Entry *e = tt_find(s, k1, k2, 0);
@@ -734,14 +901,14 @@ void qc_pos_init(const void *h, void *pos) { init_pos(h, pos); }
 int qc_apply(const void *h, void *pos, int kind, int a, int b) {
     const Rules *r = h;
     Pos *p = pos;
-    if (p->bad) return QC_INCONSISTENT;
+    if (p->phase == BAD) return QC_INCONSISTENT;
     if (p->phase == OVER) return 1;
     if (kind == 1) {
         if (p->phase != MEASURE) return 3;
         if (a < 0 || a >= r->cells) return 4;
         if (a != p->ea[p->pending] && a != p->eb[p->pending]) return 8;
         measure(r, p, a);
-        return p->bad ? QC_INCONSISTENT : 0;
+        return p->phase == BAD ? QC_INCONSISTENT : 0;
     }
     if (p->phase == MEASURE) return 2;
     if (a < 0 || a >= r->cells || b < 0 || b >= r->cells) return 4;
@@ -776,7 +943,7 @@ int qc_legal(const void *h, const void *pos, int32_t *out) {
     return n;
 }
 
-/* The position as plain numbers: phase, move, pending, to-move (0 x, 1 o, -1 none), x score,
+/* The position as plain numbers: phase, move, pending (as held, whatever the phase), to-move (0 x, 1 o, -1 none), x score,
    o score (as the board stands), cycle cell mask (0 if none), then per cell its classical move
    number, then per cell its spooky move-number mask. Returns 0, or QC_INCONSISTENT for a position the
    rules cannot produce (then the cycle mask is 0). */
@@ -785,14 +952,14 @@ int qc_export(const void *h, const void *pos, int64_t *out) {
     const Pos *p = pos;
     out[0] = p->phase;
     out[1] = p->move;
-    out[2] = p->phase == MEASURE ? p->pending : 0;
+    out[2] = p->pending; /* as held: a pending move left after its measurement shows */
     out[3] = p->phase == OVER ? -1 : p->phase == MEASURE ? !x_moves(r, p) : !(p->move & 1);
     int64_t xs = 0, os = 0;
     if (p->phase == OVER) score(r, p, &xs, &os); /* rule score-at-end */
     out[4] = xs;
     out[5] = os;
     int64_t cyc = 0;
-    int bad = p->bad;
+    int bad = p->phase == BAD;
     if (p->phase == MEASURE) { /* rule cycle-close: the closing move plus the path it closes */
         int a = p->ea[p->pending], b = p->eb[p->pending];
         int parent[MAXC], queue[MAXC], qh = 0, qt = 0;
@@ -818,6 +985,28 @@ int qc_export(const void *h, const void *pos, int64_t *out) {
     return bad ? QC_INCONSISTENT : 0;
 }
 
+/* The solver's key of a position (two words: canonical under the board's symmetries in the 9-cell
+   build, hashed in the 16-cell one). */
+void qc_key(const void *h, const void *pos, uint64_t *out) { pos_key(h, pos, &out[0], &out[1]); }
+
+/* The walk's shape key of a position (ODD_KEY, all bits set, for a graph the rules never make). */
+uint64_t qc_shape_key(const void *h, const void *pos) { return shape_key(h, pos); }
+
+/* The legal actions (as Python encodes them, in the engine's order) and the shape key of the
+   position each leads to; their number. */
+int qc_child_keys(const void *h, const void *pos, int32_t *codes, uint64_t *keys) {
+    const Rules *r = h;
+    int acts[NCODES];
+    int n = legal(r, pos, acts);
+    for (int i = 0; i < n; i++) {
+        Pos q = *(const Pos *)pos;
+        apply_code(r, &q, acts[i]);
+        codes[i] = external(r, acts[i]);
+        keys[i] = shape_key(r, &q);
+    }
+    return n;
+}
+
 /* Score of the board as it stands (x, o), whatever the phase. */
 void qc_score(const void *h, const void *pos, int64_t *out) { score(h, pos, &out[0], &out[1]); }
 
@@ -825,7 +1014,7 @@ void qc_score(const void *h, const void *pos, int64_t *out) { score(h, pos, &out
    Returns 0, or QC_INCONSISTENT when a position on the way is one the rules cannot produce. */
 int qc_perft(const void *h, const void *pos, int depth, uint64_t *counts) {
     for (int i = 0; i < depth; i++) counts[i] = 0;
-    if (((const Pos *)pos)->bad) return QC_INCONSISTENT;
+    if (((const Pos *)pos)->phase == BAD) return QC_INCONSISTENT;
     return depth > 0 ? perft_walk(h, pos, 0, depth, counts) : 0;
 }
 

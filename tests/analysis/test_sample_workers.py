@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 from qttt.analysis import sample
 from qttt.analysis.sample import SampleResult, sample_games
@@ -39,7 +40,8 @@ def pools() -> Iterator[dict[int, Mapper]]:
     stop3()
 
 
-@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=examples(25),
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(rs=rulesets(max_board=4), seed=st.integers(0, 99), games=st.integers(1, 400),
        chunk=st.integers(1, 60), unit=st.integers(1, 500), units=st.integers(1, 20),
        workers=st.sampled_from([2, 3]),
@@ -88,8 +90,8 @@ def test_dask_workers_start_and_answer_as_pool_workers() -> None:
                          [("wikipedia", "auto"), ("wikipedia", "python"), ("intelligent", "auto")])
 def test_random_records_whatever_the_workers(name: str, core: str, capsys: pytest.CaptureFixture[str],
                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """`qttt random`: blocks the core writes run on threads, the others on processes; the same
-    records on 1, 2 or 3 of either."""
+    """`qttt random`: the same records on 1, 2 or 3 worker processes, whichever engine plays them
+    (tests/cli/test_random_output.py tests every kind of output)."""
     monkeypatch.setattr(sample_cli, "BLOCK", 7)
     out = []
     for workers in ("1", "2", "3"):

@@ -81,7 +81,7 @@ def _position(core: compiled.Core, visit: Visit,
             return CORES, f"the compiled core refuses action {i + 1}, {act}, under rule {e.rule}", None
     done = len(path)
     mark(done, None)
-    differs = view_differs(pos.view(), visit.state)
+    differs = view_differs(pos.view(), visit.state) or fields_differ(pos.fields(), visit.state.fields())
     if differs:
         return CORES, f"the compiled core holds {differs}", None
     legal = list(visit.legal)
@@ -103,7 +103,7 @@ def _position(core: compiled.Core, visit: Visit,
         mark(done, act)
         after = pos.copy()
         after.apply(act)
-        differs = view_differs(after.view(), child)
+        differs = view_differs(after.view(), child) or fields_differ(after.fields(), child.fields())
         if differs:
             return CORES, f"after {act} the compiled core holds {differs}", act
     return None
@@ -120,6 +120,15 @@ def view_differs(view: compiled.CoreView, state: State) -> str | None:
     for name, mine, theirs in zip(names, core, engine, strict=True):
         if mine != theirs:
             return f"{name} {mine}, the engine {theirs}"
+    return None
+
+
+def fields_differ(core: dict[str, Any], engine: dict[str, Any]) -> str | None:
+    """The first declared field of the position state (`qttt.quantum.engine.STATE`) the compiled
+    core holds otherwise than the engine, in words."""
+    for name, mine in core.items():
+        if mine != engine[name]:
+            return f"position-state field {name} = {mine}, the engine {engine[name]}"
     return None
 
 
@@ -143,6 +152,9 @@ def replay_json(ctx: Context, visits: Sequence[Visit], mark: Mark) -> list[Failu
     try:
         while at < len(visits):
             done = core.replay_jsonl(b"".join(lines[at:]), True, name)
+            if not done.lines and done.stop != "line":
+                stuck = f"the compiled replay stops ({done.stop}) without reading a line"
+                return [(CORES, stuck, None)] * len(visits)
             written = done.states.splitlines()
             states += written[:done.records]
             at += done.lines

@@ -208,6 +208,10 @@ def check_bookkeeping(ctx: Context, state: State, path: Sequence[Action]) -> str
         return f"after {k} placements the engine's next move is {state.move}, the rules say {k + 1}"
     if state.pending is not None and (state.pending != k or not isinstance(last, Place)):
         return f"pending cycle closed by move {state.pending}; the last placement made was move {k}"
+    held = state.fields()["pending"]  # the declared field as held, whatever the phase
+    if held != (state.pending or 0):
+        return (f"the engine holds move {held} as pending in phase {state.phase}; the declared position "
+                "state holds the cycle-closing move while a measurement is pending, 0 otherwise")
     if isinstance(last, Place):
         a, b = min(last), max(last)
         if a == b and state.classical[a] != k:
