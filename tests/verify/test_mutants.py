@@ -33,6 +33,7 @@ from verify import isolation
 from verify.cli import exit_status
 from verify.quantum.check import check, designed
 from verify.quantum.exhaustive import walk
+from verify.quantum.fastpaths import as_built
 from verify.quantum.sampled import Context, confirm
 from verify.quantum.witness import replay
 from verify.report import Finding, Report
@@ -183,8 +184,8 @@ def core_source_changed(old: str, new: str) -> Patch:
         source = compiled.SOURCE.read_text(encoding="utf-8")
         assert old in source
         folder = Path(tempfile.mkdtemp())
-        for header in compiled.SOURCE.parent.glob("*.h"):  # the headers it includes, unchanged
-            shutil.copy(header, folder / header.name)
+        for kept in (*compiled.SOURCE.parent.glob("*.h"), compiled.SOURCE.with_name("_core.toml")):
+            shutil.copy(kept, folder / kept.name)  # the headers it includes and its builds, unchanged
         copy = folder / compiled.SOURCE.name
         copy.write_text(source.replace(old, new, 1), encoding="utf-8")
         mp.setattr(compiled, "SOURCE", copy)
@@ -463,7 +464,7 @@ def test_an_inconsistent_position_is_reported_not_overrun(monkeypatch: pytest.Mo
     after cells of a measured component are placed in again, the pending cycle has no path closing
     it; the core says the position is inconsistent (QtttError, rule core-compiled) instead of
     reading before its parent array, as it did (checked in a child process, where an overrun cannot
-    take the tests down)."""
+    take the tests down; the core as built, which its load-time self-test refuses)."""
     core_source_changed("    p->open &= (uint16_t)~component;\n", "")(monkeypatch)
     rs = load_ruleset("wikipedia")
     game = [Place(3, 7), Place(4, 5), Place(0, 3), Place(2, 4), Place(5, 8), Place(5, 7), Place(3, 8),
@@ -476,5 +477,7 @@ def test_an_inconsistent_position_is_reported_not_overrun(monkeypatch: pytest.Mo
         except QtttError as e:
             return [e.message]
         return ["no error"]
-    got = isolation.run(view, [0])[0]
+    with as_built() as refused:
+        got = isolation.run(view, [0])[0]
+    assert refused is not None and "self-test" in refused
     assert isinstance(got, str) and got.startswith("position inconsistent"), got

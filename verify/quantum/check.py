@@ -12,6 +12,7 @@ weakest of its parts; its label names each part. A violation is reported only wi
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import time
@@ -32,6 +33,7 @@ from . import z3_graph as Z
 from .abstract import Params, Summary, explore, realize
 from .catalogue import PROPERTIES, SHAPE_KEY
 from .exhaustive import RELABELLED, Walk, walk, walk_ruleset
+from .fastpaths import as_built
 from .graphs import Tally, enumerate_collapse, enumerate_single_cycle
 from .sampled import (
     ABSTRACT,
@@ -129,6 +131,7 @@ class Engine:
     own_walk: Walk | None = None
     games: dict[str, list[GameFailure]] = field(default_factory=dict)  # the paths compared on games
     seed: int = 0  # of those games: qttt random --seed
+    refused: str | None = None  # why the core's load-time self-test refused it, if it did
     _confirmed: dict[str, Confirmed | None] = field(default_factory=dict)
 
     def witness(self, prop: str) -> Confirmed | None:
@@ -280,13 +283,18 @@ def paths_finding(at: str, rs: Ruleset, engine: Engine, started: float) -> Findi
         status, label = "sampled", f"sampled ({where[7:]}, engine and compiled core)"
     settled = {p.name: (status, f"{label.split(' (')[0]}: {p.settles}, {where}") for p in serve}
     settled |= {name: ("unknown", f"not compared: {why}") for name, why in skipped.items()}
-    details = {"paths": [{"path": p.name, "symbols": list(p.symbols), "status": settled[p.name][0],
-                          "label": settled[p.name][1]} for p in paths(family_of(rs).name, at)]}
+    details: dict[str, Any] = {"paths": [
+        {"path": p.name, "symbols": list(p.symbols), "status": (got := settled[p.name])[0], "label": got[1]}
+        for p in paths(family_of(rs).name, at)]}
     if not serve:
         reason = core_reason(rs) or "; ".join(dict.fromkeys(skipped.values())) or "no registered path"
         return finding(prop, [("unknown", f"unknown (no compiled path was run: {reason})")], "not compared",
                        time.perf_counter() - started, details=details)
     parts: list[Part] = [(status, label)]
+    if engine.refused is not None:  # the commands play the Python engine instead: say why, whatever else
+        parts.append(("unknown", f"unknown (the compiled core's load-time self-test refuses it, so the "
+                                 f"commands play the Python engine: {engine.refused}; compared as built)"))
+        details["self_test"] = engine.refused
     unreproduced = [m for failures in engine.failures() for m, _ in failures.get(UNREPRODUCED, [])]
     if unreproduced and at == "positions":
         parts.append(("error", f"checker error (no single game reproduces a crash: {unreproduced[0]})"))
@@ -544,8 +552,19 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
           processes: int = 1, checkpoint: str | None = None, cores: bool = True) -> Report:
     """Settle every catalogue property of the ruleset named by spec (name, canonical name or file).
     The walk runs when `exhaustive`, or by default (None) where `walks_by_default`; to max_ply,
-    default `default_depth`. With `cores`, the compiled core is compared with the engine wherever
-    it plays the ruleset."""
+    default `default_depth`. With `cores`, every registered path (verify.paths) is compared with
+    the engine wherever it plays the ruleset, the compiled core as its source builds it even where
+    its load-time self-test refuses it (`fastpaths.as_built`)."""
+    with as_built() if cores else contextlib.nullcontext() as refused:
+        return settle(spec, games=games, seed=seed, progress=progress, timeout=timeout, exhaustive=exhaustive,
+                      max_ply=max_ply, processes=processes, checkpoint=checkpoint, cores=cores,
+                      refused=refused)
+
+
+def settle(spec: str, *, games: int | None, seed: int, progress: Progress | None, timeout: float,
+           exhaustive: bool | None, max_ply: int | None, processes: int, checkpoint: str | None,
+           cores: bool, refused: str | None) -> Report:
+    """`check`'s work, `refused` saying why the core's self-test refused it (None: it did not)."""
     rs = load_ruleset(spec)
     say = progress or (lambda _: None)
     forget_crashes()
@@ -561,7 +580,7 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
     s = sample(rs, games or default_games(rs), seed, bound=bound, cores=cores)
     sampled = time.perf_counter() - t
     ctx = Context.of(rs, bound, cores)
-    engine = Engine(ctx, spec, s, seed=seed)
+    engine = Engine(ctx, spec, s, seed=seed, refused=refused)
     walk_data = None
     if exhaustive or (exhaustive is None and walks_by_default(rs)):
         depth = max_ply if max_ply is not None else default_depth(rs)

@@ -13,14 +13,20 @@ failure like any other.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
-from collections.abc import Callable, Sequence
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from qttt import IllegalAction, Ruleset
 from qttt.analysis.sample import RECORD_BLOCK, play_chunk, record_block
+from qttt.native import OVERRIDE, builds, compiler
+from qttt.native.build import compile_build
 from qttt.notation import Record, record_to_json, state_to_json
 from qttt.quantum import compiled
 from qttt.quantum.engine import Action, State, playout
@@ -29,7 +35,7 @@ from qttt.quantum.game import compile_game
 from .. import isolation
 from ..isolation import Mark
 from .exhaustive import encode
-from .sampled import CORES, Context, Failure, GameFailure, Visit, action_space, core_reason
+from .sampled import CORES, Context, Failure, Further, GameFailure, Visit, action_space, core_reason
 from .scores import expected_scores
 
 MASK = (1 << 64) - 1
@@ -39,7 +45,36 @@ plain minimax, the reference, grows fast above)."""
 PERFT_DEPTH = 2
 
 
-def _guarded(compare: Callable[[Any], Failure | None], visit: Any) -> Failure | None:
+@contextlib.contextmanager
+def as_built() -> Iterator[str | None]:
+    """The compiled core as its source builds it, for the block, even where its load-time
+    self-test refuses it (`qttt.native.build.check`: the commands then play the Python engine): the
+    checker compares it itself, in child processes, and finds the game that shows what is wrong.
+    Yields why the self-test refused it, or None when nothing was refused."""
+    why = compiled.available()
+    cc = compiler()
+    if why is None or cc is None:
+        yield None
+        return
+    folder = Path(tempfile.mkdtemp(prefix="qttt-as-built-"))
+    saved = dict(OVERRIDE)
+    try:
+        for build in builds(compiled.SOURCE).values():
+            out = folder / build.filename()
+            if compile_build(build, cc, out) is not None:  # it does not build: nothing to compare
+                yield None
+                return
+            OVERRIDE[build.name] = out
+        compiled.library.cache_clear()
+        yield why
+    finally:
+        OVERRIDE.clear()
+        OVERRIDE.update(saved)
+        compiled.library.cache_clear()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _guarded(compare: Callable[[Any], Failure | Further | None], visit: Any) -> Failure | Further | None:
     """compare(visit), or the exception it raised as a failure of cores-agree."""
     try:
         return compare(visit)
@@ -50,7 +85,7 @@ def _guarded(compare: Callable[[Any], Failure | None], visit: Any) -> Failure | 
 # Positions -------------------------------------------------------------------------------------
 
 
-def positions(ctx: Context, visits: Sequence[Visit], mark: Mark) -> list[Failure | None]:
+def positions(ctx: Context, visits: Sequence[Visit], mark: Mark) -> list[Failure | Further | None]:
     """The compiled core's positions (`compiled.CorePosition`: qc_apply, qc_legal, qc_export) at
     each visited position: replaying the same actions it holds the same position (phase, move
     numbers, pending cycle, player to act, classical and spooky marks, scores), lists the same
@@ -59,7 +94,7 @@ def positions(ctx: Context, visits: Sequence[Visit], mark: Mark) -> list[Failure
     positions other placements reach are compared where they are visited themselves)."""
     core = compiled.core_for(ctx.rs)
     index: dict[Action | None, int] = {a: k for k, a in enumerate(action_space(ctx.rs.board ** 2))}
-    out: list[Failure | None] = []
+    out: list[Failure | Further | None] = []
     for i, visit in enumerate(visits):
 
         def at(done: int, act: Action | None, i: int = i) -> None:
@@ -135,7 +170,7 @@ def fields_differ(core: dict[str, Any], engine: dict[str, Any]) -> str | None:
 # qttt replay --json ------------------------------------------------------------------------------
 
 
-def replay_json(ctx: Context, visits: Sequence[Visit], mark: Mark) -> list[Failure | None]:
+def replay_json(ctx: Context, visits: Sequence[Visit], mark: Mark) -> list[Failure | Further | None]:
     """`qttt replay --json`'s compiled replay (`compiled.Core.replay_jsonl`: qc_replay_jsonl and its
     state writer) on the records of the visited positions, all in one text as the command hands
     it over: each line it writes is the engine's state JSON of that record (`replay --json` with
@@ -146,7 +181,7 @@ def replay_json(ctx: Context, visits: Sequence[Visit], mark: Mark) -> list[Failu
     lines = [json.dumps(record_to_json(Record(name, v.path)), separators=(",", ":")).encode() + b"\n"
              for v in visits]
     mark(-1 if len(visits) > 1 else 0, len(visits[0].path) if len(visits) == 1 else 0)
-    out: list[Failure | None] = [None] * len(visits)
+    out: list[Failure | Further | None] = [None] * len(visits)
     at = 0
     states: list[str | None] = []
     try:
@@ -176,13 +211,13 @@ def replay_json(ctx: Context, visits: Sequence[Visit], mark: Mark) -> list[Failu
 # perft -------------------------------------------------------------------------------------------
 
 
-def perft(ctx: Context, visits: Sequence[Visit], mark: Mark) -> list[Failure | None]:
+def perft(ctx: Context, visits: Sequence[Visit], mark: Mark) -> list[Failure | Further | None]:
     """`qttt perft`'s compiled count (`CorePosition.perft`: qc_perft) and, where the solver's build
     plays the ruleset, the solver's (`FastSolver.perft`: qc_replay, qc_perft) to depth 2 at each
     visited position, against the engine's legal lists there and at every position one action on."""
     core = compiled.core_for(ctx.rs)
     fast = compiled.FastSolver(ctx.rs, 4) if compiled.solver_supports(ctx.rs) is None else None
-    out: list[Failure | None] = []
+    out: list[Failure | Further | None] = []
     for i, visit in enumerate(visits):
         mark(i, len(visit.path))
         out.append(_guarded(lambda v: _counts(core, fast, v), visit))
@@ -211,15 +246,16 @@ def solver_reason(rs: Ruleset) -> str | None:
     return compiled.solver_supports(rs) or core_reason(rs)
 
 
-def solver(ctx: Context, visits: Sequence[Visit], mark: Mark) -> list[Failure | None]:
+def solver(ctx: Context, visits: Sequence[Visit], mark: Mark) -> list[Failure | Further | None]:
     """The compiled solver (`FastSolver`: qc_new, qc_replay, qc_score, qc_search and its tables, as
     `qttt analyze solve` runs it) at each visited position with at most SOLVED_OPEN open cells: the
     value x − o under perfect play equals the engine's plain minimax (a deadlock scored as the board
     stands, by the checker's own reading of the scoring), and qc_score gives the phase and the board
-    scored as it stands."""
+    scored as it stands. A value that differs is followed down to the first position where an action
+    changes nothing else (a final position, most often): the witness goes there."""
     fast = compiled.FastSolver(ctx.rs, 12)
     values: dict[Any, Fraction] = {}  # the engine's minimax by position (State.key), shared by the visits
-    out: list[Failure | None] = []
+    out: list[Failure | Further | None] = []
     for i, visit in enumerate(visits):
         if len(visit.state.open_cells) > SOLVED_OPEN:
             out.append(None)
@@ -231,17 +267,28 @@ def solver(ctx: Context, visits: Sequence[Visit], mark: Mark) -> list[Failure | 
 
 
 def _solved(rs: Ruleset, fast: compiled.FastSolver, visit: Visit,
-            values: dict[Any, Fraction]) -> Failure | None:
-    codes = [encode(a, rs.board ** 2) for a in visit.path]
+            values: dict[Any, Fraction]) -> Failure | Further | None:
+    cells = rs.board ** 2
+    codes = [encode(a, cells) for a in visit.path]
     state = visit.state
     phase, now = fast.score(codes)
     want, standing = _standing(rs, state), Fraction(now, fast.scale)
     if (phase, standing) != (state.phase, want):
         return CORES, f"qc_score: {phase}, x − o {standing}; the engine's {state.phase}, {want}", None
+    if fast.exact_value(codes) == minimax(rs, state, values):
+        return None
+    further: list[Action] = []
+    while not state.over:  # down to where the values part
+        step = next(((a, c) for a in state.legal_actions() if fast.exact_value([*codes, encode(a, cells)])
+                     != minimax(rs, (c := state.apply(a)), values)), None)
+        if step is None:
+            break
+        further.append(step[0])
+        codes.append(encode(step[0], cells))
+        state = step[1]
     mine, theirs = fast.exact_value(codes), minimax(rs, state, values)
-    if mine != theirs:
-        return CORES, f"the compiled solver values the position {mine}, the engine's minimax {theirs}", None
-    return None
+    found: Failure = (CORES, f"the compiled solver values the position {mine}, the engine {theirs}", None)
+    return (tuple(further), found) if further else found
 
 
 def _standing(rs: Ruleset, state: State) -> Fraction:

@@ -4,11 +4,14 @@ This ties the Z3 proofs (about graphs) and the abstraction (about component size
 on every visited position the live entanglement graph has the proved shape, every measurement
 gives the unique outcome the naive enumeration finds, and the engine's actions match the
 abstraction's; the player to act and move numbers match the checker's own count of the actions
-played; every action the rules refuse is refused under the rule check-order names; the compiled
-core holds the same positions. A failure keeps the actions that reach the offending position, and
-counts only once `confirm` replays them from the start under the real rules. The same position
-checks (`inspect`) serve the walk of `verify.quantum.exhaustive`; an engine that raises is a failure like
-any other, never a crash of the checker.
+played; every action the rules refuse is refused under the rule check-order names. Every path
+registered to be compared at positions (verify.paths: the compiled core's positions, its replay
+writer, perft, the solver) is run on batches of the visited positions in a child process
+(`compare_paths`), so that one that crashes or hangs is a failure too. A failure keeps the actions
+that reach the offending position, and counts only once `confirm` replays them from the start
+under the real rules. The same position checks (`inspect`) serve the walk of
+`verify.quantum.exhaustive`; an engine that raises is a failure like any other, never a crash of
+the checker.
 """
 
 from __future__ import annotations
@@ -343,6 +346,8 @@ def confirm_game(ctx: Context, variant: str, failure: GameFailure) -> Confirmed 
 
 Located = tuple[tuple[Action, ...], Failure]
 """A failure and the actions reaching the position it is at."""
+Further = tuple[tuple[Action, ...], Failure]
+"""A comparison's failure at a position further on: the actions from the visited position there."""
 
 
 def compare_paths(ctx: Context, visits: Sequence[Visit], again: bool = False) -> list[Located]:
@@ -352,7 +357,8 @@ def compare_paths(ctx: Context, visits: Sequence[Visit], again: bool = False) ->
     trying there); one that crashes only after other positions in the same process, never on one
     alone, is reported under cores-crash (no game shows it). Each comparison takes (ctx, visits,
     mark), calls mark(i, done, k) as it goes (visit i, `done` of its actions replayed, trying
-    `action_space(cells)[k]`, or k = -1) and returns a failure or None per visit. A path that
+    `action_space(cells)[k]`, or k = -1) and returns per visit a failure there, or one further on
+    (`Further`), or None. A path that
     crashed isolation.MOST times on the ruleset in this process is not run again, unless `again`
     (a witness confirmed)."""
     out: list[Located] = []
@@ -366,6 +372,8 @@ def compare_paths(ctx: Context, visits: Sequence[Visit], again: bool = False) ->
             if isinstance(result, isolation.Crashed):
                 _CRASHES[key] = _CRASHES.get(key, 0) + 1
                 out.append(crash_failure(p.name, visit.path, result, space))
+            elif isinstance(result, tuple) and len(result) == 2:  # further on
+                out.append((visit.path + result[0], result[1]))
             elif isinstance(result, tuple):
                 out.append((visit.path, result))
     return out
