@@ -49,7 +49,7 @@ class GameState(Protocol):
     @property
     def over(self) -> bool: ...
     @property
-    def to_move(self) -> str | None: ...
+    def to_move(self) -> str | None: ...  # x, o, "chance" (qttt.chance.CHANCE) or None when over
     @property
     def move(self) -> int: ...
     @property
@@ -59,6 +59,10 @@ class GameState(Protocol):
 
     def legal_actions(self) -> tuple[AnyAction, ...]:
         """Every legal action, in the family's fixed order."""
+
+    def chance_outcomes(self) -> tuple[tuple[AnyAction, Fraction], ...]:
+        """During a chance turn (`to_move` is qttt.chance.CHANCE), the legal actions with their
+        exact probabilities; otherwise empty."""
 
     def apply(self, action: object) -> GameState:
         """The state after `action`; IllegalAction naming the rule, RecordError for an action of
@@ -239,6 +243,11 @@ class Cases(Protocol):
     def error_refs(self, rs: Ruleset, before: GameState) -> set[str]:
         """Rule ids an illegal action exercises beyond the rule it breaks."""
 
+    def field_rules(self, rs: Ruleset, state: GameState) -> Mapping[str, tuple[str, ...]]:
+        """Per field of the v1 state at `state` (and `legal`, its legal actions), the rules that
+        decide it, most specific first: where the conformance report looks first for the rule a
+        difference in that field fails."""
+
 
 _LOADED: dict[str, Family] = {}
 
@@ -306,6 +315,11 @@ def cases(rs: Ruleset) -> Cases:
     """The conformance tool of a ruleset's family."""
     found: Cases = tool(rs, "cases")
     return found
+
+
+# What `core` may say wherever a rules engine is chosen (every command's --core, the tools'
+# `core` argument): the compiled core when it can, the compiled core or a refusal, the Python engine.
+CORES = ("auto", "compiled", "python")
 
 
 def compiled_core(rs: Ruleset, core: str = "auto") -> CompiledCore | None:

@@ -16,7 +16,7 @@ Registering a path is one entry of `PATHS`:
   arguments are the family checker's (`verify.quantum.fastpaths` says the quantum family's); `at`
   says when the checker calls it: "positions", on the positions it visits (sampled games and
   walks), or "games", once per ruleset on the seed and number of games it samples. A comparison
-  runs its path in a child process (`verify.isolation.run`), so that a crash, an abort or a hang
+  runs its path in a child process (`verify.isolated.run`), so that a crash, an abort or a hang
   is a finding with the game that shows it.
 - `serves` names a function of the ruleset giving None when the path plays it and else why not
   (left out: every ruleset of the family); a path that does not serve a ruleset is reported as not
@@ -69,11 +69,13 @@ AT = ("positions", "games")
 PATHS: tuple[Path, ...] = (
     Path("compiled core: positions (qttt engine --core compiled)", "quantum",
          "verify.quantum.fastpaths:positions",
-         symbols=("qc_new", "qc_free", "qc_pos_size", "qc_pos_init", "qc_apply", "qc_legal", "qc_export"),
+         symbols=("qc_new", "qc_free", "qc_pos_size", "qc_pos_init", "qc_apply", "qc_legal", "qc_export",
+                  "qc_chance"),
          serves="verify.quantum.sampled:core_reason",
-         settles="the position after the same actions (phase, move numbers, pending cycle, player to act, "
-                 "marks, scores), the legal list, the rule refusing every other action, the position "
-                 "after each measurement and each game-ending placement"),
+         settles="the position after the same actions (phase, move numbers, pending cycle, cell named, "
+                 "player to act, marks, scores), a chance turn's outcomes with their probabilities, the "
+                 "legal list, the rule refusing every other action, the position after each measurement, "
+                 "chance outcome and game-ending placement"),
     Path("compiled core: qc_replay_jsonl (qttt replay --json)", "quantum",
          "verify.quantum.fastpaths:replay_json",
          symbols=("qc_replay_jsonl",), serves="verify.quantum.sampled:core_reason",
@@ -88,6 +90,12 @@ PATHS: tuple[Path, ...] = (
          serves="verify.quantum.fastpaths:solver_reason",
          settles="the value under perfect play equal to the engine's minimax, and the board scored as it "
                  "stands, at positions with at most 4 open cells"),
+    Path("compiled core: position keys (qttt analyze solve's table, the walk's shape classes)", "quantum",
+         "verify.quantum.fastpaths:keys", symbols=("qc_key", "qc_shape_key", "qc_child_keys"),
+         serves="verify.quantum.sampled:core_reason",
+         settles="the shape key of the position equal to the checker's own; at the start and at positions "
+                 "with at most 4 open cells, also that of each legal action's position, and the solver's key "
+                 "merging exactly the positions one action on that the engine's key merges"),
     Path("compiled core: qc_jsonl (qttt random)", "quantum", "verify.quantum.fastpaths:jsonl", at="games",
          symbols=("qc_jsonl",), serves="verify.quantum.sampled:core_reason",
          settles="records byte for byte equal to the engine's records of the same games"),
@@ -98,17 +106,29 @@ PATHS: tuple[Path, ...] = (
     Path("compiled core: qc_sample (qttt analyze random)", "quantum", "verify.quantum.fastpaths:tally",
          at="games", symbols=("qc_sample",), serves="verify.quantum.sampled:core_reason",
          settles="the tally of final scores and line results equal to the engine's tally of the same games"),
+    Path("nested compiled core: positions (qttt perft's and the search player's positions)",
+         "nested-classical", "verify.nested.check:probe_positions",
+         symbols=("qn_new", "qn_free", "qn_pos_size", "qn_pos_init", "qn_apply", "qn_legal", "qn_export",
+                  "qn_marks"),
+         serves="verify.nested.check:core_reason",
+         settles="the v1 state (nested.family.core_state_json) after the same moves, the legal list, the "
+                 "rule refusing every other cell, the state after each move, against the checker's model of "
+                 "the rules, out of process (a crash or a hang is a violation)"),
+    Path("nested compiled core: qn_games (qttt random's writer, qttt analyze random's tally)",
+         "nested-classical", "verify.nested.check:writer_leaves", at="games", symbols=("qn_games",),
+         serves="verify.nested.check:core_reason",
+         settles="the games it writes for a seed are the rules' random games for the seed, move for move, "
+                 "and its tally counts their final points and lengths"),
+    Path("nested compiled core: qn_perft (qttt perft)", "nested-classical", "verify.nested.check:check_perft",
+         at="games", symbols=("qn_perft",), serves="verify.nested.check:core_reason",
+         settles="its counts from the start are the walk's counts of move sequences (once per walk)"),
+    Path("nested compiled core: qn_load, qn_playout (the search player's rollouts)", "nested-classical",
+         "verify.nested.check:check_rollouts", at="games", symbols=("qn_load", "qn_playout"),
+         serves="verify.nested.check:core_reason",
+         settles="a rollout from an engine state ends with the points of the same draws under the rules"),
 )
 
-UNCOMPARED: dict[str, str] = {
-    "qc_key": "the solver's key (qttt analyze solve), which qttt check does not run; compared with the "
-              "Python keys in tests/project/test_position_state.py",
-    **{s: "the walk's shape keys, not yet used by qttt check; compared with the Python shape key in "
-          "tests/project/test_position_state.py" for s in ("qc_shape_key", "qc_child_keys")},
-    **{s: "the nested core is not yet compared with the engine (issue 30)"
-       for s in ("qn_new", "qn_free", "qn_pos_size", "qn_pos_init", "qn_apply", "qn_legal", "qn_load",
-                 "qn_export", "qn_marks", "qn_perft", "qn_games", "qn_playout")},
-}
+UNCOMPARED: dict[str, str] = {}
 """Symbols of a compiled core that no registered path compares yet, with why: a gap the test
 holds to exactly these symbols (a symbol covered by a path, or no longer exported, must leave)."""
 

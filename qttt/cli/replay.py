@@ -266,7 +266,9 @@ class CoreReplay:
         """Whether the text's last line, unfinished, is longer than the scanner reads whole."""
         return len(self.text) - self.text.rfind(b"\n") - 1 > MAX_VALUE
 
-    def _core_of(self, name: str) -> ReplaysRecords | None:
+    def core_of(self, name: str) -> ReplaysRecords | None:
+        """The compiled core replaying records of the variant `name` (None: the engine does),
+        loaded once per process."""
         if name not in self.found:
             try:
                 core = compiled_core(load_ruleset(name))
@@ -279,7 +281,7 @@ class CoreReplay:
         """Whether the line at `at` names another variant the core replays (now the one it replays)."""
         first = _VARIANT.match(self.text, at)
         name = first[1].decode() if first is not None else self.name
-        if name == self.name or (core := self._core_of(name)) is None:
+        if name == self.name or (core := self.core_of(name)) is None:
             return False
         self.name, self.core = name, core
         return True
@@ -354,6 +356,10 @@ class Split:
     def run(self, workers: int) -> tuple[Tally, Rest | None]:
         """Replay the pieces on `workers` processes: the tally of those written, and the rest of the
         file that the engine takes, if it does."""
+        with open(self.path, "rb") as f:  # the first record's core, loaded once for every worker
+            first = _VARIANT.match(f.read(1 << 12).lstrip())
+        if first is not None:
+            CoreReplay(()).core_of(first[1].decode(errors="replace"))
         fd = self.outs[0]
         places = isinstance(fd, int) and seekable_output(fd) and not _same_file(fd, self.outs[1])
         done = write_pieces(self.outs, self.pieces, self.make, workers, positioned=places,

@@ -20,6 +20,7 @@ from typing import IO
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 from qttt.analysis import sample as random_play
 from qttt.cli import main
@@ -80,7 +81,7 @@ def piece(i: int, sizes: list[int]) -> bytes:
     return bytes([65 + i % 26]) * sizes[i]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(sizes=st.lists(st.sampled_from([0, 1, 7, 4096, 70_000, 200_000]), min_size=1, max_size=12),
        workers=st.integers(1, 5), kind=st.sampled_from(OUTPUTS))
 def test_pieces_are_written_in_order_whatever_the_workers(tmp_path_factory: pytest.TempPathFactory,
@@ -90,7 +91,7 @@ def test_pieces_are_written_in_order_whatever_the_workers(tmp_path_factory: pyte
     assert written(kind, len(sizes), lambda i, _: piece(i, sizes), workers, tmp) == (expected, None)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(sizes=st.lists(st.sampled_from([1, 5000, 100_000]), min_size=2, max_size=10), data=st.data(),
        workers=st.integers(2, 4), kind=st.sampled_from(OUTPUTS))
 def test_an_error_comes_after_exactly_the_pieces_before_it(tmp_path_factory: pytest.TempPathFactory,
@@ -116,7 +117,7 @@ def run(argv: list[str], stdout: int | IO[bytes] = subprocess.PIPE) -> subproces
                           timeout=300, check=False)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(name=st.sampled_from(["wikipedia", "bonus4x4", "intelligent"]), seed=st.integers(0, 2 ** 40),
        games=st.integers(1, 70), size=st.integers(1, 13), workers=st.integers(1, 4),
        core=st.sampled_from(["auto", "python"]))
@@ -219,3 +220,20 @@ def test_a_reader_gone_away_stops_every_worker() -> None:
     assert proc.stdout.strip() == "0" and proc.stderr == "", proc
     time.sleep(0.2)
     assert writers(seed) == []
+
+
+def test_ctrl_c_to_the_group_while_workers_start_is_one_line(tmp_path: Path) -> None:
+    """Ctrl-C at a terminal reaches every process of the group; sent while the workers are being
+    started (the first one seen), no worker prints a traceback (they start with it blocked)."""
+    for attempt in range(4):
+        target = tmp_path / f"games{attempt}.jsonl"
+        proc = subprocess.Popen([sys.executable, "-m", "qttt", "random", "wikipedia", "-n", "50000000",
+                                 "--workers", "8", "-o", str(target)], stderr=subprocess.PIPE,
+                                start_new_session=True)
+        deadline = time.monotonic() + 60
+        while len(writers(str(target))) < 2 and time.monotonic() < deadline:  # the command and a worker
+            time.sleep(0.001)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert (proc.returncode, err.decode()) == (130, "qttt: interrupted\n")
+        assert list(tmp_path.iterdir()) == []

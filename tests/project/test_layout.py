@@ -13,10 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from qttt.analysis.results import result_path
-from qttt.cli.vectors import default_suites
-from qttt.conformance.suite import suite_prefix, vectors_dir
+from qttt.conformance.suite import shipped_suites, vectors_dir
 from qttt.docgen import generate
-from qttt.family import family_of
 from qttt.variant import builtin_names, load_ruleset
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,13 +62,12 @@ SOURCES: dict[str, str] = {
 def _vectors() -> set[str]:
     """What `qttt vectors generate` writes: a suite per built-in ruleset (a family's own folder
     for some), per edition and coverage variant, and the retired-id list."""
-    top = {vectors_dir() / f"{suite_prefix(load_ruleset(n).name)}.json"
-           for n in builtin_names(None) if not family_of(load_ruleset(n)).vectors}
-    return {_rel(p) for p in [*top, *(p for _, p in default_suites()), vectors_dir() / "RETIRED"]}
+    return {_rel(p) for p in [*(p for _, p in shipped_suites()), vectors_dir() / "RETIRED"]}
 
 
 def _analysis() -> set[str]:
-    """The files `qttt analyze TASK NAME --save` can write: one per built-in ruleset."""
+    """The files `qttt analyze TASK NAME -o results/analysis/NAME.json` writes: one per built-in
+    ruleset (`--save` writes to the user's data directory, never here)."""
     return {_rel(result_path(load_ruleset(n))) for n in builtin_names(None)}
 
 
@@ -100,7 +97,8 @@ GENERATED = (
     Generated("qttt vectors generate", _vectors, True, "tests/conformance/test_nested_conformance.py"),
     Generated("python -m qttt.schema", lambda: {"spec/schema/variant.schema.json"}, True,
               "tests/notation/test_schema.py"),
-    Generated("qttt analyze TASK NAME --save", _analysis, False, "tests/analysis/test_analysis_results.py"),
+    Generated("qttt analyze TASK NAME -o results/analysis/NAME.json", _analysis, False,
+              "tests/analysis/test_analysis_results.py"),
     Generated("results/analysis/scale/runs.toml", _scale, True,
               "tests/analysis/test_scale_results.py"),
     Generated("qttt check --all --json --no-timing", lambda: {"results/verification/report.json"}, True,

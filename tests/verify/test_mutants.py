@@ -29,7 +29,7 @@ from qttt import IllegalAction, QtttError, load_ruleset
 from qttt.geometry import cells_of
 from qttt.quantum import compiled, engine, game, scoring
 from qttt.quantum.engine import MEASURE, PLACE, Board, Measure, Place
-from verify import isolation
+from verify import isolated
 from verify.cli import exit_status
 from verify.quantum.check import check, designed
 from verify.quantum.exhaustive import walk
@@ -195,7 +195,7 @@ def core_source_changed(old: str, new: str) -> Patch:
 
 
 # The compiled core keeps a stale pending move after a measurement.
-core_keeps_pending = core_source_changed("    p->pending = 0;\n    if (r->untouched", "    if (r->untouched")
+core_keeps_pending = core_source_changed("    p->pending = 0;\n    p->chosen = 0;", "    p->chosen = 0;")
 # A C-core-only scoring bug: a player owning two or more lines of a per-pattern award gets one extra.
 core_double_counts = core_source_changed("sx += c->points * nx;", "sx += c->points * (nx > 1 ? nx + 1 : nx);")
 TWO_CYCLES = str(Path(__file__).resolve().parents[2] / "spec" / "coverage" / "creator-no-2-cycles.toml")
@@ -407,6 +407,13 @@ PATH_MUTANTS: list[tuple[str, str, Patch, str, str, int, bool]] = [
     ("the solver lets the measurer choose for the other player", "wikipedia",
      core_source_changed("int maxi = x_moves(r, p);", "int maxi = x_moves(r, p) ^ (p->phase == MEASURE);"),
      "cores-agree", "solver", 40, False),
+    ("the shape key forgets the parity during a measurement", TWO,
+     core_source_changed("    key = key << 1 | (p->move & 1); n += 1;",
+                         "    key = key << 1 | ((p->move & 1) & (p->phase != MEASURE)); n += 1;"),
+     "cores-agree", "qc_shape_key", 40, False),
+    ("the core's random games give o x's score", TWO,
+     core_source_changed("scores[2 * i + 1] = os;", "scores[2 * i + 1] = xs;"),
+     "random-games-agree", "the compiled core's random game", 40, False),
     ("qttt random's writer drops the comma after the first action", TWO,
      core_source_changed("            if (k) out[at++] = ',';", "            if (k > 1) out[at++] = ',';"),
      "random-games-agree", "qttt random's compiled writer", 40, False),
@@ -423,7 +430,7 @@ def test_planted_path_bug_is_caught(name: str, spec: str, patch: Patch, prop: st
                                     walked: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """A violation whose witness replays under the real rules (for cores-agree, `confirm` sees the
     paths fail there again), exit status 1, and no property the checker failed on."""
-    monkeypatch.setattr(isolation, "TIMEOUT", 2.0)
+    monkeypatch.setattr(isolated, "TIMEOUT", 2.0)
     patch(monkeypatch)
     report = check(spec, games=games, exhaustive=walked, timeout=30)
     assert exit_status([report], False) == 1
@@ -449,13 +456,13 @@ def test_planted_path_bug_is_caught(name: str, spec: str, patch: Patch, prop: st
 def test_every_registered_path_has_a_planted_bug() -> None:
     """Each path of the registry is caught by one of the mutants above (by the phrase naming it)."""
     named = {"positions": "SIGSEGV", "qc_replay_jsonl": "to_move", "perft": "perft", "solver": "solver",
-             "qc_jsonl": "qttt random's compiled writer", "qc_sample": "compiled tally"}
+             "keys": "qc_shape_key", "qc_jsonl": "qttt random's compiled writer",
+             "qc_games": "the compiled core's random game", "qc_sample": "compiled tally"}
     from verify.paths import paths
     phrases = {m[4] for m in PATH_MUTANTS}
     for p in paths("quantum"):
-        key = next((k for k in named if k in p.name), None)
-        if key is not None:
-            assert any(named[key] in phrase for phrase in phrases), p.name
+        key = next(k for k in named if k in p.name)  # every path has its planted bug
+        assert any(named[key] in phrase for phrase in phrases), p.name
 
 
 @pytest.mark.slow
@@ -470,7 +477,7 @@ def test_an_inconsistent_position_is_reported_not_overrun(monkeypatch: pytest.Mo
     game = [Place(3, 7), Place(4, 5), Place(0, 3), Place(2, 4), Place(5, 8), Place(5, 7), Place(3, 8),
             Measure(8), Place(5, 6), Place(3, 5)]
 
-    def view(items: Sequence[int], mark: isolation.Mark) -> list[str]:
+    def view(items: Sequence[int], mark: isolated.Mark) -> list[str]:
         mark(0)
         try:
             compiled.core_for(rs).position(game).view()
@@ -478,6 +485,6 @@ def test_an_inconsistent_position_is_reported_not_overrun(monkeypatch: pytest.Mo
             return [e.message]
         return ["no error"]
     with as_built() as refused:
-        got = isolation.run(view, [0])[0]
+        got = isolated.run(view, [0])[0]
     assert refused is not None and "self-test" in refused
     assert isinstance(got, str) and got.startswith("position inconsistent"), got

@@ -1,5 +1,5 @@
 """The quantum family's registered paths (verify.paths): each comparison of a compiled entry point
-with the engine, run in a child process (`verify.isolation`), so that a core that crashes, aborts
+with the engine, run in a child process (`verify.isolated.run`), so that a core that crashes, aborts
 or hangs fails property cores-agree with the game that shows it.
 
 Compared at positions (`sampled.compare_paths`): a comparison takes (ctx, visits, mark), calls
@@ -29,12 +29,14 @@ from qttt.native import OVERRIDE, builds, compiler
 from qttt.native.build import compile_build
 from qttt.notation import Record, record_to_json, state_to_json
 from qttt.quantum import compiled
+from qttt.quantum.analysis.count import board_after
+from qttt.quantum.analysis.keys import numbered_key, owner_key
 from qttt.quantum.engine import Action, State, playout
 from qttt.quantum.game import compile_game
 
-from .. import isolation
-from ..isolation import Mark
-from .exhaustive import encode
+from .. import isolated
+from ..isolated import Mark
+from .exhaustive import encode, shape_code, shape_key
 from .sampled import CORES, Context, Failure, Further, GameFailure, Visit, action_space, core_reason
 from .scores import expected_scores
 
@@ -88,10 +90,11 @@ def _guarded(compare: Callable[[Any], Failure | Further | None], visit: Any) -> 
 def positions(ctx: Context, visits: Sequence[Visit], mark: Mark) -> list[Failure | Further | None]:
     """The compiled core's positions (`compiled.CorePosition`: qc_apply, qc_legal, qc_export) at
     each visited position: replaying the same actions it holds the same position (phase, move
-    numbers, pending cycle, player to act, classical and spooky marks, scores), lists the same
-    legal actions, refuses every other action under the rule the engine must name, and reaches
-    the same position after each measurement and after a placement that ends the game (the
-    positions other placements reach are compared where they are visited themselves)."""
+    numbers, pending cycle, cell named, player to act, classical and spooky marks, scores), offers
+    a chance turn's outcomes with the same probabilities (qc_chance), lists the same legal actions,
+    refuses every other action under the rule the engine must name, and reaches the same position
+    after each measurement, chance outcome and placement that ends the game (the positions other
+    placements reach are compared where they are visited themselves)."""
     core = compiled.core_for(ctx.rs)
     index: dict[Action | None, int] = {a: k for k, a in enumerate(action_space(ctx.rs.board ** 2))}
     out: list[Failure | Further | None] = []
@@ -119,6 +122,8 @@ def _position(core: compiled.Core, visit: Visit,
     differs = view_differs(pos.view(), visit.state) or fields_differ(pos.fields(), visit.state.fields())
     if differs:
         return CORES, f"the compiled core holds {differs}", None
+    if pos.chance_outcomes() != (offered := visit.state.chance_outcomes()):
+        return CORES, f"chance outcomes: engine {offered}, compiled core {pos.chance_outcomes()}", None
     legal = list(visit.legal)
     core_legal = pos.legal()
     if set(core_legal) != set(legal):
@@ -146,12 +151,12 @@ def _position(core: compiled.Core, visit: Visit,
 
 def view_differs(view: compiled.CoreView, state: State) -> str | None:
     """What differs between the compiled core's view of a position and the engine's state."""
-    engine = (state.phase, None if state.over else state.move, state.pending, state.to_move,
+    engine = (state.phase, None if state.over else state.move, state.pending, state.chosen, state.to_move,
               (state.scores["x"], state.scores["o"]), state.cycle, state.classical, state.spooky)
-    core = (view.phase, None if view.phase == "over" else view.move, view.pending, view.to_move,
+    core = (view.phase, None if view.phase == "over" else view.move, view.pending, view.chosen, view.to_move,
             view.scores, view.cycle, view.classical, view.spooky)
-    names = ("phase", "next move", "pending move", "player to act", "scores", "cycle", "classical marks",
-             "spooky marks")
+    names = ("phase", "next move", "pending move", "cell named", "player to act", "scores", "cycle",
+             "classical marks", "spooky marks")
     for name, mine, theirs in zip(names, core, engine, strict=True):
         if mine != theirs:
             return f"{name} {mine}, the engine {theirs}"
@@ -165,6 +170,81 @@ def fields_differ(core: dict[str, Any], engine: dict[str, Any]) -> str | None:
         if mine != engine[name]:
             return f"position-state field {name} = {mine}, the engine {engine[name]}"
     return None
+
+
+# Position keys -----------------------------------------------------------------------------------
+
+
+def keys(ctx: Context, visits: Sequence[Visit], mark: Mark) -> list[Failure | Further | None]:
+    """The compiled core's position keys at each visited position: qc_shape_key is the checker's own
+    shape key of the position (`exhaustive.shape_code(shape_key)`, the walk's classes). At the start
+    and at positions with at most SOLVED_OPEN open cells (the engine's keys of every child cost
+    more than the rest of the comparisons together), also: qc_child_keys lists the legal actions in
+    the engine's order, each with the shape key of the position it leads to, and the solver's key
+    (qc_key, in the solver's build where the solver plays the ruleset, else in the core's own build)
+    merges exactly the positions one action on that the engine's key of the same kind merges
+    (`qttt.quantum.analysis.keys`: numbered_key, or owner_key where the scoring reads no move
+    numbers; `State.key` for the core's own keys, which merge nothing)."""
+    core = compiled.core_for(ctx.rs)
+    fast = compiled.FastSolver(ctx.rs, 4) if solver_reason(ctx.rs) is None else None
+    numbered = compile_game(ctx.rs).uses_move_numbers
+    out: list[Failure | Further | None] = []
+    seen: set[Any] = set()  # positions whose children were compared (the start, once per batch)
+    for i, visit in enumerate(visits):
+        mark(i, len(visit.path))
+        out.append(_guarded(lambda v: _keyed(ctx.rs, core, fast, numbered, v, seen), visit))
+    if fast is not None:
+        fast.close()
+    return out
+
+
+def _shape(state: State) -> Any:
+    """The shape key of state as the core must code it (`compiled.ODD_KEY` for a shape the rules
+    never make)."""
+    code = shape_code(shape_key(state))
+    return code if isinstance(code, int) else compiled.ODD_KEY
+
+
+def _keyed(rs: Ruleset, core: compiled.Core, fast: compiled.FastSolver | None, numbered: bool,
+           visit: Visit, seen: set[Any]) -> Failure | None:
+    pos = core.position(visit.path)
+    if (mine := pos.shape_key()) != (want := _shape(visit.state)):
+        return CORES, f"qc_shape_key {mine}, the checker's shape key {want}", None
+    if (visit.path and len(visit.state.open_cells) > SOLVED_OPEN) or visit.state.key() in seen:
+        return None
+    seen.add(visit.state.key())
+    children = [(a, visit.state.apply(a)) for a in visit.legal]
+    kids, theirs = pos.child_keys(), [(a, _shape(c)) for a, c in children]
+    if kids != theirs:
+        return CORES, f"qc_child_keys {kids}; the engine's legal actions with their shape keys {theirs}", None
+    cells = rs.board ** 2
+    if fast is not None:
+        key = (numbered_key if numbered else owner_key)
+
+        def solver_key(acts: tuple[Action, ...]) -> tuple[Any, Any]:
+            codes = [encode(a, cells) for a in acts]
+            return fast.key(codes), key(rs, board_after(rs, codes))  # the engine's board, keyed as the solver
+        pairs = [solver_key(visit.path), *(solver_key((*visit.path, a)) for a, _ in children)]
+    else:
+        pairs = [(core.position(visit.path).key(), visit.state.key()),
+                 *((core.position((*visit.path, a)).key(), c.key()) for a, c in children)]
+    acts: list[Action | None] = [None, *(a for a, _ in children)]
+    by_core: dict[Any, int] = {}
+    by_engine: dict[Any, int] = {}
+    for k, (mine_key, engine_key) in enumerate(pairs):
+        j = by_core.setdefault(mine_key, k)
+        if pairs[j][1] != engine_key:
+            return CORES, (f"qc_key gives the positions after {_after(acts[j])} and after {_after(acts[k])} "
+                           "one key; the engine's key tells them apart"), acts[k]
+        j = by_engine.setdefault(engine_key, k)
+        if pairs[j][0] != mine_key:
+            return CORES, (f"qc_key tells apart the positions after {_after(acts[j])} and after "
+                           f"{_after(acts[k])}, which the engine's key merges"), acts[k]
+    return None
+
+
+def _after(act: Action | None) -> str:
+    return "this position's actions" if act is None else f"{act}"
 
 
 # qttt replay --json ------------------------------------------------------------------------------
@@ -227,6 +307,8 @@ def perft(ctx: Context, visits: Sequence[Visit], mark: Mark) -> list[Failure | F
 
 
 def _counts(core: compiled.Core, fast: compiled.FastSolver | None, visit: Visit) -> Failure | None:
+    if visit.perft is None:  # the engine raised there: its own failure, nothing to compare with
+        return None
     want = list(visit.perft)
     mine = core.position(visit.path).perft(PERFT_DEPTH)
     if mine != want:
@@ -341,8 +423,8 @@ def _first_games(ctx: Context, seed: int, played: Sequence[list[Action]], what: 
         return [core(items[0])]
 
     def compare(n: int) -> Diff:
-        got = isolation.run(run, [n])[0]
-        if isinstance(got, isolation.Crashed):
+        got = isolated.run(run, [n])[0]
+        if isinstance(got, isolated.Crashed):
             return None, f"{what}: {got.why}"
         return diff(got, engine(n))
 
@@ -431,7 +513,7 @@ def _digest(codes: list[int], phase: str, x: Fraction, o: Fraction, scale: int) 
     """FNV-1a over the encoded actions, the final phase and the scaled scores: the core's digest,
     written again from its definition (`qc_games`)."""
     h = 0xCBF29CE484222325
-    for v in [*codes, ("place", "measure", "over").index(phase), int(x * scale), int(o * scale)]:
+    for v in [*codes, compiled.PHASES.index(phase), int(x * scale), int(o * scale)]:
         h = ((h ^ (v & MASK)) * 0x100000001B3) & MASK
     return h
 

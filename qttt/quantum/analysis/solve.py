@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from ...bounds import CODE
-from ...errors import FileError, UsageError
+from ...errors import FileError, QtttError, UsageError
+from ...family import CORES
 from ...io import FRACTION, read_checkpoint, write_checkpoint
 from ...native import CoreUnavailable
 from ...notation import action_to_json
@@ -36,7 +37,7 @@ from ..compiled import (
     solver_supports,
 )
 from ..compiled import first_value as compiled_first_value
-from ..engine import OVER, Action, Board, Measure
+from ..engine import OVER, Action, Board, Measure, Place
 from ..game import compile_game
 from .count import board_after, encode
 from .keys import Key, numbered_key, owner_key
@@ -44,10 +45,12 @@ from .keys import Key, numbered_key, owner_key
 
 def _child(b: Board, act: Action) -> Board:
     c = b.copy()
-    if isinstance(act, Measure):
+    if isinstance(act, Place):
+        c.place(act.a, act.b)
+    elif isinstance(act, Measure):
         c.measure(act.cell)
     else:
-        c.place(act.a, act.b)
+        c.outcome(act.cell)
     return c
 
 
@@ -58,6 +61,10 @@ class Solver:
         self.rs = rs
         self.memo = memo
         game = compile_game(rs)
+        if game.chance:  # rule collapse-chance: a chance turn is no player's choice
+            raise QtttError("collapse-chance", f"{rs.canonical}: the solver searches the two players' "
+                            "choices (minimax); a chance collapse needs an expectimax, which it does not "
+                            "compute yet")
         self.numbered = game.uses_move_numbers
         self.scale = game.scale
         self.bound = int(game.bound * self.scale)
@@ -213,21 +220,18 @@ def first_value(rs: Ruleset, start: tuple[int, ...], code: int) -> tuple[str, in
     return str(v), s.nodes, len(s.tt)
 
 
-ENGINES = ("auto", "c", "python")
-
-
-def choose_engine(rs: Ruleset, engine: str = "auto") -> str:
-    """The solver to use: `c` (the compiled core, `compiled.FastSolver`) or `python` (`Solver`).
-    `auto` takes the compiled core when it can be built here and handles the ruleset; `c` insists
-    on it."""
-    if engine not in ENGINES:
-        raise UsageError(None, f"unknown solver engine {engine!r}; allowed: " + ", ".join(ENGINES))
-    if engine == "python":
-        return engine
+def choose_solver(rs: Ruleset, core: str = "auto") -> str:
+    """The solver to use (`core` as everywhere: auto, compiled or python): `compiled` (the compiled
+    core, `compiled.FastSolver`) or `python` (`Solver`). `auto` takes the compiled core when it can be
+    built here and handles the ruleset; `compiled` insists on it."""
+    if core not in CORES:
+        raise UsageError(None, f"unknown core {core!r}; allowed: " + ", ".join(CORES))
+    if core == "python":
+        return core
     reason = solver_supports(rs) or available()
     if reason is None:
-        return "c"
-    if engine == "c":
+        return "compiled"
+    if core == "compiled":
         raise CoreUnavailable("solve-fast", reason)
     return "python"
 
@@ -251,13 +255,13 @@ def _value(code: str, value: Any) -> Fraction:
 
 def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = None,
           checkpoint: str | Path | None = None,
-          progress: Callable[[int, int], None] | None = None, engine: str = "auto") -> SolveResult:
+          progress: Callable[[int, int], None] | None = None, core: str = "auto") -> SolveResult:
     """Solve `rs` from the start (or from encoded actions `start`): the exact value of every distinct
     first action (one per symmetry class), the value and a principal variation. `mapper` solves
-    first actions in parallel; `checkpoint` keeps finished first actions across runs; `engine`
-    chooses the search (`choose_engine`); both give the same values."""
+    first actions in parallel; `checkpoint` keeps finished first actions across runs; `core`
+    chooses the search (`choose_solver`); both give the same values."""
     start = tuple(start)
-    use_c = choose_engine(rs, engine) == "c"
+    use_c = choose_solver(rs, core) == "compiled"
     solver = Solver(rs)
     root = board_after(rs, start)
     if root.phase == OVER:
