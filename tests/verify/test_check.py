@@ -357,7 +357,8 @@ EXPECTED["bonus4x4"]["scores-well-defined"] = "accepted"
 # Up to 3×3 the walk runs by default: one position per shape class (and relabelled members).
 # random-games-agree is settled on the games qttt random plays, walk or not.
 SAMPLED_ALL_THE_SAME = dict.fromkeys(("scores-well-defined", "random-games-agree"), "sampled")
-WALKED = {name: {p: "classes" for p in statuses} | SAMPLED_ALL_THE_SAME for name, statuses in EXPECTED.items()}
+WALKED = {name: {p: "classes" for p in statuses} | SAMPLED_ALL_THE_SAME
+          for name, statuses in EXPECTED.items()}
 
 
 @pytest.mark.slow
