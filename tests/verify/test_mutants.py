@@ -354,14 +354,14 @@ def test_failures_found_before_a_checkpoint_survive_the_resume(monkeypatch: pyte
 # The compiled paths --------------------------------------------------------------------------------
 
 
-def engine_source_changed(old: str, new: str) -> Patch:
-    """The engine's Board.measure compiled from its own source with one line changed."""
+def engine_source_changed(method: str, old: str, new: str) -> Patch:
+    """The engine's Board.<method> compiled from its own source with one line changed."""
     def patch(mp: pytest.MonkeyPatch) -> None:
-        source = textwrap.dedent(inspect.getsource(Board.measure))
+        source = textwrap.dedent(inspect.getsource(getattr(Board, method)))
         assert old in source
         space: dict[str, Any] = {}
         exec(source.replace(old, new, 1), vars(engine), space)  # a planted bug, in a test
-        mp.setattr(Board, "measure", space["measure"])
+        mp.setattr(Board, method, space[method])
     return patch
 
 
@@ -383,7 +383,7 @@ def both(*patches: Patch) -> Patch:
 # the core's collapse stack past its end (a segmentation fault of the whole checker) before the
 # core bounded it and reported the position inconsistent.
 component_stays_open = both(
-    engine_source_changed("    self.open &= ~component\n", ""),
+    engine_source_changed("collapse", "    self.open &= ~component\n", ""),
     core_source_changed("    p->open &= (uint16_t)~component;\n", ""))
 
 # (id, ruleset, patch, property, phrase, games, walk)
@@ -410,10 +410,11 @@ PATH_MUTANTS: list[tuple[str, str, Patch, str, str, int, bool]] = [
     ("the shape key forgets the parity during a measurement", TWO,
      core_source_changed("    key = key << 1 | (p->move & 1); n += 1;",
                          "    key = key << 1 | ((p->move & 1) & (p->phase != MEASURE)); n += 1;"),
-     "cores-agree", "qc_shape_key", 40, False),
-    ("the core's random games give o x's score", TWO,
-     core_source_changed("scores[2 * i + 1] = os;", "scores[2 * i + 1] = xs;"),
-     "random-games-agree", "the compiled core's random game", 40, False),
+     "cores-agree", "shape key", 40, False),
+    ("the core's random games leave the final phase out of their digests", TWO,
+     core_source_changed("digest_step(digest_step(digest_step(d, p.phase), xs), os)",
+                         "digest_step(digest_step(d, xs), os)"),
+     "random-games-agree", "the compiled core's digest", 20, False),
     ("qttt random's writer drops the comma after the first action", TWO,
      core_source_changed("            if (k) out[at++] = ',';", "            if (k > 1) out[at++] = ',';"),
      "random-games-agree", "qttt random's compiled writer", 40, False),
@@ -456,8 +457,8 @@ def test_planted_path_bug_is_caught(name: str, spec: str, patch: Patch, prop: st
 def test_every_registered_path_has_a_planted_bug() -> None:
     """Each path of the registry is caught by one of the mutants above (by the phrase naming it)."""
     named = {"positions": "SIGSEGV", "qc_replay_jsonl": "to_move", "perft": "perft", "solver": "solver",
-             "keys": "qc_shape_key", "qc_jsonl": "qttt random's compiled writer",
-             "qc_games": "the compiled core's random game", "qc_sample": "compiled tally"}
+             "keys": "shape key", "qc_jsonl": "qttt random's compiled writer",
+             "qc_games": "the compiled core's digest", "qc_sample": "compiled tally"}
     from verify.paths import paths
     phrases = {m[4] for m in PATH_MUTANTS}
     for p in paths("quantum"):

@@ -131,6 +131,7 @@ class Engine:
     walk: Walk | None = None
     own_walk: Walk | None = None
     games: dict[str, list[GameFailure]] = field(default_factory=dict)  # the paths compared on games
+    unrun: dict[str, str] = field(default_factory=dict)  # paths at games not compared, with why
     seed: int = 0  # of those games: qttt random --seed
     refused: str | None = None  # why the core's load-time self-test refused it, if it did
     _confirmed: dict[str, Confirmed | None] = field(default_factory=dict)
@@ -297,6 +298,9 @@ def paths_finding(at: str, rs: Ruleset, engine: Engine, started: float) -> Findi
         where = f"on the {s.games} games of qttt random --seed {engine.seed}"
         status, label = "sampled", f"sampled ({where[7:]}, engine and compiled core)"
     settled = {p.name: (status, f"{label.split(' (')[0]}: {p.settles}, {where}") for p in serve}
+    if at == "games":
+        skipped |= engine.unrun
+        serve = tuple(p for p in serve if p.name not in engine.unrun)
     settled |= {name: ("unknown", f"not compared: {why}") for name, why in skipped.items()}
     details: dict[str, Any] = {"paths": [
         {"path": p.name, "symbols": list(p.symbols), "status": (got := settled[p.name])[0], "label": got[1]}
@@ -607,7 +611,7 @@ def settle(spec: str, *, games: int | None, seed: int, progress: Progress | None
         walk_data = _walk_json(engine.walk, engine.own_walk)
     if cores:
         say("compiled paths on the games of qttt random")
-        engine.games = compare_games(ctx, spec, seed, s.games)
+        engine.games, engine.unrun = compare_games(ctx, spec, seed, s.games)
     findings = []
     for prop, props in ((SHAPE, (SHAPE,)), (UNIQUE, (UNIQUE,)), (TOTAL, (TOTAL,))):
         say(prop)

@@ -375,10 +375,20 @@ class GameFailure:
     again: Callable[[], str | None]
 
 
-def compare_games(ctx: Context, variant: str, seed: int, games: int) -> dict[str, list[GameFailure]]:
+def compare_games(ctx: Context, variant: str, seed: int, games: int
+                  ) -> tuple[dict[str, list[GameFailure]], dict[str, str]]:
     """The failures of every registered path compared on games that serves ctx's ruleset, by path
-    name: each runs on the games `qttt random --seed seed -n games` plays."""
-    return {p.name: p.comparison()(ctx, variant, seed, games) for p in serving(ctx.rs, "games")[0]}
+    name: each runs on the games `qttt random --seed seed -n games` plays; and, by name, why a path
+    could not be compared (the engine raised while playing those games: a failure the position
+    checks report with its own game)."""
+    found: dict[str, list[GameFailure]] = {}
+    unrun: dict[str, str] = {}
+    for p in serving(ctx.rs, "games")[0]:
+        try:
+            found[p.name] = p.comparison()(ctx, variant, seed, games)
+        except Exception as e:
+            unrun[p.name] = "the engine raised while playing the games to compare with: " + raised(e)
+    return found, unrun
 
 
 def confirm_game(ctx: Context, variant: str, failure: GameFailure) -> Confirmed | None:
