@@ -221,10 +221,10 @@ def _keyed(rs: Ruleset, core: compiled.Core, fast: compiled.FastSolver | None, n
     if fast is not None:
         key = (numbered_key if numbered else owner_key)
 
-        def solver_key(acts: tuple[Action, ...]) -> tuple[Any, Any]:
+        def solver_and_engine(acts: tuple[Action, ...]) -> tuple[Any, Any]:
             codes = [encode(a, cells) for a in acts]
             return fast.key(codes), key(rs, board_after(rs, codes))  # the engine's board, keyed as the solver
-        pairs = [solver_key(visit.path), *(solver_key((*visit.path, a)) for a, _ in children)]
+        pairs = [solver_and_engine(visit.path), *(solver_and_engine((*visit.path, a)) for a, _ in children)]
     else:
         pairs = [(core.position(visit.path).key(), visit.state.key()),
                  *((core.position((*visit.path, a)).key(), c.key()) for a, c in children)]
