@@ -44,8 +44,7 @@ def hint(state: GameState) -> str:
         turn = quantum_state(state)
         k = turn.pending or 0
         odds = " or ".join(f"square {o.cell + 1} ({p})" for o, p in turn.chance_outcomes())
-        return (f"Chance decides where {mark_name(k)} lands: {odds}. Click the square chance gave "
-                "(this page does not draw it yet; qttt play and qttt match do).")
+        return f"Chance decides where {mark_name(k)} lands: {odds}. The page draws it now."
     if isinstance(first, Measure):
         k = quantum_state(state).pending or 0
         a, b = sorted(x.cell for x in legal if isinstance(x, Measure))

@@ -20,7 +20,7 @@ from qttt.quantum.text import status_line
 from qttt.ruleset import Ruleset
 from qttt.svg import board_svg
 from qttt.variant import load_ruleset
-from qttt.webplay import BOARD_PIXELS, Bridge, Session, call, rules_page
+from qttt.webplay import BOARD_PIXELS, CHANCE_RULESETS, Bridge, Session, call, rules_page
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -182,3 +182,40 @@ def test_a_pasted_variant_of_another_family_plays_through_the_same_bridge() -> N
     scores = final.scores
     winner = "x" if scores["x"] > scores["o"] else "o" if scores["o"] > scores["x"] else None
     assert view["result"]["winner"] == winner
+
+
+def test_a_chance_ruleset_is_offered_and_the_page_draws_each_outcome_from_its_seed() -> None:
+    """The stochastic variant (collapse=chance-second, p=3/4) plays through the bridge: at a chance
+    turn the page asks the engine to draw; the outcome the second player picked comes true with
+    probability 3/4 (the view says so), the draw is the seed's, and the record replays."""
+    offered = [r["name"] for r in ask(Bridge(), cmd="rulesets")["rulesets"]]
+    assert set(CHANCE_RULESETS) <= set(offered)
+
+    def game(seed: int) -> tuple[list[Any], list[str]]:
+        bridge = Bridge()
+        view = ask(bridge, cmd="new", variant="wikipedia(collapse=chance-second,p=3/4)")
+        drawn = []
+        while not view["state"]["over"]:
+            if view["state"]["to_move"] == "chance":
+                assert view["hint"].endswith("The page draws it now.")
+                picked = view["record"]["actions"][-1]["measure"]  # the second player's pick
+                legal = view["legal"]
+                view = ask(bridge, cmd="draw", seed=seed)
+                outcome = view["record"]["actions"][-1]
+                assert outcome in legal
+                p = "3/4" if outcome["outcome"] == picked else "1/4"
+                assert view["drawn"] == f"Chance drew square {outcome['outcome'] + 1} (probability {p})."
+                drawn.append(view["drawn"])
+            else:
+                view = ask(bridge, cmd="bot", player="random", seed=seed)
+                assert view["drawn"] is None
+        record = view["record"]
+        assert Record(record["variant"], tuple(action_from_json(a) for a in record["actions"])).replay().over
+        return list(record["actions"]), drawn
+
+    results = [game(seed) for seed in range(4)]
+    assert all(drawn for _, drawn in results)
+    assert game(0) == results[0]
+    reply = json.loads(call(json.dumps({"cmd": "new", "variant": "wikipedia"})))
+    reply = json.loads(call(json.dumps({"cmd": "draw"})))
+    assert reply["rule"] == "record-format" and "not chance's turn" in reply["error"]
