@@ -95,7 +95,8 @@ PATHS: tuple[Path, ...] = (
          serves="verify.quantum.sampled:core_reason",
          settles="the shape key of the position equal to the checker's own; at the start and at positions "
                  "with at most 4 open cells, also that of each legal action's position, and the solver's key "
-                 "merging exactly the positions one action on that the engine's key merges"),
+                 "merging exactly the positions one action on that the engine's key merges (where the "
+                 "solver plays the ruleset, or the 16-cell build's)"),
     Path("compiled core: qc_jsonl (qttt random)", "quantum", "verify.quantum.fastpaths:jsonl", at="games",
          symbols=("qc_jsonl",), serves="verify.quantum.sampled:core_reason",
          settles="records byte for byte equal to the engine's records of the same games"),

@@ -181,10 +181,11 @@ def keys(ctx: Context, visits: Sequence[Visit], mark: Mark) -> list[Failure | Fu
     and at positions with at most SOLVED_OPEN open cells (the engine's keys of every child cost
     more than the rest of the comparisons together), also: qc_child_keys lists the legal actions in
     the engine's order, each with the shape key of the position it leads to, and the solver's key
-    (qc_key, in the solver's build where the solver plays the ruleset, else in the core's own build)
-    merges exactly the positions one action on that the engine's key of the same kind merges
-    (`qttt.quantum.analysis.keys`: numbered_key, or owner_key where the scoring reads no move
-    numbers; `State.key` for the core's own keys, which merge nothing)."""
+    (qc_key) merges exactly the positions one action on that the engine's key of the same kind
+    merges: in the solver's build where the solver plays the ruleset (`qttt.quantum.analysis.keys`:
+    numbered_key, or owner_key where the scoring reads no move numbers), in the 16-cell build (a
+    hash, against `State.key`: it merges nothing). Where the small build plays a ruleset the solver
+    does not (a chance collapse), its key has no engine key to be held to and is not compared."""
     core = compiled.core_for(ctx.rs)
     fast = compiled.FastSolver(ctx.rs, 4) if solver_reason(ctx.rs) is None else None
     numbered = compile_game(ctx.rs).uses_move_numbers
@@ -225,9 +226,11 @@ def _keyed(rs: Ruleset, core: compiled.Core, fast: compiled.FastSolver | None, n
             codes = [encode(a, cells) for a in acts]
             return fast.key(codes), key(rs, board_after(rs, codes))  # the engine's board, keyed as the solver
         pairs = [solver_and_engine(visit.path), *(solver_and_engine((*visit.path, a)) for a, _ in children)]
-    else:
+    elif cells > compiled.SOLVER_CELLS:  # the hashed key of the large build, which merges nothing
         pairs = [(core.position(visit.path).key(), visit.state.key()),
                  *((core.position((*visit.path, a)).key(), c.key()) for a, c in children)]
+    else:  # the small build's canonical key without the solver's symmetries: no engine key to hold it to
+        return None
     acts: list[Action | None] = [None, *(a for a, _ in children)]
     by_core: dict[Any, int] = {}
     by_engine: dict[Any, int] = {}
