@@ -129,7 +129,13 @@ PATHS: tuple[Path, ...] = (
          settles="a rollout from an engine state ends with the points of the same draws under the rules"),
 )
 
-UNCOMPARED: dict[str, str] = {}
+UNCOMPARED: dict[str, str] = {
+    **{s: "the expectimax of chance rulesets (qttt analyze solve, qttt analyze curve): values, which "
+          "qttt check does not compute yet; compared with the Python expectimax and with an independent "
+          "expectimax over the reference model in tests/analysis/test_expectimax.py"
+       for s in ("qc_evalue", "qc_etable_new", "qc_etable_free", "qc_etable_nodes", "qc_etable_stored",
+                 "qc_edegree")},
+}
 """Symbols of a compiled core that no registered path compares yet, with why: a gap the test
 holds to exactly these symbols (a symbol covered by a path, or no longer exported, must leave)."""
 

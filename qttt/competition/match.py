@@ -256,7 +256,8 @@ class Store:
             raise damaged(f"game: {json.dumps(game)[:40]} is not {job.index}, the game of this file")
         players = {"x": split_name(job.x)[0], "o": split_name(job.o)[0]}
         clock = Clock.of(rs, job.move, job.game).to_json(job.ack)
-        problem = refereed_problem(rec, rs, job.variant, players, clock)
+        problem = refereed_problem(rec, rs, job.variant, players, clock,
+                                   random.Random(f"{job.seed}:{job.index}:chance"))  # as play_job draws
         if problem is not None:
             raise damaged(problem)
         return cast(Json, rec)

@@ -471,12 +471,14 @@ def _seconds_problem(value: Any) -> bool:
 
 
 def refereed_problem(rec: Any, rs: Ruleset, variant: str, players: dict[str, str] | None = None,
-                     clock: dict[str, float | None] | None = None) -> str | None:
+                     clock: dict[str, float | None] | None = None,
+                     chance: random.Random | None = None) -> str | None:
     """Where a game record read back departs from one the referee can have written for a game of
-    `rs` named `variant` (between `players`, under `clock`, when given): the field, then why; None
-    when it is one. Its actions are replayed under the rules, so its result must be the one the
-    rules give: the final scores of a finished game or of a deadlock, or the forfeit score when a
-    side forfeited (rules match-forfeit, check-order). Nothing else in it is believed."""
+    `rs` named `variant` (between `players`, under `clock`, drawing chance outcomes from `chance`,
+    when given): the field, then why; None when it is one. Its actions are replayed under the
+    rules, each chance outcome the referee's own draw (rule collapse-chance), so its result must
+    be the one the rules give: the final scores of a finished game or of a deadlock, or the forfeit
+    score when a side forfeited (rule match-forfeit). Nothing else in it is believed."""
     if not isinstance(rec, dict):
         return "$: a game record is a JSON object"
     if rec.get("variant") != variant:
@@ -496,6 +498,12 @@ def refereed_problem(rec: Any, rs: Ruleset, variant: str, players: dict[str, str
         return f"actions[{e.index}]: {e}" if e.index is not None else f"$: {e}"
     state = new_game(rs)
     for i, action in enumerate(record.actions):
+        if chance is not None and state.to_move == CHANCE and not state.over:
+            drawn = draw(state.chance_outcomes(), chance)
+            if action != drawn:
+                return (f"actions[{i}]: {json.dumps(action_to_json(action))} is not the chance outcome the "
+                        f"referee drew for this game, {json.dumps(action_to_json(drawn))} (rule "
+                        "collapse-chance)")
         try:
             state = state.apply(action)
         except (IllegalAction, RecordError) as e:

@@ -254,6 +254,9 @@ def rulebook_page(site: Site, name: str, lang: str = "en") -> list[str]:
     if others:
         out += [w["other_languages"].format(links=", ".join(others)), ""]
     out += [w["card_link"].format(name=name, card="../" + card_path(name, lang)), ""]
+    # what the Our reading mark means, before the quick start first uses it
+    sources = ", ".join(source_link(s, page) for s in rs.sources)
+    out += [w["reading_intro"].format(sources=sources), ""]
     legend = site.board(f"legend-{rs.game}-{lang}", b.legend(w))
     key = img(legend, page, b.legend_title(w), b.legend_title(w))
     out += [f"## {w['quick_start']}", "", *quick_start(rs, w, page),
@@ -262,8 +265,6 @@ def rulebook_page(site: Site, name: str, lang: str = "en") -> list[str]:
     rows = [[f"**{a}**", b + reading_mark(p, w, page)]
             for (a, b), p in zip(card_rows(rs, w), card_marks, strict=True)]
     out += [f"## {w['summary_card']}", "", *table(w["card_head"], rows)]
-    sources = ", ".join(source_link(s, page) for s in rs.sources)
-    out += [w["reading_intro"].format(sources=sources), ""]
     for k in range(1, ARTICLES + 1):
         out += [f"## {w['article'].format(k=k)}: {b.articles(w)[k - 1]}", ""]
         out += [x for number, p in paras if p.article == k for x in _paragraph_lines(number, p, w, page)]

@@ -207,6 +207,8 @@ def test_a_chance_ruleset_is_offered_and_the_page_draws_each_outcome_from_its_se
                 assert view["drawn"] == f"Chance drew square {outcome['outcome'] + 1} (probability {p})."
                 drawn.append(view["drawn"])
             else:
+                if view["state"]["phase"] == "measure":  # a pick, not a measurement: the hint says so
+                    assert "your pick comes true with probability 3/4" in view["hint"]
                 view = ask(bridge, cmd="bot", player="random", seed=seed)
                 assert view["drawn"] is None
         record = view["record"]

@@ -13,7 +13,11 @@ from typing import Any
 
 import pytest
 
+from qttt import load_ruleset, record_from_json
+from qttt.chance import CHANCE
 from qttt.cli import main
+from qttt.games import new_game
+from qttt.notation import action_to_json
 
 MATCH = ["wikipedia", "random", "greedy", "--games", "2"]
 Edit = Callable[[dict[str, Any]], None]
@@ -107,6 +111,30 @@ def test_an_untouched_folder_resumes_and_a_deleted_record_is_played_again(
     assert main(["match", *MATCH, "--out", str(out)]) == 0
     assert "resuming: 1 of 2 games" in capsys.readouterr().out
     assert game(out / "game-0002.json") == before  # the same seed, the same game
+
+
+def test_a_chance_outcome_is_the_referees_draw(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Under a chance collapse the referee draws each outcome from the match's seed: a record
+    whose outcome is the other, legal, one (a game its owner would rather have had) is damaged."""
+    args = ["wikipedia(collapse=chance-measurer)", "random", "greedy", "--games", "1", "--out", str(tmp_path)]
+    assert main(["match", *args, "--quiet"]) == 0
+    record = tmp_path / "game-0001.json"
+    rec = json.loads(record.read_text())
+    rs = load_ruleset(rec["variant"])
+    state = new_game(rs)
+    for i, action in enumerate(record_from_json(rec).actions):
+        if state.to_move == CHANCE:
+            other = next(a for a, _ in state.chance_outcomes() if a != action)
+            rec["actions"][i] = action_to_json(other)
+            break
+        state = state.apply(action)
+    else:
+        pytest.fail("the game had no chance turn")
+    assert main(["match", *args, "--quiet"]) == 0  # the honest folder resumes
+    record.write_text(json.dumps(rec))
+    assert main(["match", *args, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"game-0001.json is damaged (actions[{i}]: " in err and "referee drew for this game" in err, err
 
 
 TOUR = """\

@@ -406,6 +406,9 @@ def test_no_listed_error_comes_back(name: str, lang: str) -> None:
         assert not re.search(r"long diagonal|lange Diagonale|(больш|длинн)\w+ диагонал", text), name
     w = words(lang)
     competition = text.split(f"## {w['article'].format(k=COMPETITION_PART)}")[1]
+    uses = (text.find(f"(*{w['our_reading']}*"), text.find(f'!!! note "{w["our_reading"]}"'))
+    first_mark = min(i for i in uses if i >= 0)
+    assert text.find(f"**{w['our_reading']}**") < first_mark, "Our reading is used before it is explained"
     if f'!!! note "{w["our_choice"]}"' in competition:  # the box is explained before it first appears
         intro = competition.split(f'!!! note "{w["our_choice"]}"')[0]
         assert f"**{w['our_choice']}**" in intro
