@@ -82,7 +82,8 @@ class Family(Protocol):
     type name as the key, one cell as a number, several as a list (`{"place": [a, b]}`).
     `tools` names, as "module:attribute", what consumers above the rules load on demand:
     `cases` (a module with case_specs, perft_positions, start_refs, move_refs, error_refs), `page`
-    (a ruleset page: site, name, docs -> lines), `play` (`qttt play`), `check` (the checker), and
+    (a ruleset page: site, name, docs -> lines), `play` (`qttt play`), `check` (the checker),
+    `design` (a module: its design properties, see verify.design), and
     where the family has one, `core`: its compiled rules core, a module with `use_compiled(rs,
     core) -> bool` and `core_for(rs) -> CompiledCore` (see `compiled_core`); `terminal` (a
     `Terminal`: a person types actions, as under `qttt match`); `codecup` (the CodeCup 2012

@@ -117,7 +117,10 @@ class Session:
 
 def rules_page(rs: Ruleset) -> str | None:
     """The site page (relative to the site's root) that teaches a built-in ruleset: its players'
-    rulebook; None for a ruleset of one's own."""
+    rulebook (the stochastic variant's for the chance rulesets offered); None for a ruleset of one's
+    own."""
+    if rs.canonical in CHANCE_RULESETS:
+        return "rulebook/chance/"
     if rs.canonical != rs.name or rs.name not in builtin_names(None):
         return None
     return f"rulebook/{rs.name}/"

@@ -3,7 +3,7 @@
 `register` plugs the subcommand into the `qttt` parser (qttt/cli/check.py re-exports it);
 `python -m verify` runs it alone. Exit status 3 when the checker itself failed on some property,
 else 1 when some property is violated (or, with --strict, violated in a way the ambiguity register
-accepts), else 0.
+accepts, or a design property is a finding: verify.design), else 0.
 """
 
 from __future__ import annotations
@@ -28,8 +28,10 @@ from qttt.notation import Record, record_from_json
 from qttt.spec import spec_dir
 
 from .catalogue import LABELS, notes, properties
-from .report import Report
+from .design import Designed
+from .report import KINDS, Report
 
+DESIGN_STYLES = {"clean": "green", "unknown": "yellow", "finding": "bold magenta"}
 STYLES = {"proved": "green", "exhaustive": "green", "classes": "green", "sampled": "cyan",
           "unknown": "yellow", "accepted": "magenta", "violated": "bold red", "error": "bold red"}
 
@@ -42,9 +44,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                                    "well defined, legal actions, both cores agree, ...) for each ruleset: Z3 "
                                    "proofs, exhaustive abstraction, enumeration, sampled games and, on "
                                    "boards up to 3×3 (larger with --exhaustive), a walk with the engine "
-                                   "and the compiled core. Each status says how it was settled. Exit status "
-                                   "1 if a property is violated (--strict: or violated as the ambiguity "
-                                   "register accepts), 3 if the checker itself failed.")
+                                   "and the compiled core. Each status says how it was settled. Then the "
+                                   "design properties: rules that cannot matter (a value that changes no "
+                                   "game, an award no game earns, an end no game reaches, a game ending on "
+                                   "a line that scores nothing), each with a witness game or an argument. "
+                                   "Exit status 1 if a property is violated (--strict: or violated as the "
+                                   "ambiguity register accepts, or a design property is a finding), 3 if "
+                                   "the checker itself failed.")
     add_arguments(p)
     p.set_defaults(run=run)
 
@@ -56,7 +62,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--all", action="store_true",
                    help="check every ruleset the project ships too: built-in and coverage variants")
     p.add_argument("--strict", action="store_true",
-                   help="exit 1 on accepted findings too (violations the ambiguity register documents)")
+                   help="exit 1 on accepted findings too (violations the ambiguity register documents) and "
+                        "on design findings (rules that cannot matter)")
     p.add_argument("--json", action="store_true", help="one JSON report on standard output")
     p.add_argument("--games", type=integer(GAMES),
                    help="random games to sample per ruleset (default 1000 on 3×3, 200 above)")
@@ -118,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     skipped = {name: why for name in shipped() if args.all and name in names and (why := uncheckable(name))}
     names = [n for n in names if n not in skipped]  # --all: every shipped ruleset that has a checker
     try:  # each family's checker (its `check` tool); the quantum one needs z3
-        checkers = {name: tool(load_ruleset(name), "check") for name in names}
+        checkers = {name: Designed(tool(load_ruleset(name), "check")) for name in names}
     except ModuleNotFoundError as e:
         print(f"qttt check: {e.name} is not installed (pip install 'qttt[verify]')", file=sys.stderr)
         return 2
@@ -157,10 +164,10 @@ def run(args: argparse.Namespace) -> int:
 
 def exit_status(reports: list[Report], strict: bool) -> int:
     """3 when the checker failed somewhere, else 1 when a property is violated (or, strict,
-    accepted), else 0."""
+    accepted, or a design finding), else 0."""
     if any(r.has("error") for r in reports):
         return 3
-    if any(r.has("violated") or (strict and r.has("accepted")) for r in reports):
+    if any(r.has("violated") or (strict and (r.has("accepted") or r.design_findings)) for r in reports):
         return 1
     return 0
 
@@ -173,15 +180,19 @@ def plural(n: int, word: str) -> str:
 
 
 def summary(reports: list[Report], strict: bool, skipped: dict[str, str] | None = None) -> str:
-    """One line: how many rulesets were checked, which have violations, accepted findings or
-    checker errors, which shipped ones have no checker, and the exit status."""
+    """One line: how many rulesets were checked, which have violations, accepted findings, checker
+    errors or design findings, which shipped ones have no checker, and the exit status."""
     parts = []
     for status, what in (("violated", "violated"), ("accepted", "accepted (documented gaps)"),
                          ("error", "checker errors")):
         names = [r.spec for r in reports if r.has(status)]
         if names:
             parts.append(f"{what}: {', '.join(names)}")
-    clean = sum(1 for r in reports if not any(r.has(s) for s in ("violated", "accepted", "error")))
+    designed = [r.spec for r in reports if r.design_findings]
+    if designed:
+        parts.append(f"design findings: {', '.join(designed)}")
+    clean = sum(1 for r in reports
+                if not r.design_findings and not any(r.has(s) for s in ("violated", "accepted", "error")))
     code = exit_status(reports, strict)
     found = "; ".join(parts) if parts else "nothing violated"
     found += "".join(f"; not checked: {name} ({why})" for name, why in (skipped or {}).items())
@@ -266,6 +277,34 @@ def print_report(out: Console, report: Report) -> None:
         if note:
             out.print(f"[dim]{escape(note)}.[/dim]")
     out.print(f"[dim]{plural(report.games, 'game')} sampled in {report.sampling_seconds:.1f} s[/dim]\n")
+    print_design(out, report)
+
+
+def print_design(out: Console, report: Report) -> None:
+    """The ruleset's design properties (verify.design): the findings and those not settled in a
+    table, each finding's witness, and how many are clean (the JSON report lists each)."""
+    if not report.design:
+        return
+    shown = [d for d in report.design if d.verdict != "clean"]
+    if shown:
+        table = Table("design property", "verdict", "what holds", "how it was settled",
+                      title=f"{report.spec}: design (findings are not violations; --strict fails on them)",
+                      title_justify="left")
+        for d in shown:
+            verdict = d.verdict if d.documented is None else f"{d.verdict} (kept: {d.documented})"
+            table.add_row(f"{d.kind}: {escape(d.key)}", f"[{DESIGN_STYLES[d.verdict]}]{escape(verdict)}[/]",
+                          escape(d.statement), escape(d.settled))
+        out.print(table)
+    clean = len(report.design) - len(shown)
+    if clean:
+        out.print(f"[dim]{escape(report.spec)}: {plural(clean, 'design property')} clean, each shown by a "
+                  "replayed game or an argument (--json lists them)[/dim]")
+    for d in report.design_findings:
+        if d.witness:
+            out.print(f"[bold]{d.kind}[/bold] ({escape(d.subject)}): {escape(d.witness.shows)}")
+            out.print(f"  {short_witness(d.witness.record)}", markup=False)
+            out.print(f"  {json.dumps(d.witness.record)}", markup=False)
+    out.print()
 
 
 def print_shared(out: Console, reports: list[Report]) -> None:
@@ -314,6 +353,10 @@ def markdown(data: dict[str, Any]) -> list[str]:
     for p in data["catalogue"]:
         rules = ", ".join(f"`{r}`" for r in p["rules"])
         out.append(f"| `{p['id']}` | {p['statement']} | {rules} | {p['applies_to']} | {p['method']} |")
+    out += ["", "Design properties (rules that cannot matter; findings of their own kind, not violations):",
+            "",
+            "| kind | the rules are clean when |", "|---|---|"]
+    out += [f"| `{kind}` | {text} |" for kind, text in KINDS.items()]
     out.append("")
     for rep in data["rulesets"]:
         n = rep["board"]
@@ -332,6 +375,13 @@ def markdown(data: dict[str, Any]) -> list[str]:
             if "witness" in p:
                 out += [f"Witness for `{p['property']}`: {p['witness']['shows']}", "",
                         f"    {short_witness(p['witness']['record'])}", ""]
+        if rep.get("design"):
+            out += [f"Design properties of {rep['ruleset']} (findings are not violations):", "",
+                    "| design property | verdict | what holds | how it was settled |", "|---|---|---|---|"]
+            for d in rep["design"]:
+                verdict = d["verdict"] + (f" (kept: {d['documented']})" if "documented" in d else "")
+                out.append(f"| `{d['kind']}`: `{d['key']}` | {verdict} | {d['statement']} | {d['settled']} |")
+            out.append("")
     if "summary" in data:
         out += [f"Summary: {data['summary']}.", ""]
         for text in notes().values():

@@ -27,6 +27,47 @@ class Confirmed(Witness):
 
 Progress = Callable[[str], None]
 
+VERDICTS = ("clean", "unknown", "finding")
+"""A design property is clean (settled: the rules are not at odds there), not settled, or a
+finding (settled: something cannot matter, or the rules contradict each other)."""
+KINDS = {
+    "value-matters": "Every value that is not the default changes some game.",
+    "award-earned": "Every scoring component changes some game: some game earns it.",
+    "end-reached": "Every way the game can end is reached by some game.",
+    "end-scored": "A game that ends on a line has a line some scoring award counts.",
+}
+"""The kinds of design property (verify.design), each with what holds when it is clean."""
+
+
+@dataclass
+class Design:
+    """One design property of a ruleset: its kind (KINDS), what it is about (`key`: a setting's
+    field or a rule id, as the ambiguity register names it), the verdict, a sentence saying what
+    holds, how that was settled, the rules it rests on, the game that shows it (replayed) and the
+    ambiguity-register point that keeps a finding on purpose."""
+
+    kind: str
+    key: str
+    subject: str
+    verdict: str
+    statement: str
+    settled: str
+    rules: tuple[str, ...]
+    witness: Witness | None = None
+    documented: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data."""
+        out: dict[str, Any] = {"kind": self.kind, "key": self.key, "subject": self.subject,
+                               "verdict": self.verdict, "statement": self.statement, "settled": self.settled,
+                               "rules": list(self.rules)}
+        if self.witness is not None:
+            out["witness"] = {"record": self.witness.record, "shows": self.witness.shows}
+        if self.documented is not None:
+            out["documented"] = self.documented
+        return out
+
+
 
 Part = tuple[str, str]
 """One way a property was settled: (status, label), such as ("proved", "proved (Z3, every forest on
@@ -89,7 +130,8 @@ def _untimed(data: Any) -> Any:
 
 @dataclass
 class Report:
-    """Every finding for one ruleset."""
+    """Every finding for one ruleset, and its design properties (verify.design: rules that cannot
+    matter, findings of their own kind, never violations)."""
 
     spec: str
     name: str
@@ -100,6 +142,7 @@ class Report:
     sampling_seconds: float
     walk: dict[str, Any] | None = None
     cores: str = "engine (Python)"
+    design: list[Design] = field(default_factory=list)
 
     def has(self, status: str) -> bool:
         """Whether some property has this status."""
@@ -110,6 +153,11 @@ class Report:
         """Whether some property is violated (accepted findings aside)."""
         return self.has("violated")
 
+    @property
+    def design_findings(self) -> list[Design]:
+        """The design properties settled as findings (`--strict` fails on them)."""
+        return [d for d in self.design if d.verdict == "finding"]
+
     def to_json(self, timing: bool = True) -> dict[str, Any]:
         """Plain data (without times unless timing: such a report is the same on every run)."""
         out: dict[str, Any] = {"ruleset": self.spec, "name": self.name, "canonical": self.canonical,
@@ -119,6 +167,8 @@ class Report:
         if self.walk is not None:
             out["exhaustive"] = self.walk if timing else _untimed(self.walk)
         out["properties"] = [f.to_json(timing) for f in self.findings]
+        if self.design:
+            out["design"] = [d.to_json() for d in self.design]
         return out
 
 

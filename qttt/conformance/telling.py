@@ -101,11 +101,12 @@ def _readings(rs: Ruleset) -> set[Reading]:
 
 
 def _reset(name: str) -> dict[str, Any]:
-    """Parameter `name` at its default, with every parameter that needs a value of it (`needs`, where
-    the vocabulary declares one) at its own default too."""
-    reset = {name: next(p.default for p in PARAMETERS if p.name == name)}
+    """Parameter `name` at its default, with every parameter that needs another value of it
+    (`needs`, where the vocabulary declares one) at its own default too."""
+    default = next(p.default for p in PARAMETERS if p.name == name)
+    reset = {name: default}
     for p in PARAMETERS:
-        if any(other == name for other, _ in getattr(p, "needs", ())):
+        if any(other == name and default not in allowed for other, allowed in p.needs):
             reset[p.name] = p.default
     return reset
 
@@ -257,9 +258,10 @@ def random_actions(rs: Ruleset, seed: int) -> list[Json]:
 
 
 def telling_game(rs: Ruleset, other: Ruleset, games: int = SEARCH_GAMES, tag: str = "",
-                 given: Iterable[Sequence[Json]] = ()) -> Telling | None:
+                 given: Iterable[Sequence[Json]] = (), first: bool = False) -> Telling | None:
     """The shortest telling game (`first_difference`) among the `given` games of rs, then `games`
-    seeded random games of rs; None when none differs."""
+    seeded random games of rs (with `first`, the first of them that tells: a witness, not the
+    shortest); None when none differs."""
     base = seed_of(f"telling:{rs.canonical}:{other.canonical}:{tag}")
     candidates = itertools.chain(((None, list(g)) for g in given),
                                  ((base + i, random_actions(rs, base + i)) for i in range(games)))
@@ -270,7 +272,7 @@ def telling_game(rs: Ruleset, other: Ruleset, games: int = SEARCH_GAMES, tag: st
         found = first_difference(rs, other, actions)
         if found is not None and (best is None or found[0] < len(best.actions)):
             best = Telling(actions[:found[0]], found[1], seed)
-            if found[0] <= 1:
+            if found[0] <= 1 or first:
                 break
     return best
 

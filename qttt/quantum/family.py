@@ -127,7 +127,7 @@ class QuantumFamily:
              "site": "qttt.quantum.pages:SITE_PAGES",
              "rulebook": "qttt.quantum.rulebook:QUANTUM_BOOK",
              "play": "qttt.quantum.play:play", "terminal": "qttt.quantum.play",
-             "check": "verify.quantum.check:check",
+             "check": "verify.quantum.check:check", "design": "verify.quantum.design",
              "catalogue": "verify.quantum.catalogue", "shared": "verify.quantum.check:shared_work",
              "codecup": "qttt.quantum.codecup",
              "frameworks": "qttt.quantum.frameworks:codec",

@@ -6,16 +6,30 @@ from __future__ import annotations
 
 import random
 import re
+from fractions import Fraction
+from html import escape
+from pathlib import Path
 from typing import Any
 
 from ..docgen.examples import EXAMPLES, Example
-from ..docgen.rulebook import amount, card_rows, plan, values, winner_text, words
-from ..docgen.site import Site, figure, img
+from ..docgen.rulebook import (
+    CARD_CSS,
+    GENERATED_HTML,
+    amount,
+    card_rows,
+    plan,
+    reading_mark,
+    values,
+    winner_text,
+    words,
+)
+from ..docgen.site import Site, figure, img, source_link, table
 from ..geometry import patterns
 from ..narration import frac
 from ..notation import Record
 from ..ruleset import Ruleset
-from .engine import Measure, Place, State, mark_name, player_of, playout, quantum_state
+from ..variant import load_ruleset
+from .engine import Measure, Outcome, Place, State, mark_name, player_of, playout, quantum_state
 from .notation import from_notation, to_notation
 from .svg import board_svg, legend_svg
 
@@ -298,3 +312,93 @@ class QuantumBook:
 QUANTUM_BOOK = QuantumBook()
 
 
+
+
+# -- the stochastic variant ------------------------------------------------------------------------
+
+CHANCE_PAGE, CHANCE_CARD = "rulebook/chance.md", "cards/chance.en.html"
+
+
+def chance_figures(site: Site | None = None) -> list[tuple[str, str, str]]:
+    """The chance collapse drawn from the engine: the rulebook's cycle with the pick, then each
+    outcome chance may draw, captioned with its probability; (board name, SVG, caption) each."""
+    c = words("en")["chance"]
+    rs = load_ruleset(plan()["chance"]["ruleset"])
+    pending = quantum_states(from_notation(f"[{rs.canonical}] " + plan()["cycle"][str(rs.board)]))[-1]
+    a, size = chance_pick(), 56.0 * rs.board
+    turn = pending.apply(Measure(a))
+    out = [("rulebook-chance-pick", board_svg(pending, size=size), c["caption_pick"].format(a=a + 1))]
+    for outcome, p in turn.chance_outcomes():
+        assert isinstance(outcome, Outcome)
+        out.append((f"rulebook-chance-outcome-{outcome.cell + 1}", board_svg(turn.apply(outcome), size=size),
+                    c["caption_outcome"].format(p=frac(p), c=outcome.cell + 1)))
+    return out
+
+
+def chance_pick() -> int:
+    """The cell the rulebook's pick names: the first cell of the cycle-closing move."""
+    rs = load_ruleset(plan()["chance"]["ruleset"])
+    pending = quantum_states(from_notation(f"[{rs.canonical}] " + plan()["cycle"][str(rs.board)]))[-1]
+    return pending.edges[pending.pending or 0][0]
+
+
+def _chance_values() -> dict[str, str]:
+    rs = load_ruleset(plan()["chance"]["ruleset"])
+    p = Fraction(rs.value("p"))
+    return {"p": frac(p), "q": frac(1 - p), "name": rs.canonical}
+
+
+def chance_page(site: Site, root: Path) -> list[str]:
+    """The stochastic variant's rulebook: what a chance collapse changes in the wikipedia rulebook,
+    in its style (quick start with the legend beside its first board, summary card, the changed
+    article with its reading marked, the chance collapse drawn with each outcome's probability),
+    and its A4 card."""
+    w = words("en")
+    c, vals, page = w["chance"], _chance_values(), CHANCE_PAGE
+    figures = [(site.board(name, svg), caption) for name, svg, caption in chance_figures()]
+    legend = site.board("legend-quantum-en", legend_svg(w["legend"]))
+    point = plan()["chance"]["ours"]
+    rows = [[f"**{a}**", b.format(**vals)] for a, b in zip(c["card_rows"], c["card"], strict=True)]
+    rows[1][1] += reading_mark([point], w, page)
+    numbered = [f"**3.{i + 1}** {text.format(**vals)}" for i, text in enumerate(c["paragraphs"])]
+    target = f"../ambiguities.md#{point}"
+    numbered[1] = (f'!!! note "{w["our_reading"]}"\n\n    {numbered[1]} ([{c["why"]}]({target}))')
+    quick = [f"- {line.format(**vals)}" for line in c["quick"]]
+    quick[1] += reading_mark([point], w, page)
+    site.add("docs/" + CHANCE_CARD, _chance_card(c, vals, figures))
+    return [
+        f"# {c['title']}", "", c["lead"].format(**vals), "",
+        c["card_link"].format(card="../" + CHANCE_CARD), "",
+        w["reading_intro"].format(sources=source_link("sakuta-tomioka-2017", page)), "",
+        f"## {w['quick_start']}", "", *quick, "",
+        '<div class="qttt-figures" markdown>', "", img(figures[0][0], page, figures[0][1], figures[0][1]), "",
+        img(legend, page, w["legend"]["title"], w["legend"]["title"]), "", "</div>", "",
+        f"## {w['summary_card']}", "", *table(w["card_head"], rows),
+        f"## {w['article'].format(k=3)}: {c['article']}", "", *(x for p in numbered for x in (p, "")),
+        c["example"].format(a=chance_pick() + 1), "",
+        *(x for path, caption in figures[1:]
+          for x in (img(path, page, w["alt_board"].format(what=caption), caption), "")),
+        "---", "", w["implementers"].format(page="../rules/common.md#collapse-chance"), ""]
+
+
+def _chance_card(c: dict[str, Any], vals: dict[str, str], figures: list[tuple[str, str]]) -> str:
+    """The stochastic variant's one-page A4 card: lead, quick start, summary card, the collapse drawn."""
+    _, svgs = zip(*[(n, s) for n, s, _ in chance_figures()], strict=True)
+    boards = "".join(f"<figure>{svg}<figcaption>{escape(cap)}</figcaption></figure>"
+                     for svg, (_, cap) in zip(svgs, figures, strict=True))
+    lead = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", c["lead"].format(**vals)).replace("`", "")
+    w = words("en")
+    ours = f' <em class="ours">({escape(w["our_reading"])})</em>'  # the pick: who picks is our reading
+    quick = "".join(f"<li>{escape(line.format(**vals))}{ours if i == 1 else ''}</li>"
+                    for i, line in enumerate(c["quick"]))
+    rows = "".join(f"<tr><th>{escape(a)}</th><td>{escape(b.format(**vals))}{ours if i == 1 else ''}</td></tr>"
+                   for i, (a, b) in enumerate(zip(c["card_rows"], c["card"], strict=True)))
+    return "\n".join([
+        "<!DOCTYPE html>", GENERATED_HTML, '<html lang="en">', "<head>", '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{escape(c['title'])}</title>", f"<style>{CARD_CSS}</style>", "</head>", "<body>",
+        f"<h1>{escape(c['title'])}</h1>", f"<p>{escape(lead)}</p>",
+        f"<h2>{escape(w['quick_start'])}</h2>", f"<ul>{quick}</ul>",
+        f"<h2>{escape(w['summary_card'])}</h2>", f"<table>{rows}</table>",
+        f"<h2>{escape(c['article'])}</h2>", f'<div class="boards">{boards}</div>',
+        f'<p class="foot">{escape(w["card_foot"])}</p>', "</body>", "</html>", ""])

@@ -243,6 +243,20 @@ def test_a_solve_checkpoint_holds_only_values_the_rules_can_give(tmp_path: Path)
     assert solve(rs, checkpoint=cp, core="python").value == honest.value
 
 
+@pytest.fixture(scope="module")
+def count_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The content of a wikipedia count's checkpoint after two plies, checked to resume to the
+    count of three plies once saved again with its digest."""
+    rs = load_ruleset("wikipedia")
+    cp = tmp_path_factory.mktemp("count") / "cp.json"
+    count_games(rs, max_ply=2, checkpoint=cp)
+    data: dict[str, Any] = json.loads(cp.read_text())
+    del data["digest"]
+    write_checkpoint(cp, data)
+    assert count_games(rs, max_ply=3, checkpoint=cp).nodes_by_ply == count_games(rs, max_ply=3).nodes_by_ply
+    return data
+
+
 @pytest.mark.parametrize(("field", "value", "words"), [
     ("games_by_ply", [10 ** 18, 0], "ply 0: 1 nodes, 1,000,000,000,000,000,000 games"),
     ("nodes_by_ply", [2, 36], "a count starts from one position"),
@@ -250,18 +264,13 @@ def test_a_solve_checkpoint_holds_only_values_the_rules_can_give(tmp_path: Path)
     ("positions_by_ply", [1, 0], "ply 1: 36 nodes, 0 games and 0 positions"),
     ("deadlocks", 5, "5 deadlocks among 0 games"),
 ])
-def test_a_count_checkpoint_forged_with_a_valid_digest_is_damaged(tmp_path: Path, field: str, value: Any,
-                                                                  words: str) -> None:
+def test_a_count_checkpoint_forged_with_a_valid_digest_is_damaged(
+        tmp_path: Path, count_checkpoint: dict[str, Any], field: str, value: Any, words: str) -> None:
     """Counts a count cannot reach (more games than nodes, a second start, more children than a
     position has actions, ...) are refused though the digest is valid."""
     rs = load_ruleset("wikipedia")
     cp = tmp_path / "cp.json"
-    count_games(rs, max_ply=2, checkpoint=cp)
-    data = json.loads(cp.read_text())
-    del data["digest"]
-    write_checkpoint(cp, data)
-    assert count_games(rs, max_ply=3, checkpoint=cp).nodes_by_ply == count_games(rs, max_ply=3).nodes_by_ply
-    write_checkpoint(cp, {**data, field: value})
+    write_checkpoint(cp, {**count_checkpoint, field: value})
     with pytest.raises(QtttError, match="damaged") as refused:
         count_games(rs, max_ply=3, checkpoint=cp)
     assert words in str(refused.value), refused.value

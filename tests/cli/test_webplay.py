@@ -15,6 +15,7 @@ from lanes import examples
 from qttt.notation import Record, action_from_json, action_to_json
 from qttt.quantum.engine import Measure, Place, State, playout, quantum_state
 from qttt.quantum.notation import to_notation
+from qttt.quantum.rulebook import CHANCE_PAGE
 from qttt.quantum.strategies import random_rulesets
 from qttt.quantum.text import status_line
 from qttt.ruleset import Ruleset
@@ -166,6 +167,8 @@ def test_intelligent_is_offered_and_plays_to_the_end_with_its_rules_page_linked(
 def test_rulebook_links_only_for_built_in_rulesets() -> None:
     assert rules_page(load_ruleset("wikipedia")) == "rulebook/wikipedia/"
     assert rules_page(load_ruleset("wikipedia(measurer=creator)")) is None
+    assert all(rules_page(load_ruleset(name)) == "rulebook/chance/" for name in CHANCE_RULESETS)
+    assert CHANCE_PAGE == "rulebook/chance.md"  # the page the link opens (test_rulebook.py holds it)
 
 
 def test_a_pasted_variant_of_another_family_plays_through_the_same_bridge() -> None:

@@ -218,8 +218,17 @@ def test_play_missing_games_with_builtin_players(tmp_path: Path, capsys: pytest.
     assert m.total["A"] == m.individual["A"] + 3 * m.team_raw["A"]
 
 
+TWO = '[[team]]\nname = "{a}"\nmain = {am}\n[[team]]\nname = "B"\nmain = ["b1", "b2", "b3", "b4"]\n'
+
+
 @pytest.mark.parametrize(("text", "words"), [
     ('[[team]]\nname = "A"\nmain = ["a"]\n', "four main players"),
+    (TWO.format(a="A", am='["a1", "a2", "a3"]'), 'main = ["a1", "a2", "a3"]; allowed'),  # JSON, no repr
+    (TWO.format(a="A", am='["a1", "a2", "a3", "b4"]'), '"b4" is a player of A and a player of B'),
+    (TWO.format(a="A", am='["a1", "a2", "a3", "a1"]'), '"a1" is a player of A and a player of A'),
+    (TWO.format(a="A", am='["a1", "a2", "a3", "B"]'), '"B" is a player of A and a team'),
+    (TWO.format(a=" ", am='["a1", "a2", "a3", "a4"]'), 'name = " "; allowed: a string with a letter'),
+    (TWO.format(a="A", am='["a1", "a2", "a3", "\\t"]'), 'main = ["a1", "a2", "a3", "\\t"]; allowed'),
     ('[tour]\nlength = 3\n', "unknown key tour.length"),
     ('[[team]]\nname = "A"\nmain = ["a", "b", "c", "d"]\n', "at least two"),
     ('[[team]]\nname = "A"\nmain = ["a", "b", "c", "d"]\n[[team]]\nname = "B"\nmain = ["e", "f", "g", "h"]\n'

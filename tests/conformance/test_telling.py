@@ -36,7 +36,7 @@ from qttt.conformance.telling import (
 from qttt.conformance.values import default_readings, readings
 from qttt.notation import Json
 from qttt.ruleset import Ruleset, default_ruleset
-from qttt.vocabulary import AWARD_DECLARATIONS, PARAMETERS
+from qttt.vocabulary import AWARD_DECLARATIONS, PARAMETER_BY_NAME, PARAMETERS
 
 SHIPPED = {load_ruleset(name).name: (name, path) for name, path in shipped_suites()}
 
@@ -87,23 +87,27 @@ def test_settings_are_every_value_off_its_default_with_the_default_in_its_place(
 @settings(max_examples=examples(40))
 def test_every_declared_parameter_value_off_the_default_is_a_setting(data: st.DataObject) -> None:
     """Derived from the declarations: any parameter of the quantum family at any allowed value."""
-    params = {}
+    drawn = {}
     for p in PARAMETERS:
         if "quantum" not in p.games or p.name in STRUCTURAL or p.type not in (bool, str, int):
             continue
-        value = data.draw(st.sampled_from([v for v in p.allowed if p.type is not int or v <= 3]), p.name)
-        params[p.name] = value
-    try:
-        rs = with_params(load_ruleset("wikipedia"), **params)
-    except Exception as e:  # a value another needs, as the vocabulary declares
-        pytest.skip(str(e))
+        drawn[p.name] = data.draw(st.sampled_from([v for v in p.allowed if p.type is not int or v <= 3]),
+                                  p.name)
+    params = {name: value for name, value in drawn.items()  # where the values it needs are drawn
+              if all(drawn.get(other) in ok for other, ok in PARAMETER_BY_NAME[name].needs)}
+    rs = with_params(load_ruleset("wikipedia"), **params)
     fields = {s.field: s for s in settings_of(rs)}
     for name, value in params.items():
         default = next(p.default for p in PARAMETERS if p.name == name)
         assert (name in fields) == (value != default)
         if name in fields:
             assert fields[name].counterpart.value(name) == default
-            assert all(fields[name].counterpart.value(k) == rs.value(k) for k in params if k != name)
+            # every other value kept, but one that needs another value of this parameter than the default
+            kept = [k for k in params if k != name and all(other != name or default in ok
+                                                           for other, ok in PARAMETER_BY_NAME[k].needs)]
+            assert all(fields[name].counterpart.value(k) == rs.value(k) for k in kept)
+            assert all(fields[name].counterpart.value(k) == PARAMETER_BY_NAME[k].default
+                       for k in params if k not in kept and k != name)
 
 
 @pytest.mark.parametrize("name", sorted(SHIPPED))
@@ -160,7 +164,8 @@ def test_vectors_check_names_a_setting_no_case_tells_apart() -> None:
 
 def test_a_setting_the_register_documents_as_changing_no_game_is_not_a_problem() -> None:
     assert documented() == {("ishizeki-complete", "scoring[0].tie"): "ishizeki-tie",
-                            ("chance-second-draw", "scoring[0].tie"): "ishizeki-tie"}
+                            ("chance-second-draw", "scoring[0].tie"): "ishizeki-tie",
+                            ("lines-of-two", "end-full"): "game-end"}
     problems = check_suite(suite_of("ishizeki-complete"), set(), {}, "here")
     assert problems == []
 

@@ -16,7 +16,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from docsite import ROOT, build_site
+from docsite import ROOT, shared_site
 from reference import RefGame, load_variant
 
 from qttt import load_ruleset, record_to_json, state_to_json
@@ -38,9 +38,8 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """The site, built once for this module, and what its build printed."""
-    out = tmp_path_factory.mktemp("site")
-    return out, build_site(out)
+    """The site, built once for the run, and what its build printed."""
+    return shared_site(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

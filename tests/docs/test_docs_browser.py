@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from docsite import ROOT, build_site, pages, serve
+from docsite import ROOT, pages, serve, shared_site
 
 from qttt.docgen.rulebook import card_path, editions, languages, page_path, words
 from qttt.variant import builtin_names
@@ -57,9 +57,7 @@ def browser() -> Any:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("site")
-    build_site(out)
-    return out
+    return shared_site(tmp_path_factory)[0]
 
 
 def test_every_page_renders_without_errors(browser: Any, site: Path) -> None:

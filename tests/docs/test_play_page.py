@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from docsite import ROOT, build_site, serve
+from docsite import ROOT, serve, shared_site
 
 from qttt.family import family_of
 from qttt.games import random_game
@@ -45,8 +45,7 @@ def page(tmp_path_factory: pytest.TempPathFactory, pytestconfig: pytest.Config) 
     exe = cdp.chromium_path()
     if exe is None:
         pytest.skip("chromium is not installed (apt-get install chromium); CI installs it")
-    site = tmp_path_factory.mktemp("site")
-    build_site(site)
+    site = shared_site(tmp_path_factory)[0]
     with cdp.Browser(exe) as browser, serve(site) as base:
         browser.goto(base + "play/")
         seen = set()

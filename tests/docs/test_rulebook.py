@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import re
+import xml.etree.ElementTree as ET
+from fractions import Fraction
 from functools import cache
 from pathlib import Path
 from typing import cast
@@ -39,8 +41,10 @@ from qttt.docgen.rulebook import (
 )
 from qttt.family import Mark, family_of
 from qttt.geometry import patterns
+from qttt.narration import frac
 from qttt.nested.engine import NestedState
 from qttt.notation import Record
+from qttt.quantum.engine import Measure, mark_name
 from qttt.quantum.notation import from_notation
 from qttt.quantum.rulebook import quantum_states
 from qttt.spec import rules
@@ -433,3 +437,33 @@ def test_bonus4x4_uses_draw_for_one_thing_only() -> None:
 
 def words_of_glossary(name: str) -> str:
     return " ".join(row[1] for row in glossary_rows(name, "en"))
+
+
+def test_the_chance_rulebook_draws_a_chance_collapse_with_each_outcomes_probability() -> None:
+    """The stochastic variant's rulebook and card: the pick, then the two outcomes, each captioned
+    with its probability by the rule (the picked square p, the other 1 − p) and drawn as the
+    measurement of that square collapses the cycle (the choice engine, apart from chance); the
+    legend beside the first board, every picture captioned, the reading marked; the card too."""
+    text, card_text = files()["docs/rulebook/chance.md"], files()["docs/cards/chance.en.html"]
+    name = plan()["chance"]["ruleset"]
+    p = Fraction(load_ruleset(name).value("p"))
+    pending = quantum_states(from_notation("[wikipedia] " + plan()["cycle"]["3"]))[-1]
+    a, b = pending.edges[pending.pending or 0]
+    svg_ns = "{http://www.w3.org/2000/svg}"
+    for cell, prob in ((a, p), (b, 1 - p)):
+        caption = f"<figcaption>probability {frac(prob)}: o4 in square {cell + 1}</figcaption>"
+        assert caption in text and caption in card_text
+        svg = files()[f"docs/boards/rulebook-chance-outcome-{cell + 1}.svg"]
+        drawn = sorted(e.get("data-mark") or "" for e in ET.fromstring(svg).iter(f"{svg_ns}text")
+                       if "classical" in (e.get("class") or ""))
+        after = pending.apply(Measure(cell))
+        assert drawn == sorted(mark_name(k) for k in after.classical if k)
+    assert f"O picks square {a + 1}" in text
+    pictures = re.findall(r"!\[[^\]]*\]\([^)]*\.svg\)", text)
+    assert len(re.findall(r"<figcaption>[^<]+</figcaption></figure>", text)) == len(pictures) == 4
+    assert "](../boards/legend-quantum-en.svg)" in text.split("## Summary card")[0]
+    assert f'!!! note "{words("en")["our_reading"]}"' in text and "ambiguities.md#chance-collapse" in text
+    assert card_text.count('<em class="ours">') == 2
+    for lang in ("en",):
+        for pattern in (*FORBIDDEN[lang], *EVERY_LANGUAGE):
+            assert not re.search(pattern, text, flags=re.I if pattern.islower() else 0), pattern

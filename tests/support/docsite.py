@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import http.server
 import os
@@ -11,6 +12,8 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,6 +29,22 @@ def build_site(out: Path) -> str:
     if proc.returncode != 0:
         raise AssertionError(f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}")
     return proc.stdout + proc.stderr
+
+
+def shared_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The site built once per test run and what its build printed, shared by every module and
+    every xdist worker of the run (a lock on the run's temporary root: the first asker builds, the
+    others wait and read). Tests only read it."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if worker else base  # the run's own root, shared by its workers
+    out, printed = root / "shared-site", root / "shared-site.out"
+    with open(root / "shared-site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not printed.exists():
+            text = build_site(out)
+            printed.write_text(text, encoding="utf-8")
+        return out, printed.read_text(encoding="utf-8")
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
