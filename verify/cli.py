@@ -257,6 +257,9 @@ def print_report(out: Console, report: Report) -> None:
             out.print(f"[bold]{f.property}[/bold] ({LABELS[f.status]}): {escape(f.witness.shows)}")
             out.print(f"  {short_witness(f.witness.record)}", markup=False)
             out.print(f"  {json.dumps(f.witness.record)}", markup=False)
+    for f in report.findings:  # the registered paths each property compared (verify.paths)
+        for p in f.details.get("paths", []):
+            out.print(f"[dim]{f.property}: {escape(p['path'])}: {escape(p['label'])}[/dim]")
     walk = report.walk
     if walk is not None:
         if walk["key"] == "concrete":
@@ -365,6 +368,9 @@ def markdown(data: dict[str, Any]) -> list[str]:
             out.append(f"| `{p['property']}` | {data['statuses'][p['status']]} | {p['label']} | "
                        f"{p['method']} |")
         out.append("")
+        compared = [f"- `{p['property']}`: {path['path']}: {path['label']}" for p in rep["properties"]
+                    for path in p.get("details", {}).get("paths", [])]
+        out += ["Paths compared with the engine:", "", *compared, ""] if compared else []
         for p in rep["properties"]:
             if "witness" in p:
                 out += [f"Witness for `{p['property']}`: {p['witness']['shows']}", "",

@@ -23,7 +23,6 @@ from qttt.analysis import sample
 from qttt.analysis.sample import SampleResult, sample_games
 from qttt.cli import analyze as analyze_cli
 from qttt.cli import main
-from qttt.cli import sample as sample_cli
 from qttt.processes import Mapper, local_mapper
 from qttt.quantum.strategies import rulesets
 from qttt.ruleset import Ruleset
@@ -141,7 +140,7 @@ def test_random_records_whatever_the_workers(name: str, core: str, capsys: pytes
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """`qttt random`: the same records on 1, 2 or 3 worker processes, whichever engine plays them
     (tests/cli/test_random_output.py tests every kind of output)."""
-    monkeypatch.setattr(sample_cli, "BLOCK", 7)
+    monkeypatch.setattr(sample, "RECORD_BLOCK", 7)  # qttt random's blocks
     out = []
     for workers in ("1", "2", "3"):
         assert main(["random", name, "-n", "30", "--seed", "5", "--core", core, "--workers", workers]) == 0

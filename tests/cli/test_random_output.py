@@ -6,6 +6,7 @@ after an error or a signal, and no worker outlives the command."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -21,6 +22,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from lanes import examples
 
+from qttt.analysis import sample as random_play
 from qttt.cli import main
 from qttt.cli import sample as sample_cli
 from qttt.errors import QtttError
@@ -148,16 +150,27 @@ def test_random_writes_the_same_bytes_to_every_output(tmp_path: Path) -> None:
     assert all(out == outs[0] for out in outs) and outs[0].count(b"\n") == 25000
 
 
+def test_records_are_whole_when_the_ruleset_name_holds_brackets() -> None:
+    """A canonical name may hold "[]" (a scoring with an empty fallback): the compiled writer's
+    records still end with the actions, as the engine writes them (it once cut the name there; qttt
+    check's random-games-agree found it)."""
+    rs = load_ruleset(str(Path(__file__).resolve().parents[2] / "spec/coverage/creator-no-2-cycles.toml"))
+    assert "[]" in rs.canonical
+    mine = random_play.record_block(rs, 3, 0, 20, "compiled")
+    assert mine == random_play.record_block(rs, 3, 0, 20, "python")
+    assert [json.loads(line)["variant"] for line in mine.splitlines()] == [rs.canonical] * 20
+
+
 def test_an_error_in_a_worker_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                              capsys: pytest.CaptureFixture[str]) -> None:
-    real = sample_cli.block
+    real = random_play.record_block
 
     def failing(rs: object, seed: int, index: int, games: int, core: str) -> bytes:
         if index == 2:
             raise QtttError("core-compiled", "a random game outgrew the compiled core's move numbers")
         return real(rs, seed, index, games, core)  # type: ignore[arg-type]
-    monkeypatch.setattr(sample_cli, "block", failing)  # the workers are forked: they inherit it
-    monkeypatch.setattr(sample_cli, "BLOCK", 10)
+    monkeypatch.setattr(random_play, "record_block", failing)  # the workers are forked: they inherit it
+    monkeypatch.setattr(random_play, "RECORD_BLOCK", 10)
     target = tmp_path / "games.jsonl"
     assert main(["random", "wikipedia", "-n", "100", "--workers", "3", "-o", str(target)]) == 2
     assert "outgrew the compiled core's move numbers" in capsys.readouterr().err

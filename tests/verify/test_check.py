@@ -23,6 +23,7 @@ from verify import cli
 from verify.catalogue import LABELS, STATUSES, properties
 from verify.classical import catalogue as classical_catalogue
 from verify.nested import catalogue as nested_catalogue
+from verify.paths import paths
 from verify.quantum import abstract as A
 from verify.quantum import check as check_module
 from verify.quantum.catalogue import PROPERTIES
@@ -68,7 +69,7 @@ def reference_replay(rec: dict[str, Any], rs_name: str | None = None) -> Any:
 def test_catalogue_ids_are_unique_and_rest_on_known_rules() -> None:
     rules = {r["id"] for r in tomllib.loads((ROOT / "spec" / "rules.toml").read_text())["rule"]}
     ids = [p.id for p in properties()]
-    assert len(ids) == len(set(ids)) == 19  # nine for the quantum family, five each for nested and classical
+    assert len(ids) == len(set(ids)) == 20  # ten for the quantum family, five each for nested and classical
     assert ids == [p.id for p in (*PROPERTIES, *nested_catalogue.PROPERTIES, *classical_catalogue.PROPERTIES)]
     for p in properties():
         assert p.statement and p.method and p.applies_to and p.rules
@@ -354,7 +355,9 @@ def test_shape_and_measurement_checks_pass_on_the_engine_and_fail_on_lies() -> N
 EXPECTED = {name: {p.id: "sampled" for p in PROPERTIES} for name in BUILTINS}
 EXPECTED["bonus4x4"]["scores-well-defined"] = "accepted"
 # Up to 3×3 the walk runs by default: one position per shape class (and relabelled members).
-WALKED = {name: {p: "classes" for p in statuses} | {"scores-well-defined": "sampled"}
+# random-games-agree is settled on the games qttt random plays, walk or not.
+SAMPLED_ALL_THE_SAME = dict.fromkeys(("scores-well-defined", "random-games-agree"), "sampled")
+WALKED = {name: {p: "classes" for p in statuses} | SAMPLED_ALL_THE_SAME
           for name, statuses in EXPECTED.items()}
 
 
@@ -370,7 +373,12 @@ def test_check_builtin(name: str) -> None:
         classes, members = report.walk["positions"], report.walk["relabelled_checked"]
         assert f"one position per shape class, {classes} classes" in turn.label
         assert f"K = 4 relabelled members: {members} checked" in turn.label and members > 2 * classes
-    assert "compiled core (C)" in report.cores
+    assert "compiled paths" in report.cores
+    named = {d["path"]: d["status"] for f in report.findings
+             if f.property in ("cores-agree", "random-games-agree") for d in f.details["paths"]}
+    assert set(named) == {p.name for p in paths("quantum")}  # every registered path, by name
+    unknown = [n for n, s in named.items() if s == "unknown"]
+    assert unknown == ([] if name == "wikipedia" else ["compiled core: solver (qttt analyze solve)"])
     for f in report.findings:
         if f.status in ("violated", "accepted"):
             assert f.witness is not None

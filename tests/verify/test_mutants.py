@@ -3,27 +3,39 @@ for one test, never in the product) must make `verify.quantum.check.check` repor
 witness game that `confirm` replays from the start and sees fail, never "proved"; the unmutated
 engine on the same ruleset must not show that violation. Small rulesets (mostly 2×2) keep the cost
 low; the 3×3 ones (a label-dependent collapse, a measurement consuming a move number, a placement
-on a classical cell, a C-core-only scoring bug, a 2-cycle bug) are slow."""
+on a classical cell, a C-core-only scoring bug, a 2-cycle bug) are slow.
+
+The compiled paths (verify.paths) are planted too: a collapse bug in both the engine and the core
+(which once ran the core past its collapse stack inside the checker), a core that segfaults, aborts
+or hangs, and a one-line bug in each fast path (the replay writer's player to act, qttt random's
+record writer, perft, the solver, the random-game tally): each is a violation with a game that
+replays under the real rules, and `qttt check` exits 1, never 139 or 3."""
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 import shutil
 import tempfile
+import textwrap
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from qttt import IllegalAction, load_ruleset
+from qttt import IllegalAction, QtttError, load_ruleset
 from qttt.geometry import cells_of
 from qttt.quantum import compiled, engine, game, scoring
-from qttt.quantum.engine import MEASURE, PLACE, Board, Place
+from qttt.quantum.engine import MEASURE, PLACE, Board, Measure, Place
+from verify import isolated
+from verify.cli import exit_status
 from verify.quantum.check import check, designed
 from verify.quantum.exhaustive import walk
+from verify.quantum.fastpaths import as_built
 from verify.quantum.sampled import Context, confirm
+from verify.quantum.witness import replay
 from verify.report import Finding, Report
 
 Patch = Callable[[pytest.MonkeyPatch], None]
@@ -337,3 +349,143 @@ def test_failures_found_before_a_checkpoint_survive_the_resume(monkeypatch: pyte
     ctx = Context.of(rs, cores=False)
     assert any(confirm(ctx, rs.canonical, prop, list(acts)) is not None
                for prop, kept in resumed.failures.items() for _, acts in kept)
+
+
+# The compiled paths --------------------------------------------------------------------------------
+
+
+def engine_source_changed(method: str, old: str, new: str) -> Patch:
+    """The engine's Board.<method> compiled from its own source with one line changed."""
+    def patch(mp: pytest.MonkeyPatch) -> None:
+        source = textwrap.dedent(inspect.getsource(getattr(Board, method)))
+        assert old in source
+        space: dict[str, Any] = {}
+        exec(source.replace(old, new, 1), vars(engine), space)  # a planted bug, in a test
+        mp.setattr(Board, method, space[method])
+    return patch
+
+
+def measure_starts_with(line: str) -> Patch:
+    """The C core's measure with a line planted at its start."""
+    start = "    uint16_t component = p->comp[cell];\n"
+    return core_source_changed(start, start + f"    {line}\n")
+
+
+def both(*patches: Patch) -> Patch:
+    def patch(mp: pytest.MonkeyPatch) -> None:
+        for p in patches:
+            p(mp)
+    return patch
+
+
+# The measured component stays open, in the engine and in the C core alike (one author, one
+# misreading): later placements reuse its cells and the live graph gets a second cycle, which ran
+# the core's collapse stack past its end (a segmentation fault of the whole checker) before the
+# core bounded it and reported the position inconsistent.
+component_stays_open = both(
+    engine_source_changed("collapse", "    self.open &= ~component\n", ""),
+    core_source_changed("    p->open &= (uint16_t)~component;\n", ""))
+
+# (id, ruleset, patch, property, phrase, games, walk)
+PATH_MUTANTS: list[tuple[str, str, Patch, str, str, int, bool]] = [
+    ("a collapse bug in both the engine and the core", "wikipedia", component_stays_open, "legal-actions",
+     "place-open", 100, False),
+    ("the core segfaults on a measurement", TWO,
+     measure_starts_with("if (p->pending == 3) *(volatile int *)0 = 0;"), "cores-agree", "SIGSEGV", 40, True),
+    ("the core aborts on a measurement", TWO, measure_starts_with("if (p->pending == 3) abort();"),
+     "cores-agree", "SIGABRT", 40, False),
+    ("the core hangs on a measurement", TWO, measure_starts_with("while (p->pending == 3) {}"),
+     "cores-agree", "no progress", 20, False),
+    ("replay --json names the wrong player during a measurement", TWO,
+     core_source_changed('v[3] ? PUT(o, "\\"o\\"") : PUT(o, "\\"x\\"")',
+                         '(v[3] ^ (v[0] == MEASURE)) ? PUT(o, "\\"o\\"") : PUT(o, "\\"x\\"")'),
+     "cores-agree", '"to_move": "x"', 40, False),
+    ("perft miscounts measurements at depth 2", TWO,
+     core_source_changed("    counts[level] += (uint64_t)n;",
+                         "    counts[level] += (uint64_t)n - (level == 1 && p->phase == MEASURE);"),
+     "cores-agree", "perft", 40, False),
+    ("the solver lets the measurer choose for the other player", "wikipedia",
+     core_source_changed("int maxi = x_moves(r, p);", "int maxi = x_moves(r, p) ^ (p->phase == MEASURE);"),
+     "cores-agree", "solver", 40, False),
+    ("the shape key forgets the parity during a measurement", TWO,
+     core_source_changed("    key = key << 1 | (p->move & 1); n += 1;",
+                         "    key = key << 1 | ((p->move & 1) & (p->phase != MEASURE)); n += 1;"),
+     "cores-agree", "shape key", 40, False),
+    ("the core's random games leave the final phase out of their digests", TWO,
+     core_source_changed("digest_step(digest_step(digest_step(d, p.phase), xs), os)",
+                         "digest_step(digest_step(d, xs), os)"),
+     "random-games-agree", "the compiled core's digest", 20, False),
+    ("qttt random's writer drops the comma after the first action", TWO,
+     core_source_changed("            if (k) out[at++] = ',';", "            if (k > 1) out[at++] = ',';"),
+     "random-games-agree", "qttt random's compiled writer", 40, False),
+    ("qttt analyze random counts o's sole line as x's", "wikipedia",
+     core_source_changed("        if (kx < 0) return 2;", "        if (kx < 0) return 1;"),
+     "random-games-agree", "compiled tally", 100, False),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "spec", "patch", "prop", "phrase", "games", "walked"), PATH_MUTANTS,
+                         ids=[m[0] for m in PATH_MUTANTS])
+def test_planted_path_bug_is_caught(name: str, spec: str, patch: Patch, prop: str, phrase: str, games: int,
+                                    walked: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A violation whose witness replays under the real rules (for cores-agree, `confirm` sees the
+    paths fail there again), exit status 1, and no property the checker failed on."""
+    monkeypatch.setattr(isolated, "TIMEOUT", 2.0)
+    patch(monkeypatch)
+    report = check(spec, games=games, exhaustive=walked, timeout=30)
+    assert exit_status([report], False) == 1
+    assert not report.has("error"), [(f.property, f.label) for f in report.findings if f.status == "error"]
+    f = next(f for f in report.findings if f.property == prop)
+    assert f.status == "violated" and f.witness is not None, (f.label, f.method)
+    assert phrase in f.witness.shows, f.witness.shows
+    actions = designed(f.witness.record)
+    if prop == "cores-agree":
+        ctx = Context.of(load_ruleset(spec))
+        again = [w for acts in (actions, actions[:-1])
+                 if (w := confirm(ctx, spec, prop, acts)) is not None and w.record == f.witness.record]
+        assert again, f.witness
+    if patch is component_stays_open:  # the core, as buggy as the engine, differs from it all the same
+        cores = next(f for f in report.findings if f.property == "cores-agree")
+        assert cores.status == "violated" and cores.witness is not None, cores.label
+    monkeypatch.undo()  # the real rules: the witness is a game they allow, up to any action it shows refused
+    fresh_engine(monkeypatch)
+    rs = load_ruleset(spec)  # (the last action may be one the witness shows refused or accepted wrongly)
+    assert replay(rs, actions) is not None or replay(rs, actions[:-1]) is not None, f.witness.record
+
+
+def test_every_registered_path_has_a_planted_bug() -> None:
+    """Each path of the registry is caught by one of the mutants above (by the phrase naming it)."""
+    named = {"positions": "SIGSEGV", "qc_replay_jsonl": "to_move", "perft": "perft", "solver": "solver",
+             "keys": "shape key", "qc_jsonl": "qttt random's compiled writer",
+             "qc_games": "the compiled core's digest", "qc_sample": "compiled tally"}
+    from verify.paths import paths
+    phrases = {m[4] for m in PATH_MUTANTS}
+    for p in paths("quantum"):
+        key = next(k for k in named if k in p.name)  # every path has its planted bug
+        assert any(named[key] in phrase for phrase in phrases), p.name
+
+
+@pytest.mark.slow
+def test_an_inconsistent_position_is_reported_not_overrun(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The core alone with the collapse bug, given the game the checker found with the bug in both:
+    after cells of a measured component are placed in again, the pending cycle has no path closing
+    it; the core says the position is inconsistent (QtttError, rule core-compiled) instead of
+    reading before its parent array, as it did (checked in a child process, where an overrun cannot
+    take the tests down; the core as built, which its load-time self-test refuses)."""
+    core_source_changed("    p->open &= (uint16_t)~component;\n", "")(monkeypatch)
+    rs = load_ruleset("wikipedia")
+    game = [Place(3, 7), Place(4, 5), Place(0, 3), Place(2, 4), Place(5, 8), Place(5, 7), Place(3, 8),
+            Measure(8), Place(5, 6), Place(3, 5)]
+
+    def view(items: Sequence[int], mark: isolated.Mark) -> list[str]:
+        mark(0)
+        try:
+            compiled.core_for(rs).position(game).view()
+        except QtttError as e:
+            return [e.message]
+        return ["no error"]
+    with as_built() as refused:
+        got = isolated.run(view, [0])[0]
+    assert refused is not None and "self-test" in refused
+    assert isinstance(got, str) and got.startswith("position inconsistent"), got

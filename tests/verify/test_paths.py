@@ -61,3 +61,16 @@ def test_a_symbol_nobody_registers_fails_the_coverage_check(exported: dict[str, 
     monkeypatch.setattr(P, "PATHS", P.PATHS[1:])
     with pytest.raises(AssertionError, match=first.symbols[0]):
         test_every_exported_symbol_is_covered_by_a_registered_path(exported)
+
+
+def test_check_runs_and_names_every_registered_path_that_serves_the_ruleset() -> None:
+    """`qttt check` reports each registered path of the ruleset's family by name, under the
+    property its kind is checked under, with what settled it; none is left out."""
+    from verify.quantum.check import PROPERTY_AT, check
+    report = check("qttt(board=2,end=full)", games=5, exhaustive=False, timeout=30)
+    named = {(f.property, p["path"]): p for f in report.findings for p in f.details.get("paths", [])}
+    for p in P.paths("quantum"):
+        entry = named[(PROPERTY_AT[p.at], p.name)]
+        assert entry["status"] == "sampled" and str(5) in entry["label"], entry
+        assert entry["symbols"] == list(p.symbols)
+    assert f"compared with it: {len(P.paths('quantum'))} compiled paths" in report.cores

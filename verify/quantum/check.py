@@ -12,6 +12,7 @@ weakest of its parts; its label names each part. A violation is reported only wi
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import time
@@ -23,14 +24,17 @@ from pathlib import Path
 from typing import Any
 
 from qttt import Ruleset, action_from_json, load_ruleset
+from qttt.family import family_of
 from qttt.quantum.engine import Action, Measure, Outcome, Place
 from qttt.spec import spec_dir
 
+from ..paths import paths, serving
 from ..report import Confirmed, Finding, Part, Progress, Report, finding, worst
 from . import z3_graph as Z
 from .abstract import Params, Summary, explore, realize
 from .catalogue import PROPERTIES, SHAPE_KEY
 from .exhaustive import RELABELLED, Walk, resumable, walk, walk_ruleset
+from .fastpaths import as_built
 from .graphs import Tally, enumerate_collapse, enumerate_single_cycle
 from .sampled import (
     ABSTRACT,
@@ -38,16 +42,22 @@ from .sampled import (
     DEADLOCK,
     LEGAL,
     LENGTH,
+    RANDOM,
     SCORES,
     SHAPE,
     TIE,
     TOTAL,
     TURN,
     UNIQUE,
+    UNREPRODUCED,
     Context,
+    GameFailure,
     Sample,
+    compare_games,
     confirm,
+    confirm_game,
     core_reason,
+    forget_crashes,
     sample,
 )
 from .scores import Range, end_lines, range_witnesses, tie_verdicts
@@ -120,16 +130,24 @@ class Engine:
     sample: Sample
     walk: Walk | None = None
     own_walk: Walk | None = None
+    games: dict[str, list[GameFailure]] = field(default_factory=dict)  # the paths compared on games
+    unrun: dict[str, str] = field(default_factory=dict)  # paths at games not compared, with why
+    seed: int = 0  # of those games: qttt random --seed
+    refused: str | None = None  # why the core's load-time self-test refused it, if it did
     _confirmed: dict[str, Confirmed | None] = field(default_factory=dict)
 
     def witness(self, prop: str) -> Confirmed | None:
         """The first failure of prop that replays from the start under the real rules and fails
-        there again (walks first: their games are shortest); failures of an auxiliary walk that do
-        not are dropped."""
+        there again (walks first: their games are shortest; for random-games-agree, the paths
+        compared on games); failures of an auxiliary walk that do not are dropped."""
         if prop not in self._confirmed:
             self._confirmed[prop] = next(
                 (w for failures in self.failures() for _, actions in failures.get(prop, [])
                  if (w := confirm(self.ctx, self.variant, prop, actions)) is not None), None)
+            if self._confirmed[prop] is None and prop == RANDOM:
+                self._confirmed[prop] = next(
+                    (w for found in self.games.values() for f in found
+                     if (w := confirm_game(self.ctx, self.variant, f)) is not None), None)
         return self._confirmed[prop]
 
     def confirm(self, prop: str, actions: Sequence[Action]) -> Confirmed | None:
@@ -258,22 +276,53 @@ def simple_finding(prop: str, what: str, engine: Engine, started: float) -> Find
                    engine.witness(prop))
 
 
-def cores_finding(rs: Ruleset, engine: Engine, started: float) -> Finding:
-    """Both cores on the same positions, where the compiled core plays the ruleset."""
-    reason = core_reason(rs)
-    if reason is not None:
-        return finding(CORES, [("unknown", f"unknown (the compiled core was not run: {reason})")],
-                       "not compared", time.perf_counter() - started)
+PROPERTY_AT = {"positions": CORES, "games": RANDOM}
+"""The property each kind of registered path (verify.paths, by `at`) is checked under."""
+
+
+def paths_finding(at: str, rs: Ruleset, engine: Engine, started: float) -> Finding:
+    """The registered paths (verify.paths) compared with the engine `at` positions (property
+    cores-agree: every position the engine was checked on) or on games (random-games-agree: the
+    games of `qttt random --seed`), each run in a child process and named in the details with what
+    settled it, or why it was not compared."""
+    prop = PROPERTY_AT[at]
+    serve, skipped = serving(rs, at)
     s = engine.sample
-    method = (f"the engine (Python) and the compiled core (C, qttt/quantum/compiled.py) replayed the same "
-              f"actions at {s.positions} positions of {s.games} sampled games"
-              + ("" if engine.walk is None else " and every position of the walk")
-              + ": positions, legal lists, the refusal of every other action, the position after each "
-              "legal action, final scores" + _walk_note(engine))
-    status, label = engine.part()
-    label = (label.replace("(engine", "(engine and compiled core", 1) if "(engine" in label
-             else label.replace(" games)", " games, engine and compiled core)", 1))
-    return finding(CORES, [(status, label)], method, time.perf_counter() - started, engine.witness(CORES))
+    if at == "positions":
+        status, label = engine.part()
+        label = (label.replace("(engine", "(engine and compiled core", 1) if "(engine" in label
+                 else label.replace(" games)", " games, engine and compiled core)", 1))
+        where = (f"at {s.positions} positions of {s.games} sampled games"
+                 + ("" if engine.walk is None else " and every position of the walk"))
+    else:
+        where = f"on the {s.games} games of qttt random --seed {engine.seed}"
+        status, label = "sampled", f"sampled ({where[7:]}, engine and compiled core)"
+    settled = {p.name: (status, f"{label.split(' (')[0]}: {p.settles}, {where}") for p in serve}
+    if at == "games":
+        skipped |= engine.unrun
+        serve = tuple(p for p in serve if p.name not in engine.unrun)
+    settled |= {name: ("unknown", f"not compared: {why}") for name, why in skipped.items()}
+    details: dict[str, Any] = {"paths": [
+        {"path": p.name, "symbols": list(p.symbols), "status": (got := settled[p.name])[0], "label": got[1]}
+        for p in paths(family_of(rs).name, at)]}
+    if not serve:
+        reason = core_reason(rs) or "; ".join(dict.fromkeys(skipped.values())) or "no registered path"
+        return finding(prop, [("unknown", f"unknown (no compiled path was run: {reason})")], "not compared",
+                       time.perf_counter() - started, details=details)
+    parts: list[Part] = [(status, label)]
+    if engine.refused is not None:  # the commands play the Python engine instead: say why, whatever else
+        parts.append(("unknown", f"unknown (the compiled core's load-time self-test refuses it, so the "
+                                 f"commands play the Python engine: {engine.refused}; compared as built)"))
+        details["self_test"] = engine.refused
+    unreproduced = [m for failures in engine.failures() for m, _ in failures.get(UNREPRODUCED, [])]
+    if unreproduced and at == "positions":
+        parts.append(("error", f"checker error (no single game reproduces a crash: {unreproduced[0]})"))
+    method = ("each registered path (verify.paths) in a child process, against the engine (a crash, an abort "
+              f"or a hang is a violation with the game that shows it), {where}: "
+              + "; ".join(f"{p.name}: {p.settles}" for p in serve)
+              + "".join(f"; not compared: {name} ({why})" for name, why in skipped.items())
+              + (_walk_note(engine) if at == "positions" else ""))
+    return finding(prop, parts, method, time.perf_counter() - started, engine.witness(prop), details)
 
 
 def deadlock_finding(rs: Ruleset, engine: Engine, started: float) -> Finding:
@@ -522,10 +571,22 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
           processes: int = 1, checkpoint: str | None = None, cores: bool = True) -> Report:
     """Settle every catalogue property of the ruleset named by spec (name, canonical name or file).
     The walk runs when `exhaustive`, or by default (None) where `walks_by_default`; to max_ply,
-    default `default_depth`. With `cores`, the compiled core is compared with the engine wherever
-    it plays the ruleset."""
+    default `default_depth`. With `cores`, every registered path (verify.paths) is compared with
+    the engine wherever it plays the ruleset, the compiled core as its source builds it even where
+    its load-time self-test refuses it (`fastpaths.as_built`)."""
+    with as_built() if cores else contextlib.nullcontext() as refused:
+        return settle(spec, games=games, seed=seed, progress=progress, timeout=timeout, exhaustive=exhaustive,
+                      max_ply=max_ply, processes=processes, checkpoint=checkpoint, cores=cores,
+                      refused=refused)
+
+
+def settle(spec: str, *, games: int | None, seed: int, progress: Progress | None, timeout: float,
+           exhaustive: bool | None, max_ply: int | None, processes: int, checkpoint: str | None,
+           cores: bool, refused: str | None) -> Report:
+    """`check`'s work, `refused` saying why the core's self-test refused it (None: it did not)."""
     rs = load_ruleset(spec)
     say = progress or (lambda _: None)
+    forget_crashes()
     walks = exhaustive or (exhaustive is None and walks_by_default(rs))
     if walks and checkpoint is not None and Path(checkpoint).is_file():  # damaged: named before any work
         key = walk_key(rs)
@@ -542,12 +603,15 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
     s = sample(rs, games or default_games(rs), seed, bound=bound, cores=cores)
     sampled = time.perf_counter() - t
     ctx = Context.of(rs, bound, cores)
-    engine = Engine(ctx, spec, s)
+    engine = Engine(ctx, spec, s, seed=seed, refused=refused)
     walk_data = None
     if walks:
         depth = max_ply if max_ply is not None else default_depth(rs)
         engine.walk, engine.own_walk = run_walks(rs, spec, depth, processes, say, checkpoint)
         walk_data = _walk_json(engine.walk, engine.own_walk)
+    if cores:
+        say("compiled paths on the games of qttt random")
+        engine.games, engine.unrun = compare_games(ctx, spec, seed, s.games)
     findings = []
     for prop, props in ((SHAPE, (SHAPE,)), (UNIQUE, (UNIQUE,)), (TOTAL, (TOTAL,))):
         say(prop)
@@ -563,7 +627,9 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
         time.perf_counter())))
     if cores:
         say("cores-agree")
-        findings.append(guarded(CORES, lambda: cores_finding(rs, engine, time.perf_counter())))
+        findings.append(guarded(CORES, lambda: paths_finding("positions", rs, engine, time.perf_counter())))
+        say("random-games-agree")
+        findings.append(guarded(RANDOM, lambda: paths_finding("games", rs, engine, time.perf_counter())))
     say("no-deadlock")
     findings.append(guarded(DEADLOCK, lambda: deadlock_finding(rs, engine, time.perf_counter())))
     say("termination")
@@ -572,10 +638,19 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
     findings.append(guarded(SCORES, lambda: scores_finding(rs, engine, time.perf_counter())))
     order = [p.id for p in PROPERTIES]
     findings.sort(key=lambda f: order.index(f.property))
-    reason = core_reason(rs) if cores else "not asked for"
-    both = ("engine (Python) and compiled core (C), compared at every checked position" if reason is None
-            else f"engine (Python) only: {reason}")
-    return Report(spec, rs.name, rs.canonical, rs.board, findings, s.games, sampled, walk_data, both)
+    return Report(spec, rs.name, rs.canonical, rs.board, findings, s.games, sampled, walk_data,
+                  compared(rs, cores))
+
+
+def compared(rs: Ruleset, cores: bool) -> str:
+    """What the report's title says was run: the engine, and the registered paths compared with it
+    (`verify.paths`: cores-agree and random-games-agree name each with what settled it)."""
+    found = serving(rs)[0] if cores else ()
+    if not found:
+        why = (core_reason(rs) or "no registered path serves it") if cores else "not asked for"
+        return f"engine (Python) only: {why}"
+    return (f"engine (Python); compared with it: {len(found)} compiled path{'s' * (len(found) != 1)} "
+            "(cores-agree, random-games-agree name each)")
 
 
 def shared_work() -> dict[str, Any]:

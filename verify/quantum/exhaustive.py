@@ -52,7 +52,7 @@ from qttt.quantum.compiled import decode as compiled_decode
 from qttt.quantum.engine import PHASES, STATE, Action, Measure, Outcome, Place, State
 
 from .abstract import abstract_of
-from .sampled import FAILURE_IDS, KEPT, LENGTH, SHAPE, Context, inspect
+from .sampled import FAILURE_IDS, KEPT, LENGTH, SHAPE, Context, Visit, compare_paths, inspect
 from .witness import replay
 
 Key = tuple[Any, ...]
@@ -312,11 +312,12 @@ def expand(rs: Ruleset, paths: Sequence[Path_], key: str = "shape", bound: int |
     failures: list[tuple[str, str, Path_]] = []
     partitions: set[Key] = set()
     final = checked = 0
+    visits: list[Visit] = []  # for the registered paths (verify.paths), compared after the batch
     for path in paths:
         acts = actions_of(path, cells)
         state = replay(rs, acts)
         assert state is not None, "a walked path replays"
-        found, kids = inspect(ctx, state, acts, simulate=True)
+        found, kids = inspect(ctx, state, acts, simulate=True, visits=visits)
         for prop, message, probe in found:
             failures.append((prop, message, path + ((encode(probe, cells),) if probe is not None else ())))
         with contextlib.suppress(Exception):  # inspect reported it
@@ -330,14 +331,17 @@ def expand(rs: Ruleset, paths: Sequence[Path_], key: str = "shape", bound: int |
                 continue
             children.setdefault(k, (*path, encode(act, cells)))
         if members and path:
-            checked += check_members(ctx, state, acts, members, failures)
+            checked += check_members(ctx, state, acts, members, failures, visits)
+    for at, (prop, message, probe) in compare_paths(ctx, visits):
+        shown = (*at, probe) if probe is not None else at
+        failures.append((prop, message, tuple(encode(a, cells) for a in shown)))
     return children, failures, partitions, final, checked
 
 
 def check_members(ctx: Context, state: State, acts: Sequence[Action], members: int,
-                  failures: list[tuple[str, str, Path_]]) -> int:
+                  failures: list[tuple[str, str, Path_]], visits: list[Visit] | None = None) -> int:
     """Check up to `members` relabelled members of state's shape class (`relabel`, seeded by the
-    path); their failures join `failures`. How many were checked."""
+    path); their failures join `failures`, their positions `visits`. How many were checked."""
     cells = len(state.classical)
     want = shape_key(state)
     rng = random.Random(hash(tuple(encode(a, cells) for a in acts)) & 0xFFFFFFFF)
@@ -352,7 +356,7 @@ def check_members(ctx: Context, state: State, acts: Sequence[Action], members: i
             continue
         seen.add(member.key())
         checked += 1
-        found, _ = inspect(ctx, member, other)
+        found, _ = inspect(ctx, member, other, visits=visits)
         for prop, message, probe in found:
             shown = (*other, probe) if probe is not None else tuple(other)
             failures.append((prop, message, tuple(encode(a, cells) for a in shown)))
