@@ -5,10 +5,13 @@
 
 Agents `player_0` (x) and `player_1` (o). An observation is a dict: `observation`, the position as 0/1 planes
 (rows × columns × planes, the OpenSpiel adapter's tensor) and `action_mask` (1 for the legal
-action numbers of the agent to act; all 0 for the other). Rewards come at the end: each agent's
-points (`returns="margin"`: own points minus the opponent's); an illegal action ends the game as a
-forfeit with the ruleset's forfeit score (the referee's forfeit rule). Who acts next follows the rules (a
-measurement, a bonus move), not strict alternation. Needs the `pettingzoo` extra.
+action numbers of the agent to act; all 0 for the other). Rewards come at the end, read as
+`returns` says (`qttt.interop.RETURNS`): 1 a win, 0 a draw, -1 a loss (`"result"`, the default, as
+PettingZoo's classic games), own points minus the opponent's (`"margin"`) or the points. An action
+the mask does not offer ends the game as a forfeit with the ruleset's forfeit score (the referee's
+forfeit rule; under `"result"` a loss), `infos` naming the rule that refuses it. Who acts next
+follows the rules (a measurement, a bonus move), not strict alternation. Needs the `pettingzoo`
+extra.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from pettingzoo.utils import wrappers
 
 from .competition.match import RULE as FORFEIT_RULE
 from .family import GameState
-from .interop import Rules, rules_of
+from .interop import RETURNS, Rules, rules_of
 
 RENDER_MODES = ("ansi", "human")
 AGENTS = ("player_0", "player_1")  # x and o, the players numbered as in qttt.interop
@@ -43,16 +46,16 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
     metadata: ClassVar[dict[str, Any]] = {"render_modes": list(RENDER_MODES), "name": "qttt_v0",
                                           "is_parallelizable": False, "render_fps": 1}
 
-    def __init__(self, ruleset: str = "wikipedia", returns: str = "points",
+    def __init__(self, ruleset: str = "wikipedia", returns: str = RETURNS[0],
                  render_mode: str | None = None) -> None:
         super().__init__()
         EzPickle.__init__(self, ruleset, returns, render_mode)
-        if returns not in ("points", "margin"):
-            raise ValueError(f"returns={returns!r}: not one of points, margin")
+        if returns not in RETURNS:
+            raise ValueError(f"returns={returns!r}: not one of {', '.join(RETURNS)}")
         if render_mode not in (None, *RENDER_MODES):
             raise ValueError(f"render_mode={render_mode!r}: not one of ansi, human")
         self.rules: Rules = rules_of(ruleset)
-        self.margin = returns == "margin"
+        self.returns = returns
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents = self.possible_agents[:]
@@ -103,21 +106,27 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
             self._was_dead_step(action)
             return
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        if int(action) in self.rules.legal(self.state):
-            self.state = self.state.apply(self.rules.codec.decode(int(action)))
+        refused = self.rules.refusal(self.state, int(action))
+        if refused is None:
+            taken = self.rules.action(int(action))
+            assert taken is not None  # a listed number stands for an action
+            self.state = self.state.apply(taken)
             if self.rules.ended(self.state):
-                returns = self.rules.returns(self.state, self.margin)
+                returns = self.rules.returns(self.state, self.returns)
                 self.rewards = dict(zip(AGENTS, returns, strict=True))
                 self.terminations = dict.fromkeys(self.agents, True)
             else:
                 self.agent_selection = AGENTS[self.rules.player(self.state)]
         else:
             won, lost = (float(v) for v in self.rules.ruleset.match.forfeit)
-            other = AGENTS[1 - AGENTS.index(agent)]
-            self.rewards = ({agent: lost - won, other: won - lost} if self.margin
-                            else {agent: lost, other: won})
+            if self.returns == "margin":
+                won, lost = won - lost, lost - won
+            elif self.returns == "result":
+                won, lost = (won > lost) - (won < lost), (lost > won) - (lost < won)
+            self.rewards = {agent: float(lost), AGENTS[1 - AGENTS.index(agent)]: float(won)}
             self.terminations = dict.fromkeys(self.agents, True)
-            self.infos[agent]["forfeit"] = f"action {action} is not legal here (rule {FORFEIT_RULE})"
+            self.infos[agent]["forfeit"] = (f"action {action} is not legal here: {refused} "
+                                            f"(rule {FORFEIT_RULE})")
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()

@@ -1,14 +1,12 @@
 """The quantum family for game frameworks (qttt.interop): a placement in cells a <= b is a·n² + b
-(a = b: the forced last square), a measurement in cell c is n⁴ + c; the observation planes; the
-checker's score range and termination bound."""
+(a = b: the forced last square), a measurement in cell c is n⁴ + c (a number a·n² + b with a > b
+stands for no action); the observation planes; the checker's score range, computed when asked
+for; the longest game bounded without exploring (`longest`)."""
 
 from __future__ import annotations
 
 from fractions import Fraction
 from functools import partial
-
-from verify.quantum.abstract import Params, explore
-from verify.quantum.scores import declared_range
 
 from ..family import AnyAction, GameState
 from ..interop import Codec, Range
@@ -34,15 +32,34 @@ def codec(rs: Ruleset) -> Codec:
             return a * cells + b
         raise ValueError(f"{action!r} is not a quantum action")
 
-    def decode(code: int) -> AnyAction:
+    def decode(code: int) -> AnyAction | None:
         if not 0 <= code < places + cells:
-            raise ValueError(f"action {code} is not one of 0 to {places + cells - 1}")
-        return Measure(code - places) if code >= places else Place(*divmod(code, cells))
+            return None
+        if code >= places:
+            return Measure(code - places)
+        a, b = divmod(code, cells)
+        return Place(a, b) if a <= b else None
 
-    return Codec(places + cells, encode, decode, (3 * moves + 3, n, n),
+    return Codec(places + cells, encode, decode, _quantum_text, (3 * moves + 3, n, n),
                  partial(_quantum_planes, moves, cells), partial(_quantum_points, game),
-                 _quantum_range(rs), _quantum_sums(rs.scoring),
-                 explore(Params.of(rs)).longest)
+                 partial(_quantum_range, rs), _quantum_sums(rs.scoring), longest(game))
+
+
+def longest(game: Game) -> int:
+    """Most actions in a game, bounded without exploring: the most placements (`length_bound`)
+    and a measurement per cycle, which takes two placements at least (its moves become classical
+    or vanish, never to close another); for untouched = keep exactly the component-size
+    abstraction's longest game on every board it has been explored on (3×3 to 6×6: 13, 24, 37, 54)."""
+    return game.length_bound + game.length_bound // 2
+
+
+def _quantum_text(action: AnyAction) -> str:
+    """A placement as (1,9), the forced last square as (5), a measurement as @6: squares from 1."""
+    if isinstance(action, Measure):
+        return f"@{action.cell + 1}"
+    assert isinstance(action, Place)
+    a, b = sorted(action)
+    return f"({a + 1})" if a == b else f"({a + 1},{b + 1})"
 
 
 def _quantum_planes(moves: int, cells: int, state: GameState) -> list[int]:
@@ -79,6 +96,8 @@ def _quantum_points(game: Game, state: GameState) -> tuple[Fraction, Fraction]:
 
 def _quantum_range(rs: Ruleset) -> Range:
     """The checker's declared score range; above 16 cells, each award's extremes added up."""
+    from verify.quantum.scores import declared_range  # the checker's computation, when asked for
+
     declared = declared_range(rs)
     if declared is not None:
         v = declared[0]
