@@ -87,12 +87,13 @@ class Rules:
         """0 (x) or 1 (o): who acts next."""
         return PLAYERS.index(state.to_move or "x")
 
-    def refusal(self, state: GameState, code: int) -> IllegalAction | None:
-        """Why action number `code` is refused at `state`, or None when the legal list holds it:
-        the engine's refusal of the action the number stands for, else (a number outside the
-        action space, or one the engine would take as another number's action) rule
-        framework-action."""
-        if code in self.legal(state):
+    def refusal(self, state: GameState, code: int,
+                legal: Sequence[int] | None = None) -> IllegalAction | None:
+        """Why action number `code` is refused at `state`, or None when the legal list (`legal`,
+        when the caller holds it) has it: the engine's refusal of the action the number stands
+        for, else (a number outside the action space, or one the engine would take as another
+        number's action) rule framework-action."""
+        if code in (self.legal(state) if legal is None else legal):
             return None
         action = self.action(code)
         if action is not None:

@@ -167,7 +167,7 @@ class Position:
         """The position after action number `code`; IllegalAction, naming the rule, for a number
         the legal list does not hold (`Rules.refusal`), the position unchanged."""
         if code not in self.legal:
-            raise self.rules.refusal(self.state, code) or IllegalAction(
+            raise self.rules.refusal(self.state, code, self.legal) or IllegalAction(
                 RULE, f"action number {code}: the engine takes it, but does not list it as legal")
         action = self.rules.action(code)
         assert action is not None  # a listed number stands for an action

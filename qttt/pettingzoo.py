@@ -66,10 +66,11 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
             "observation": spaces.Box(0, 1, (rows, cols, planes), np.int8),
             "action_mask": spaces.Box(0, 1, (codec.actions,), np.int8)}) for a in self.agents}
         self.state: GameState = self.rules.start()
+        self._legal: list[int] = []
         self._start()
 
     def _start(self) -> None:
-        self.state = self.rules.start()
+        self._at(self.rules.start())
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -77,6 +78,11 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = AGENTS[self.rules.player(self.state)]
+
+    def _at(self, state: GameState) -> None:
+        """Move to `state`, with its legal action numbers (none once the game has ended)."""
+        self.state = state
+        self._legal = [] if self.rules.ended(state) else self.rules.legal(state)
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -96,8 +102,8 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
         planes, rows, cols = codec.shape
         board = np.asarray(codec.planes(self.state), np.int8).reshape(planes, rows, cols)
         mask = np.zeros(codec.actions, np.int8)
-        if agent == self.agent_selection and not self.rules.ended(self.state):
-            mask[self.rules.legal(self.state)] = 1
+        if agent == self.agent_selection:
+            mask[self._legal] = 1
         return {"observation": np.moveaxis(board, 0, -1).copy(), "action_mask": mask}
 
     def step(self, action: int) -> None:
@@ -106,11 +112,11 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
             self._was_dead_step(action)
             return
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        refused = self.rules.refusal(self.state, int(action))
+        refused = self.rules.refusal(self.state, int(action), self._legal)
         if refused is None:
             taken = self.rules.action(int(action))
             assert taken is not None  # a listed number stands for an action
-            self.state = self.state.apply(taken)
+            self._at(self.state.apply(taken))
             if self.rules.ended(self.state):
                 returns = self.rules.returns(self.state, self.returns)
                 self.rewards = dict(zip(AGENTS, returns, strict=True))
@@ -125,6 +131,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
                 won, lost = (won > lost) - (won < lost), (lost > won) - (lost < won)
             self.rewards = {agent: float(lost), AGENTS[1 - AGENTS.index(agent)]: float(won)}
             self.terminations = dict.fromkeys(self.agents, True)
+            self._legal = []  # the game is over: no mask offers anything
             self.infos[agent]["forfeit"] = (f"action {action} is not legal here: {refused} "
                                             f"(rule {FORFEIT_RULE})")
         self._accumulate_rewards()

@@ -72,6 +72,20 @@ PATHS: tuple[Path, ...] = (
          settles="the position after the same actions (phase, move numbers, pending cycle, player to act, "
                  "marks, scores), the legal list, the rule refusing every other action, the position "
                  "after each measurement and each game-ending placement"),
+    Path("OpenSpiel adapter: python_qttt (qttt.openspiel)", "quantum",
+         "verify.frameworks:openspiel_positions", serves="verify.frameworks:openspiel_reason",
+         settles="the game's state at the same position (reached by apply_action from the last one): "
+                 "terminal or not, the current player (the measurer at a measurement), legal_actions(), "
+                 "every other action number refused by apply_action under the rule with the state "
+                 "unchanged (every number at one position in 32, a few in turn elsewhere), and the returns "
+                 "at the end under returns=result, margin (both zero-sum) and points"),
+    Path("PettingZoo adapter: qttt.pettingzoo.env", "quantum", "verify.frameworks:pettingzoo_positions",
+         serves="verify.frameworks:pettingzoo_reason",
+         settles="the environment stepped through the same action numbers: terminations, the agent "
+                 "selected (the measurer at a measurement), the action mask of the acting agent and an "
+                 "empty one for the waiting agent, every other number ending the game as a forfeit naming "
+                 "the rule (every number at one position in 32, a few in turn elsewhere), and the rewards "
+                 "at the end under returns=result, margin (both zero-sum) and points"),
 )
 
 UNCOMPARED: dict[str, str] = {

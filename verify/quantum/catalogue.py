@@ -75,14 +75,18 @@ PROPERTIES: tuple[Property, ...] = (
         "against the checker's own reading of the rules.",
     ),
     Property(
-        "cores-agree", "The compiled core plays the same game",
+        "cores-agree", "The compiled core and the framework adapters play the same game",
         "Replaying the same actions, the compiled core holds the same position as the engine (phase, "
         "move numbers, pending cycle, player to act, classical and spooky marks, scores), lists the same "
         "legal actions, refuses every other action under the same rule and reaches the same position "
-        "after each legal action.",
-        ("check-order", "score-at-end"),
-        "every quantum ruleset the compiled core plays (up to 4×4), where a C compiler is available",
-        "both cores at every position of sampled games and of the walk.",
+        "after each legal action; the OpenSpiel game and the PettingZoo environment (each registered "
+        "path, verify.paths) name the same player to act, list the same legal action numbers (the "
+        "waiting agent's mask empty), refuse every other number under the rule and give the returns "
+        "the engine's points give, zero-sum where the reading is.",
+        ("check-order", "score-at-end", "framework-action"),
+        "every quantum ruleset: the compiled core where it plays it (up to 4×4) and a C compiler is "
+        "available, the adapters where OpenSpiel and PettingZoo are installed",
+        "every registered path (verify.paths) at every position of sampled games and of the walk.",
     ),
     Property(
         "no-deadlock", "A game never gets stuck",

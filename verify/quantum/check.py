@@ -25,6 +25,7 @@ from qttt import Ruleset, action_from_json, load_ruleset
 from qttt.quantum.engine import Action, Measure, Place
 from qttt.spec import spec_dir
 
+from ..paths import serving
 from ..report import Confirmed, Finding, Part, Progress, Report, finding, worst
 from . import z3_graph as Z
 from .abstract import Params, Summary, explore, realize
@@ -244,21 +245,30 @@ def simple_finding(prop: str, what: str, engine: Engine, started: float) -> Find
 
 
 def cores_finding(rs: Ruleset, engine: Engine, started: float) -> Finding:
-    """Both cores on the same positions, where the compiled core plays the ruleset."""
-    reason = core_reason(rs)
-    if reason is not None:
-        return finding(CORES, [("unknown", f"unknown (the compiled core was not run: {reason})")],
-                       "not compared", time.perf_counter() - started)
+    """Every registered path compared at positions (verify.paths: the compiled core, the framework
+    adapters) against the engine at every checked position, each named in the details with what
+    settled it; a path that does not serve the ruleset (not built here, not installed) is an
+    unknown part saying why."""
+    serve, skipped = serving(rs, "positions")
     s = engine.sample
-    method = (f"the engine (Python) and the compiled core (C, qttt/quantum/compiled.py) replayed the same "
-              f"actions at {s.positions} positions of {s.games} sampled games"
-              + ("" if engine.walk is None else " and every position of the walk")
-              + ": positions, legal lists, the refusal of every other action, the position after each "
-              "legal action, final scores" + _walk_note(engine))
+    where = (f"at {s.positions} positions of {s.games} sampled games"
+             + ("" if engine.walk is None else " and every position of the walk"))
     status, label = engine.part()
-    label = (label.replace("(engine", "(engine and compiled core", 1) if "(engine" in label
-             else label.replace(" games)", " games, engine and compiled core)", 1))
-    return finding(CORES, [(status, label)], method, time.perf_counter() - started, engine.witness(CORES))
+    names = ", ".join(p.name.split(":")[0] for p in serve)
+    label = (label.replace("(engine", f"(engine and {names}", 1) if "(engine" in label
+             else label.replace(" games)", f" games, engine and {names})", 1))
+    parts: list[Part] = [(status, label)] if serve else []
+    parts += [("unknown", f"unknown ({name.split(':')[0]} not compared: {why})")
+              for name, why in skipped.items()]
+    details = {"paths": [{"path": p.name, "status": status, "label": f"{p.settles}, {where}"} for p in serve]
+               + [{"path": name, "status": "unknown", "label": f"not compared: {why}"}
+                  for name, why in skipped.items()]}
+    method = ("each registered path (verify.paths) against the engine, replaying the same actions "
+              f"{where}: " + "; ".join(f"{p.name}: {p.settles}" for p in serve)
+              + "".join(f"; not compared: {name} ({why})" for name, why in skipped.items())
+              + (_walk_note(engine) if serve else ""))
+    return finding(CORES, parts, method, time.perf_counter() - started,
+                   engine.witness(CORES) if serve else None, details)
 
 
 def deadlock_finding(rs: Ruleset, engine: Engine, started: float) -> Finding:
