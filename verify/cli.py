@@ -21,7 +21,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from qttt import QtttError, builtin_names, load_ruleset
-from qttt.argtypes import integer, seconds
+from qttt.argtypes import integer, output_file, seconds
 from qttt.bounds import GAMES, MAX_PLY, SEED, WORKERS
 from qttt.family import Family, family_of, load, tool
 from qttt.notation import Record, record_from_json
@@ -30,7 +30,7 @@ from qttt.spec import spec_dir
 from .catalogue import LABELS, notes, properties
 from .report import Report
 
-STYLES = {"proved": "green", "exhaustive": "green", "classes": "green", "sampled": "cyan", "argued": "cyan",
+STYLES = {"proved": "green", "exhaustive": "green", "classes": "green", "sampled": "cyan",
           "unknown": "yellow", "accepted": "magenta", "violated": "bold red", "error": "bold red"}
 
 
@@ -73,7 +73,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="depth of the walk (default: all of it up to 3×3, 8 plies above)")
     p.add_argument("--processes", type=integer(WORKERS, 1), default=2, metavar="N",
                    help="processes for the walk (default 2)")
-    p.add_argument("--checkpoint", metavar="FILE",
+    p.add_argument("--checkpoint", type=output_file, metavar="FILE",
                    help="save the walk after each ply to FILE and resume from it (one ruleset)")
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p.add_argument("--no-timing", action="store_true",

@@ -31,6 +31,7 @@ from functools import cache
 from typing import Any
 
 from qttt import IllegalAction, Ruleset
+from qttt.errors import QtttError
 from qttt.family import AnyAction, GameState
 
 Refusal = Callable[[AnyAction], str | None]
@@ -59,7 +60,7 @@ def openspiel_reason(rs: Ruleset) -> str | None:
         import qttt.openspiel  # noqa: F401  (registers the game; imports pyspiel)
     except ImportError as e:
         return f"OpenSpiel is not installed here ({e}; pip install 'qttt[openspiel]')"
-    return None
+    return _unserved(rs)
 
 
 def pettingzoo_reason(rs: Ruleset) -> str | None:
@@ -68,6 +69,17 @@ def pettingzoo_reason(rs: Ruleset) -> str | None:
         import qttt.pettingzoo  # noqa: F401
     except ImportError as e:
         return f"PettingZoo is not installed here ({e}; pip install 'qttt[pettingzoo]')"
+    return _unserved(rs)
+
+
+def _unserved(rs: Ruleset) -> str | None:
+    """Why the adapters do not take rs (their refusal, naming the rule), or None."""
+    from qttt.interop import rules_of
+
+    try:
+        rules_of(rs)
+    except QtttError as e:
+        return f"the adapter refuses the ruleset: {e}"
     return None
 
 

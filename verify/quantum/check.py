@@ -4,8 +4,8 @@ that settled it within which bounds, the time taken and, for a violation, a witn
 Statuses (`verify.catalogue.STATUSES`), weakest support last: `proved` (for every game: Z3, or analysis
 of the rules), `exhaustive` (the engine at every reachable position), `classes` (the engine at one
 position per shape class and relabelled members of each), `sampled` (sampled games only),
-`argued` (by hand), `unknown` (not settled, with why), `accepted` (a violation the ambiguity
-register documents), `violated`, `error` (the checker itself failed). A property's status is the
+`unknown` (not settled, with why), `accepted` (a violation the ambiguity register documents),
+`violated`, `error` (the checker itself failed). A property's status is the
 weakest of its parts; its label names each part. A violation is reported only with a game that
 `sampled.confirm` has replayed from the start under the real ruleset, seeing the property fail.
 """
@@ -19,10 +19,11 @@ import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from qttt import Ruleset, action_from_json, load_ruleset
-from qttt.quantum.engine import Action, Measure, Place
+from qttt.quantum.engine import Action, Measure, Outcome, Place
 from qttt.spec import spec_dir
 
 from ..paths import serving
@@ -30,7 +31,7 @@ from ..report import Confirmed, Finding, Part, Progress, Report, finding, worst
 from . import z3_graph as Z
 from .abstract import Params, Summary, explore, realize
 from .catalogue import PROPERTIES, SHAPE_KEY
-from .exhaustive import RELABELLED, Walk, walk, walk_ruleset
+from .exhaustive import RELABELLED, Walk, resumable, walk, walk_ruleset
 from .graphs import Tally, enumerate_collapse, enumerate_single_cycle
 from .sampled import (
     ABSTRACT,
@@ -160,7 +161,7 @@ class Engine:
 
 def designed(record_: dict[str, Any]) -> list[Action]:
     """The actions of a designed game's record."""
-    return [a for a in map(action_from_json, record_["actions"]) if isinstance(a, (Place, Measure))]
+    return [a for a in map(action_from_json, record_["actions"]) if isinstance(a, (Place, Measure, Outcome))]
 
 
 def z3_part(prop: str, rs: Ruleset, mine: Sequence[Z.Discharged]) -> Part:
@@ -224,6 +225,20 @@ def graph_finding(prop: str, rs: Ruleset, proofs: list[Z.Discharged], engine: En
 
 
 def _walk_note(engine: Engine) -> str:
+    return _walked(engine) + _chance_note(engine)
+
+
+def _chance_note(engine: Engine) -> str:
+    """How a ruleset with chance had its chance turns explored (rule collapse-chance)."""
+    if engine.ctx.collapse == "choice":
+        return ""
+    return ("; chance turns (collapse-chance): the walk takes every outcome chance can give, the sampled "
+            "games draw each outcome uniformly from the checker's seeded generator (not by its probability, "
+            "so an unlikely outcome is explored as often), and every chance turn's outcomes and exact "
+            "probabilities are checked against the rules")
+
+
+def _walked(engine: Engine) -> str:
     w = engine.walk
     if w is None:
         return ""
@@ -521,6 +536,10 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
     it plays the ruleset."""
     rs = load_ruleset(spec)
     say = progress or (lambda _: None)
+    walks = exhaustive or (exhaustive is None and walks_by_default(rs))
+    if walks and checkpoint is not None and Path(checkpoint).is_file():  # damaged: named before any work
+        key = walk_key(rs)
+        resumable(walk_ruleset(rs) if key == "shape" else rs, Path(checkpoint), key)
     cells = rs.board * rs.board
     proofs = z3_proofs(cells, progress, timeout)
     say("Z3 cross-checks up to 6 cells")
@@ -535,7 +554,7 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
     ctx = Context.of(rs, bound, cores)
     engine = Engine(ctx, spec, s)
     walk_data = None
-    if exhaustive or (exhaustive is None and walks_by_default(rs)):
+    if walks:
         depth = max_ply if max_ply is not None else default_depth(rs)
         engine.walk, engine.own_walk = run_walks(rs, spec, depth, processes, say, checkpoint)
         walk_data = _walk_json(engine.walk, engine.own_walk)
