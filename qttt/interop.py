@@ -10,6 +10,12 @@ result (1 a win, 0 a draw, -1 a loss, by points; the default), the margin (own p
 opponent's) or the points themselves. An action number the legal list does not hold is refused
 (`Rules.refusal`), under the engine's rule or rule framework-action.
 
+A ruleset with chance (rule collapse-chance) has chance turns, whose player is `CHANCE` (-1, as
+OpenSpiel's PlayerId.CHANCE): their outcomes are numbered apart, 0 to `Codec.outcomes` - 1 (the
+family's `Codec.outcome` reads them), as OpenSpiel numbers chance outcomes, and
+`Rules.chance_outcomes` lists them with their exact probabilities. A number is read by the turn it
+is given at: a player's action number at a player's turn, an outcome number at a chance turn.
+
 Compiling a ruleset for the adapters costs no exploration: the longest game is the family's
 closed-form bound, and the score range, which only `returns=points` and `returns=margin` need,
 is computed when first asked for.
@@ -23,6 +29,7 @@ from fractions import Fraction
 from functools import cache, cached_property
 from typing import Any
 
+from .chance import CHANCE as CHANCE_TURN
 from .errors import IllegalAction
 from .family import AnyAction, GameState, family_of, tool
 from .games import new_game
@@ -31,6 +38,8 @@ from .ruleset import Ruleset
 from .variant import load_ruleset
 
 PLAYERS = ("x", "o")
+CHANCE = -1
+"""The player of a chance turn (OpenSpiel's PlayerId.CHANCE)."""
 RETURNS = ("result", "margin", "points")
 """How the adapters read the end of a game (the first is the default): 1, 0 or -1 as a player has
 more, as many or fewer points than the opponent; own points minus the opponent's; the points."""
@@ -52,7 +61,9 @@ class Codec:
     points: Callable[[GameState], tuple[Fraction, Fraction]]  # x, o at the end (or a deadlock)
     score_range: Callable[[], Range]  # called when first needed (it may cost a computation)
     sums: frozenset[Fraction] | None  # every x + o a game can end with, if few; None: unbounded set
-    max_length: int  # most actions in a game: a bound computed without exploring
+    max_length: int  # most actions in a game, chance outcomes included: a bound computed without exploring
+    outcomes: int = 0  # distinct chance outcome numbers, 0 .. outcomes - 1 (0: the ruleset has no chance)
+    outcome: Callable[[int], AnyAction | None] = lambda code: None  # the outcome a number stands for
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,16 +87,25 @@ class Rules:
         return new_game(self.ruleset)
 
     def legal(self, state: GameState) -> list[int]:
-        """The legal action numbers, increasing."""
+        """The legal action numbers, increasing (at a chance turn: the outcome numbers)."""
         return sorted(self.codec.encode(a) for a in state.legal_actions())
+
+    def chance(self, state: GameState) -> bool:
+        """Whether `state` is a chance turn (its numbers are outcome numbers)."""
+        return state.to_move == CHANCE_TURN
+
+    def chance_outcomes(self, state: GameState) -> list[tuple[int, Fraction]]:
+        """At a chance turn, its outcome numbers with their exact probabilities, increasing; else
+        none."""
+        return sorted((self.codec.encode(a), p) for a, p in state.chance_outcomes())
 
     def ended(self, state: GameState) -> bool:
         """Over, or no legal action (a deadlock)."""
         return state.over or not state.legal_actions()
 
     def player(self, state: GameState) -> int:
-        """0 (x) or 1 (o): who acts next."""
-        return PLAYERS.index(state.to_move or "x")
+        """0 (x) or 1 (o): who acts next; `CHANCE` at a chance turn."""
+        return CHANCE if self.chance(state) else PLAYERS.index(state.to_move or "x")
 
     def refusal(self, state: GameState, code: int,
                 legal: Sequence[int] | None = None) -> IllegalAction | None:
@@ -95,19 +115,25 @@ class Rules:
         number's action) rule framework-action."""
         if code in (self.legal(state) if legal is None else legal):
             return None
-        action = self.action(code)
+        chance = self.chance(state)
+        action = self.action(code, chance)
         if action is not None:
             try:
                 state.apply(action)
             except IllegalAction as e:
                 return e
-        return IllegalAction(RULE, f"action number {code} is not listed as legal here; it stands for "
-                                   f"{'no action' if action is None else self.codec.text(action)} "
-                                   f"(numbers run from 0 to {self.codec.actions - 1})")
+        kind, count = ("outcome", self.codec.outcomes) if chance else ("action", self.codec.actions)
+        return IllegalAction(RULE, f"{kind} number {code} is not listed as legal here; it stands for "
+                                   f"{'no ' + kind if action is None else self.codec.text(action)} "
+                                   f"({kind} numbers run from 0 to {count - 1})")
 
-    def action(self, code: int) -> AnyAction | None:
-        """The action number `code` stands for, None if none (each action has one number)."""
-        action = self.codec.decode(code) if 0 <= code < self.codec.actions else None
+    def action(self, code: int, chance: bool = False) -> AnyAction | None:
+        """The action number `code` stands for (`chance`: the outcome number), None if none (each
+        action has one number)."""
+        if chance:
+            action = self.codec.outcome(code) if 0 <= code < self.codec.outcomes else None
+        else:
+            action = self.codec.decode(code) if 0 <= code < self.codec.actions else None
         return action if action is not None and self.codec.encode(action) == code else None
 
     def returns(self, state: GameState, returns: str = RETURNS[0]) -> list[float]:
@@ -143,27 +169,31 @@ class Rules:
         return next(iter(sums)) if sums is not None and len(sums) == 1 else None
 
     def action_text(self, player: int, code: int) -> str:
-        """An action number as OpenSpiel's games name an action: the player, then the move (x(1,9))."""
-        action = self.action(code)
-        return PLAYERS[player] + (f" action number {code}: no action" if action is None
-                                  else self.codec.text(action))
+        """An action number as OpenSpiel's games name an action: the player, then the move (x(1,9));
+        an outcome number of a chance turn (player `CHANCE`) as chance, then the outcome."""
+        chance = player == CHANCE
+        action = self.action(code, chance)
+        who, kind = ("chance", "outcome") if chance else (PLAYERS[player], "action")
+        return who + (f" {kind} number {code}: no {kind}" if action is None else self.codec.text(action))
 
     def text(self, state: GameState) -> str:
         """The board and status as the terminal shows them, without colour."""
         return family_of(self.ruleset).board_text(state, False)
 
     def record(self, history: Sequence[int]) -> Record:
-        """The record of a game given as action numbers (IllegalAction, rule framework-action, for a
-        number that stands for no action)."""
+        """The record of a game given as action numbers, chance outcome numbers at chance turns
+        (IllegalAction naming the rule for a number the position does not list as legal)."""
         actions = []
+        state = self.start()
         for i, code in enumerate(history):
-            action = self.action(code)
-            if action is None:
-                error = IllegalAction(RULE, f"action number {code} stands for no action "
-                                            f"(numbers run from 0 to {self.codec.actions - 1})")
+            error = self.refusal(state, code)
+            action = self.action(code, self.chance(state))
+            if error is not None or action is None:
+                error = error or IllegalAction(RULE, f"number {code} stands for no action here")
                 error.index = i
                 raise error
             actions.append(action)
+            state = state.apply(action)
         return Record(self.name, tuple(actions))
 
     def history(self, record: Record) -> list[int]:

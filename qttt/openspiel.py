@@ -14,13 +14,17 @@ loss, by points; zero-sum, as OpenSpiel's own games), `margin` (own points minus
 zero-sum, the value `qttt analyze solve` computes) or `points`. An action number `legal_actions()`
 does not list is refused (IllegalAction naming the rule). Actions are numbered by `qttt.interop`
 and named as OpenSpiel's games name them (`x(1,9)`); `action_json` gives an action's record JSON.
-A state's history maps one-to-one to our records (`record_of`, `history_of`). Needs the
-`openspiel` extra.
+A ruleset with chance (rule collapse-chance) is an `EXPLICIT_STOCHASTIC` game: at a chance turn
+`current_player()` is `PlayerId.CHANCE` and `chance_outcomes()` lists the outcome numbers with their
+probabilities as floats (`chance_fractions()`: the exact fractions); the others are
+`DETERMINISTIC`. A state's history, chance outcomes included, maps one-to-one to our records
+(`record_of`, `history_of`). Needs the `openspiel` extra.
 """
 
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -30,7 +34,7 @@ from open_spiel.python.algorithms import mcts
 
 from .errors import IllegalAction
 from .family import AnyAction, GameState
-from .interop import RETURNS, RULE, Rules, rules_of
+from .interop import CHANCE, RETURNS, RULE, Rules, rules_of
 from .jsonstream import dumps, loads
 from .notation import Record, action_from_json, action_to_json
 
@@ -47,9 +51,11 @@ def game_type(rules: Rules | None = None, returns: str = RETURNS[0]) -> Any:
     total = rules.constant_sum(returns) if rules is not None else 0
     utility = (_T.Utility.ZERO_SUM if total == 0 else _T.Utility.CONSTANT_SUM if total is not None
                else _T.Utility.GENERAL_SUM)
+    chance = rules is not None and rules.codec.outcomes > 0
     return pyspiel.GameType(
         short_name=SHORT_NAME, long_name="Quantum tic-tac-toe and its variants (qttt)",
-        dynamics=_T.Dynamics.SEQUENTIAL, chance_mode=_T.ChanceMode.DETERMINISTIC,
+        dynamics=_T.Dynamics.SEQUENTIAL,
+        chance_mode=_T.ChanceMode.EXPLICIT_STOCHASTIC if chance else _T.ChanceMode.DETERMINISTIC,
         information=_T.Information.PERFECT_INFORMATION, utility=utility,
         reward_model=_T.RewardModel.TERMINAL, max_num_players=2, min_num_players=2,
         provides_information_state_string=True, provides_information_state_tensor=False,
@@ -58,11 +64,12 @@ def game_type(rules: Rules | None = None, returns: str = RETURNS[0]) -> Any:
 
 
 def game_info(rules: Rules, returns: str = RETURNS[0]) -> Any:
-    """The GameInfo of a ruleset's game: action count, utility range and sum, longest game."""
+    """The GameInfo of a ruleset's game: action and chance outcome counts, utility range and sum,
+    longest game."""
     low, high = rules.utility_range(returns)
     total = rules.constant_sum(returns)
     return pyspiel.GameInfo(
-        num_distinct_actions=rules.codec.actions, max_chance_outcomes=0, num_players=2,
+        num_distinct_actions=rules.codec.actions, max_chance_outcomes=rules.codec.outcomes, num_players=2,
         min_utility=low, max_utility=high, utility_sum=None if total is None else float(total),
         max_game_length=rules.codec.max_length)
 
@@ -158,7 +165,8 @@ class Position:
 
     @property
     def legal(self) -> list[int]:
-        """The legal action numbers, increasing (none once the game has ended)."""
+        """The legal action numbers, increasing (at a chance turn the outcome numbers; none once
+        the game has ended)."""
         if self._legal is None:
             self._legal = [] if self.rules.ended(self.state) else self.rules.legal(self.state)
         return self._legal
@@ -169,7 +177,7 @@ class Position:
         if code not in self.legal:
             raise self.rules.refusal(self.state, code, self.legal) or IllegalAction(
                 RULE, f"action number {code}: the engine takes it, but does not list it as legal")
-        action = self.rules.action(code)
+        action = self.rules.action(code, self.rules.chance(self.state))
         assert action is not None  # a listed number stands for an action
         codes = None if self.codes is None else (*self.codes, code)
         return Position(self.rules, self.state.apply(action), codes)
@@ -209,10 +217,19 @@ class QtttState(pyspiel.State):  # type: ignore[misc]
     def current_player(self) -> int:
         if self.rules.ended(self.position):
             return int(pyspiel.PlayerId.TERMINAL)
-        return self.rules.player(self.position)
+        return self.rules.player(self.position)  # PlayerId.CHANCE (interop.CHANCE) at a chance turn
 
     def _legal_actions(self, player: int) -> list[int]:
         return list(self._at.legal)
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """At a chance turn, the outcome numbers with their probabilities (floats; `chance_fractions`
+        gives them exactly), increasing; else none."""
+        return [(code, float(p)) for code, p in self.chance_fractions()]
+
+    def chance_fractions(self) -> list[tuple[int, Fraction]]:
+        """At a chance turn, the outcome numbers with their exact probabilities, increasing; else none."""
+        return self.rules.chance_outcomes(self.position)
 
     def _apply_action(self, action: int) -> None:
         self._at = self._at.after(action)
@@ -232,29 +249,34 @@ class QtttState(pyspiel.State):  # type: ignore[misc]
 
 def action_json(game: Any, action: int) -> str:
     """An action number of a python_qttt game (or of its state's game) as its record JSON, such as
-    {"place":[0,8]}."""
+    {"place":[0,8]}; given a state at a chance turn, an outcome number."""
     rules = _rules_of_game(game)
-    found = rules.action(action)
+    chance = isinstance(game, pyspiel.State) and game.current_player() == CHANCE
+    found = rules.action(action, chance)
     if found is None:
-        raise IllegalAction(RULE, f"action number {action} stands for no action "
-                                  f"(numbers run from 0 to {rules.codec.actions - 1})")
+        kind, count = ("outcome", rules.codec.outcomes) if chance else ("action", rules.codec.actions)
+        raise IllegalAction(RULE, f"{kind} number {action} stands for no {kind} "
+                                  f"({kind} numbers run from 0 to {count - 1})")
     return dumps(action_to_json(found), separators=(",", ":"))
 
 
 def action_of_json(game: Any, text: str) -> int:
-    """The action number of an action given as its record JSON (read strictly: qttt.jsonstream);
-    IllegalAction, rule framework-action, for an action the game numbers not."""
+    """The action number (a chance outcome's: its outcome number) of an action given as its record
+    JSON (read strictly: qttt.jsonstream); IllegalAction, rule framework-action, for an action the
+    game numbers not."""
     rules = _rules_of_game(game)
     action = action_from_json(loads(text))
     try:
         code = rules.codec.encode(action)
     except ValueError:
         code = -1
-    found = rules.action(code) if code >= 0 else None
-    if found is None or type(found) is not type(action) or sorted(found) != sorted(action):
-        raise IllegalAction(RULE, f"{text.strip()} is not an action of {rules.name} (numbers run from 0 "
-                                  f"to {rules.codec.actions - 1})")
-    return code
+    for chance in (False, True):
+        found = rules.action(code, chance) if code >= 0 else None
+        if found is not None and type(found) is type(action) and sorted(found) == sorted(action):
+            return code
+    outcomes = f", outcome numbers from 0 to {rules.codec.outcomes - 1}" if rules.codec.outcomes else ""
+    raise IllegalAction(RULE, f"{text.strip()} is not an action of {rules.name} (action numbers run "
+                              f"from 0 to {rules.codec.actions - 1}{outcomes})")
 
 
 def _rules_of_game(game: Any) -> Rules:
@@ -315,4 +337,5 @@ class MctsPlayer:
         return action
 
 
+assert int(pyspiel.PlayerId.CHANCE) == CHANCE  # interop's chance player is OpenSpiel's
 pyspiel.register_game(game_type(), QtttGame)

@@ -10,12 +10,18 @@ action numbers of the agent to act; all 0 for the other). Rewards come at the en
 PettingZoo's classic games), own points minus the opponent's (`"margin"`) or the points. An action
 the mask does not offer ends the game as a forfeit with the ruleset's forfeit score (the referee's
 forfeit rule; under `"result"` a loss), `infos` naming the rule that refuses it. Who acts next
-follows the rules (a measurement, a bonus move), not strict alternation. Needs the `pettingzoo`
-extra.
+follows the rules (a measurement, a bonus move), not strict alternation. Under a ruleset with
+chance (rule collapse-chance) the environment plays the chance turns itself: after an action that
+opens one it draws the outcome from `chance_rng` (`qttt.chance.draw`, as `qttt random` and the
+referee draw; `reset(seed)` seeds it, so one seed gives one game for the same actions) and gives
+both agents' infos `chance`, the outcome's number (`qttt.interop`) and exact probability. Needs
+the `pettingzoo` extra.
 """
 
 from __future__ import annotations
 
+import random
+from fractions import Fraction
 from typing import Any, ClassVar
 
 import gymnasium
@@ -25,6 +31,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from .chance import draw
 from .competition.match import RULE as FORFEIT_RULE
 from .family import GameState
 from .interop import RETURNS, Rules, rules_of
@@ -67,20 +74,30 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
             "action_mask": spaces.Box(0, 1, (codec.actions,), np.int8)}) for a in self.agents}
         self.state: GameState = self.rules.start()
         self._legal: list[int] = []
+        self.chance_rng = random.Random()
+        """The generator the chance turns draw from; `reset(seed)` seeds it."""
         self._start()
 
     def _start(self) -> None:
-        self._at(self.rules.start())
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._at(self.rules.start())
         self.agent_selection = AGENTS[self.rules.player(self.state)]
 
     def _at(self, state: GameState) -> None:
-        """Move to `state`, with its legal action numbers (none once the game has ended)."""
+        """Move to `state`, past any chance turn (its outcome drawn and told in infos), with its
+        legal action numbers (none once the game has ended)."""
+        while self.rules.chance(state):
+            outcomes = state.chance_outcomes()
+            outcome = draw(outcomes, self.chance_rng)
+            drawn: tuple[int, Fraction] = (self.rules.codec.encode(outcome), dict(outcomes)[outcome])
+            for agent in self.possible_agents:
+                self.infos[agent]["chance"] = drawn
+            state = state.apply(outcome)
         self.state = state
         self._legal = [] if self.rules.ended(state) else self.rules.legal(state)
 
@@ -91,8 +108,9 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """A new game; `seed` seeds the action spaces (the game itself has no chance)."""
+        """A new game; `seed` seeds the chance turns' generator and the action spaces."""
         if seed is not None:
+            self.chance_rng.seed(seed)
             for i, agent in enumerate(self.possible_agents):
                 self.action_spaces[agent].seed(seed + i)
         self._start()
@@ -112,6 +130,8 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
             self._was_dead_step(action)
             return
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        for info in self.infos.values():
+            info.pop("chance", None)
         refused = self.rules.refusal(self.state, int(action), self._legal)
         if refused is None:
             taken = self.rules.action(int(action))

@@ -1,6 +1,7 @@
 """The framework adapters (qttt.openspiel, qttt.pettingzoo) compared with the engine at the positions
 the checker visits: each is a registered path (verify.paths, one entry each), called by a family's
-checker at every position it checks (sampled games and walks), with the engine's state there, the
+checker at every position it checks (sampled games and walks; the quantum checker's entry points
+are in verify.quantum.adapters), with the engine's state there, the
 actions reaching it, the engine's legal actions and the rule the checker's own reading of the rules
 says refuses each other action.
 
@@ -17,6 +18,15 @@ the engine's actions to numbers. A number standing for no action (beyond the ran
 written larger square first) must be refused under rule framework-action; OpenSpiel refuses -1
 (its own invalid action) before the adapter sees it.
 
+At a chance turn (rule collapse-chance) OpenSpiel's state must be a chance node (current player
+PlayerId.CHANCE) whose `chance_outcomes()` are the engine's outcomes, numbered apart (0 to the
+outcome count), with their probabilities as floats and exactly (`chance_fractions()`), every other
+outcome number refused. The PettingZoo environment plays chance turns itself, drawing from its
+`chance_rng`: the checker gives a copy a generator whose one draw lands in the middle of the
+outcome the engine took (`qttt.chance.draw` takes outcomes in their listed order), so the
+environment must take that outcome and tell it in both agents' infos; at the chance turn itself
+there is nothing of PettingZoo's to compare.
+
 A failure is (message, the engine action whose number shows it, or None); the family's checker
 turns it into a violation whose witness game replays it.
 """
@@ -31,8 +41,10 @@ from functools import cache
 from typing import Any
 
 from qttt import IllegalAction, Ruleset
+from qttt.chance import CHANCE
 from qttt.errors import QtttError
 from qttt.family import AnyAction, GameState
+from qttt.games import new_game
 
 Refusal = Callable[[AnyAction], str | None]
 """The rule refusing an action at the position, by the checker's reading (None: legal)."""
@@ -41,7 +53,8 @@ Found = tuple[str, AnyAction | None] | None
 
 READINGS = ("result", "margin", "points")
 """The readings of a game's end each adapter offers (qttt.interop.RETURNS, restated here)."""
-PLAYERS = {"x": 0, "o": 1}
+PLAYERS = {"x": 0, "o": 1, CHANCE: -1}
+"""Who acts, as OpenSpiel numbers players (-1: PlayerId.CHANCE)."""
 AGENTS = ("player_0", "player_1")
 FRAMEWORK_RULE = "framework-action"
 BEYOND = 3
@@ -103,17 +116,25 @@ class Numbering:
     def number(self, action: AnyAction) -> int:
         return self.codec.encode(action)
 
-    def action(self, code: int) -> AnyAction | None:
-        """The action number `code` stands for (None: none)."""
-        found = self.codec.decode(code) if 0 <= code < self.count else None
+    def action(self, code: int, chance: bool = False) -> AnyAction | None:
+        """The action number (`chance`: the outcome number) `code` stands for (None: none)."""
+        count, read = (self.codec.outcomes, self.codec.outcome) if chance else (self.count, self.codec.decode)
+        found = read(code) if 0 <= code < count else None
         return found if found is not None and self.codec.encode(found) == code else None
 
-    def probes(self, codes: tuple[int, ...], listed: Sequence[int]) -> list[int]:
-        """The unlisted numbers whose refusal is probed at the position `codes` reach (SWEEP)."""
+    def is_outcome(self, action: AnyAction) -> bool:
+        """Whether `action` is a chance turn's outcome (numbered apart)."""
+        found = self.action(self.number(action), True)
+        return found is not None and type(found) is type(action) and found == action
+
+    def probes(self, codes: tuple[int, ...], listed: Sequence[int], chance: bool = False) -> list[int]:
+        """The unlisted numbers (`chance`: outcome numbers) whose refusal is probed at the position
+        `codes` reach (SWEEP)."""
         h = zlib.crc32(",".join(map(str, codes)).encode())
         every = h % SWEEP == 0
         allowed = set(listed)
-        return [c for c in range(-BEYOND, self.count + BEYOND)
+        count = self.codec.outcomes if chance else self.count
+        return [c for c in range(-BEYOND, count + BEYOND)
                 if c not in allowed and (every or (c + h) % SPREAD == 0)]
 
     def points(self, state: GameState) -> tuple[Fraction, Fraction]:
@@ -133,20 +154,23 @@ def _wanted(n: Numbering, state: GameState, legal: Sequence[AnyAction]) -> tuple
     return state.over or not legal, numbers
 
 
-def _rule_for(n: Numbering, code: int, refusal: Refusal) -> tuple[AnyAction | None, str]:
-    """The action number `code` stands for and the rule refusing it here."""
-    action = n.action(code)
+def _rule_for(n: Numbering, code: int, refusal: Refusal,
+              chance: bool = False) -> tuple[AnyAction | None, str]:
+    """The action number (`chance`: outcome number) `code` stands for and the rule refusing it here."""
+    action = n.action(code, chance)
     rule = refusal(action) if action is not None else FRAMEWORK_RULE
     return action, rule or FRAMEWORK_RULE
 
 
-def _name(n: Numbering, code: int) -> str:
-    action = n.action(code)
-    return f"number {code} ({action})" if action is not None else f"number {code} (no action)"
+def _name(n: Numbering, code: int, chance: bool = False) -> str:
+    action = n.action(code, chance)
+    kind = "outcome number" if chance else "number"
+    return f"{kind} {code} ({action})" if action is not None else f"{kind} {code} (none)"
 
 
 def _who(state: GameState, ended: bool) -> str:
-    return "the game has ended" if ended else f"{state.to_move} acts"
+    return ("the game has ended" if ended else "a chance turn is due" if state.to_move == CHANCE
+            else f"{state.to_move} acts")
 
 
 # OpenSpiel ----------------------------------------------------------------------------------------
@@ -188,7 +212,7 @@ class OpenSpielGames:
             try:
                 here.apply_action(codes[-1])
             except Exception as e:
-                return here, f"OpenSpiel refuses action {len(codes)}, {_name(self.numbering, codes[-1])}: {e}"
+                return here, f"OpenSpiel refuses action {len(codes)}, number {codes[-1]}: {e}"
         self.states[key] = here
         if len(self.states) > KEPT:
             self.states.popitem(last=False)
@@ -228,7 +252,14 @@ def compare_openspiel(rs: Ruleset, path: Sequence[AnyAction], state: GameState, 
     listed = here.legal_actions()
     if listed != ([] if ended else numbers):
         return f"OpenSpiel's legal_actions() are {listed}; the engine's are numbers {numbers}", None
-    found = _openspiel_refusals(n, here, codes, listed, refusal)
+    chance = state.to_move == CHANCE
+    odds = sorted((n.number(a), p) for a, p in state.chance_outcomes()) if chance else []
+    if here.is_chance_node() != chance or here.chance_outcomes() != [(c, float(p)) for c, p in odds] \
+            or here.chance_fractions() != odds:
+        return (f"OpenSpiel's is_chance_node() is {here.is_chance_node()}, chance_outcomes() "
+                f"{here.chance_outcomes()}, chance_fractions() {here.chance_fractions()}; the engine's "
+                f"outcomes are {[(c, str(p)) for c, p in odds]}"), None
+    found = _openspiel_refusals(n, here, codes, listed, refusal, chance)
     if found is not None:
         games.forget("result", codes)
         return found
@@ -252,22 +283,24 @@ def compare_openspiel(rs: Ruleset, path: Sequence[AnyAction], state: GameState, 
 
 
 def _openspiel_refusals(n: Numbering, here: Any, codes: tuple[int, ...], listed: Sequence[int],
-                        refusal: Refusal) -> Found:
-    """The first probed number (`Numbering.probes`) apply_action does not refuse under the rule."""
-    for code in n.probes(codes, listed):
+                        refusal: Refusal, chance: bool) -> Found:
+    """The first probed number (`Numbering.probes`; at a chance turn outcome numbers) apply_action
+    does not refuse under the rule."""
+    for code in n.probes(codes, listed, chance):
         if code == -1:  # OpenSpiel's own invalid action, refused before the game sees it
             continue
-        action, rule = _rule_for(n, code, refusal)
+        action, rule = _rule_for(n, code, refusal, chance)
+        name = _name(n, code, chance)
         try:
             here.apply_action(code)
         except IllegalAction as e:
             if e.rule != rule:
-                return (f"OpenSpiel's apply_action refuses {_name(n, code)} under rule {e.rule}; the rules "
-                        f"name {rule}"), action
+                return (f"OpenSpiel's apply_action refuses {name} under rule {e.rule}; the rules name "
+                        f"{rule}"), action
             continue
         except Exception as e:
             return f"OpenSpiel's apply_action({code}) raised {type(e).__name__}: {e}", action
-        return (f"OpenSpiel's apply_action accepts {_name(n, code)}, which legal_actions() does not list "
+        return (f"OpenSpiel's apply_action accepts {name}, which legal_actions() does not list "
                 f"(rule {rule} refuses it)"), action
     return None
 
@@ -292,36 +325,77 @@ class PettingZooEnvs:
     def __init__(self, rs: Ruleset) -> None:
         from qttt.pettingzoo import raw_env
 
+        self.rs = rs
         self.numbering = Numbering(rs)
         self.fresh = {r: raw_env(ruleset=rs.canonical, returns=r) for r in READINGS}
-        self.envs: OrderedDict[tuple[str, tuple[int, ...]], Any] = OrderedDict()
+        self.envs: OrderedDict[tuple[str, tuple[AnyAction, ...]], tuple[Any, GameState]] = OrderedDict()
 
-    def reach(self, reading: str, codes: tuple[int, ...]) -> tuple[Any, str | None]:
-        """The reading's environment stepped through `codes`: a copy of a kept one one number short
-        stepped once (sampled games, and the walk's classes, follow the positions before them),
-        else reset and stepped from the start; or where a number was not taken and why. Kept as
-        it is returned: the caller probes copies."""
-        key = (reading, codes)
+    def reach(self, reading: str, path: tuple[AnyAction, ...]) -> tuple[Any, str | None]:
+        """The reading's environment stepped through the numbers of `path`, its chance outcomes
+        drawn by the environment where a generator lands them (`Lands`): a copy of one kept one
+        action short (two past an outcome, whose chance turn is not kept) stepped on (sampled games,
+        and the walk's classes, follow the positions before them), else reset and stepped from the
+        start; or where a number was not taken, or an outcome not drawn, and why. Kept as it is
+        returned: the caller probes copies."""
+        key = (reading, path)
         kept = self.envs.get(key)
         if kept is not None:
             self.envs.move_to_end(key)
-            return kept, None
-        parent = self.envs.get((reading, codes[:-1])) if codes else None
-        if parent is not None:
-            env, done = _copy(parent), len(codes) - 1
+            return kept[0], None
+        start = next((len(path) - back for back in (1, 2) if len(path) >= back
+                      and (reading, path[:-back]) in self.envs), 0)
+        if start:
+            env, state = self.envs[(reading, path[:start])]
+            env = _copy(env)
         else:
-            env, done = _copy(self.fresh[reading]), 0
+            env, state = _copy(self.fresh[reading]), new_game(self.rs)
             env.reset()
-        for i in range(done, len(codes)):
-            env.step(codes[i])
-            forfeit = env.infos[AGENTS[0]].get("forfeit") or env.infos[AGENTS[1]].get("forfeit")
-            if forfeit:
-                return env, (f"PettingZoo forfeits action {i + 1}, {_name(self.numbering, codes[i])}: "
-                             f"{forfeit}")
-        self.envs[key] = env
+        n = self.numbering
+        for i in range(start, len(path)):
+            action, code = path[i], n.number(path[i])
+            if n.is_outcome(action):
+                told = [env.infos[a].get("chance") for a in AGENTS]
+                want = (code, dict(state.chance_outcomes()).get(action))
+                if told != [want, want]:
+                    return env, (f"PettingZoo's infos after action {i} tell the chance outcomes {told}; its "
+                                 f"generator landed on outcome {code} of {state.chance_outcomes()}")
+            else:
+                after = state.apply(action)
+                outcome = path[i + 1] if i + 1 < len(path) else None
+                env.chance_rng = Lands(after.chance_outcomes(), outcome)
+                env.step(code)
+                forfeit = env.infos[AGENTS[0]].get("forfeit") or env.infos[AGENTS[1]].get("forfeit")
+                if forfeit:
+                    return env, f"PettingZoo forfeits action {i + 1}, {_name(n, code)}: {forfeit}"
+                due = after.to_move == CHANCE
+                if env.chance_rng.drawn != due:
+                    return env, (f"PettingZoo {'drew' if env.chance_rng.drawn else 'drew no'} chance outcome "
+                                 f"after action {i + 1}; the rules {'' if due else 'do not '}give a chance "
+                                 "turn there")
+            state = state.apply(action)
+        self.envs[key] = env, state
         if len(self.envs) > KEPT:
             self.envs.popitem(last=False)
         return env, None
+
+
+class Lands:
+    """A generator (`random.Random`'s one method `qttt.chance.draw` calls) whose draw lands in the
+    middle of `outcome`'s share of [0, 1), the outcomes taken in their listed order; `drawn` says
+    whether it was drawn from."""
+
+    def __init__(self, outcomes: Sequence[tuple[AnyAction, Fraction]], outcome: AnyAction | None) -> None:
+        below = Fraction(0)
+        self.u = 0.0
+        for action, p in outcomes:
+            if action == outcome and type(action) is type(outcome):
+                self.u = float(below + p / 2)
+            below += p
+        self.drawn = False
+
+    def random(self) -> float:
+        self.drawn = True
+        return self.u
 
 
 @cache
@@ -353,8 +427,10 @@ def compare_pettingzoo(rs: Ruleset, path: Sequence[AnyAction], state: GameState,
     if isinstance(wanted, str):
         return wanted, None
     ended, numbers = wanted
+    if state.to_move == CHANCE:
+        return None  # the environment plays chance turns itself: what it draws is compared after it
     codes = tuple(n.number(a) for a in path)
-    env, stuck = envs.reach("result", codes)
+    env, stuck = envs.reach("result", tuple(path))
     if stuck:
         return stuck, None
     if [bool(env.terminations[a]) for a in AGENTS] != [ended, ended]:
@@ -378,7 +454,7 @@ def compare_pettingzoo(rs: Ruleset, path: Sequence[AnyAction], state: GameState,
         return (f"PettingZoo's rewards are {env.rewards} before the end", None) if early else None
     x, o = n.points(state)
     for reading in READINGS:
-        at, stuck = envs.reach(reading, codes) if reading != "result" else (env, None)
+        at, stuck = envs.reach(reading, tuple(path)) if reading != "result" else (env, None)
         if stuck:
             return stuck, None
         differs = _returns_differ("PettingZoo's rewards", [at.rewards[a] for a in AGENTS], x, o, reading)
@@ -404,42 +480,3 @@ def _pettingzoo_refusals(n: Numbering, env: Any, acting: str, codes: tuple[int, 
             return (f"PettingZoo's step takes {_name(n, code)}, which the mask does not offer, {taken}; rule "
                     f"{rule} refuses it"), action
     return None
-
-
-# The quantum family's checker (verify.quantum.sampled: a comparison takes its Context, the state,
-# the actions reaching it, the state after each legal action and the checker's refusals) ----------
-
-
-def _quantum(compare: Callable[..., Found], ctx: Any, state: GameState, path: Sequence[AnyAction],
-             children: Children, refusals: dict[Any, str | None]) -> Any:
-    from .quantum.sampled import CORES
-
-    def refusal(action: AnyAction) -> str | None:
-        if action in refusals:
-            return refusals[action]
-        try:  # an action beyond the checker's action space: the engine's own rule
-            state.apply(action)
-        except IllegalAction as e:
-            return e.rule
-        return None
-
-    try:
-        found = compare(ctx.rs, path, state, [a for a, _ in children], refusal)
-    except Exception as e:
-        return CORES, f"the adapter raised {type(e).__name__}: {e}", None
-    return None if found is None else (CORES, found[0], found[1])
-
-
-Children = Sequence[tuple[AnyAction, GameState]]
-
-
-def openspiel_positions(ctx: Any, state: GameState, path: Sequence[AnyAction], children: Children,
-                        refusals: dict[Any, str | None]) -> Any:
-    """`compare_openspiel` at a position the quantum checker visits, as a failure of cores-agree."""
-    return _quantum(compare_openspiel, ctx, state, path, children, refusals)
-
-
-def pettingzoo_positions(ctx: Any, state: GameState, path: Sequence[AnyAction], children: Children,
-                         refusals: dict[Any, str | None]) -> Any:
-    """`compare_pettingzoo` at a position the quantum checker visits, as a failure of cores-agree."""
-    return _quantum(compare_pettingzoo, ctx, state, path, children, refusals)

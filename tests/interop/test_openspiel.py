@@ -1,5 +1,6 @@
 """The OpenSpiel adapter (qttt.openspiel): OpenSpiel's own random_sim_test (with serialisation) on
-every built-in ruleset and a sample of variants under each reading of the returns, game strings
+every built-in ruleset and a sample of variants under each reading of the returns, chance turns as
+OpenSpiel's chance nodes (and OpenSpiel's expectiminimax against an independent one), game strings
 (names taken as written, percent-encoded only under their own key), the game's type and info
 against the checker's bounds, loading without exploring, every unlisted action number refused
 under the rule, actions named as OpenSpiel's games name them, histories against our records and
@@ -24,7 +25,6 @@ from refbridge import ref_game
 
 from qttt import IllegalAction, load_ruleset, record_from_json
 from qttt.cli import main
-from qttt.errors import QtttError
 from qttt.family import family_names, family_of, find_family
 from qttt.interop import RETURNS, RULE, rules_of
 from qttt.nested.strategies import nested_rulesets
@@ -55,17 +55,10 @@ SPEC = spec_dir()
 VARIANTS = [str(p) for d in ("coverage", "editions") for p in sorted((SPEC / d).glob("*.toml"))]
 VARIANTS += ["wikipedia(board=4,untouched=vanish)", "kumar(two_cycles=false,end=full)",
              "kumar(measurer=creator,last_square=end)", "intelligent(bonus=block-win,full_block=drawn-first)"]
-# Chance rulesets (rule collapse-chance) come to OpenSpiel with its explicit chance (issue 33);
-# until then the adapter refuses them, in one line naming the rule.
+# Rulesets with chance (rule collapse-chance): OpenSpiel's explicit chance.
 CHANCE_VARIANTS = [v for v in VARIANTS if load_ruleset(v).rules.collapse != "choice"]
-VARIANTS = [v for v in VARIANTS if v not in CHANCE_VARIANTS]
-
-
-@pytest.mark.parametrize("name", CHANCE_VARIANTS)
-def test_a_chance_ruleset_is_refused_until_the_adapter_models_chance(name: str) -> None:
-    with pytest.raises(QtttError) as err:
-        rules_of(name)
-    assert err.value.rule == "collapse-chance" and "do not model chance yet" in err.value.message
+VARIANTS += ["wikipedia(collapse=chance-second,p=2/3)"]
+CHANCE = int(pyspiel.PlayerId.CHANCE)
 
 
 def load(name: str, returns: str = "result") -> Any:
@@ -91,8 +84,8 @@ def test_random_sim_test_on_variants(name: str) -> None:
             pyspiel.random_sim_test(load(name, returns), num_sims=1, serialize=True, verbose=False)
 
 
-# both families; chance rulesets come to the adapters with OpenSpiel's explicit chance (issue 33)
-DRAWN = random_rulesets(max_board=3, chance=False) | nested_rulesets(max_board=2)
+# both families, chance rulesets among the quantum ones
+DRAWN = random_rulesets(max_board=3) | nested_rulesets(max_board=2)
 
 
 @settings(max_examples=examples(15))
@@ -203,10 +196,13 @@ def test_type_and_info_come_from_the_ruleset(name: str) -> None:
     rs = load_ruleset(name)
     default, zero, game = load(name), load(name, "margin"), load(name, "points")
     kind = game.get_type()
+    chance = rs.game == QUANTUM and rs.rules.collapse != "choice"
+    mode = pyspiel.GameType.ChanceMode
     for g in (default, zero, game):
         assert (g.get_type().dynamics, g.get_type().chance_mode, g.get_type().information) == (
-            pyspiel.GameType.Dynamics.SEQUENTIAL, pyspiel.GameType.ChanceMode.DETERMINISTIC,
+            pyspiel.GameType.Dynamics.SEQUENTIAL, mode.EXPLICIT_STOCHASTIC if chance else mode.DETERMINISTIC,
             pyspiel.GameType.Information.PERFECT_INFORMATION)
+        assert g.max_chance_outcomes() == (rs.board * rs.board if chance else 0)
     assert kind.utility in (T.GENERAL_SUM, T.CONSTANT_SUM)
     assert default.get_type().utility == T.ZERO_SUM and default.utility_sum() == 0
     assert (default.min_utility(), default.max_utility()) == (-1.0, 1.0)  # as OpenSpiel's tic_tac_toe
@@ -472,10 +468,13 @@ def test_every_unlisted_action_number_is_refused(drawn: tuple[Any, int, int]) ->
     legal, before, history = set(state.legal_actions()), str(state), state.history()
     with pytest.raises(pyspiel.SpielError, match="kInvalidAction"):  # -1: OpenSpiel refuses it itself
         state.apply_action(-1)
-    for code in range(-3, game.num_distinct_actions() + 2):
+    chance = state.is_chance_node()
+    count, read = ((game.max_chance_outcomes(), rules.codec.outcome) if chance
+                   else (game.num_distinct_actions(), rules.codec.decode))
+    for code in range(-3, count + 2):
         if code in legal or code == -1:
             continue
-        action = rules.codec.decode(code) if 0 <= code < game.num_distinct_actions() else None
+        action = read(code) if 0 <= code < count else None
         want = RULE
         if action is not None and rules.codec.encode(action) == code:
             with pytest.raises(IllegalAction) as engine:
@@ -509,3 +508,84 @@ def test_actions_are_named_as_openspiel_names_them() -> None:
     names = [closing.action_to_string(a) for a in closing.legal_actions()]
     player = "xo"[closing.current_player()]
     assert names == [f"{player}@1", f"{player}@2"]
+
+
+@pytest.mark.parametrize("name", CHANCE_VARIANTS, ids=[Path(v).stem for v in CHANCE_VARIANTS])
+def test_chance_turns_are_chance_nodes(name: str) -> None:
+    """Random games of chance rulesets: at each chance turn the state is OpenSpiel's chance node,
+    its chance_outcomes() the engine's outcomes by cell with their probabilities as floats, exact
+    in chance_fractions(); each named as chance, then the outcome (the notation's =5); the outcome
+    played is the history's number, and the history, chance outcomes included, is our record."""
+    game, rng = load(name), np.random.RandomState(3)
+    seen = 0
+    for _ in range(5):
+        state, chance_turns = game.new_initial_state(), 0
+        while not state.is_terminal():
+            position = state.position
+            if position.to_move == "chance":
+                chance_turns += 1
+                odds = sorted((o.cell, p) for o, p in position.chance_outcomes())
+                assert state.is_chance_node() and state.current_player() == CHANCE
+                assert state.chance_fractions() == odds and sum(p for _, p in odds) == 1
+                assert state.chance_outcomes() == [(c, float(p)) for c, p in odds]
+                assert state.legal_actions() == [c for c, _ in odds]
+                assert [state.action_to_string(c) for c, _ in odds] == [f"chance={c + 1}" for c, _ in odds]
+                assert qo.action_json(state, odds[0][0]) == f'{{"outcome":{odds[0][0]}}}'
+            else:
+                assert not state.is_chance_node() and state.chance_outcomes() == []
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        seen += chance_turns
+        record = qo.record_of(state)
+        assert qo.history_of(record) == state.history()
+        assert record.replay().key() == state.position.key()
+        assert sum(type(a).__name__ == "Outcome" for a in record.actions) == chance_turns
+    assert seen > 0
+
+
+def expectimax(game: Any, memo: dict[str, Fraction]) -> Fraction:
+    """The exact expectimax value of the margin (x's points minus o's) of a reference game
+    (tests/support/reference.py: the rules written from the documents), x maximising."""
+    key = json.dumps(game.state(), sort_keys=True)
+    if key not in memo:
+        who = game.to_move()
+        if who is None:
+            memo[key] = game.scores["x"] - game.scores["o"]
+        elif who == "chance":
+            memo[key] = sum((p * expectimax(after(game, {"outcome": c}), memo) for c, p in game.outcomes()),
+                            Fraction(0))
+        else:
+            values = [expectimax(after(game, a), memo) for a in game.legal()]
+            memo[key] = max(values) if who == "x" else min(values)
+    return memo[key]
+
+
+def after(game: Any, action: dict[str, Any]) -> Any:
+    import copy
+
+    out = copy.deepcopy(game)
+    out.apply(action)
+    return out
+
+
+@pytest.mark.parametrize("name", ["wikipedia(collapse=chance-measurer,p=3/4)",
+                                  "wikipedia(collapse=chance-second,p=2/3)"])
+def test_expectiminimax_agrees_with_an_independent_expectimax(name: str) -> None:
+    """OpenSpiel's expectiminimax (open_spiel.python.algorithms.minimax) on the margin, from every
+    chance turn of random 3×3 games after the ninth action, gives the value an independent
+    expectimax over the reference model computes exactly (on 2×2 every value is 1/2: p never
+    matters there); the values found depend on p."""
+    game, rng = load(name, "margin"), np.random.RandomState(1)
+    memo: dict[str, Fraction] = {}
+    values = set()
+    for _ in range(8):
+        state, ref = game.new_initial_state(), ref_game(load_ruleset(name))
+        while not state.is_terminal():
+            if state.is_chance_node() and len(state.history()) >= 9:
+                value, _ = minimax.expectiminimax(state, 100, None, 0)
+                want = expectimax(ref, memo)
+                assert abs(value - float(want)) < 1e-12, (state.history(), value, want)
+                values.add(want)
+            action = int(rng.choice(state.legal_actions()))
+            ref.apply(json.loads(qo.action_json(state, action)))
+            state.apply_action(action)
+    assert any(v.denominator > 2 for v in values), values  # chance's odds, not only won or drawn

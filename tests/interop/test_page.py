@@ -48,6 +48,8 @@ def test_python_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert "python_qttt(ruleset_encoded=wikipedia%28double_line%3D2%29)\n" in printed
     assert 'x(1,2) {"place":[0,1]}\nframework-action\n' in printed
     assert "\n0.5\n1.0\n" in printed  # the margin's value, then its sign on the default game
+    assert ("True [(0, 0.75), (1, 0.25)] [(0, Fraction(3, 4)), (1, Fraction(1, 4))]\nchance=1\n"
+            "Outcome(cell=1)\n") in printed  # a chance node
     assert "game over" in printed or "wins" in printed or "drawn" in printed
     saved = json.loads((tmp_path / "game.json").read_text(encoding="utf-8"))
     assert saved["variant"] == "bonus4x4" and saved["actions"]

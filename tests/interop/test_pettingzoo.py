@@ -1,7 +1,8 @@
 """The PettingZoo adapter (qttt.pettingzoo): PettingZoo's own api_test and seed_test on every
 built-in ruleset and on drawn variants, rewards against our engine's final scores under each
 reading, forfeits by the ruleset's [match] table naming the rule that refuses the action, the
-mask, the ansi rendering, the observation shared with OpenSpiel, names taken as written."""
+mask, the ansi rendering, the observation shared with OpenSpiel, names taken as written, chance
+turns drawn from the seed as qttt.chance.draw draws them."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 from lanes import examples
 
 from qttt import load_ruleset
+from qttt.chance import draw
 from qttt.family import family_of
 from qttt.games import new_game
 from qttt.interop import RETURNS, RULE, rules_of
@@ -38,8 +40,9 @@ def test_api_and_seed_tests_on_every_builtin_ruleset(name: str) -> None:
     pettingzoo_test.seed_test(lambda: env(ruleset=name), num_cycles=300)
 
 
-# both families; chance rulesets come to the adapters with OpenSpiel's explicit chance (issue 33)
-DRAWN = random_rulesets(max_board=3, chance=False) | nested_rulesets(max_board=2)
+# both families, chance rulesets among the quantum ones
+DRAWN = random_rulesets(max_board=3) | nested_rulesets(max_board=2)
+CHANCE_VARIANTS = [str(p) for p in sorted((spec_dir() / "coverage").glob("chance-*.toml"))]
 
 
 @settings(max_examples=examples(10))
@@ -49,7 +52,8 @@ def test_api_test_on_drawn_rulesets(rs: Any, returns: str) -> None:
 
 
 def play(e: Any, rng: random.Random) -> tuple[list[int], dict[str, float]]:
-    """Random masked actions to the end; the actions played and each agent's reward at the end."""
+    """Random masked actions to the end; the numbers played, each chance outcome the environment
+    drew after the action opening its turn (its infos tell it), and each agent's reward at the end."""
     actions, rewards = [], {}
     for agent in e.agent_iter():
         obs, reward, terminated, truncated, _ = e.last()
@@ -64,6 +68,10 @@ def play(e: Any, rng: random.Random) -> tuple[list[int], dict[str, float]]:
         action = rng.choice(legal)
         actions.append(action)
         e.step(action)
+        drawn = [e.infos[a].get("chance") for a in AGENTS]
+        assert drawn[0] == drawn[1]
+        if drawn[0] is not None:
+            actions.append(drawn[0][0])
     return actions, rewards
 
 
@@ -158,3 +166,29 @@ def test_bad_arguments_name_the_problem() -> None:
         env(ruleset="wikipedia", returns="x")
     with pytest.raises(ValueError, match="render_mode='rgb_array': not one of ansi, human"):
         env(ruleset="wikipedia", render_mode="rgb_array")
+
+
+@pytest.mark.parametrize("name", CHANCE_VARIANTS, ids=[Path(v).stem for v in CHANCE_VARIANTS])
+def test_chance_turns_are_drawn_from_the_seed(name: str) -> None:
+    """PettingZoo's api_test and seed_test pass; the environment draws each chance outcome as
+    qttt.chance.draw draws it from a generator seeded by reset(seed), telling its number and exact
+    probability in both agents' infos; one seed gives one game for the same actions."""
+    pettingzoo_test.api_test(env(ruleset=name), num_cycles=300)
+    pettingzoo_test.seed_test(lambda: env(ruleset=name), num_cycles=300)
+    rules, games = rules_of(name), set()
+    for seed in range(6):
+        e = env(ruleset=name)
+        e.reset(seed=seed)
+        history, _ = play(e, random.Random(0))  # the same agents' choices: only the draws differ
+        games.add(tuple(history))
+        draws, state = random.Random(seed), rules.start()
+        for code in history:
+            if state.to_move == "chance":
+                assert rules.codec.encode(draw(state.chance_outcomes(), draws)) == code
+            action = rules.action(code, rules.chance(state))
+            assert action is not None
+            state = state.apply(action)
+        again = env(ruleset=name)
+        again.reset(seed=seed)
+        assert play(again, random.Random(0))[0] == history
+    assert len(games) > 1

@@ -2,7 +2,8 @@
 make `qttt check` (verify.quantum.check.check) report cores-agree violated, with a witness game
 that `confirm` replays from the start and sees fail again, and the report must name both adapters
 with what settled them; without the frameworks the report says they were not compared. Small
-rulesets (2×2, where cycles, measurements and every kind of end occur) keep the cost low."""
+rulesets (2×2, where cycles, measurements, chance turns and every kind of end occur) keep the cost
+low."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from verify import frameworks  # noqa: E402
 
 TWO = "wikipedia(board=2)"
 Patch = Callable[[pytest.MonkeyPatch], None]
-ADAPTERS = [p.name for p in PATHS if p.compare.startswith("verify.frameworks:")]
+ADAPTERS = [p.name for p in PATHS if p.compare.startswith("verify.quantum.adapters:")]
 
 
 @pytest.fixture(autouse=True)
@@ -89,6 +90,49 @@ def accepts_swapped_placements(mp: pytest.MonkeyPatch) -> None:
                 return original(self, swapped)
         return original(self, code)
     mp.setattr(qo.Position, "after", after)
+
+
+def chance_odds_swapped(mp: pytest.MonkeyPatch) -> None:
+    """OpenSpiel's chance_outcomes() give each outcome the other's probability (the fractions are
+    right)."""
+    original = qo.QtttState.chance_outcomes
+
+    def chance_outcomes(self: Any) -> list[tuple[int, float]]:
+        got = original(self)
+        return [(c, p) for (c, _), (_, p) in zip(got, reversed(got), strict=True)]
+    mp.setattr(qo.QtttState, "chance_outcomes", chance_outcomes)
+
+
+def draws_without_the_generator(mp: pytest.MonkeyPatch) -> None:
+    """PettingZoo's chance turns always take the first outcome listed."""
+    from qttt.chance import draw as original
+
+    def draw(outcomes: Any, rng: Any) -> Any:
+        original(outcomes, rng)
+        return outcomes[0][0]
+    mp.setattr(qp, "draw", draw)
+
+
+CHANCE = "wikipedia(board=2,collapse=chance-measurer,p=3/4)"
+CHANCE_MUTANTS: list[tuple[str, Patch, str]] = [
+    ("OpenSpiel's chance odds swapped", chance_odds_swapped, "chance_outcomes()"),
+    ("PettingZoo drawing without its generator", draws_without_the_generator, "landed on outcome"),
+]
+
+
+@pytest.mark.parametrize(("name", "patch", "phrase"), CHANCE_MUTANTS, ids=[m[0] for m in CHANCE_MUTANTS])
+def test_planted_chance_bug_is_caught(name: str, patch: Patch, phrase: str,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a chance ruleset (sampled games only: each reaches chance turns), as above."""
+    patch(monkeypatch)
+    report = check(CHANCE, games=40, exhaustive=False, timeout=30)
+    f = cores(report)
+    assert f.status == "violated" and f.witness is not None, (f.label, f.method)
+    assert phrase in f.witness.shows, f.witness.shows
+    actions = designed(f.witness.record)
+    ctx = Context.of(load_ruleset(CHANCE))
+    again = [w for acts in (actions, actions[:-1]) if (w := confirm(ctx, CHANCE, CORES, acts)) is not None]
+    assert any(w.record["actions"] == f.witness.record["actions"] for w in again), f.witness
 
 
 MUTANTS: list[tuple[str, Patch, str]] = [
