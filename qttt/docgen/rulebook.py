@@ -23,7 +23,7 @@ from ..narration import frac
 from ..ruleset import Ruleset
 from ..spec import rules, spec_dir
 from ..variant import builtin_names, load_ruleset
-from .site import Site, load_toml, rule_link, source_link, table
+from .site import Site, img, load_toml, rule_link, source_link, table
 
 # The articles of the game's rules, in play order (titles in LANG.toml `articles`); then the
 # complete game and the competition rules.
@@ -203,9 +203,33 @@ def title(rs: Ruleset, w: dict[str, Any]) -> str:
     return str(w["title"].format(title=w.get("titles", {}).get(rs.name, rs.title)))
 
 
-def quick_start(rs: Ruleset, w: dict[str, Any]) -> list[str]:
-    """The one-screen quick start: five bullets, then where to learn more."""
-    return [*(f"- {line}" for line in book(rs).quick(rs, w)), "", w["quick"]["learn"], ""]
+def summary_readings(rs: Ruleset) -> tuple[list[list[str]], list[list[str]]]:
+    """The project's readings each line of the quick start and each row of the summary card sums
+    up: the ambiguity points of the paragraphs it summarises (spec/rulebook.toml `ours`)."""
+    ours = plan()["ruleset"][rs.name]["ours"]
+    quick, card = book(rs).summary_keys(rs)
+
+    def points(keys: tuple[str, ...]) -> list[str]:
+        return list(dict.fromkeys(ours[k] for k in keys if k in ours))
+    return [points(k) for k in quick], [points(k) for k in card]
+
+
+def reading_mark(points: list[str], w: dict[str, Any], page: str) -> str:
+    """The mark a summary line gets when it states the project's readings: the label, and a link to
+    each reading's register point."""
+    if not points:
+        return ""
+    base = "../" * page.count("/") + "ambiguities.md"
+    return f" (*{w['our_reading']}*: " + ", ".join(f"[{p}]({base}#{p})" for p in points) + ")"
+
+
+def quick_start(rs: Ruleset, w: dict[str, Any], page: str = "") -> list[str]:
+    """The one-screen quick start: five bullets, each marked where it states our reading, then where
+    to learn more."""
+    marks = summary_readings(rs)[0]
+    lines = book(rs).quick(rs, w)
+    return [*(f"- {line}{reading_mark(p, w, page)}" for line, p in zip(lines, marks, strict=True)), "",
+            w["quick"]["learn"], ""]
 
 
 def card_rows(rs: Ruleset, w: dict[str, Any]) -> list[tuple[str, str]]:
@@ -227,8 +251,13 @@ def rulebook_page(site: Site, name: str, lang: str = "en") -> list[str]:
     if others:
         out += [w["other_languages"].format(links=", ".join(others)), ""]
     out += [w["card_link"].format(name=name, card="../" + card_path(name, lang)), ""]
-    out += [f"## {w['quick_start']}", "", *quick_start(rs, w), *b.hero(site, rs, w, page)]
-    rows = [[f"**{a}**", b] for a, b in card_rows(rs, w)]
+    legend = site.board(f"legend-{rs.game}-{lang}", b.legend(w))
+    key = img(legend, page, b.legend_title(w), b.legend_title(w))
+    out += [f"## {w['quick_start']}", "", *quick_start(rs, w, page),
+            '<div class="qttt-figures" markdown>', "", *b.hero(site, rs, w, page), key, "", "</div>", ""]
+    card_marks = summary_readings(rs)[1]
+    rows = [[f"**{a}**", b + reading_mark(p, w, page)]
+            for (a, b), p in zip(card_rows(rs, w), card_marks, strict=True)]
     out += [f"## {w['summary_card']}", "", *table(w["card_head"], rows)]
     sources = ", ".join(source_link(s, page) for s in rs.sources)
     out += [w["reading_intro"].format(sources=sources), ""]
@@ -320,6 +349,7 @@ th { width: 28mm; background: #f5f5f5; }
 .boards { display: flex; gap: 4mm; align-items: flex-start; justify-content: space-between; margin: 2mm 0; }
 .boards figure { margin: 0; text-align: center; font-size: 9pt; }
 .boards svg { width: 46mm; height: auto; display: block; }
+.ours { color: #6a1b9a; font-style: italic; white-space: nowrap; }
 .foot { font-size: 8.5pt; color: #616161; margin-top: 3mm; }
 """
 
@@ -330,8 +360,12 @@ def card_html(name: str, lang: str) -> str:
     rs, w = load_ruleset(name), words(lang)
     heading, sentence, figures = book(rs).card_figures(rs, w)
     boards = "".join(f"<figure>{svg}<figcaption>{escape(cap)}</figcaption></figure>" for svg, cap in figures)
-    quick = "".join(f"<li>{escape(line[2:])}</li>" for line in quick_start(rs, w)[:5])
-    rows = "".join(f"<tr><th>{escape(a_)}</th><td>{escape(b_)}</td></tr>" for a_, b_ in card_rows(rs, w))
+    quick_marks, card_marks = summary_readings(rs)
+    ours = f' <em class="ours">({escape(w["our_reading"])})</em>'
+    quick = "".join(f"<li>{escape(line)}{ours if p else ''}</li>"
+                    for line, p in zip(book(rs).quick(rs, w), quick_marks, strict=True))
+    rows = "".join(f"<tr><th>{escape(a_)}</th><td>{escape(b_)}{ours if p else ''}</td></tr>"
+                   for (a_, b_), p in zip(card_rows(rs, w), card_marks, strict=True))
     title_ = escape(title(rs, w))
     return "\n".join([
         "<!DOCTYPE html>", GENERATED_HTML, f'<html lang="{w["lang"]}">', "<head>", '<meta charset="utf-8">',
@@ -361,6 +395,9 @@ class Book(Protocol):
     def worked(self, site: Site, rs: Ruleset, w: dict[str, Any], page: str, lang: str) -> list[str]: ...
     def card_figures(self, rs: Ruleset, w: dict[str, Any]) -> tuple[str, str, list[tuple[str, str]]]: ...
     def notation(self, rs: Ruleset, w: dict[str, Any]) -> list[str]: ...
+    def legend(self, w: dict[str, Any]) -> str: ...
+    def summary_keys(self, rs: Ruleset) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]: ...
+    def legend_title(self, w: dict[str, Any]) -> str: ...
 
 
 def book(rs: Ruleset) -> Book:

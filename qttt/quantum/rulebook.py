@@ -9,14 +9,14 @@ from typing import Any
 
 from ..docgen.examples import EXAMPLES, Example
 from ..docgen.rulebook import amount, card_rows, plan, values, winner_text
-from ..docgen.site import Site, img
+from ..docgen.site import Site, figure, img
 from ..geometry import patterns
 from ..narration import frac
 from ..notation import Record
 from ..ruleset import Ruleset
 from .engine import Measure, Place, State, mark_name, player_of, playout, quantum_state
 from .notation import from_notation, to_notation
-from .svg import board_svg
+from .svg import board_svg, legend_svg
 
 
 def _quantum_values(rs: Ruleset, lang: str = "en") -> dict[str, str]:
@@ -124,11 +124,6 @@ def end_position(rs: Ruleset) -> State:
     raise LookupError(f"no random game of {rs.name} in 1000 reaches its last-square rule")
 
 
-def _alt(w: dict[str, Any], key: str, **kw: Any) -> str:
-    """A picture's alternative text: the board, and what it shows."""
-    return str(w["alt_board"].format(what=w[key].format(**kw)))
-
-
 def choice_text(pending: State, w: dict[str, Any]) -> str:
     """Who must measure a pending cycle, and the two squares they choose between."""
     k = pending.pending or 0
@@ -167,17 +162,17 @@ def _article_pictures(site: Site, rs: Ruleset, k: int, w: dict[str, Any], page: 
     states = quantum_states(cyc)
     if k == 1:
         path = site.board(f"rulebook-{name}-empty", board_svg(states[0], size=48.0 * rs.board))
-        return [img(path, page, _alt(w, "caption_start", squares=rs.board ** 2)), ""]
+        return [figure(path, page, w, w["caption_start"].format(squares=rs.board ** 2)), ""]
     if k == 2:
         path = site.board(f"rulebook-{name}-placed", _small(states[3]))
-        return [img(path, page, w["alt_board"].format(what=w["caption_step"].format(k=3))), ""]
+        return [figure(path, page, w, w["caption_step"].format(k=3)), ""]
     if k == 3:
         out = [w["example_intro"].format(record=to_notation(cyc)), ""]
         for i, action in enumerate(cyc.actions):
             assert isinstance(action, Place)
             path = site.board(f"rulebook-{name}-step-{i + 1}", _small(states[i + 1]))
             out += [f"{i + 1}. {narrate(states[i], action, states[i + 1], w)}", "",
-                    "    " + img(path, page, _alt(w, "caption_step", k=i + 1)), ""]
+                    "    " + figure(path, page, w, w["caption_step"].format(k=i + 1)), ""]
         pending = states[-1]
         m = mark_name(pending.pending or 0)
         q = w["narrate"]["mid"][pending.to_move or "x"]
@@ -188,7 +183,7 @@ def _article_pictures(site: Site, rs: Ruleset, k: int, w: dict[str, Any], page: 
             path = site.board(f"rulebook-{name}-outcome-{c + 1}", _small(after))
             what = narrate(pending, Measure(c), after, w)
             out += [w["example_outcome"].format(q=q, c=c + 1, what=what), "",
-                    img(path, page, _alt(w, "caption_outcome", m=m, c=c + 1)), ""]
+                    figure(path, page, w, w["caption_outcome"].format(m=m, c=c + 1)), ""]
         return [*out, w["example_after"], ""]
     if k == 4:
         state = end_position(rs)
@@ -197,13 +192,12 @@ def _article_pictures(site: Site, rs: Ruleset, k: int, w: dict[str, Any], page: 
         path = site.board(f"rulebook-{name}-end", _small(state))
         who = state.to_move or "x"
         sentence = w[key].format(P=w["narrate"][who], q=w["narrate"]["mid"][who], a=a + 1)
-        return [sentence, "", img(path, page, sentence), ""]
+        return [sentence, "", img(path, page, sentence, w["caption_last"].format(a=a + 1)), ""]
     if k == 5:
         final = quantum_states(from_notation(_worked(name).notation))[-1]
         s = final.scores
         path = site.board(f"rulebook-{name}-scored", board_svg(final, size=56.0 * rs.board))
-        return [img(path, page, w["alt_board"].format(
-            what=w["caption_final"].format(x=frac(s["x"]), o=frac(s["o"])))), ""]
+        return [figure(path, page, w, w["caption_final"].format(x=frac(s["x"]), o=frac(s["o"]))), ""]
     return []
 
 
@@ -221,7 +215,7 @@ def _worked_game(site: Site, rs: Ruleset, w: dict[str, Any], page: str, lang: st
         assert isinstance(action, (Place, Measure))
         path = site.board(f"rulebook-{name}-game-{i + 1}", _small(states[i + 1]))
         out += [f"{i + 1}. `{tokens[i]}` {narrate(states[i], action, states[i + 1], w)}", "",
-                "    " + img(path, page, w["alt_board"].format(what=w["caption_step"].format(k=i + 1))), ""]
+                "    " + figure(path, page, w, w["caption_step"].format(k=i + 1)), ""]
     return [*out, f"**{winner_text(states[-1], w)}**", ""]
 
 
@@ -241,12 +235,24 @@ def _quantum_hero(site: Site, rs: Ruleset, w: dict[str, Any], page: str) -> list
     cyc = _cycle_record(rs)
     what = w["caption_cycle"].format(m=mark_name(len(cyc.actions)))
     path = site.board(f"rulebook-{rs.name}-cycle", board_svg(quantum_states(cyc)[-1]))
-    return [img(path, page, w["alt_board"].format(what=what)), ""]
+    return [figure(path, page, w, what), ""]
 
 
 def _quantum_notation(rs: Ruleset, w: dict[str, Any]) -> list[str]:
     notation = [*w["notation_text"]] + ([w["notation_forced"]] if rs.value("last_square") == "forced" else [])
     return [text.format(name=rs.name, squares=rs.board ** 2) for text in notation]
+
+
+def _summary_keys(rs: Ruleset) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    """The paragraphs each quick-start line and each summary-card row sums up (their readings are
+    marked on them)."""
+    by_article = {a: tuple(k for b, k in _keys(rs) if b == a) for a in (1, 2, 3, 4)}
+    scoring = (*plan()["ruleset"][rs.name]["scoring"], "count")
+    place = by_article[2] + ("numbers",)
+    measure = by_article[3]
+    quick = [by_article[1], place, measure, by_article[4], scoring]
+    card = [place, ("cycle",), measure, by_article[4], scoring]
+    return quick, card
 
 
 class QuantumBook:
@@ -265,6 +271,14 @@ class QuantumBook:
     worked = staticmethod(_worked_game)
     card_figures = staticmethod(_quantum_card_figures)
     notation = staticmethod(_quantum_notation)
+    summary_keys = staticmethod(_summary_keys)
+
+    def legend(self, w: dict[str, Any]) -> str:
+        """The key to the boards (beside the first board of a page)."""
+        return legend_svg(w["legend"])
+
+    def legend_title(self, w: dict[str, Any]) -> str:
+        return str(w["legend"]["title"])
 
 
 QUANTUM_BOOK = QuantumBook()

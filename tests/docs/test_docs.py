@@ -310,7 +310,7 @@ def test_board_svg_draws_every_mark_edge_and_cycle_cell() -> None:
     spooky = sorted(m for cell in board for m in cell)
     assert sorted(e.get("data-mark") or "" for e in _texts(root, "spooky")) == spooky
     assert _texts(root, "classical") == []
-    assert len([e for e in root.iter(f"{SVG}line") if "edge" in (e.get("class") or "")]) == 4
+    assert len([e for e in root.iter(f"{SVG}path") if "edge" in (e.get("class") or "")]) == 4
     assert len([e for e in root.iter(f"{SVG}rect") if e.get("class") == "cycle-cell"]) == 3
 
 

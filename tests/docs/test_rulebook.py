@@ -180,7 +180,9 @@ def test_rulebook_teaches_with_pictures_a_quick_start_and_a_summary_card(name: s
     rows = card_rows(load_ruleset(name), w)
     assert len(rows) == 5
     for row, what in rows:
-        assert f"| **{row}** | {what} |" in text
+        # the row, marked where it sums up a reading of ours
+        ours = rf"( \(\*{w['our_reading']}\*: [^|]*\))?"
+        assert re.search(re.escape(f"| **{row}** | {what}") + ours + r" \|", text)
 
 
 @pytest.mark.parametrize(("name", "lang"), QUANTUM_EDITIONS)
@@ -328,3 +330,35 @@ def test_intelligent_rulebook_draws_routing_a_block_won_the_end_and_a_whole_game
     assert f"the game scores X {s['x']}, O {s['o']}." in text
     assert files()["docs/boards/rulebook-intelligent-end.svg"] == family_of(load_ruleset("intelligent")).svg(
         states[-1], 320.0, None)
+
+
+@pytest.mark.parametrize(("name", "lang"), EDITIONS)
+def test_every_picture_has_a_caption_and_the_first_board_a_legend(name: str, lang: str) -> None:
+    """Each picture of a rulebook is a figure with a caption; the quick start's board has the key to
+    the boards beside it (the opening pictures included)."""
+    text = player_page(name, lang)
+    pictures = re.findall(r"!\[[^\]]*\]\([^)]*\.svg\)", text)
+    captioned = re.findall(r'<figure markdown="span">!\[[^\]]*\]\([^)]*\.svg\)<figcaption>[^<]+</figcaption>'
+                           r"</figure>", text)
+    assert pictures and len(captioned) == len(pictures)
+    quick = text.split(f"## {words(lang)['quick_start']}")[1].split("\n## ")[0]
+    block = re.search(r'<div class="qttt-figures" markdown>(.*?)</div>', quick, re.S)
+    assert block and block.group(1).count("<figure") == 2
+    legend = re.search(r"\]\(\.\./boards/(legend-[\w-]+)\.svg\)", block.group(1))
+    assert legend, "no legend beside the first board"
+    assert f"docs/boards/{legend.group(1)}.svg" in files()
+
+
+@pytest.mark.parametrize(("name", "lang"), EDITIONS)
+def test_the_quick_start_and_the_card_mark_every_reading_they_state(name: str, lang: str) -> None:
+    """Every reading of the game's rules (spec/rulebook.toml `ours`) is marked, with its register
+    point, on the quick start or the summary card that sums it up, on the page and on the A4 card."""
+    w = words(lang)
+    text = player_page(name, lang)
+    summary = text.split(f"## {w['quick_start']}")[1].split(f"## {w['article'].format(k=1)}")[0]
+    marked = set(re.findall(rf"\(\*{re.escape(w['our_reading'])}\*: ([^)]*\)(?:, [^)]*\))*)\)", summary))
+    points = {p for group in marked for p in re.findall(r"ambiguities\.md#([\w-]+)\)", group)}
+    assert points == set(plan()["ruleset"][name]["ours"].values())
+    card = files()["docs/" + card_path(name, lang)]
+    mark = f'<em class="ours">({w["our_reading"]})</em>'
+    assert card.count(mark) == summary.count(f"(*{w['our_reading']}*:")
