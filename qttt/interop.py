@@ -187,11 +187,11 @@ class Rules:
         state = self.start()
         for i, code in enumerate(history):
             error = self.refusal(state, code)
-            action = self.action(code, self.chance(state))
-            if error is not None or action is None:
-                error = error or IllegalAction(RULE, f"number {code} stands for no action here")
+            if error is not None:
                 error.index = i
                 raise error
+            action = self.action(code, self.chance(state))
+            assert action is not None  # a listed number stands for an action
             actions.append(action)
             state = state.apply(action)
         return Record(self.name, tuple(actions))

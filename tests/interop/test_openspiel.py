@@ -589,3 +589,20 @@ def test_expectiminimax_agrees_with_an_independent_expectimax(name: str) -> None
             ref.apply(json.loads(qo.action_json(state, action)))
             state.apply_action(action)
     assert any(v.denominator > 2 for v in values), values  # chance's odds, not only won or drawn
+
+
+def test_a_history_is_read_by_the_turn_each_number_is_given_at() -> None:
+    """Rules.record replays a history: an outcome number at a chance turn, an action number
+    elsewhere; a number the position does not list is refused under its rule, with its index."""
+    name = "wikipedia(board=2,collapse=chance-measurer,p=3/4)"
+    rules, measure = rules_of(name), 16  # n⁴ + 0: the measurement naming square 1
+    record = rules.record([1, 1, measure, 1])
+    assert [type(a).__name__ for a in record.actions] == ["Place", "Place", "Measure", "Outcome"]
+    assert rules.history(record) == [1, 1, measure, 1]
+    for history, index, rule in (([1, 1, measure, measure], 3, RULE),  # no such outcome
+                                 ([1, 1, measure, 2], 3, "collapse-chance"),  # square 3 is not an outcome
+                                 ([1, 4], 1, RULE),  # squares 2 and 1: larger first
+                                 ([1, 1, 1], 2, "measure-pending")):
+        with pytest.raises(IllegalAction) as refused:
+            rules.record(history)
+        assert (refused.value.index, refused.value.rule) == (index, rule), str(refused.value)

@@ -113,28 +113,6 @@ def draws_without_the_generator(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(qp, "draw", draw)
 
 
-CHANCE = "wikipedia(board=2,collapse=chance-measurer,p=3/4)"
-CHANCE_MUTANTS: list[tuple[str, Patch, str]] = [
-    ("OpenSpiel's chance odds swapped", chance_odds_swapped, "chance_outcomes()"),
-    ("PettingZoo drawing without its generator", draws_without_the_generator, "landed on outcome"),
-]
-
-
-@pytest.mark.parametrize(("name", "patch", "phrase"), CHANCE_MUTANTS, ids=[m[0] for m in CHANCE_MUTANTS])
-def test_planted_chance_bug_is_caught(name: str, patch: Patch, phrase: str,
-                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """On a chance ruleset (sampled games only: each reaches chance turns), as above."""
-    patch(monkeypatch)
-    report = check(CHANCE, games=40, exhaustive=False, timeout=30)
-    f = cores(report)
-    assert f.status == "violated" and f.witness is not None, (f.label, f.method)
-    assert phrase in f.witness.shows, f.witness.shows
-    actions = designed(f.witness.record)
-    ctx = Context.of(load_ruleset(CHANCE))
-    again = [w for acts in (actions, actions[:-1]) if (w := confirm(ctx, CHANCE, CORES, acts)) is not None]
-    assert any(w.record["actions"] == f.witness.record["actions"] for w in again), f.witness
-
-
 MUTANTS: list[tuple[str, Patch, str]] = [
     ("non-zero-sum margin returns", margin_not_zero_sum, "not zero-sum"),
     ("a mask offered to the waiting agent", mask_for_the_waiting_agent, "not to act"),
@@ -147,19 +125,39 @@ def cores(report: Report) -> Finding:
     return next(f for f in report.findings if f.property == CORES)
 
 
+def caught(ruleset: str, games: int, exhaustive: bool, phrase: str) -> None:
+    """`check` reports cores-agree violated on `ruleset`, the witness showing `phrase`, and
+    `confirm` replays the witness from the start and sees it fail again."""
+    f = cores(check(ruleset, games=games, exhaustive=exhaustive, timeout=30))
+    assert f.status == "violated" and f.witness is not None, (f.label, f.method)
+    assert phrase in f.witness.shows, f.witness.shows
+    actions = designed(f.witness.record)
+    ctx = Context.of(load_ruleset(ruleset))
+    again = [w for acts in (actions, actions[:-1]) if (w := confirm(ctx, ruleset, CORES, acts)) is not None]
+    assert any(w.record["actions"] == f.witness.record["actions"] for w in again), f.witness
+
+
 @pytest.mark.parametrize(("name", "patch", "phrase"), MUTANTS, ids=[m[0] for m in MUTANTS])
 @pytest.mark.parametrize("exhaustive", [True, False], ids=["walk", "sampled"])
 def test_planted_adapter_bug_is_caught(name: str, patch: Patch, phrase: str, exhaustive: bool,
                                        monkeypatch: pytest.MonkeyPatch) -> None:
     patch(monkeypatch)
-    report = check(TWO, games=60, exhaustive=exhaustive, timeout=30)
-    f = cores(report)
-    assert f.status == "violated" and f.witness is not None, (f.label, f.method)
-    assert phrase in f.witness.shows, f.witness.shows
-    actions = designed(f.witness.record)
-    ctx = Context.of(load_ruleset(TWO))
-    again = [w for acts in (actions, actions[:-1]) if (w := confirm(ctx, TWO, CORES, acts)) is not None]
-    assert any(w.record["actions"] == f.witness.record["actions"] for w in again), f.witness
+    caught(TWO, 60, exhaustive, phrase)
+
+
+CHANCE = "wikipedia(board=2,collapse=chance-measurer,p=3/4)"
+CHANCE_MUTANTS: list[tuple[str, Patch, str]] = [
+    ("OpenSpiel's chance odds swapped", chance_odds_swapped, "chance_outcomes()"),
+    ("PettingZoo drawing without its generator", draws_without_the_generator, "landed on outcome"),
+]
+
+
+@pytest.mark.parametrize(("name", "patch", "phrase"), CHANCE_MUTANTS, ids=[m[0] for m in CHANCE_MUTANTS])
+def test_planted_chance_bug_is_caught(name: str, patch: Patch, phrase: str,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a chance ruleset, in sampled games only (each reaches chance turns)."""
+    patch(monkeypatch)
+    caught(CHANCE, 40, False, phrase)
 
 
 def test_unmutated_adapters_agree_and_are_named() -> None:
