@@ -244,6 +244,9 @@ def rulebook_page(site: Site, name: str, lang: str = "en") -> list[str]:
     page = page_path(name, lang)
     paras = numbered(paragraphs(name, lang))
     out = [f"# {title(rs, w)}", "", w["lead"][name], ""]
+    other = plan()["ruleset"][name].get("see_also")
+    if other:  # a variant the ruleset's own source offers
+        out += [w["see_also"][name].format(link=f"{other}.md"), ""]
     # raw links: the other language's build is another site, which MkDocs does not check
     base = page_path(name, "en")
     others = [f'<a href="{language_url(base, lang, code)}" hreflang="{code}">{v["language"]}</a>'
@@ -271,9 +274,7 @@ def rulebook_page(site: Site, name: str, lang: str = "en") -> list[str]:
     out += [x for number, p in paras if p.article == COMPETITION_PART
             for x in _paragraph_lines(number, p, w, page, choice=True)]
     out += [f"## {w['glossary']}", "", *table(w["glossary_head"], glossary_rows(name, lang))]
-    out += [f"## {w['notation']}", ""]
-    out += [x for text in b.notation(rs, w) for x in (text, "")]
-    out += ["---", "", w["implementers"].format(page=f"../rules/{name}.md#rulebook-paragraphs"), ""]
+    out += ["---", "", w["implementers"].format(page=f"../rules/{name}.md"), ""]
     return out
 
 
@@ -281,7 +282,7 @@ def glossary_rows(name: str, lang: str) -> list[list[str]]:
     """The glossary terms that apply to the ruleset, with their definitions in `lang`."""
     term, meaning = ("term", "meaning") if lang == "en" else (lang, f"meaning_{lang}")
     rs = load_ruleset(name)
-    vals = values(rs)
+    vals = values(rs, lang)
     return [[f"**{t[term]}**", t[meaning].format(**vals)] for t in glossary()
             if t["game"] == rs.game and name in t.get("rulesets", [name]) and t.get(term)]
 
@@ -324,7 +325,13 @@ def implementer_lines(name: str, page: str) -> list[str]:
         shown = ", ".join(f"`{c}`" for c in pinned[:4]) + more
         ours = f"our reading ([{p.point}](../ambiguities.md#{p.point}))" if p.point else "the sources"
         rows.append([number, ", ".join(rule_link(r, page) for r in rids), ours, shown or "none"])
-    return ["## Rulebook paragraphs {#rulebook-paragraphs}", "",
+    rs = load_ruleset(name)
+    notation = [x for text in book(rs).notation(rs, words("en")) for x in (text, "")]
+    return ["## Records {#records}", "",
+            f"How games of `{name}` are recorded, and the records of the games its "
+            f"[players' rulebook](../rulebook/{name}.md) plays through (the players' pages narrate "
+            "them in words).", "", *notation,
+            "## Rulebook paragraphs {#rulebook-paragraphs}", "",
             f"The [players' rulebook](../rulebook/{name}.md) states these rules in words, without ids; "
             "each numbered paragraph, the rules it states, whose statement it is and the conformance "
             f"cases of `{vectors}` that pin those rules. Rules that bind software only: "

@@ -91,5 +91,5 @@ def img(site_path: str, page: str, alt: str, caption: str = "") -> str:
 
 def figure(site_path: str, page: str, w: dict[str, Any], what: str) -> str:
     """A rulebook picture: the board, described in the reader's language, with what it shows as its
-    caption."""
-    return img(site_path, page, w["alt_board"].format(what=what), what[:1].upper() + what[1:])
+    caption (as written: a caption may begin with a mark, x1 or o4, never capitalised)."""
+    return img(site_path, page, w["alt_board"].format(what=what), what)

@@ -5,10 +5,11 @@ stepped cycle, the last-square position and the complete game, drawn and narrate
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 from ..docgen.examples import EXAMPLES, Example
-from ..docgen.rulebook import amount, card_rows, plan, values, winner_text
+from ..docgen.rulebook import amount, card_rows, plan, values, winner_text, words
 from ..docgen.site import Site, figure, img
 from ..geometry import patterns
 from ..narration import frac
@@ -22,7 +23,10 @@ from .svg import board_svg, legend_svg
 def _quantum_values(rs: Ruleset, lang: str = "en") -> dict[str, str]:
     n = rs.board
     line = rs.rules.end_line or n
-    out = {"n": str(n), "squares": str(n * n), "line": str(line)}
+    w = words(lang)
+    out = {"n": str(n), "squares": str(n * n), "line": str(line),
+           # "long" only where shorter diagonals exist to tell it from (a 3×3 board has none)
+           "diagonal": str(w["long_diagonal"] if n > 3 else w["diagonal"])}
     for comp in rs.scoring:
         length = comp.length or n
         if comp.award == "first-line":
@@ -138,14 +142,14 @@ def _small(state: State) -> str:
 
 
 def _quantum_quick(rs: Ruleset, w: dict[str, Any]) -> list[str]:
-    vals = values(rs)
+    vals = values(rs, w["lang"])
     card = card_rows(rs, w)
     q = w["quick"]
     return [q["players"].format(**vals), q["move"], q["cycle"], card[3][1], card[4][1]]
 
 
 def _quantum_card_rows(rs: Ruleset, w: dict[str, Any]) -> list[tuple[str, str]]:
-    c, vals = w["card"], values(rs)
+    c, vals = w["card"], values(rs, w["lang"])
     measure = c[f"measure-{rs.value('measurer')}"]
     if rs.value("untouched") == "vanish":
         measure += " " + c["vanish"]
@@ -167,7 +171,7 @@ def _article_pictures(site: Site, rs: Ruleset, k: int, w: dict[str, Any], page: 
         path = site.board(f"rulebook-{name}-placed", _small(states[3]))
         return [figure(path, page, w, w["caption_step"].format(k=3)), ""]
     if k == 3:
-        out = [w["example_intro"].format(record=to_notation(cyc)), ""]
+        out = [w["example_intro"], ""]
         for i, action in enumerate(cyc.actions):
             assert isinstance(action, Place)
             path = site.board(f"rulebook-{name}-step-{i + 1}", _small(states[i + 1]))
@@ -201,20 +205,25 @@ def _article_pictures(site: Site, rs: Ruleset, k: int, w: dict[str, Any], page: 
     return []
 
 
+def small_marks(text: str) -> str:
+    """Mark names as the players' pages write them, small (x1, o4) as the boards draw them; the
+    examples' texts (spec/examples.toml) are shared with the rules pages, which write a record's
+    capitals (X1)."""
+    return re.sub(r"\b([XO])(\d+)\b", lambda m: m.group(1).lower() + m.group(2), text)
+
+
 def _worked_game(site: Site, rs: Ruleset, w: dict[str, Any], page: str, lang: str) -> list[str]:
     """A complete game from spec/examples.toml, every action narrated with the board after it."""
     name = rs.name
     ex = _worked(name)
     record = from_notation(ex.notation)
     states = quantum_states(record)
-    shows = ex.shows if lang == "en" else w["games"][name]
-    out = [shows, "",
-           w["game_record"].format(record=to_notation(record)), ""]
-    tokens = to_notation(record).split()[1:]
+    shows = small_marks(ex.shows) if lang == "en" else w["games"][name]
+    out = [shows, ""]
     for i, action in enumerate(record.actions):
         assert isinstance(action, (Place, Measure))
         path = site.board(f"rulebook-{name}-game-{i + 1}", _small(states[i + 1]))
-        out += [f"{i + 1}. `{tokens[i]}` {narrate(states[i], action, states[i + 1], w)}", "",
+        out += [f"{i + 1}. {narrate(states[i], action, states[i + 1], w)}", "",
                 "    " + figure(path, page, w, w["caption_step"].format(k=i + 1)), ""]
     return [*out, f"**{winner_text(states[-1], w)}**", ""]
 
@@ -239,8 +248,13 @@ def _quantum_hero(site: Site, rs: Ruleset, w: dict[str, Any], page: str) -> list
 
 
 def _quantum_notation(rs: Ruleset, w: dict[str, Any]) -> list[str]:
-    notation = [*w["notation_text"]] + ([w["notation_forced"]] if rs.value("last_square") == "forced" else [])
-    return [text.format(name=rs.name, squares=rs.board ** 2) for text in notation]
+    """How the ruleset's games are recorded, and the records of the rulebook's cycle and game (for
+    the ruleset's page: records are the software's, not the players')."""
+    r = w["records"]
+    notation = [*r["notation_text"]] + ([r["notation_forced"]] if rs.value("last_square") == "forced" else [])
+    records = [r["example_record"].format(record=to_notation(_cycle_record(rs))),
+               r["game_record"].format(record=to_notation(from_notation(_worked(rs.name).notation)))]
+    return [text.format(name=rs.name, squares=rs.board ** 2) for text in notation] + records
 
 
 def _summary_keys(rs: Ruleset) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
@@ -250,7 +264,7 @@ def _summary_keys(rs: Ruleset) -> tuple[list[tuple[str, ...]], list[tuple[str, .
     scoring = (*plan()["ruleset"][rs.name]["scoring"], "count")
     place = by_article[2] + ("numbers",)
     measure = by_article[3]
-    quick = [by_article[1], place, measure, by_article[4], scoring]
+    quick = [tuple(k for k in by_article[1] if k != "numbers"), place, measure, by_article[4], scoring]
     card = [place, ("cycle",), measure, by_article[4], scoring]
     return quick, card
 

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
@@ -421,10 +422,8 @@ def _no_orphans() -> Iterator[None]:
     yield
     while _STARTED:
         proc = _STARTED.pop()
-        try:
+        with suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         proc.communicate()
 
 

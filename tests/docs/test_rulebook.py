@@ -26,6 +26,7 @@ from qttt.docgen.rulebook import (
     cases_by_rule,
     editions,
     glossary,
+    glossary_rows,
     implementers,
     languages,
     page_path,
@@ -206,7 +207,10 @@ def test_quantum_rulebook_steps_through_a_cycle_and_a_complete_game(name: str, l
 def test_the_forced_last_move_appears_only_where_the_ruleset_has_it(name: str, lang: str) -> None:
     w, text = words(lang), player_page(name, lang)
     forced = load_ruleset(name).value("last_square") == "forced"
-    assert (w["notation_forced"].format(name=name) in text) == forced
+    # the record of a forced move is the software's: on the ruleset's page, never on the players'
+    rules_page = files()[f"docs/rules/{name}.md"]
+    assert (words("en")["records"]["notation_forced"] in rules_page) == forced
+    assert "`X9:5`" not in text
     assert (w["player"]["last-forced"] in text) == forced
     assert (w["card"]["end=full:end"] in text) == (load_ruleset(name).value("end") == "full" and not forced)
 
@@ -275,7 +279,9 @@ MISTRANSLATIONS = ["Другая клетка недопустима", "Знач
 def test_corrected_phrasings_stay_corrected(name: str, lang: str) -> None:
     text = player_page(name, lang) + card(name, lang)
     assert [m for m in MISTRANSLATIONS if m in text] == []
-    corrected = {"ru": "Любая другая клетка недопустима", "de": "Jedes andere Feld ist unzulässig"}
+    # the rule says no other square may be chosen (issue 34 reworded both: "недопустима" and
+    # "unzulässig" read as legal jargon)
+    corrected = {"ru": "Выбрать другую клетку нельзя", "de": "Ein anderes Feld darf nicht gewählt werden"}
     assert corrected[lang] in text
 
 
@@ -362,3 +368,65 @@ def test_the_quick_start_and_the_card_mark_every_reading_they_state(name: str, l
     card = files()["docs/" + card_path(name, lang)]
     mark = f'<em class="ours">({w["our_reading"]})</em>'
     assert card.count(mark) == summary.count(f"(*{w['our_reading']}*:")
+
+
+# Errors readers found in the rulebooks, kept out by class: per language, phrases a native editor
+# struck (calques, the wrong register, implementers' words) and patterns (a record's capital mark
+# names, a record's notation, the second person in the Russian text, which speaks of "the player").
+FORBIDDEN: dict[str, list[str]] = {
+    "ru": [r"стоит ход", r"ход стоит", r"Быстрый старт", r"Партия целиком", r"реестр\w* неоднозначност",
+           r"нес[ёе]т номер", r"[Зз]а индивидуальный этап", r"[Зз]а командный этап", r"проверочн\w+ случа",
+           r"\bфаз\w*", r"\b(вы|вас|вам|вами|ваш\w*)\b", r"без часов", r"лимит\w* времени",
+           r"для разработчиков", r"идентификатор"],
+    "de": [r"groß geschrieben", r"Register der Mehrdeutigkeiten", r"Konformität", r"Werkzeug", r"ohne Uhr",
+           r"Kennungen", r"Für Entwickler", r"Endbrett", r"unbegrenzt Zeit", r"Zug steht in"],
+    "en": [r"toolkit", r"conformance", r"ambiguity register", r"[Ff]or implementers", r"without a clock",
+           r"\bids\b"],
+}
+EVERY_LANGUAGE = [r"\b[XOХО]\d+\b", r"`[XO]\d+[:@]", r"\[\w[\w-]*\] X1:"]
+
+
+def player_texts(name: str, lang: str) -> list[str]:
+    """The player page and the A4 card of one edition, as their readers see the words (the
+    page's links and pictures left out)."""
+    page = re.sub(r"\]\([^)]*\)|<[^>]+>", "]", player_page(name, lang))
+    card = re.sub(r"<style>.*?</style>|<svg.*?</svg>|<[^>]+>", " ", files()["docs/" + card_path(name, lang)],
+                  flags=re.S)
+    return [page, card]
+
+
+@pytest.mark.parametrize(("name", "lang"), EDITIONS)
+def test_no_listed_error_comes_back(name: str, lang: str) -> None:
+    for text in player_texts(name, lang):
+        for pattern in (*FORBIDDEN[lang], *EVERY_LANGUAGE):
+            found = re.search(pattern, text, flags=re.I if pattern.islower() else 0)
+            assert not found, f"{name} ({lang}): {found.group(0)!r}"
+    text, rs = player_page(name, lang), load_ruleset(name)
+    if rs.game == "quantum" and rs.board == 3:  # no "long" diagonal where there is no short one
+        assert not re.search(r"long diagonal|lange Diagonale|(больш|длинн)\w+ диагонал", text), name
+    w = words(lang)
+    competition = text.split(f"## {w['article'].format(k=COMPETITION_PART)}")[1]
+    if f'!!! note "{w["our_choice"]}"' in competition:  # the box is explained before it first appears
+        intro = competition.split(f'!!! note "{w["our_choice"]}"')[0]
+        assert f"**{w['our_choice']}**" in intro
+
+
+def test_the_russian_rulebook_names_the_variant_its_source_offers() -> None:
+    """The Russian source's footnote offers the unstable variant: both editions of its rulebook
+    link that variant's rulebook."""
+    for lang in ("en", "ru"):
+        assert "](russian-unstable.md)" in player_page("russian", lang), lang
+
+
+def test_bonus4x4_uses_draw_for_one_thing_only() -> None:
+    """A draw is equal points (the winner paragraph); a game without a line of four is not called
+    a draw (issue: 5.9 and 5.11 used the word for both)."""
+    paras = [p for p in paragraphs("bonus4x4") if re.search(r"\bdraws?\b", p.text)]
+    assert [p.key for p in paras] == ["winner"]
+    # the glossary's example lines are lines of this board: four marks, not the 3×3 source's three
+    examples = [m.split() for m in re.findall(r"\b((?:[xX]\d+ )+[xX]\d+) and", words_of_glossary("bonus4x4"))]
+    assert examples and all(len(line) == 4 for line in examples), examples
+
+
+def words_of_glossary(name: str) -> str:
+    return " ".join(row[1] for row in glossary_rows(name, "en"))

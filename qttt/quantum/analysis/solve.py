@@ -24,6 +24,7 @@ from typing import Any
 from ...bounds import CODE
 from ...errors import FileError, QtttError, UsageError
 from ...family import CORES
+from ...interop import rules_of
 from ...io import FRACTION, read_checkpoint, write_checkpoint
 from ...native import CoreUnavailable
 from ...notation import action_to_json
@@ -246,10 +247,16 @@ def _code(key: str) -> int:
     return int(key)
 
 
-def _value(code: str, value: Any) -> Fraction:
-    """A saved value of a first action (checkpoint field `values`): an exact number."""
+def _value(code: str, value: Any, rs: Ruleset) -> Fraction:
+    """A saved value of a first action (checkpoint field `values`): an exact number, and a score
+    difference a game of `rs` can end with (its score range), so that no file makes `solve` print
+    a value the rules cannot give."""
     if not isinstance(value, str) or not FRACTION.fullmatch(value) or value.endswith("/0"):
         raise ValueError(f"values.{code}: expected an exact number such as \"1/2\"")
+    x_lo, x_hi, o_lo, o_hi = rules_of(rs).codec.score_range
+    if not x_lo - o_hi <= Fraction(value) <= x_hi - o_lo:
+        raise ValueError(f"values.{code}: {value} is no score difference a game of {rs.canonical} ends with "
+                         f"({x_lo - o_hi} to {x_hi - o_lo})")
     return Fraction(value)
 
 
@@ -272,12 +279,17 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
     values: dict[int, Fraction] = {}
     cp = Path(checkpoint) if checkpoint is not None else None
     if cp is not None and cp.is_file():
-        ruleset, saved_start, values = read_checkpoint(cp, CHECKPOINT, lambda data: (
-            data["ruleset"], data["start"],
-            {int(k): _value(k, v) for k, v in data["values"].items() if _code(k) in codes}))
+        def parse(data: dict[str, Any]) -> tuple[Any, Any, dict[int, Fraction]]:
+            if data["ruleset"] != rs.canonical or data["start"] != list(start):
+                return data["ruleset"], data["start"], {}  # of another run: its values mean nothing here
+            saved = {int(k): _value(k, v, rs) for k, v in data["values"].items() if _code(k) in codes}
+            return data["ruleset"], data["start"], saved
+        ruleset, saved_start, values = read_checkpoint(cp, CHECKPOINT, parse)
         if ruleset != rs.canonical or saved_start != list(start):
-            raise FileError(None, f"checkpoint {cp} is for {ruleset!r} from {saved_start}, not "
-                            f"{rs.canonical!r} from {list(start)}")
+            raise FileError(None, f"checkpoint {cp} is of another run ({json.dumps(ruleset)} from "
+                            f"{json.dumps(saved_start)}, not {json.dumps(rs.canonical)} from "
+                            f"{json.dumps(list(start))}); run with its arguments, or delete it to start "
+                            "afresh")
     todo = [c for c in codes if c not in values]
     nodes = 0
     fast = FastSolver(rs, DEFAULT_LOG2) if use_c else None
