@@ -107,6 +107,22 @@ PATHS: tuple[Path, ...] = (
     Path("compiled core: qc_sample (qttt analyze random)", "quantum", "verify.quantum.fastpaths:tally",
          at="games", symbols=("qc_sample",), serves="verify.quantum.sampled:core_reason",
          settles="the tally of final scores and line results equal to the engine's tally of the same games"),
+    Path("OpenSpiel adapter: python_qttt (qttt.openspiel)", "quantum",
+         "verify.quantum.adapters:openspiel_positions", serves="verify.frameworks:openspiel_reason",
+         settles="the game's state at the same position (reached by apply_action from the last one): "
+                 "terminal or not, the current player (the measurer at a measurement, chance at a chance "
+                 "turn), legal_actions(), a chance turn's chance_outcomes() and chance_fractions(), every "
+                 "other action or outcome number refused by apply_action under the rule with the state "
+                 "unchanged (every number at one position in 32, a few in turn elsewhere), and the returns "
+                 "at the end under returns=result, margin (both zero-sum) and points"),
+    Path("PettingZoo adapter: qttt.pettingzoo.env", "quantum",
+         "verify.quantum.adapters:pettingzoo_positions", serves="verify.frameworks:pettingzoo_reason",
+         settles="the environment stepped through the same action numbers: terminations, the agent "
+                 "selected (the measurer at a measurement), the action mask of the acting agent and an "
+                 "empty one for the waiting agent, a chance turn's outcome drawn where its generator lands "
+                 "and told in infos, every other number ending the game as a forfeit naming the rule "
+                 "(every number at one position in 32, a few in turn elsewhere), and the rewards at the "
+                 "end under returns=result, margin (both zero-sum) and points"),
     Path("nested compiled core: positions (qttt perft's and the search player's positions)",
          "nested-classical", "verify.nested.check:probe_positions",
          symbols=("qn_new", "qn_free", "qn_pos_size", "qn_pos_init", "qn_apply", "qn_legal", "qn_export",

@@ -363,8 +363,9 @@ def _kept(rs: Ruleset) -> dict[str, bool]:
 def _histogram(rows: list[list[Any]], rs: Ruleset) -> Counter[tuple[Fraction, Fraction]]:
     """A checkpoint's histogram rows (x, o, games), once each score is listed once, with games,
     and is one a game of `rs` can end with (its score range and sums); else ValueError."""
-    codec = rules_of(rs).codec
-    x_lo, x_hi, o_lo, o_hi = codec.score_range
+    rules = rules_of(rs)
+    codec = rules.codec
+    x_lo, x_hi, o_lo, o_hi = rules.score_range
     histogram: Counter[tuple[Fraction, Fraction]] = Counter()
     for i, (x, o, c) in enumerate(rows):
         score = (Fraction(x), Fraction(o))

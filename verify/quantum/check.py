@@ -290,8 +290,9 @@ def paths_finding(at: str, rs: Ruleset, engine: Engine, started: float) -> Findi
     s = engine.sample
     if at == "positions":
         status, label = engine.part()
-        label = (label.replace("(engine", "(engine and compiled core", 1) if "(engine" in label
-                 else label.replace(" games)", " games, engine and compiled core)", 1))
+        names = ", ".join(dict.fromkeys(p.name.split(":")[0] for p in serve)) or "compiled core"
+        label = (label.replace("(engine", f"(engine and {names}", 1) if "(engine" in label
+                 else label.replace(" games)", f" games, engine and {names})", 1))
         where = (f"at {s.positions} positions of {s.games} sampled games"
                  + ("" if engine.walk is None else " and every position of the walk"))
     else:

@@ -211,7 +211,7 @@ def _value(code: str, value: Any, rs: Ruleset) -> Fraction:
     a value the rules cannot give."""
     if not isinstance(value, str) or not FRACTION.fullmatch(value) or value.endswith("/0"):
         raise ValueError(f"values.{code}: expected an exact number such as \"1/2\"")
-    x_lo, x_hi, o_lo, o_hi = rules_of(rs).codec.score_range
+    x_lo, x_hi, o_lo, o_hi = rules_of(rs).score_range
     if not x_lo - o_hi <= Fraction(value) <= x_hi - o_lo:
         raise ValueError(f"values.{code}: {value} is no score difference a game of {rs.canonical} ends with "
                          f"({x_lo - o_hi} to {x_hi - o_lo})")
