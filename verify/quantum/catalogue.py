@@ -93,8 +93,8 @@ PROPERTIES: tuple[Property, ...] = (
         "legal actions, refuses every other action under the same rule and reaches the same position after "
         "each legal action; qttt replay --json writes the engine's state of the position's record; perft "
         "counts the same; the position keys are the checker's shape key and merge what the engine's key "
-        "merges; the solver finds the engine's value; the OpenSpiel game and the PettingZoo environment name the "
-        "same player to act (chance at a chance turn), list the same legal action numbers (the waiting "
+        "merges; the solver finds the engine's value; the OpenSpiel game and the PettingZoo environment "
+        "name the same player to act (chance at a chance turn), list the same legal action numbers (the waiting "
         "agent's mask empty), refuse every other number under the rule and give the returns the engine's "
         "points give, zero-sum where the reading is. A path that crashes, aborts or hangs fails.",
         ("check-order", "score-at-end", "core-compiled", "solve-fast", "framework-action"),
