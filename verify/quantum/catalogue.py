@@ -94,9 +94,9 @@ PROPERTIES: tuple[Property, ...] = (
         "each legal action; qttt replay --json writes the engine's state of the position's record; perft "
         "counts the same; the position keys are the checker's shape key and merge what the engine's key "
         "merges; the solver finds the engine's value; the OpenSpiel game and the PettingZoo environment "
-        "name the same player to act (chance at a chance turn), list the same legal action numbers (the waiting "
-        "agent's mask empty), refuse every other number under the rule and give the returns the engine's "
-        "points give, zero-sum where the reading is. A path that crashes, aborts or hangs fails.",
+        "name the same player to act (chance at a chance turn), list the same legal action numbers (the "
+        "waiting agent's mask empty), refuse every other number under the rule and give the returns the "
+        "engine's points give, zero-sum where the reading is. A path that crashes, aborts or hangs fails.",
         ("check-order", "score-at-end", "core-compiled", "solve-fast", "framework-action"),
         "every quantum ruleset: the compiled core where it plays it (up to 4×4; the solver up to 3×3) "
         "and a C compiler is available, the adapters where OpenSpiel and PettingZoo are installed",

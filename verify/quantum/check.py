@@ -311,6 +311,10 @@ def paths_finding(at: str, rs: Ruleset, engine: Engine, started: float) -> Findi
         return finding(prop, [("unknown", f"unknown (no compiled path was run: {reason})")], "not compared",
                        time.perf_counter() - started, details=details)
     parts: list[Part] = [(status, label)]
+    # a path missing from this machine (an adapter's framework not installed) leaves the property unknown
+    # here; one that does not serve the ruleset at all (the solver beyond 3×3) is named in the details only
+    parts += [("unknown", f"unknown ({name.split(':')[0]} not compared: {why})")
+              for name, why in skipped.items() if "not installed" in why]
     if engine.refused is not None:  # the commands play the Python engine instead: say why, whatever else
         parts.append(("unknown", f"unknown (the compiled core's load-time self-test refuses it, so the "
                                  f"commands play the Python engine: {engine.refused}; compared as built)"))
