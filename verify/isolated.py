@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import faulthandler
+import json
 import mmap
 import os
 import pickle
@@ -42,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
+from qttt.native import OVERRIDE
 from qttt.processes import worker_init
 
 HEADER = struct.Struct("<Q")
@@ -138,9 +140,15 @@ def _how(code: int | None) -> str:
 # Isolated: a long-lived child answering calls ---------------------------------------------------
 
 
+LIBRARIES = "QTTT_ISOLATED_LIBRARIES"
+"""The variable giving a fresh child its parent's libraries to load instead of the checked builds
+(qttt.native.OVERRIDE, as `verify.built.as_built` sets it): JSON, build name to path."""
+
+
 def serve() -> None:
     """The child: answer calls read from standard input until it closes."""
     _prepare(os.getppid())
+    OVERRIDE.update({name: Path(path) for name, path in json.loads(os.environ.get(LIBRARIES, "{}")).items()})
     source, sink = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # what the functions print must not corrupt the answers
     while True:
@@ -164,11 +172,14 @@ class Isolated:
         self.timeout = timeout
         self.process: subprocess.Popen[bytes] | None = None
         self.started = 0
+        self.libraries: dict[str, str] = {}  # the OVERRIDE the running child was started with
 
     def _start(self) -> subprocess.Popen[bytes]:
         root = str(Path(__file__).resolve().parents[1])  # where this checker's packages are
         seen = [root, *(p for p in sys.path if p and os.path.isdir(p))]  # and every module the caller sees
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(dict.fromkeys(seen))}
+        self.libraries = {name: str(path) for name, path in OVERRIDE.items()}
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(dict.fromkeys(seen)),
+               LIBRARIES: json.dumps(self.libraries)}
         self.process = subprocess.Popen([sys.executable, "-m", "verify.isolated"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, env=env)
         self.started += 1
@@ -177,6 +188,8 @@ class Isolated:
     def call(self, fn: Callable[..., Any], *args: Any, timeout: float | None = None) -> Any:
         """fn(*args) in the child: its result, or Died when the child crashed or hung (the child is
         then gone; the next call starts another). CallFailed when fn raised."""
+        if self.libraries != {name: str(path) for name, path in OVERRIDE.items()}:
+            self.stop()  # the libraries to load changed (verify.built.as_built): a child that loads them
         proc = self.process if self.process is not None and self.process.poll() is None else self._start()
         limit = self.timeout if timeout is None else timeout
         assert proc.stdin is not None and proc.stdout is not None

@@ -30,10 +30,10 @@ from qttt.geometry import cells_of
 from qttt.quantum import compiled, engine, game, scoring
 from qttt.quantum.engine import MEASURE, PLACE, Board, Measure, Place
 from verify import isolated
+from verify.built import as_built
 from verify.cli import exit_status
 from verify.quantum.check import check, designed
 from verify.quantum.exhaustive import walk
-from verify.quantum.fastpaths import as_built
 from verify.quantum.sampled import Context, confirm
 from verify.quantum.witness import replay
 from verify.report import Finding, Report
@@ -485,7 +485,7 @@ def test_an_inconsistent_position_is_reported_not_overrun(monkeypatch: pytest.Mo
         except QtttError as e:
             return [e.message]
         return ["no error"]
-    with as_built() as refused:
+    with as_built(compiled) as refused:
         got = isolated.run(view, [0])[0]
     assert refused is not None and "self-test" in refused
     assert isinstance(got, str) and got.startswith("position inconsistent"), got

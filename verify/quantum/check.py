@@ -25,16 +25,17 @@ from typing import Any
 
 from qttt import Ruleset, action_from_json, load_ruleset
 from qttt.family import family_of
+from qttt.quantum import compiled
 from qttt.quantum.engine import Action, Measure, Outcome, Place
 from qttt.spec import spec_dir
 
+from ..built import as_built
 from ..paths import paths, serving
 from ..report import Confirmed, Finding, Part, Progress, Report, finding, worst
 from . import z3_graph as Z
 from .abstract import Params, Summary, explore, realize
 from .catalogue import PROPERTIES, SHAPE_KEY
 from .exhaustive import RELABELLED, Walk, resumable, walk, walk_ruleset
-from .fastpaths import as_built
 from .graphs import Tally, enumerate_collapse, enumerate_single_cycle
 from .sampled import (
     ABSTRACT,
@@ -578,8 +579,8 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
     The walk runs when `exhaustive`, or by default (None) where `walks_by_default`; to max_ply,
     default `default_depth`. With `cores`, every registered path (verify.paths) is compared with
     the engine wherever it plays the ruleset, the compiled core as its source builds it even where
-    its load-time self-test refuses it (`fastpaths.as_built`)."""
-    with as_built() if cores else contextlib.nullcontext() as refused:
+    its load-time self-test refuses it (`verify.built.as_built`)."""
+    with as_built(compiled) if cores else contextlib.nullcontext() as refused:
         return settle(spec, games=games, seed=seed, progress=progress, timeout=timeout, exhaustive=exhaustive,
                       max_ply=max_ply, processes=processes, checkpoint=checkpoint, cores=cores,
                       refused=refused)

@@ -13,20 +13,14 @@ failure like any other.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import random
-import shutil
-import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 from qttt import IllegalAction, Ruleset
 from qttt.analysis.sample import RECORD_BLOCK, play_chunk, record_block
-from qttt.native import OVERRIDE, builds, compiler
-from qttt.native.build import compile_build
 from qttt.notation import Record, record_to_json, state_to_json
 from qttt.quantum import compiled
 from qttt.quantum.analysis.count import board_after
@@ -45,35 +39,6 @@ SOLVED_OPEN = 4
 """The solver is compared at visited positions with at most this many open cells (the engine's
 plain minimax, the reference, grows fast above)."""
 PERFT_DEPTH = 2
-
-
-@contextlib.contextmanager
-def as_built() -> Iterator[str | None]:
-    """The compiled core as its source builds it, for the block, even where its load-time
-    self-test refuses it (`qttt.native.build.check`: the commands then play the Python engine): the
-    checker compares it itself, in child processes, and finds the game that shows what is wrong.
-    Yields why the self-test refused it, or None when nothing was refused."""
-    why = compiled.available()
-    cc = compiler()
-    if why is None or cc is None:
-        yield None
-        return
-    folder = Path(tempfile.mkdtemp(prefix="qttt-as-built-"))
-    saved = dict(OVERRIDE)
-    try:
-        for build in builds(compiled.SOURCE).values():
-            out = folder / build.filename()
-            if compile_build(build, cc, out) is not None:  # it does not build: nothing to compare
-                yield None
-                return
-            OVERRIDE[build.name] = out
-        compiled.library.cache_clear()
-        yield why
-    finally:
-        OVERRIDE.clear()
-        OVERRIDE.update(saved)
-        compiled.library.cache_clear()
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _guarded(compare: Callable[[Any], Failure | Further | None], visit: Any) -> Failure | Further | None:
