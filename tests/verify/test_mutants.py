@@ -198,6 +198,7 @@ def core_source_changed(old: str, new: str) -> Patch:
 core_keeps_pending = core_source_changed("    p->pending = 0;\n    p->chosen = 0;", "    p->chosen = 0;")
 # A C-core-only scoring bug: a player owning two or more lines of a per-pattern award gets one extra.
 core_double_counts = core_source_changed("sx += c->points * nx;", "sx += c->points * (nx > 1 ? nx + 1 : nx);")
+CHANCE_MEASURER = str(Path(__file__).resolve().parents[2] / "spec" / "coverage" / "chance-measurer.toml")
 TWO_CYCLES = str(Path(__file__).resolve().parents[2] / "spec" / "coverage" / "creator-no-2-cycles.toml")
 
 
@@ -418,6 +419,9 @@ PATH_MUTANTS: list[tuple[str, str, Patch, str, str, int, bool]] = [
     ("qttt random's writer drops the comma after the first action", TWO,
      core_source_changed("            if (k) out[at++] = ',';", "            if (k > 1) out[at++] = ',';"),
      "random-games-agree", "qttt random's compiled writer", 40, False),
+    ("the expectimax takes a chance turn's constant from the named outcome", CHANCE_MEASURER,
+     core_source_changed("    out->c[0] = other->c[0];", "    out->c[0] = named->c[0];"),
+     "cores-agree", "compiled expectimax", 40, False),
     ("qttt analyze random counts o's sole line as x's", "wikipedia",
      core_source_changed("        if (kx < 0) return 2;", "        if (kx < 0) return 1;"),
      "random-games-agree", "compiled tally", 100, False),
@@ -458,10 +462,13 @@ def test_every_registered_path_has_a_planted_bug() -> None:
     """Each path of the registry is caught by one of the mutants above (by the phrase naming it)."""
     named = {"positions": "SIGSEGV", "qc_replay_jsonl": "to_move", "perft": "perft", "solver": "solver",
              "keys": "shape key", "qc_jsonl": "qttt random's compiled writer",
-             "qc_games": "the compiled core's digest", "qc_sample": "compiled tally"}
+             "qc_games": "the compiled core's digest", "qc_sample": "compiled tally",
+             "expectimax": "compiled expectimax"}
     from verify.paths import paths
     phrases = {m[4] for m in PATH_MUTANTS}
     for p in paths("quantum"):
+        if p.compare.startswith("verify.quantum.adapters:"):
+            continue  # the adapters' planted bugs: tests/verify/test_adapter_mutants.py (every adapter)
         key = next(k for k in named if k in p.name)  # every path has its planted bug
         assert any(named[key] in phrase for phrase in phrases), p.name
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from qttt import IllegalAction, Ruleset
 from qttt.analysis.sample import RECORD_BLOCK, play_chunk, record_block
+from qttt.chance import CHANCE
 from qttt.notation import Record, record_to_json, state_to_json
 from qttt.quantum import compiled
 from qttt.quantum.analysis.count import board_after
@@ -341,6 +342,40 @@ def _solved(rs: Ruleset, fast: compiled.FastSolver, visit: Visit,
     return (tuple(further), found) if further else found
 
 
+def expectimax_reason(rs: Ruleset) -> str | None:
+    """None when the compiled expectimax plays rs here, else why not."""
+    return compiled.expectimax_supports(rs) or core_reason(rs)
+
+
+def expectimax(ctx: Context, visits: Sequence[Visit], mark: Mark) -> list[Failure | Further | None]:
+    """The compiled expectimax of chance rulesets (`FastExpectimax`: qc_evalue and its tables, as
+    `qttt analyze solve` and `qttt analyze curve` run it) at each visited position with at most
+    SOLVED_OPEN open cells: its polynomial in p, evaluated at the ruleset's p, equals the engine's
+    expectimax there (`minimax`, chance turns weighted by their probabilities)."""
+    fast = compiled.FastExpectimax(ctx.rs, log2size=12)
+    values: dict[Any, Fraction] = {}
+    out: list[Failure | Further | None] = []
+    for i, visit in enumerate(visits):
+        if len(visit.state.open_cells) > SOLVED_OPEN:
+            out.append(None)
+            continue
+        mark(i, len(visit.path))
+        out.append(_guarded(lambda v: _expected(ctx.rs, fast, v, values), visit))
+    fast.close()
+    return out
+
+
+def _expected(rs: Ruleset, fast: compiled.FastExpectimax, visit: Visit,
+              values: dict[Any, Fraction]) -> Failure | None:
+    p = fast.point
+    coefficients = fast.value([encode(a, rs.board ** 2) for a in visit.path])
+    mine = sum((c * p ** k for k, c in enumerate(coefficients)), Fraction(0)) / fast.scale
+    theirs = minimax(rs, visit.state, values)
+    if mine == theirs:
+        return None
+    return CORES, f"the compiled expectimax values the position {mine} at p = {p}, the engine {theirs}", None
+
+
 def _standing(rs: Ruleset, state: State) -> Fraction:
     """x − o of the board as it stands: the final scores once over, else the scoring's reading."""
     if state.over:
@@ -351,12 +386,16 @@ def _standing(rs: Ruleset, state: State) -> Fraction:
 
 def minimax(rs: Ruleset, state: State, values: dict[Any, Fraction]) -> Fraction:
     """x − o under perfect play from state, through the engine's public API (a deadlock scored as
-    the board stands), remembered in `values` by the engine's key of each position."""
+    the board stands; a chance turn worth its outcomes' values weighted by their probabilities: the
+    expectimax), remembered in `values` by the engine's key of each position."""
     key = state.key()
     if key not in values:
         legal = state.legal_actions()
         if state.over or not legal:
             values[key] = _standing(rs, state)
+        elif state.phase == CHANCE:
+            values[key] = sum((pr * minimax(rs, state.apply(o), values) for o, pr in state.chance_outcomes()),
+                              Fraction(0))
         else:
             found = [minimax(rs, state.apply(a), values) for a in legal]
             values[key] = max(found) if state.to_move == "x" else min(found)
