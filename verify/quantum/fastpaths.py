@@ -306,14 +306,22 @@ def solver(ctx: Context, visits: Sequence[Visit], mark: Mark) -> list[Failure | 
     changes nothing else (a final position, most often): the witness goes there."""
     fast = compiled.FastSolver(ctx.rs, 12)
     values: dict[Any, Fraction] = {}  # the engine's minimax by position (State.key), shared by the visits
+    try:
+        return _near_the_end(visits, mark, lambda v: _solved(ctx.rs, fast, v, values))
+    finally:
+        fast.close()
+
+
+def _near_the_end(visits: Sequence[Visit], mark: Mark,
+                  compare: Callable[[Visit], Failure | Further | None]) -> list[Failure | Further | None]:
+    """`compare` at each visited position with at most SOLVED_OPEN open cells (None elsewhere)."""
     out: list[Failure | Further | None] = []
     for i, visit in enumerate(visits):
         if len(visit.state.open_cells) > SOLVED_OPEN:
             out.append(None)
             continue
         mark(i, len(visit.path))
-        out.append(_guarded(lambda v: _solved(ctx.rs, fast, v, values), visit))
-    fast.close()
+        out.append(_guarded(compare, visit))
     return out
 
 
@@ -354,15 +362,10 @@ def expectimax(ctx: Context, visits: Sequence[Visit], mark: Mark) -> list[Failur
     expectimax there (`minimax`, chance turns weighted by their probabilities)."""
     fast = compiled.FastExpectimax(ctx.rs, log2size=12)
     values: dict[Any, Fraction] = {}
-    out: list[Failure | Further | None] = []
-    for i, visit in enumerate(visits):
-        if len(visit.state.open_cells) > SOLVED_OPEN:
-            out.append(None)
-            continue
-        mark(i, len(visit.path))
-        out.append(_guarded(lambda v: _expected(ctx.rs, fast, v, values), visit))
-    fast.close()
-    return out
+    try:
+        return _near_the_end(visits, mark, lambda v: _expected(ctx.rs, fast, v, values))
+    finally:
+        fast.close()
 
 
 def _expected(rs: Ruleset, fast: compiled.FastExpectimax, visit: Visit,
