@@ -809,6 +809,30 @@ static Entry *tt_find(Search *s, uint64_t k1, uint64_t k2, int create) {
     return worst;
 }
 
+/* The children of p in the order the searches try them: the table's best move, then immediate
+   results best for the mover, then history counts (hist: this move number's). kids[i] is p after
+   acts[i]; idx lists the i in that order. */
+static void order_children(const Rules *r, const Pos *p, const int *acts, int n, int ttbest,
+                           const uint32_t *hist, Pos *kids, int *idx) {
+    int maxi = x_moves(r, p);
+    int64_t key[NPAIR + 2];
+    for (int i = 0; i < n; i++) {
+        kids[i] = *p;
+        apply_code(r, &kids[i], acts[i]);
+        int64_t g;
+        if (acts[i] == ttbest) g = (int64_t)1 << 62;
+        else if (kids[i].phase == OVER) { int64_t v = diff_now(r, &kids[i]); g = ((int64_t)1 << 50) + (maxi ? v : -v) * 4096; }
+        else g = hist[acts[i]];
+        key[i] = g;
+        idx[i] = i;
+    }
+    for (int i = 1; i < n; i++) {
+        int v = idx[i]; int j = i - 1;
+        while (j >= 0 && key[idx[j]] < key[v]) { idx[j + 1] = idx[j]; j--; }
+        idx[j + 1] = v;
+    }
+}
+
 /* Fail-soft alpha-beta with a table of bounds; moves ordered by the table's best move, then
    immediate results best for the mover, then history counts. A deadlock is scored as the board
    stands. */
@@ -838,24 +862,9 @@ static int64_t search(Search *s, const Pos *p, int64_t alpha, int64_t beta) {
     }
     int maxi = x_moves(r, p);
     Pos kids[NPAIR + 2];
-    int64_t key[NPAIR + 2];
     int idx[NPAIR + 2];
     int mv = p->move < MAXM ? p->move : MAXM - 1;
-    for (int i = 0; i < n; i++) {
-        kids[i] = *p;
-        apply_code(r, &kids[i], acts[i]);
-        int64_t g;
-        if (acts[i] == ttbest) g = (int64_t)1 << 62;
-        else if (kids[i].phase == OVER) { int64_t v = diff_now(r, &kids[i]); g = ((int64_t)1 << 50) + (maxi ? v : -v) * 4096; }
-        else g = s->hist[mv][acts[i]];
-        key[i] = g;
-        idx[i] = i;
-    }
-    for (int i = 1; i < n; i++) {
-        int v = idx[i]; int j = i - 1;
-        while (j >= 0 && key[idx[j]] < key[v]) { idx[j + 1] = idx[j]; j--; }
-        idx[j + 1] = v;
-    }
+    order_children(r, p, acts, n, ttbest, s->hist[mv], kids, idx);
     int64_t best = maxi ? -VINF - 1 : VINF + 1;
     int bestact = acts[idx[0]];
     for (int ii = 0; ii < n; ii++) {
@@ -1101,24 +1110,9 @@ static void esearch(ESearch *s, const Pos *p, const Poly *alpha, const Poly *bet
     Poly a0 = a, b0 = b;
     int maxi = x_moves(r, p);
     Pos kids[NPAIR + 2];
-    int64_t key[NPAIR + 2];
     int idx[NPAIR + 2];
     int mv = p->move < MAXM ? p->move : MAXM - 1;
-    for (int i = 0; i < n; i++) {
-        kids[i] = *p;
-        apply_code(r, &kids[i], acts[i]);
-        int64_t g;
-        if (acts[i] == ttbest) g = (int64_t)1 << 62;
-        else if (kids[i].phase == OVER) { int64_t v = diff_now(r, &kids[i]); g = ((int64_t)1 << 50) + (maxi ? v : -v) * 4096; }
-        else g = s->hist[mv][acts[i]];
-        key[i] = g;
-        idx[i] = i;
-    }
-    for (int i = 1; i < n; i++) {
-        int v = idx[i]; int j = i - 1;
-        while (j >= 0 && key[idx[j]] < key[v]) { idx[j + 1] = idx[j]; j--; }
-        idx[j + 1] = v;
-    }
+    order_children(r, p, acts, n, ttbest, s->hist[mv], kids, idx);
     Poly best;
     pconst(&best, maxi ? -EINF - 1 : EINF + 1);
     int bestact = acts[idx[0]];
