@@ -29,7 +29,6 @@ from qttt.quantum import compiled
 from qttt.quantum.analysis.count import board_after, encode
 from qttt.quantum.analysis.expectimax import Expectimax, Point, crossing, value_curve
 from qttt.quantum.analysis.solve import Solver, solve
-from qttt.quantum.analysis.solved import child
 from qttt.quantum.engine import OVER, playout
 
 F = Fraction
@@ -181,7 +180,7 @@ def test_solve_a_chance_ruleset_in_both_searches() -> None:
     assert slow.to_json()["p"] == "3/4" and slow.value == e.polynomial(e.value(board_after(rs, ())))(F(3, 4))
     b = board_after(rs, ())
     for act in slow.pv:
-        b = child(b, act)
+        b = b.after(act)
     assert b.phase == OVER  # the principal line is a whole game the engine replays
     if compiled.available() is None:
         assert solve(rs, core="compiled").to_json() == slow.to_json()
