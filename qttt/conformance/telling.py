@@ -32,7 +32,7 @@ from ..games import new_game
 from ..notation import Json, action_from_json, action_to_json, state_to_json
 from ..ruleset import Ruleset, with_params, with_scoring
 from ..spec import spec_dir
-from ..vocabulary import AWARD_DECLARATIONS, COMMON_FIELDS, PARAMETERS, format_value, lists
+from ..vocabulary import AWARD_DECLARATIONS, COMMON_FIELDS, PARAMETERS, format_value, lists, plain_value
 from .casespec import MAX_DESCRIPTION, CaseSpec, seed_of
 from .values import Reading, default_readings, readings, ruleset_readings
 
@@ -130,7 +130,7 @@ def _fields(table: Mapping[str, Any]) -> Iterator[tuple[str, Any, Any]]:
         if name == "length":
             default = 0 if table.get("pattern", COMMON_FIELDS["pattern"].default) == "line" else 2
         if not _same(setting.kind, value, default):
-            yield name, value, None if default is None else _plain(default)
+            yield name, value, None if default is None else plain_value(default)
 
 
 def _same(kind: str, value: Any, default: Any) -> bool:
@@ -141,15 +141,6 @@ def _same(kind: str, value: Any, default: Any) -> bool:
     if isinstance(default, tuple):
         return bool(list(value) == list(default))
     return bool(value == default)
-
-
-def _plain(value: Any) -> Any:
-    """A default as [[scoring]] data holds it: fractions as strings, lists for tuples."""
-    if isinstance(value, Fraction):
-        return str(value)
-    if isinstance(value, tuple):
-        return [_plain(v) for v in value]
-    return value
 
 
 # -- telling them apart ------------------------------------------------------------------------
