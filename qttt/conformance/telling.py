@@ -201,12 +201,15 @@ class Telling:
     seed: int | None = None
 
 
-def _what(mine: Mapping[str, Json], theirs: Mapping[str, Json]) -> str:
-    """What differs between two expectations: `legal actions`, or the first field of the state."""
-    if mine["legal"] != theirs["legal"]:
+def _what(mine: GameState, theirs: GameState, label: str) -> str | None:
+    """What differs between the expectations at two positions (`expectation`): `legal actions`, or
+    the first field of the state; None when nothing does. Equal legal actions are equal as JSON, so
+    only a difference is written out (a 9×9 board has thousands of legal placements)."""
+    legal, others = mine.legal_actions(), theirs.legal_actions()
+    if legal != others and [action_to_json(a) for a in legal] != [action_to_json(a) for a in others]:
         return "legal actions"
-    state, other = mine["state"], theirs["state"]
-    return next((key for key in state if state[key] != other.get(key)), "state")
+    state, other = state_to_json(mine, label), state_to_json(theirs, label)
+    return next((key for key in state if state[key] != other.get(key)), None if state == other else "state")
 
 
 def first_difference(rs: Ruleset, other: Ruleset, actions: Sequence[Json]) -> tuple[int, str] | None:
@@ -215,9 +218,8 @@ def first_difference(rs: Ruleset, other: Ruleset, actions: Sequence[Json]) -> tu
     they never do."""
     label = rs.canonical
     mine, theirs = new_game(rs), new_game(other)
-    a, b = expectation(mine, label), expectation(theirs, label)
-    if a != b:
-        return 0, _what(a, b)
+    if (what := _what(mine, theirs, label)) is not None:
+        return 0, what
     for i, action in enumerate(actions):
         act = action_from_json(action)
         try:
@@ -228,9 +230,8 @@ def first_difference(rs: Ruleset, other: Ruleset, actions: Sequence[Json]) -> tu
             theirs = theirs.apply(act)
         except QtttError:
             return i + 1, "refusal"
-        a, b = expectation(mine, label), expectation(theirs, label)
-        if a != b:
-            return i + 1, _what(a, b)
+        if (what := _what(mine, theirs, label)) is not None:
+            return i + 1, what
     return None
 
 
