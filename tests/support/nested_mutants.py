@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from views import forget_views
 
 from qttt.native import OVERRIDE, builds, compiler
 from qttt.native.build import compile_build
@@ -95,7 +96,7 @@ def source_line(old: str, new: str) -> Patch:
 
 def fresh(mp: pytest.MonkeyPatch) -> None:
     """Forget the engine's compiled rulesets, so that a patched compile step is used."""
-    mp.setattr(engine, "_COMPILED", {})
+    forget_views(mp, engine.compile_nested)
 
 
 # The engine's slips -------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from views import forget_views
 
 from qttt import IllegalAction, QtttError, load_ruleset
 from qttt.geometry import cells_of
@@ -44,8 +45,7 @@ TWO = "qttt(board=2,end=full)"
 
 def fresh_engine(mp: pytest.MonkeyPatch) -> None:
     """Forget compiled rulesets, so that patched scoring is compiled in."""
-    mp.setattr(game, "_COMPILED", {})
-    mp.setattr(game, "_BY_ID", {})
+    forget_views(mp, game.compile_game)
 
 
 def rules_changed(**changes: Any) -> Patch:
