@@ -132,6 +132,42 @@ def stop_pool(pool: ProcessPoolExecutor, interrupted: bool) -> None:
     pool.shutdown(wait=not interrupted, cancel_futures=interrupted)
 
 
+KILL_SECONDS = 5.0  # how long kill_pool sees to it that the pool's own thread ends
+
+
+def kill_pool(pool: ProcessPoolExecutor) -> None:
+    """Shut a pool down now, its pending work cancelled and its workers killed with the pieces in
+    hand, for work that has nothing to finish in a worker. The pool's own thread, which the
+    interpreter joins at exit, then ends; a worker killed while it sent a result would leave that
+    thread reading the rest of it forever, so bytes written to its pipe here complete it
+    (garbage: the pool breaks, as it does anyway)."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    manager: threading.Thread | None = getattr(pool, "_executor_manager_thread", None)
+    results = getattr(pool, "_result_queue", None)
+    feed = None
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        feed = os.dup(results._writer.fileno())  # type: ignore[union-attr]  # ours: the pool closes its own
+    try:
+        pool.shutdown(wait=False, cancel_futures=True)
+        for p in workers:
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                p.kill()
+        if feed is not None:
+            os.set_blocking(feed, False)  # the pipe may be full and nobody reading: never wait here
+        if manager is not None:
+            manager.join(0.5)  # it sees the workers gone, breaks the pool and ends
+        deadline = time.monotonic() + KILL_SECONDS
+        zeros = bytes(READ)
+        while manager is not None and manager.is_alive() and feed is not None and time.monotonic() < deadline:
+            with contextlib.suppress(OSError):  # the pipe is full for now, or nobody reads it any more
+                while os.write(feed, zeros):
+                    pass
+            manager.join(0.01)
+    finally:
+        if feed is not None:
+            os.close(feed)
+
+
 @contextlib.contextmanager
 def pool_of(workers: int, context: BaseContext | None = None) -> Iterator[ProcessPoolExecutor]:
     """A worker_pool, stopped at once when the block is left by an interrupt or error."""
@@ -145,8 +181,10 @@ def pool_of(workers: int, context: BaseContext | None = None) -> Iterator[Proces
 
 
 def local_mapper(workers: int) -> tuple[Mapper, Callable[..., None]]:
-    """A mapper over `workers` local processes, and the function that shuts it down (at once
-    when given True: after an interrupt or error)."""
+    """A mapper over `workers` local processes, and the function that shuts it down: after its
+    work, or when given True (after an interrupt or error) at once, its workers killed with the
+    pieces in hand (`kill_pool`: a mapper's work is a function of its arguments, so nothing in a
+    worker is left to finish, and a piece can take minutes)."""
     pool = worker_pool(workers)
 
     def mapper(fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterable[Any]:
@@ -154,7 +192,10 @@ def local_mapper(workers: int) -> tuple[Mapper, Callable[..., None]]:
         return (result(pool, f) for f in futures)
 
     def stop(interrupted: bool = False) -> None:
-        stop_pool(pool, interrupted)
+        if interrupted:
+            kill_pool(pool)
+        else:
+            stop_pool(pool, False)
     return mapper, stop
 
 
