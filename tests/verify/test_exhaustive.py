@@ -12,12 +12,17 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lanes import examples
 
 from qttt import load_ruleset, with_params
 from qttt.cli import main
+from qttt.errors import FileError
+from qttt.io import write_checkpoint
 from qttt.quantum.engine import State
 from verify.quantum.abstract import abstract_of
-from verify.quantum.exhaustive import shape_key, walk, walk_ruleset
+from verify.quantum.exhaustive import resumable, shape_key, walk, walk_ruleset
 
 
 def brute_shape(state: State) -> tuple[Any, ...]:
@@ -142,3 +147,62 @@ def test_a_resumed_walk_is_never_labelled_exhaustive(tmp_path: Any,
     assert main(["check", spec, "--exhaustive", "--json"]) == 0  # the same walk, run whole
     whole = [f for r in json.loads(capsys.readouterr().out)["rulesets"] for f in r["properties"]]
     assert any(f["status"] == "exhaustive" for f in whole)
+
+
+@pytest.fixture(scope="module")
+def russian_walk(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A real walk checkpoint of russian after 4 plies (positions 1, 1, 3, 8; 20 to walk)."""
+    saved = tmp_path_factory.mktemp("walk") / "walk.json"
+    walk(load_ruleset("russian"), max_ply=3, checkpoint=saved)
+    data: dict[str, Any] = json.loads(saved.read_text())
+    del data["digest"]
+    return data
+
+
+def impossible(data: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """The checkpoint with one field forged to what no walk of russian can reach: a start of more
+    or fewer than one position, a ply of none or more than the previous ply's positions times 36
+    (the placements of 9 cells, two at a time), more final positions than positions after the
+    start, a position saved twice, a partition class no position has, more partition classes than
+    positions."""
+    positions, frontier = data["positions_by_ply"], data["frontier"]
+
+    def at(k: int, value: int) -> dict[str, Any]:
+        return {**data, "positions_by_ply": [*positions[:k], value, *positions[k + 1:]]}
+
+    plies = st.integers(1, len(positions) - 1)
+    return st.one_of(
+        st.integers(0, 10 ** 6).filter(lambda n: n != 1).map(lambda n: at(0, n)),
+        plies.flatmap(lambda k: st.sampled_from([0, positions[k - 1] * 36 + 1, 10 ** 12]).map(
+            lambda n: at(k, n))),
+        st.integers(sum(positions[1:]) + 1, 10 ** 12).map(lambda n: {**data, "final_positions": n}),
+        st.integers(0, len(frontier) - 1).map(lambda i: {**data, "frontier": [*frontier, frontier[i]]}),
+        st.sampled_from([["place", [10], 0], ["over", [0], 0], ["measure", [2, -1], 2], ["chance", [], None],
+                         ["spooky", [1], 0], ["place", [9], 1], "place", ["place", [1]]]).map(
+            lambda p: {**data, "partitions": [*data["partitions"], p]}),
+        st.just({**data, "partitions": [["place", [1] * k, 0] for k in range(1, 10)] * 2
+                 + [["measure", [1] * k, 1] for k in range(9)]}),
+    )
+
+
+@given(data=st.data())
+@settings(max_examples=examples(40), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_a_forged_walk_checkpoint_with_a_valid_digest_is_damaged(russian_walk: dict[str, Any],
+                                                                tmp_path: Any, data: st.DataObject) -> None:
+    """The digest is a checksum against accidents, not a seal: a walk checkpoint forged with its
+    digest recomputed is still refused (rule io-checkpoint: damaged, the file named) when what it
+    says no walk can reach, so that no file makes `qttt check` print an impossible count."""
+    forged = data.draw(impossible(russian_walk))
+    path = tmp_path / "forged.json"
+    write_checkpoint(path, forged)
+    with pytest.raises(FileError, match="damaged") as e:
+        resumable(load_ruleset("russian"), path)
+    assert str(path) in str(e.value) and "\n" not in str(e.value)
+
+
+def test_the_real_walk_checkpoint_resumes(russian_walk: dict[str, Any], tmp_path: Any) -> None:
+    path = tmp_path / "real.json"
+    write_checkpoint(path, russian_walk)
+    resumable(load_ruleset("russian"), path)
+    assert walk(load_ruleset("russian"), max_ply=5, checkpoint=path).positions_by_ply == [1, 1, 3, 8, 20, 49]

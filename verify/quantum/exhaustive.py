@@ -36,6 +36,7 @@ Keys, and why each is sound for what is checked under it:
 from __future__ import annotations
 
 import contextlib
+import itertools
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -51,7 +52,7 @@ from qttt.quantum.analysis.count import encode as count_encode
 from qttt.quantum.compiled import decode as compiled_decode
 from qttt.quantum.engine import PHASES, STATE, Action, Measure, Outcome, Place, State
 
-from .abstract import abstract_of
+from .abstract import CHANCE, MEASURE, OVER, PLACE, abstract_of
 from .sampled import FAILURE_IDS, KEPT, LENGTH, SHAPE, Context, Visit, compare_paths, inspect
 from .witness import replay
 
@@ -476,8 +477,12 @@ def _resume(out: Walk, path: Path) -> tuple[int, dict[Key, Path_], set[Key]]:
             state = State.initial(rs)
             for code in p:
                 state = state.apply(decode(code, cells))
-            frontier.setdefault(KEYS[out.key](state), tuple(p))
-        parts = {tuple(_tuples(p)) for p in data["partitions"]}
+            key = KEYS[out.key](state)
+            if key in frontier:
+                raise ValueError(f"two saved positions are one position ({out.key} key): {p}")
+            frontier[key] = tuple(p)
+        parts = {_partition(p, cells) for p in data["partitions"]}
+        _possible(rs, data["positions_by_ply"], data["final_positions"], len(frontier), len(parts))
         failures: list[tuple[str, str, list[Action]]] = []
         for prop, message, p in data["failures"]:
             if prop not in FAILURE_IDS:
@@ -492,6 +497,36 @@ def _resume(out: Walk, path: Path) -> tuple[int, dict[Key, Path_], set[Key]]:
     return ply, frontier, parts
 
 
+def _partition(saved: Any, cells: int) -> Key:
+    """A saved partition class (`abstract_of`'s fields: phase, the sizes of the open components,
+    the pending component's size), or ValueError when it is none."""
+    phase, parts, pending = saved if isinstance(saved, list) and len(saved) == 3 else (None, None, None)
+    if (phase not in (PLACE, MEASURE, OVER, CHANCE) or not isinstance(parts, list)
+            or not all(type(k) is int and k >= 1 for k in parts)
+            or type(pending) is not int or pending < 0 or sum(parts) + pending > cells):
+        raise ValueError(f"a partition class no position of a {cells}-cell board has: {str(saved)[:60]}")
+    return phase, tuple(parts), pending
+
+
+def _possible(rs: Ruleset, positions: list[int], final: int, frontier: int, partitions: int) -> None:
+    """ValueError unless a walk checkpoint's counts are ones a walk can reach (the digest is only
+    a checksum against accidents): one start, each ply's positions between one and the previous
+    ply's times the most actions a position can have (the frontier, the next ply, included), final
+    positions among those after the start, partition classes at most the positions walked."""
+    cells = rs.board * rs.board
+    widest = max(cells * (cells - 1) // 2, cells)  # a placement's two cells (place-distinct), or a cell
+    if positions[0] != 1:
+        raise ValueError("a walk starts from one position (positions_by_ply[0] is 1)")
+    for k, (before, now) in enumerate(itertools.pairwise([*positions, frontier]), start=1):
+        if not 1 <= now <= before * widest:
+            raise ValueError(f"ply {k}: {now:,} positions cannot follow {before:,} (at most {widest} "
+                             "actions each)")
+    if final > sum(positions[1:]):
+        raise ValueError(f"{final:,} final positions among the {sum(positions[1:]):,} after the start")
+    if partitions > sum(positions):
+        raise ValueError(f"{partitions:,} partition classes among {sum(positions):,} positions walked")
+
+
 def resumable(rs: Ruleset, path: Path, key: str = "shape") -> None:
     """Read the checkpoint `walk(rs, checkpoint=path, key=key)` would resume from, and nothing
     else: FileError (`damaged`) at once when it cannot be resumed, so that a command names a
@@ -499,8 +534,6 @@ def resumable(rs: Ruleset, path: Path, key: str = "shape") -> None:
     _resume(Walk(rs.canonical, key=key), path)
 
 
-def _tuples(value: Any) -> Any:
-    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
 def walk_ruleset(rs: Ruleset) -> Ruleset:
