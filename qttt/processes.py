@@ -7,7 +7,11 @@ that is killed as a whole.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import ctypes
+import functools
+import heapq
+import itertools
 import multiprocessing
 import os
 import select
@@ -15,10 +19,11 @@ import selectors
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from multiprocessing.context import BaseContext
 from typing import Any
 
@@ -26,7 +31,13 @@ PR_SET_PDEATHSIG = 1
 MAX_LINE = 4 << 20  # bytes of one line read from a program (a response, a move)
 READ = 1 << 16
 Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
-"""Runs a function over argument tuples (on processes or a cluster), results in their order."""
+"""Runs a function over argument tuples (in this process, on local processes or on a cluster) and
+yields the results in the order of the arguments, each as soon as it and those before it are in.
+The work is handed out when the mapper is called (on processes and clusters), not when the results
+are read; a mapper may be called from several threads at once. The function and its arguments
+must pickle (a module-level function; a ruleset or plain data), and a result depends only on them,
+so answers never depend on which worker ran what (`serial_mapper`, `local_mapper`,
+`qttt.analysis.distributed.dask_mapper`, chosen by `executor`)."""
 
 
 class Terminated(BaseException):
@@ -57,9 +68,14 @@ def worker_init(parent: int) -> None:
 
 
 def worker_pool(workers: int, context: BaseContext | None = None) -> ProcessPoolExecutor:
-    """The one way a pool of worker processes is made (see worker_init)."""
-    return ProcessPoolExecutor(max_workers=workers, mp_context=context or multiprocessing.get_context(),
+    """The one way a pool of worker processes is made (see worker_init). Its workers are forked
+    now, by this thread: Linux kills a worker when the thread that started it ends (the death
+    signal follows the thread), and a pool started by a thread that ends before it, such as a
+    mapper's reader (`submit`), would lose its workers."""
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context or multiprocessing.get_context(),
                                initializer=worker_init, initargs=(os.getpid(),))
+    pool.submit(int).result()  # the first piece of work forks every worker (fork start method)
+    return pool
 
 
 def stop_pool(pool: ProcessPoolExecutor, interrupted: bool) -> None:
@@ -81,17 +97,177 @@ def pool_of(workers: int, context: BaseContext | None = None) -> Iterator[Proces
     stop_pool(pool, False)
 
 
+PRIORITY: contextvars.ContextVar[int] = contextvars.ContextVar("qttt_priority", default=0)
+"""The priority of work handed to a mapper from this context: lower values first, in the order
+handed out among equals (the checker sets each ruleset's place on the command line, so that the
+first ruleset's tables come first and later ones fill idle workers)."""
+
+
+class _Queue:
+    """Work for a pool waiting here by `PRIORITY`, handed to it a few pieces ahead of its workers."""
+
+    def __init__(self, pool: ProcessPoolExecutor, workers: int) -> None:
+        self.pool, self.ahead = pool, 2 * workers
+        self.waiting: list[tuple[int, int, Callable[..., Any], tuple[Any, ...], Future[Any]]] = []
+        self.lock = threading.RLock()
+        self.order = itertools.count()
+        self.running = 0
+
+    def map(self, fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterator[Any]:
+        outs: list[Future[Any]] = [Future() for _ in args]
+        priority = PRIORITY.get()
+        with self.lock:
+            for a, out in zip(args, outs, strict=True):
+                heapq.heappush(self.waiting, (priority, next(self.order), fn, a, out))
+        self.start()
+        return _results(outs)
+
+    def start(self) -> None:
+        with self.lock:
+            while self.waiting and self.running < self.ahead:
+                _, _, fn, args, out = heapq.heappop(self.waiting)
+                if not out.set_running_or_notify_cancel():
+                    continue
+                try:
+                    f = self.pool.submit(fn, *args)
+                except BaseException as e:  # the pool is shut down: the caller sees why
+                    out.set_exception(e)
+                    continue
+                self.running += 1
+                f.add_done_callback(functools.partial(self.finished, out))
+
+    def finished(self, out: Future[Any], f: Future[Any]) -> None:
+        with self.lock:
+            self.running -= 1
+        if f.cancelled():
+            out.set_exception(CancelledError())
+        elif (e := f.exception()) is not None:
+            out.set_exception(e)
+        else:
+            out.set_result(f.result())
+        self.start()
+
+    def cancel(self) -> None:
+        with self.lock:
+            for *_, out in self.waiting:
+                out.cancel()
+            self.waiting.clear()
+
+
+def _results(outs: list[Future[Any]]) -> Iterator[Any]:
+    """The futures' results in order; those not read are cancelled when the reader stops."""
+    try:
+        for out in outs:
+            yield out.result()
+    finally:
+        for out in outs:
+            out.cancel()
+
+
 def local_mapper(workers: int) -> tuple[Mapper, Callable[..., None]]:
     """A mapper over `workers` local processes, and the function that shuts it down (at once
-    when given True: after an interrupt or error)."""
+    when given True: after an interrupt or error). Work waits by `PRIORITY` and goes to the pool a
+    few pieces ahead of the workers."""
     pool = worker_pool(workers)
-
-    def mapper(fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterable[Any]:
-        return pool.map(fn, *zip(*args, strict=True)) if args else []
+    queue = _Queue(pool, workers)
 
     def stop(interrupted: bool = False) -> None:
+        if interrupted:
+            queue.cancel()
         stop_pool(pool, interrupted)
-    return mapper, stop
+    return queue.map, stop
+
+
+def serial_mapper(fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterator[Any]:
+    """The mapper of one worker: each call in this process, in turn, as its result is read."""
+    return (fn(*a) for a in args)
+
+
+def workers_wanted(workers: int) -> int:
+    """A command's `--workers N` as a number of processes: N, or one per core for 0."""
+    return workers or os.cpu_count() or 1
+
+
+@contextlib.contextmanager
+def executor(workers: int = 0, dask: str | None = None) -> Iterator[Mapper]:
+    """The mapper a command's `--workers N` (0: one per core) and `--dask ADDRESS|local` ask for:
+    this process for one worker, else a pool of local processes, or a Dask cluster (a new local
+    one of that many worker processes for `local`). Shut down when the block is left: at once,
+    its pending work cancelled, when it is left by an interrupt or an error."""
+    if dask:
+        from .analysis.distributed import dask_mapper  # imports Dask's client only when asked for
+
+        with dask_mapper(None if dask == "local" else dask, workers_wanted(workers)) as m:
+            yield m
+        return
+    n = workers_wanted(workers)
+    if n == 1:
+        yield serial_mapper
+        return
+    m, stop = local_mapper(n)
+    try:
+        yield m
+    except BaseException:
+        stop(True)
+        raise
+    stop(False)
+
+
+def submit(mapper: Mapper, fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> list[Future[Any]]:
+    """A mapper's results as futures, read by a thread of their own: the caller goes on (and may
+    hand out more work) while they come in. A failed or cancelled call fails its future and every
+    later one."""
+    out: list[Future[Any]] = [Future() for _ in args]
+    for f in out:
+        f.set_running_or_notify_cancel()
+
+    def read() -> None:
+        done = 0
+        try:
+            for result in mapper(fn, args):
+                out[done].set_result(result)
+                done += 1
+        except BaseException as e:  # handed to whoever waits on the futures
+            for f in out[done:]:
+                f.set_exception(e)
+    context = contextvars.copy_context()  # the caller's PRIORITY
+    threading.Thread(target=context.run, args=(read,), daemon=True,
+                     name=f"submit {getattr(fn, '__name__', fn)}").start()
+    return out
+
+
+class Once:
+    """Results computed at most once per process, by key, however many threads ask: the keys not
+    asked for before go to the asking thread's mapper together (`submit`), the others wait for the
+    first asker's results. A failed piece is forgotten, so that a later call asks again."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._futures: dict[Hashable, Future[Any]] = {}
+
+    def get(self, mapper: Mapper, fn: Callable[..., Any],
+            keyed: Sequence[tuple[Hashable, tuple[Any, ...]]]) -> list[Future[Any]]:
+        """The future of `fn(*args)` for each (key, args)."""
+        with self._lock:
+            mine = {k: f for k, _ in keyed if (f := self._futures.get(k)) is not None}
+            new = [(k, a) for k, a in dict(keyed).items() if k not in mine]
+            if new:
+                for (k, _), f in zip(new, submit(mapper, fn, [a for _, a in new]), strict=True):
+                    mine[k] = self._futures[k] = f
+                    f.add_done_callback(functools.partial(self._forget, k))
+            return [mine[k] for k, _ in keyed]
+
+    def _forget(self, key: Hashable, f: Future[Any]) -> None:
+        if f.cancelled() or f.exception() is not None:
+            with self._lock:
+                if self._futures.get(key) is f:
+                    del self._futures[key]
+
+    def results(self) -> dict[Hashable, Any]:
+        """Every result in so far, by key."""
+        with self._lock:
+            return {k: f.result() for k, f in self._futures.items()
+                    if f.done() and not f.cancelled() and f.exception() is None}
 
 
 # -- programs talked to line by line --------------------------------------------------------------

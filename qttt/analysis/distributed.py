@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..errors import UsageError
-from ..processes import Mapper, worker_init
+from ..processes import PRIORITY, Mapper, worker_init
 
 CONNECT_SECONDS = 10  # how long a scheduler address is tried
 
@@ -54,9 +54,9 @@ def dask_mapper(address: str | None = None, workers: int | None = None
                              "give host:port (tcp://host:port) or local") from None
 
     def mapper(fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterable[Any]:
-        futures = [client.submit(fn, *a, pure=False) for a in args]
-        for f in futures:
-            yield f.result()
+        priority = -PRIORITY.get()  # Dask runs higher priorities first
+        futures = [client.submit(fn, *a, pure=False, priority=priority) for a in args]  # handed out now
+        return (f.result() for f in futures)
     try:
         yield mapper
     finally:
