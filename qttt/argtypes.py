@@ -5,7 +5,8 @@ SECONDS_MAX."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
 
 from .bounds import SECONDS_MAX, Bound
 
@@ -44,3 +45,15 @@ def _seconds(text: str, above: float | None) -> float:
         raise argparse.ArgumentTypeError(f"{shown} is not allowed; expected {least}, at most "
                                          f"{SECONDS_MAX}")
     return value
+
+
+class Deprecated(argparse.Action):
+    """An old spelling of an option (`help` names the new one, as `--processes` for `--workers`):
+    it stores where the new one does, with a one-line note on standard error."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[object] | None, option_string: str | None = None) -> None:
+        new = "/".join(a.option_strings[-1] for a in parser._actions
+                       if a.dest == self.dest and a is not self and a.option_strings)
+        print(f"{parser.prog}: {option_string} is deprecated; use {new}", file=sys.stderr)
+        setattr(namespace, self.dest, values)

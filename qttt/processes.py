@@ -188,31 +188,6 @@ def workers_wanted(workers: int) -> int:
     return workers or os.cpu_count() or 1
 
 
-@contextlib.contextmanager
-def executor(workers: int = 0, dask: str | None = None) -> Iterator[Mapper]:
-    """The mapper a command's `--workers N` (0: one per core) and `--dask ADDRESS|local` ask for:
-    this process for one worker, else a pool of local processes, or a Dask cluster (a new local
-    one of that many worker processes for `local`). Shut down when the block is left: at once,
-    its pending work cancelled, when it is left by an interrupt or an error."""
-    if dask:
-        from .analysis.distributed import dask_mapper  # imports Dask's client only when asked for
-
-        with dask_mapper(None if dask == "local" else dask, workers_wanted(workers)) as m:
-            yield m
-        return
-    n = workers_wanted(workers)
-    if n == 1:
-        yield serial_mapper
-        return
-    m, stop = local_mapper(n)
-    try:
-        yield m
-    except BaseException:
-        stop(True)
-        raise
-    stop(False)
-
-
 def submit(mapper: Mapper, fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> list[Future[Any]]:
     """A mapper's results as futures, read by a thread of their own: the caller goes on (and may
     hand out more work) while they come in. A failed or cancelled call fails its future and every

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from qttt.processes import PRIORITY, Once, executor, local_mapper, serial_mapper, submit
+from qttt.analysis.distributed import executor
+from qttt.processes import PRIORITY, Once, local_mapper, serial_mapper, submit
 
 
 def slept(seconds: float, value: int) -> tuple[int, float]:

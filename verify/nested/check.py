@@ -14,6 +14,7 @@ from qttt import Ruleset, load_ruleset
 from qttt.family import Mark
 from qttt.nested.engine import NestedState
 from qttt.notation import action_to_json
+from qttt.processes import Mapper, serial_mapper
 
 from ..report import Confirmed, Report, finding
 
@@ -87,12 +88,19 @@ def confirm_nested(rs: Ruleset, variant: str, prop: str, actions: Sequence[Mark]
     return None
 
 
-def check_nested(spec: str, *, games: int | None = None, seed: int = 0, **options: object) -> Report:
+def check_nested(spec: str, *, games: int | None = None, seed: int = 0, mapper: Mapper = serial_mapper,
+                 **options: object) -> Report:
     """Settle the nested-classical properties of the ruleset named by spec over `games` seeded
     random games: each is argued from the rules by hand (status `argued`, never `proved`), its
     premises checked at every position of the games; the quantum checker's other options
-    (progress, timeout, exhaustive, …) have nothing to settle here."""
-    rs = load_ruleset(spec)
+    (progress, timeout, exhaustive, …) have nothing to settle here. The whole check is one unit of
+    work on `mapper`."""
+    report: Report = next(iter(mapper(settle_nested, [(spec, load_ruleset(spec), games, seed)])))
+    return report
+
+
+def settle_nested(spec: str, rs: Ruleset, games: int | None, seed: int) -> Report:
+    """`check_nested` of rs (named spec in its records), in the process that runs it."""
     games = games or DEFAULT_GAMES
     cells = (rs.board ** 2) ** 2
     rng = random.Random(seed)

@@ -1,0 +1,139 @@
+"""`qttt check` as a parallel job: the same report, byte for byte, whatever runs its units of work
+(this process, a pool, a Dask cluster, units in any order); each ruleset printed as soon as it is
+settled, in the order given (`--json`: JSON Lines); an interrupt prints what was settled, marked
+partial, and exits 130/143."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from qttt.processes import Once, serial_mapper
+from verify import cli
+from verify.quantum import check as check_module
+from verify.quantum import z3_graph
+from verify.quantum.check import check, discharge
+
+ROOT = Path(__file__).resolve().parents[2]
+CHEAP = ["spec/coverage/small-vanish-ranks.toml", "wikipedia", "spec/coverage/nested-weighted-majority.toml"]
+"""A 2×2 ruleset walked whole (plies of many batches), a 3×3 one walked by shape classes (its own
+rules too) to ply 3, a nested one."""
+FLAGS = ["--games", "30", "--max-ply", "3", "--no-timing", "--quiet"]
+
+
+def output(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    assert cli.main(argv) == 0
+    return capsys.readouterr().out
+
+
+def test_one_report_whatever_the_workers(capsys: pytest.CaptureFixture[str]) -> None:
+    cheaper = [CHEAP[0], CHEAP[2]]  # no 3×3 board: its Z3 queries take a while (the slow test has it)
+    one = output([*cheaper, *FLAGS, "--json-document", "--workers", "1"], capsys)
+    assert output([*cheaper, *FLAGS, "--json-document", "--workers", "2"], capsys) == one
+    data = json.loads(one)
+    assert [r["ruleset"] for r in data["rulesets"]] == cheaper and data["partial"] is False
+    lines = output([*cheaper, *FLAGS, "--json", "--workers", "2"], capsys).splitlines()
+    head, *rulesets, last = map(json.loads, lines)
+    assert head == cli.catalogue_json() and rulesets == data["rulesets"]
+    assert last["summary"] == data["summary"] and (last["partial"], last["exit_status"]) == (False, 0)
+
+
+@pytest.mark.slow
+def test_one_report_on_one_worker_two_or_a_local_dask_cluster(capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each run from scratch: the shared work (Z3, cross-checks, enumerations) done again by its
+    own workers, in whatever order they take it."""
+    pytest.importorskip("distributed")
+    out = []
+    for where in (["--workers", "1"], ["--workers", "2"], ["--dask", "local", "--workers", "2"]):
+        monkeypatch.setattr(check_module, "SHARED", Once())
+        out.append(output([*CHEAP, *FLAGS, "--json-document", *where], capsys))
+    assert out[0] == out[1] == out[2]
+
+
+def test_a_z3_answer_does_not_depend_on_what_its_worker_did_before() -> None:
+    """Z3 shows a model of each query's premises; in a context that has seen other queries it
+    can show another one (the 4-cell query after the 9-cell ones did): each query gets a fresh one."""
+    first = z3_graph.obligations(4)[0]
+    alone = discharge(first, 60.0)
+    for ob in z3_graph.obligations(9)[:12]:
+        discharge(ob, 60.0)
+    again = discharge(first, 60.0)
+    assert (again.premises.verdict, again.premises.model) == (alone.premises.verdict, alone.premises.model)
+
+
+def shuffled(seed: int) -> Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]:
+    """A mapper that runs the units in a random order (results still in the order of the
+    arguments): a report must not depend on which unit ran first."""
+    rng = random.Random(seed)
+
+    def mapper(fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterable[Any]:
+        order = list(range(len(args)))
+        rng.shuffle(order)
+        done = {i: fn(*args[i]) for i in order}
+        return [done[i] for i in range(len(args))]
+    return mapper
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_units_run_in_any_order_give_the_same_report(seed: int) -> None:
+    spec = "spec/coverage/small-vanish-ranks.toml"
+    alone = check(spec, games=40, seed=3, mapper=serial_mapper)
+    mixed = check(spec, games=40, seed=3, mapper=shuffled(seed))
+    assert json.dumps(mixed.to_json(False)) == json.dumps(alone.to_json(False))
+    assert alone.games == 40 and alone.walk is not None and alone.walk["complete"]
+
+
+def test_processes_is_an_old_spelling_of_workers(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser(prog="qttt check")
+    cli.add_arguments(parser)
+    assert parser.parse_args(["wikipedia", "--processes", "3"]).workers == 3
+    assert "--processes is deprecated; use --workers" in capsys.readouterr().err
+    assert parser.parse_args(["wikipedia"]).workers == 0  # one per core
+
+
+def test_the_progress_line_counts_rulesets_and_estimates_what_is_left() -> None:
+    board = cli.Board(None, ["a", "b", "c", "d"])
+    board.tell("a", "walk: ply 3, 40/120 positions")
+    board.tell("b", "sampling")
+    assert "checked 0 of 4 rulesets" in board.text() and "a: walk: ply 3, 40/120 positions" in board.text()
+    assert "(and 1 more running)" in board.text() and "estimated once a ruleset is settled" in board.text()
+    board.started -= 30
+    board.done("a")
+    text = board.text()
+    assert "checked 1 of 4 rulesets in 30 s; b: sampling" in text and "about 1 min 30 s left" in text
+    assert [cli.duration(s) for s in (5.4, 65, 3725)] == ["5 s", "1 min 05 s", "1 h 02 min"]
+
+
+def started(argv: list[str]) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "qttt", "check", *argv], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupt_prints_what_was_settled(sig: signal.Signals, status: int) -> None:
+    """Stopped once the first ruleset is printed: its report stands, the last line says the report
+    is partial and names what was not settled; the exit status is the signal's."""
+    proc = started(["spec/coverage/small-vanish-ranks.toml", "wikipedia", "--games", "200000", "--json",
+                    "--workers", "2"])
+    assert proc.stdout is not None and proc.stderr is not None
+    head = json.loads(proc.stdout.readline())
+    first = json.loads(proc.stdout.readline())
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=120)
+    last = json.loads(out.splitlines()[-1])
+    assert "catalogue" in head and first["ruleset"] == "spec/coverage/small-vanish-ranks.toml"
+    assert proc.returncode == status and last["partial"] is True and last["exit_status"] == status
+    assert last["not_settled"] == ["wikipedia"] and "partial report, interrupted: 1 of 2" in last["summary"]
+    assert err.strip() == ("qttt: interrupted" if status == 130 else "qttt: terminated")
