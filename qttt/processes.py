@@ -189,23 +189,29 @@ def workers_wanted(workers: int) -> int:
 
 
 def submit(mapper: Mapper, fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> list[Future[Any]]:
-    """A mapper's results as futures, read by a thread of their own: the caller goes on (and may
-    hand out more work) while they come in. A failed or cancelled call fails its future and every
-    later one."""
+    """A mapper's results as futures: the work is handed out now, in this thread (so in the order
+    of the calls, at the caller's PRIORITY), and its results read by a thread of their own while
+    the caller goes on. A failed or cancelled call fails its future and every later one."""
     out: list[Future[Any]] = [Future() for _ in args]
     for f in out:
         f.set_running_or_notify_cancel()
+    try:
+        results = iter(mapper(fn, args))
+    except BaseException as e:
+        for f in out:
+            f.set_exception(e)
+        return out
 
     def read() -> None:
         done = 0
         try:
-            for result in mapper(fn, args):
+            for result in results:
                 out[done].set_result(result)
                 done += 1
         except BaseException as e:  # handed to whoever waits on the futures
             for f in out[done:]:
                 f.set_exception(e)
-    context = contextvars.copy_context()  # the caller's PRIORITY
+    context = contextvars.copy_context()  # the caller's PRIORITY, for a mapper that works as it is read
     threading.Thread(target=context.run, args=(read,), daemon=True,
                      name=f"submit {getattr(fn, '__name__', fn)}").start()
     return out
@@ -213,12 +219,14 @@ def submit(mapper: Mapper, fn: Callable[..., Any], args: list[tuple[Any, ...]]) 
 
 class Once:
     """Results computed at most once per process, by key, however many threads ask: the keys not
-    asked for before go to the asking thread's mapper together (`submit`), the others wait for the
+    asked for before go to the asking thread's mapper together (`submit`), at `priority` when given
+    (work that every asker needs goes first, whoever happens to ask first), the others wait for the
     first asker's results. A failed piece is forgotten, so that a later call asks again."""
 
-    def __init__(self) -> None:
+    def __init__(self, priority: int | None = None) -> None:
         self._lock = threading.RLock()
         self._futures: dict[Hashable, Future[Any]] = {}
+        self.priority = priority
 
     def get(self, mapper: Mapper, fn: Callable[..., Any],
             keyed: Sequence[tuple[Hashable, tuple[Any, ...]]]) -> list[Future[Any]]:
@@ -227,7 +235,13 @@ class Once:
             mine = {k: f for k, _ in keyed if (f := self._futures.get(k)) is not None}
             new = [(k, a) for k, a in dict(keyed).items() if k not in mine]
             if new:
-                for (k, _), f in zip(new, submit(mapper, fn, [a for _, a in new]), strict=True):
+                token = PRIORITY.set(self.priority) if self.priority is not None else None
+                try:
+                    handed = submit(mapper, fn, [a for _, a in new])
+                finally:
+                    if token is not None:
+                        PRIORITY.reset(token)
+                for (k, _), f in zip(new, handed, strict=True):
                     mine[k] = self._futures[k] = f
                     f.add_done_callback(functools.partial(self._forget, k))
             return [mine[k] for k, _ in keyed]

@@ -109,3 +109,23 @@ def test_shared_work_is_done_once_whoever_asks() -> None:
 def test_one_worker_is_this_process() -> None:
     with executor(1) as m:
         assert m is serial_mapper
+
+
+def test_work_is_handed_out_by_the_caller_in_order_and_shared_work_first() -> None:
+    """submit() calls the mapper in the calling thread (so work goes out in the order of the calls,
+    at the caller's priority); a Once with a priority hands its work out at that priority."""
+    seen: list[tuple[str, int, str]] = []
+
+    def recording(fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Any:
+        seen.append((threading.current_thread().name, PRIORITY.get(), fn.__name__))
+        return serial_mapper(fn, args)
+
+    token = PRIORITY.set(3)
+    try:
+        shared = Once(priority=-1)
+        [f.result() for f in shared.get(recording, abs, [(1, (-1,))])]
+        [f.result() for f in submit(recording, fails, [(1,)])]
+    finally:
+        PRIORITY.reset(token)
+    here = threading.current_thread().name
+    assert seen == [(here, -1, "abs"), (here, 3, "fails")]

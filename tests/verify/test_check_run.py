@@ -55,7 +55,7 @@ def test_one_report_on_one_worker_two_or_a_local_dask_cluster(capsys: pytest.Cap
     pytest.importorskip("distributed")
     out = []
     for where in (["--workers", "1"], ["--workers", "2"], ["--dask", "local", "--workers", "2"]):
-        monkeypatch.setattr(check_module, "SHARED", Once())
+        monkeypatch.setattr(check_module, "SHARED", Once(priority=-1))
         out.append(output([*CHEAP, *FLAGS, "--json-document", *where], capsys))
     assert out[0] == out[1] == out[2]
 

@@ -74,9 +74,10 @@ def status_of(result: Z.Result[Any]) -> str:
 
 # Shared work, done once per process -------------------------------------------------------------
 
-SHARED = Once()
+SHARED = Once(priority=-1)
 """The work rulesets share (Z3 queries, the unreduced cross-checks, the enumerations): each piece
-done once per process, on the mapper of the first ruleset that needs it."""
+done once per process, on the mapper of the first ruleset that needs it, before any ruleset's own
+work (every ruleset waits for it)."""
 
 
 _Z3_LOCK = threading.Lock()
