@@ -2,8 +2,9 @@
 protocol or checkpoint field) has a documented range, and out of range is a one-line error.
 
 Text is never given to `int()` with more digits than `MAX_DIGITS`, and JSON is parsed with a hook
-that refuses longer integers, so Python's integer-string limit (4,300 digits) is never reached
-from input. The ranges are listed in docs/hostile-input.md (a test holds the table to `BOUNDS`).
+that refuses longer integers (qttt.jsonstream's strict decoder), so Python's integer-string limit
+(4,300 digits) is never reached from input. The ranges are listed in docs/hostile-input.md (a
+test holds the table to `BOUNDS`).
 """
 
 from __future__ import annotations
@@ -16,35 +17,6 @@ from typing import Any
 MAX_DIGITS = 20  # digits of the longest integer read from any input (2^64 has 20)
 
 _INTEGER = re.compile(rf"[+-]?[0-9]{{1,{MAX_DIGITS}}}")
-
-
-class NumberTooLong(json.JSONDecodeError):
-    """A JSON integer with more than MAX_DIGITS digits (refused while parsing)."""
-
-
-def _json_int(text: str) -> int:
-    digits = len(text) - text.startswith("-")
-    if digits > MAX_DIGITS:
-        raise NumberTooLong(f"an integer of {digits:,} digits (at most {MAX_DIGITS})", "", 0)
-    return int(text)
-
-
-_DECODER = json.JSONDecoder(parse_int=_json_int)
-
-
-def json_decoder() -> json.JSONDecoder:
-    """The one JSON decoder for input: integers of at most MAX_DIGITS digits."""
-    return _DECODER
-
-
-def loads(text: str) -> Any:
-    """`json.loads` through the bounded decoder (NumberTooLong is a JSONDecodeError)."""
-    try:
-        return _DECODER.decode(text)
-    except NumberTooLong as e:
-        at = re.search(rf"[0-9]{{{MAX_DIGITS + 1},}}", text)
-        pos = at.start() if at else 0
-        raise NumberTooLong(e.msg, text, pos) from None
 
 
 @dataclass(frozen=True)

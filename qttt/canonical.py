@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .bounds import loads
 from .errors import VariantError
+from .jsonstream import loads
 from .vocabulary import (
     AWARD_FIELDS,
     PARAMETER_BY_NAME,

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived (the command line raises it from its handler): a command stops as after
+    Ctrl-C, with exit status 143 rather than 130."""
+
+
 class QtttError(Exception):
     """Base of every error the toolkit reports as a one-line message."""
 
@@ -16,6 +21,11 @@ class QtttError(Exception):
 
     def __str__(self) -> str:
         return f"{self.message} (rule {self.rule})" if self.rule else self.message
+
+    def __reduce__(self) -> tuple[type[QtttError], tuple[str | None, str], dict[str, object]]:
+        """Pickled as its class, rule, message and attributes: an error crosses from a worker
+        process to the command that reports it."""
+        return type(self), (self.rule or None, self.message), dict(self.__dict__)
 
 
 class IllegalAction(QtttError):

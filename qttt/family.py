@@ -24,6 +24,7 @@ from .errors import QtttError, UsageError, VariantError
 from .gametype import GAME_TYPES
 
 if TYPE_CHECKING:  # annotations only: the registry sits below the ruleset model and the case lists
+    from .boardstate import PositionState
     from .conformance.casespec import CaseSpec
     from .ruleset import Ruleset
 
@@ -96,6 +97,7 @@ class Family(Protocol):
     scope: str  # the `scope` of its rules in spec/rules.toml
     vectors: str  # the folder of its built-in rulesets' suites under spec/vectors/ ("" for the top)
     award_rules: Mapping[str, str]  # the rule id of each scoring award it scores
+    position_state: PositionState  # its one declaration of position state (qttt.boardstate)
 
     def initial(self, rs: Ruleset) -> GameState:
         """The initial state of a ruleset of this family."""

@@ -18,11 +18,13 @@ import sys
 import tempfile
 import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, Any, BinaryIO, TypeVar
 
-from .bounds import MAX_DIGITS, Bound, loads
+from .bounds import MAX_DIGITS, Bound
 from .errors import FileError, QtttError
+from .jsonstream import loads
 
 CHUNK = 1 << 16  # bytes decoded at a time when streaming
 MAX_READ = 64 << 20  # bytes of a file read whole (a variant, suite, tour, checkpoint, --actions)
@@ -81,25 +83,40 @@ def open_input(source: str | Path, rule: str | None = None, stream: bool = False
         raise FileError(rule, f"{_name(source)} {_why(e)}") from None
 
 
-def text_chunks(source: str | Path, rule: str | None = None, cap: int | None = None) -> Iterator[str]:
-    """The UTF-8 text of a file or standard input (`-`), decoded CHUNK bytes at a time;
-    FileError naming the byte offset of the first byte that is not UTF-8, or when more than
-    `cap` bytes come. Files read whole are capped and must be regular files; a stream read
-    record by record (no cap) may be a FIFO."""
+def text_chunks(source: str | Path, rule: str | None = None, cap: int | None = None,
+                start: int = 0, end: int | None = None) -> Iterator[str]:
+    """The UTF-8 text of a file or standard input (`-`), decoded CHUNK bytes at a time; the text
+    before the first byte that is not UTF-8 comes, then a FileError naming that byte's offset; a
+    FileError too when more than `cap` bytes come. Files read whole are capped and must be
+    regular files; a stream read record by record (no cap) may be a FIFO.
+
+    A regular file is read at the multiples of CHUNK from its start, so that any stretch of it
+    comes in the same pieces however much was read before; `start` and `end` read bytes
+    [start, end) of it alone (a line start to a line start: a character is never cut)."""
     stream = open_input(source, rule, stream=cap is None)
-    read = getattr(stream, "read1", stream.read)  # what is there: a pipe is read as it is written
+    regular = str(source) != "-" and stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    raw = getattr(stream, "raw", stream) if regular else stream
+    read = raw.read if regular else getattr(stream, "read1", stream.read)  # a pipe: what is there
+    if start:
+        raw.seek(start)
     decoder = codecs.getincrementaldecoder("utf-8")()
-    offset = 0
+    offset = start
     try:
         while True:
+            want = CHUNK - offset % CHUNK if regular else CHUNK
+            if end is not None:
+                want = min(want, end - offset)
             try:
-                data = read(CHUNK)
+                data = read(want) if want > 0 else b""
             except OSError as e:
                 raise FileError(rule, f"{_name(source)} {_why(e)}") from None
             try:
                 text = decoder.decode(data, final=not data)
-            except UnicodeDecodeError as e:
-                raise FileError(rule, f"{_name(source)}: not UTF-8 text (byte {offset + e.start} is "
+            except UnicodeDecodeError as e:  # e.object: the bytes held from the last read, then data
+                if e.start:
+                    yield codecs.decode(e.object[:e.start], "utf-8")  # what comes before it
+                at = offset + len(data) - len(e.object) + e.start
+                raise FileError(rule, f"{_name(source)}: not UTF-8 text (byte {at} is "
                                 f"0x{e.object[e.start]:02x})") from None
             offset += len(data)
             if cap is not None and offset > cap:
@@ -120,8 +137,9 @@ def read_text(source: str | Path, rule: str | None = None) -> str:
 
 
 def parse_json(text: str, where: str, rule: str | None = None) -> Any:
-    """JSON through the bounded decoder (loads), with one-line FileErrors for text that
-    is not JSON, holds an integer too long, or is nested too deeply."""
+    """JSON through the strict decoder (jsonstream.loads), with one-line FileErrors for text that
+    is not JSON, not strict JSON (a key twice, a number that is not finite, a lone surrogate, an
+    integer too long), or nested too deeply."""
     try:
         return loads(text)
     except json.JSONDecodeError as e:
@@ -153,11 +171,21 @@ def parse_toml(text: str, where: str, error: Callable[[str], Exception]) -> dict
 def write_atomic(path: str | Path, text: str | bytes | Iterable[str] | Iterable[bytes],
                  make_dirs: bool = False) -> None:
     """Write `text` (or its pieces, as they come; str as UTF-8, bytes as they are) to `path` via a
-    temporary file in the same directory and a rename.
+    temporary file in the same directory and a rename (`atomic_output`).
 
     The directory must exist unless `make_dirs` (for generators writing the project's own tree);
     the file gets the permissions the umask allows, as `open` would.
     """
+    with atomic_output(path, make_dirs) as f:
+        for piece in [text] if isinstance(text, str | bytes) else text:
+            f.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
+
+
+@contextmanager
+def atomic_output(path: str | Path, make_dirs: bool = False) -> Iterator[BinaryIO]:
+    """A new temporary file in the directory of `path`, open for writing; when the block ends
+    normally it becomes `path` (a rename: a reader sees the old file or the whole new one), else it
+    is removed, whatever stopped the block. A failure to write is a FileError naming `path`."""
     target = Path(path)
     parent = target.parent
     if make_dirs:
@@ -169,8 +197,7 @@ def write_atomic(path: str | Path, text: str | bytes | Iterable[str] | Iterable[
         raise FileError(None, f"cannot write {target}: {e.strerror}") from None
     try:
         with os.fdopen(fd, "wb") as f:
-            for piece in [text] if isinstance(text, str | bytes) else text:
-                f.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
+            yield f
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
     except OSError as e:

@@ -1,5 +1,13 @@
-"""Reading JSON a piece at a time: a scanner over text chunks that decodes one small value at a
-time, so that a record of millions of actions is checked as it is read, in bounded memory.
+"""Reading JSON: the one strict decoder of the project (`loads`, `StrictDecoder`), and a scanner over
+text chunks that decodes one small value at a time, so that a record of millions of actions is
+checked as it is read, in bounded memory.
+
+Every JSON text qttt reads goes through `StrictDecoder` (records, the engine protocol both ways,
+suites, checkpoints, match records, ruleset names, the adapters): it takes JSON as RFC 8259 states
+it and refuses what Python's own decoder lets through, each named in the message (a `Refused`,
+which is a JSONDecodeError): an object with the same key twice, a number that is not finite
+(`NaN`, `Infinity`, or one too large to hold such as `1e400`), a string holding a lone
+surrogate (`"\ud800"`: not Unicode text), and an integer longer than MAX_DIGITS digits.
 
 The scanner knows line and column numbers for messages, refuses a single value larger than
 `MAX_VALUE` characters or nested too deeply, and in line mode refuses a value that crosses a line
@@ -8,13 +16,131 @@ end (JSON Lines). Errors are `ScanError` (rule `record-format`).
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .bounds import NumberTooLong, json_decoder
+from .bounds import MAX_DIGITS
 from .errors import RecordError
+
+
+class Refused(json.JSONDecodeError):
+    """Text Python's decoder would take that strict JSON does not (see the module docstring)."""
+
+
+class NumberTooLong(Refused):
+    """A JSON integer with more than MAX_DIGITS digits (refused while parsing)."""
+
+
+class _Refusal(ValueError):
+    """Raised by the decoder's hooks: the message, and a pattern locating the text refused."""
+
+    def __init__(self, message: str, pattern: str, kind: type[Refused] = Refused, nth: int = 0) -> None:
+        super().__init__(message)
+        self.message, self.pattern, self.kind, self.nth = message, pattern, kind, nth
+
+
+def _json_int(text: str) -> int:
+    digits = len(text) - text.startswith("-")
+    if digits > MAX_DIGITS:
+        raise _Refusal(f"an integer of {digits:,} digits (at most {MAX_DIGITS})",
+                       rf"[0-9]{{{MAX_DIGITS + 1},}}", NumberTooLong)
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        shown = text if len(text) <= 24 else text[:20] + "..."
+        raise _Refusal(f"the number {shown} is too large to hold (a finite number is needed)",
+                       re.escape(text))
+    return value
+
+
+def _json_constant(name: str) -> Any:
+    raise _Refusal(f"{name} is not a JSON number", re.escape(name))
+
+
+def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for twice, _ in pairs:
+            if twice in seen:
+                break
+            seen.add(twice)
+        shown = json.dumps(twice)
+        raise _Refusal(f"duplicate key {shown if len(shown) <= 40 else shown[:36] + '...'}",
+                       re.escape(json.dumps(twice, ensure_ascii=False)) + r"\s*:", nth=1)
+    return out
+
+
+_MAYBE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """The first lone surrogate in a decoded value's strings (keys included), or None. The decoder
+    joins escaped pairs, so any surrogate left is lone."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            m = _SURROGATE.search(v)
+            if m:
+                return m.group()
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return None
+
+
+class StrictDecoder(json.JSONDecoder):
+    """The one JSON decoder for input (see the module docstring): `Refused` for text that is not
+    strict JSON, naming what; JSONDecodeError for text that is not JSON at all."""
+
+    def __init__(self) -> None:
+        super().__init__(parse_int=_json_int, parse_float=_json_float, parse_constant=_json_constant,
+                         object_pairs_hook=_json_object)
+
+    def raw_decode(self, s: str, idx: int = 0) -> tuple[Any, int]:
+        try:
+            value, end = super().raw_decode(s, idx)
+        except _Refusal as e:  # placed at the text refused (a key's second time), when found
+            found = list(itertools.islice(re.finditer(e.pattern, s[idx:]), e.nth + 1))
+            raise e.kind(e.message, s, idx + found[-1].start() if found else idx) from None
+        if _MAYBE_SURROGATE.search(s, idx, end):
+            lone = _lone_surrogate(value)
+            if lone is not None:
+                code = f"\\u{ord(lone):04x}"
+                at = s.find(lone, idx, end)
+                if at < 0:
+                    m = re.compile(re.escape(code), re.I).search(s, idx, end)
+                    at = m.start() if m else idx
+                raise Refused(f"a string holds a lone surrogate {code} (not Unicode text)", s, at)
+        return value, end
+
+
+_DECODER = StrictDecoder()
+
+
+def loads(text: str) -> Any:
+    """JSON text decoded by the strict decoder: `Refused` (a JSONDecodeError, `NumberTooLong`
+    for a long integer) or JSONDecodeError for text that is not JSON, RecursionError for text
+    nested too deeply."""
+    return _DECODER.decode(text)
+
+
+def dumps(value: Any, **options: Any) -> str:
+    """JSON text of `value` that the strict decoder reads back: ValueError for a number that is not
+    finite (never `NaN` or `Infinity` in what qttt writes)."""
+    return json.dumps(value, allow_nan=False, **options)
+
 
 MAX_VALUE = 1 << 20  # characters in one value decoded whole (an action, a key, a variant name)
 WHITESPACE = " \t\r\n"
@@ -36,7 +162,7 @@ class Scanner:
         self._offset = 0  # absolute offset of buf[0]
         self._line_start = 0  # absolute offset where the current line starts
         self.newlines = True  # whether values may cross line ends
-        self._decoder = json_decoder()
+        self._decoder = _DECODER
 
     # -- the buffer ---------------------------------------------------------------------------
 
@@ -100,7 +226,7 @@ class Scanner:
         while True:
             try:
                 value, end = self._decoder.raw_decode(self.buf, self.pos)
-            except NumberTooLong as e:
+            except Refused as e:  # final: more input cannot make it strict JSON
                 raise self.error(e.msg) from None
             except json.JSONDecodeError as e:
                 if not self.newlines and "\n" in self.buf[self.pos:e.pos + 1]:

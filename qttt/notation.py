@@ -242,6 +242,7 @@ class RecordReader:
         self._buffered: list[AnyAction] | None = None  # actions met before the variant
         self._state = "start"  # start, value, keys (inside the object), actions, done
         self._count = 0
+        self._keys: set[str] = set()  # the keys read so far: one given twice is refused
         self.skipped = False  # finished by skipping the rest of its line
         self.broken: RecordError | None = None  # the syntax error that stopped the record
         self.extra: dict[str, Any] = {}  # the record's other top-level fields (players, result, ...)
@@ -292,9 +293,13 @@ class RecordReader:
         self._count += 1
         if scan.peek() != '"':
             raise scan.error("expecting a key in double quotes")
-        key = scan.value()
+        key = str(scan.value())
+        if key in self._keys:
+            shown = json.dumps(key)
+            raise scan.error(f"duplicate key {shown if len(shown) <= 40 else shown[:36] + '...'}")
+        self._keys.add(key)
         scan.take(":", "':' after the key")
-        return str(key)
+        return key
 
     def _action_list(self) -> Iterator[AnyAction]:
         scan = self._scan
@@ -334,8 +339,6 @@ class RecordReader:
                 key = self._key()
                 if key is None:
                     break
-                if key in ("variant", "actions") and (key == "variant" or seen):
-                    raise RecordError(FORMAT, f"record has {key} twice")
                 if key == "actions":
                     seen = True
                     yield from self._action_list()

@@ -1,5 +1,6 @@
 """Child processes, by construction: worker pools whose workers die with their parent and leave
-interrupts to it, and programs (engines, bots) talked to line by line in bounded lines, with
+interrupts to it, output made in pieces by several processes and written by them in order
+(`write_pieces`), and programs (engines, bots) talked to line by line in bounded lines, with
 read timeouts that do not depend on the program's own children, in a process group of their own
 that is killed as a whole.
 """
@@ -9,14 +10,18 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import ctypes
+import fcntl
 import functools
 import heapq
 import itertools
 import multiprocessing
 import os
+import pickle
 import select
 import selectors
 import signal
+import stat
+import struct
 import subprocess
 import sys
 import threading
@@ -24,8 +29,9 @@ import time
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
+from multiprocessing.connection import Connection, wait
 from multiprocessing.context import BaseContext
-from typing import Any
+from typing import Any, NamedTuple
 
 PR_SET_PDEATHSIG = 1
 MAX_LINE = 4 << 20  # bytes of one line read from a program (a response, a move)
@@ -40,11 +46,6 @@ so answers never depend on which worker ran what (`serial_mapper`, `local_mapper
 `qttt.analysis.distributed.dask_mapper`, chosen by `executor`)."""
 
 
-class Terminated(BaseException):
-    """SIGTERM arrived (the command line raises it from its handler): a command stops as after
-    Ctrl-C, with exit status 143 rather than 130."""
-
-
 # -- worker pools ---------------------------------------------------------------------------------
 
 def worker_init(parent: int) -> None:
@@ -56,8 +57,6 @@ def worker_init(parent: int) -> None:
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     else:  # pragma: no cover - not Linux
-        import threading
-
         def watch() -> None:
             while os.getppid() == parent:
                 time.sleep(1)
@@ -257,6 +256,342 @@ class Once:
         with self._lock:
             return {k: f.result() for k, f in self._futures.items()
                     if f.done() and not f.cancelled() and f.exception() is None}
+
+
+# -- pieces written in order by the processes that make them --------------------------------------
+
+TURN = struct.Struct("<q")  # a turn: the offset the pieces before it reach, passed round the ring
+FRAME = struct.Struct("<Bq")  # a relayed part: its output, its length
+RELAY = 1 << 16  # bytes relayed at a time to an output that is not a file descriptor
+Output = int | Callable[[bytes], object]
+"""Where pieces are written: a file descriptor, or a function taking bytes (fed from a pipe)."""
+
+
+class Piece(NamedTuple):
+    """What a piece of `write_pieces` writes: its parts in order, each to an output by index; whether
+    it is the last piece written; an error raised once its parts are written (no piece after it is
+    written); and a note handed back to the caller."""
+
+    parts: list[tuple[int, bytes]]
+    last: bool = False
+    error: BaseException | None = None
+    note: Any = None
+
+
+class Written(NamedTuple):
+    """What `write_pieces` wrote: the bytes of output 0, and the notes of the pieces written."""
+
+    size: int
+    notes: list[Any]
+
+
+def write_pieces(outs: Sequence[Output], count: int, make: Callable[[int, int], Piece | bytes],
+                 workers: int, *, positioned: bool = False,
+                 measure: Callable[[int], int] | None = None) -> Written:
+    """Write the pieces make(0, b0), ..., make(count - 1, b) in this order to `outs` (a piece made as
+    bytes goes to outs[0]), made and written by `workers` processes: worker k makes pieces k,
+    k + workers, ... and writes each itself when its turn comes (a turn, the offset of output 0
+    reached, passes round a ring of pipes), so that no piece passes through this process and at
+    most `workers` pieces are held at once. With `measure`, every piece is measured first (by the
+    workers, side by side) and b_i, the sum of the measures of the pieces before i, is known when
+    piece i is made (e.g. the line its text starts at); without, b_i is 0.
+
+    With `positioned`, outs[0] is a regular file written from its current offset with pwrite: a
+    piece's turn passes on once its other parts are written, and output 0 is written side by side
+    at its places; otherwise each piece is written whole before the next one (a pipe, a terminal).
+    When an output is given as a function, every output is fed by this process from one pipe the
+    workers write framed parts to (so that parts stay in order), a part once it has come whole.
+
+    An error making or writing a piece (or a piece's own `error`) is raised here once every piece
+    before it is written, and no piece after it (or after a `last` piece) is written; an interrupt
+    here stops the workers at once (a piece being written to a pipe may be cut). One worker, or one
+    piece: made and written by this process."""
+    if workers <= 1 or count <= 1:
+        return _write_here(outs, count, make, measure)
+    for stream in (sys.stdout, sys.stderr):  # the workers flush what they inherit as they end
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            stream.flush()
+    relay = feed = -1  # the pipe this process relays from and the workers write to, if any
+    fds = [out for out in outs if isinstance(out, int)]
+    if len(fds) < len(outs):
+        (relay, feed), positioned = os.pipe(), False
+        fds = [-1 - feed] * len(outs)
+    base = os.lseek(fds[0], 0, os.SEEK_CUR) if positioned else None
+    ring = _Ring(min(workers, count), relay if relay >= 0 else None, outs)
+    try:
+        ring.start(count, make, measure, fds, base)
+        if feed >= 0:
+            os.close(feed)  # the workers hold it: the relay ends when they do
+            feed = -1
+        written, error = ring.follow()
+        ring.stop(relay_rest=True)
+    finally:
+        ring.stop(relay_rest=False)
+        if feed >= 0:
+            os.close(feed)
+    if error is not None:
+        raise error
+    if base is not None:
+        os.lseek(fds[0], base + written.size, os.SEEK_SET)
+    return written
+
+
+def seekable_output(fd: int) -> bool:
+    """Whether `fd` is a regular file written at its offset (not appended to): pieces may then be
+    written at their places (`write_pieces`' positioned)."""
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and not fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND
+    except OSError:
+        return False
+
+
+def _write_here(outs: Sequence[Output], count: int, make: Callable[[int, int], Piece | bytes],
+                measure: Callable[[int], int] | None) -> Written:
+    """`write_pieces` in this process."""
+    size, notes, before = 0, [], 0
+    for i in range(count):
+        piece = _piece(make(i, before))
+        for out, data in piece.parts:
+            target = outs[out]
+            if isinstance(target, int):
+                _write_all(target, data)
+            elif data:
+                target(data)
+        if piece.error is not None:
+            raise piece.error
+        size += sum(len(data) for out, data in piece.parts if out == 0)
+        notes.append(piece.note)
+        if piece.last:
+            break
+        if measure is not None:
+            before += measure(i)
+    return Written(size, notes)
+
+
+def _piece(made: Piece | bytes) -> Piece:
+    return made if isinstance(made, Piece) else Piece([(0, made)])
+
+
+def _write_all(fd: int, data: bytes, at: int | None = None) -> None:
+    """All of `data` to `fd`: at its offset, or at `at` (pwrite)."""
+    view = memoryview(data)
+    while view:
+        done = os.write(fd, view) if at is None else os.pwrite(fd, view, at)
+        view = view[done:]
+        if at is not None:
+            at += done
+
+
+def _take_turn(fd: int) -> int:
+    """Wait for a turn on the pipe `fd`; the offset it holds."""
+    data = b""
+    while len(data) < TURN.size:
+        more = os.read(fd, TURN.size - len(data))
+        if not more:
+            raise EOFError("the ring of writers was broken")
+        data += more
+    offset: int = TURN.unpack(data)[0]
+    return offset
+
+
+def _picklable(e: BaseException) -> BaseException:
+    """`e`, or its words when it does not pickle."""
+    try:
+        pickle.dumps(e)
+    except Exception:
+        return RuntimeError(f"{type(e).__name__}: {e}")
+    return e
+
+
+class _Worker(NamedTuple):
+    """Worker k of `write_pieces`, as its process sees it."""
+
+    k: int
+    workers: int
+    pieces: int
+    make: Callable[[int, int], Piece | bytes]
+    measure: Callable[[int], int] | None
+    fds: list[int]  # by output; a relayed output: -1 - the relay pipe's descriptor
+    base: int | None  # where output 0 starts, when written at places (pwrite)
+    turn: int
+    nxt: int
+    report: Connection
+    measures: Any  # each piece's measure (a shared array), or None
+    barrier: Any  # passed once every piece is measured, or None
+
+    def run(self, parent: int) -> None:
+        """Measure this worker's pieces; then make each and write it in its turn. Reports
+        ("wrote", i, bytes of output 0, note, last) for each piece written, ("done",) at the end,
+        or ("error", i, exception) once its turn for the failing piece came (every piece before it
+        then written or being written); i is -1 for an error measuring (raised at once)."""
+        worker_init(parent)
+        mine = range(self.k, self.pieces, self.workers)
+        if self.measure is not None:
+            try:
+                for i in mine:
+                    self.measures[i] = self.measure(i)
+            except Exception as e:  # the parent raises it
+                self.report.send(("error", -1, _picklable(e)))
+                self.barrier.abort()
+                return
+            try:
+                self.barrier.wait()
+            except threading.BrokenBarrierError:  # another worker failed to measure
+                self.report.send(("done",))
+                return
+        for i in mine:
+            if not self.one(i):
+                return
+        self.report.send(("done",))
+
+    def one(self, i: int) -> bool:
+        """Make piece i and write it in its turn; False when the work stops there."""
+        held = False
+        try:
+            before = sum(self.measures[:i]) if self.measure is not None else 0
+            piece = _piece(self.make(i, before))
+            at = _take_turn(self.turn)
+            held = True
+            size = sum(len(data) for out, data in piece.parts if out == 0)
+            ends = piece.last or piece.error is not None
+            if self.base is not None:  # output 0 at its places: the others first, in this turn
+                for out, data in piece.parts:
+                    if out != 0:
+                        self.put(out, data)
+                if not ends:
+                    os.write(self.nxt, TURN.pack(at + size))
+                _write_all(self.fds[0], b"".join(d for out, d in piece.parts if out == 0), self.base + at)
+            else:
+                for out, data in piece.parts:
+                    self.put(out, data)
+                if not ends:
+                    os.write(self.nxt, TURN.pack(at + size))
+            if piece.error is not None:
+                raise piece.error
+        except Exception as e:  # the parent raises it
+            if not held:
+                with contextlib.suppress(EOFError, OSError):
+                    _take_turn(self.turn)
+            self.report.send(("error", i, _picklable(e)))
+            return False
+        self.report.send(("wrote", i, size, piece.note, piece.last))
+        return not piece.last
+
+    def put(self, out: int, data: bytes) -> None:
+        """Write a part to output `out` (framed, to the relay)."""
+        fd = self.fds[out]
+        if fd >= 0:
+            _write_all(fd, data)
+        elif data:
+            _write_all(-1 - fd, FRAME.pack(out, len(data)) + data)
+
+
+class _Ring:
+    """The worker processes of `write_pieces`, their reports, and the pipes their turns pass on:
+    worker k takes its turns from `turns[k]` and passes them on `turns[k + 1]` (the last worker to
+    the first); `relay` is the pipe whose parts this process passes on to the outputs, if any."""
+
+    def __init__(self, workers: int, relay: int | None, outs: Sequence[Output]) -> None:
+        self.turns = [os.pipe() for _ in range(workers)]
+        self.reports: list[Connection] = []
+        self.procs: list[multiprocessing.process.BaseProcess] = []
+        self.relay = relay
+        self.outs = outs
+        self.held = b""  # relayed bytes not yet passed on: a part still coming
+
+    def start(self, count: int, make: Callable[[int, int], Piece | bytes],
+              measure: Callable[[int], int] | None, fds: list[int], base: int | None) -> None:
+        context = multiprocessing.get_context("fork")  # the workers inherit the outputs and `make`
+        workers = len(self.turns)
+        measures = context.Array("q", count, lock=False) if measure is not None else None
+        barrier = context.Barrier(workers) if measure is not None else None
+        for k in range(workers):
+            mine, theirs = context.Pipe(duplex=False)
+            self.reports.append(mine)
+            worker = _Worker(k, workers, count, make, measure, fds, base, self.turns[k][0],
+                             self.turns[(k + 1) % workers][1], theirs, measures, barrier)
+            proc = context.Process(target=worker.run, args=(os.getpid(),), daemon=True)
+            proc.start()
+            theirs.close()
+            self.procs.append(proc)
+        os.write(self.turns[0][1], TURN.pack(0))
+
+    def follow(self) -> tuple[Written, BaseException | None]:
+        """Wait for the workers, relaying their parts: what was written, and the first failing
+        piece's error (once the pieces before it are written), if one failed."""
+        live = dict(zip(self.reports, self.procs, strict=True))
+        written: dict[int, tuple[int, Any]] = {}
+        due: int | None = None  # how many pieces are written in all, once a piece ended the work
+        failed: BaseException | None = None
+        while live and (due is None or len(written) < due):
+            for ready in wait([*live, *([self.relay] if self.relay is not None else [])]):
+                if isinstance(ready, int):
+                    self.pass_on()
+                    continue
+                assert isinstance(ready, Connection)
+                try:
+                    message = ready.recv()
+                except EOFError:  # it ended without a word: killed, or a bug of ours
+                    proc = live.pop(ready)
+                    proc.join()
+                    raise RuntimeError(f"a writer process ended with status {proc.exitcode}") from None
+                if message[0] == "wrote":
+                    _, i, size, note, last = message
+                    written[i] = (size, note)
+                    if last:  # its last word
+                        due = i + 1
+                        live.pop(ready)
+                    continue
+                live.pop(ready)  # done, or failed: its last word
+                if message[0] == "error" and (due is None or message[1] < due):
+                    due, failed = max(message[1], 0), message[2]
+                    if message[1] < 0:  # measuring failed: nothing is written
+                        break
+        pieces = sorted(written.items())
+        return Written(sum(size for _, (size, _) in pieces), [note for _, (_, note) in pieces]), failed
+
+    def pass_on(self) -> bool:
+        """Pass what the relay holds on to the outputs, each part whole once it has come; False at
+        its end."""
+        assert self.relay is not None
+        data = os.read(self.relay, RELAY)
+        if not data:
+            os.close(self.relay)
+            self.relay = None
+            return False
+        self.held += data
+        while len(self.held) >= FRAME.size:
+            out, size = FRAME.unpack_from(self.held)
+            if len(self.held) < FRAME.size + size:
+                break
+            part, self.held = self.held[FRAME.size:FRAME.size + size], self.held[FRAME.size + size:]
+            target = self.outs[out]
+            if isinstance(target, int):
+                _write_all(target, part)
+            else:
+                target(part)
+        return True
+
+    def stop(self, relay_rest: bool) -> None:
+        """End the workers (at once: a piece being written may be cut); with `relay_rest`, pass on
+        the rest of the relay first, once they have ended; close the pipes."""
+        for p in self.procs:
+            if p.is_alive():
+                p.kill()
+            p.join()
+        self.procs = []
+        while relay_rest and self.relay is not None and self.pass_on():
+            pass
+        if self.relay is not None:
+            os.close(self.relay)
+            self.relay = None
+        for r, w in self.turns:
+            os.close(r)
+            os.close(w)
+        self.turns = []
+        for c in self.reports:
+            c.close()
+        self.reports = []
 
 
 # -- programs talked to line by line --------------------------------------------------------------

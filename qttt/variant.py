@@ -43,14 +43,19 @@ from .vocabulary import (
 
 
 @cache
-def _builtin_games() -> dict[str, str]:
-    """Each built-in ruleset's name and game family, in a fixed order."""
+def _builtin_order() -> tuple[str, ...]:
+    """The built-in rulesets' names (their files' names), in a fixed order."""
     order = ("wikipedia", "russian", "russian-unstable", "bonus4x4", "kumar", "ishizeki-complete",
              "intelligent")
     found = sorted(p.stem for p in (spec_dir() / "variants").glob("*.toml"))
-    names = [n for n in order if n in found] + [n for n in found if n not in order]
+    return tuple([n for n in order if n in found] + [n for n in found if n not in order])
+
+
+@cache
+def _builtin_games() -> dict[str, str]:
+    """Each built-in ruleset's name and game family, in a fixed order."""
     games = {}
-    for name in names:
+    for name in _builtin_order():
         with open(spec_dir() / "variants" / f"{name}.toml", "rb") as f:
             games[name] = str(tomllib.load(f).get("rules", {}).get("game", QUANTUM))
     return games
@@ -58,7 +63,9 @@ def _builtin_games() -> dict[str, str]:
 
 def builtin_names(game: str | None = QUANTUM) -> tuple[str, ...]:
     """Names of the built-in rulesets of one game family (None: every family), in a fixed order."""
-    return tuple(n for n, g in _builtin_games().items() if game is None or g == game)
+    if game is None:  # without reading every file for its family
+        return _builtin_order()
+    return tuple(n for n, g in _builtin_games().items() if g == game)
 
 
 def load_ruleset(spec: str | Path) -> Ruleset:

@@ -17,6 +17,7 @@ from pathlib import Path
 from .errors import QtttError, RecordError
 from .family import AnyAction, GameState, family_of
 from .games import new_game
+from .jsonstream import loads
 from .narration import frac
 from .notation import (
     Json,
@@ -202,7 +203,7 @@ def call(request: str) -> str:
     if _BRIDGE is None:
         _BRIDGE = Bridge()
     try:
-        reply = _BRIDGE.handle(json.loads(request))
+        reply = _BRIDGE.handle(loads(request))
     except QtttError as e:
         reply = {"error": str(e), "rule": e.rule, "kind": e.kind}
     return json.dumps(reply)

@@ -29,9 +29,10 @@ from qttt import QtttError, builtin_names, load_ruleset
 from qttt.analysis.distributed import executor
 from qttt.argtypes import Deprecated, integer, seconds
 from qttt.bounds import GAMES, MAX_PLY, SEED, WORKERS
+from qttt.errors import Terminated
 from qttt.family import Family, family_of, load, tool
 from qttt.notation import Record, record_from_json
-from qttt.processes import PRIORITY, Mapper, Terminated, serial_mapper, submit
+from qttt.processes import PRIORITY, Mapper, serial_mapper, submit
 from qttt.spec import spec_dir
 
 from .catalogue import LABELS, notes, properties

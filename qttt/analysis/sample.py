@@ -180,6 +180,7 @@ def sample_games(rs: Ruleset, games: int, *, seed: int = 0, chunk: int = 2000,
     finish, at the end and when the run stops, and resumed from; `core` chooses
     the compiled core or the Python engine (auto: compiled where it can; same games either way)."""
     fast = compiled_core(rs, core) is not None  # refuses compiled here, before any work, if it cannot serve
+    core = core if fast else "python"  # decided once: workers neither try again nor repeat the notice
     if games < 1 or chunk < 1:
         raise UsageError(None, f"need at least one game and a positive chunk size "
                         f"(got {games} games, chunk {chunk})")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from ..boardstate import Derived, Field, PositionState
 from ..errors import IllegalAction, RecordError
 from ..family import Mark
 from ..geometry import lines
@@ -40,6 +41,20 @@ def compile_classical(rs: Ruleset) -> ClassicalRules:
         n = rs.board
         _COMPILED[key] = ClassicalRules(rs, n, n * n, tuple(p.mask for p in lines(n, rs.rules.end_line)))
     return _COMPILED[key]
+
+
+STATE = PositionState("classical", fields=(
+    Field("marks", "the cells of x and of o, as bitmasks", ("classical-turn", "classical-cell-empty",
+                                                             "classical-line", "classical-full")),
+    Field("ply", "per cell, the number of the move that marked it (0: empty); no rule reads it", ()),
+), derived=(
+    Derived("move", "the number of the next move", ("ply",)),
+    Derived("winner", "the player holding a line, if any (the game ends at the first)", ("marks",)),
+), fixed=("_r",))
+"""The classical family's position state (`qttt.boardstate`): the attributes of `ClassicalState`."""
+KEY_COVER = STATE.cover("qttt.classical.engine:ClassicalState.key", kept={"marks": "as is"},
+                        forgotten={"ply": "no rule reads a mark's number: the player to move is x exactly "
+                                          "when both have marked as many cells (rule classical-turn)"})
 
 
 class ClassicalState:
@@ -126,8 +141,12 @@ class ClassicalState:
         return ClassicalState(self._r, marks, ply, PLAYERS[p] if won else None)
 
     def key(self) -> tuple[Any, ...]:
-        """Hashable identity of the position within its ruleset."""
+        """Hashable identity of the position within its ruleset: its marks (`KEY_COVER`)."""
         return self.marks
+
+    def fields(self) -> dict[str, Any]:
+        """The declared position state (`STATE`), by field name."""
+        return STATE.of(self)
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, ClassicalState) and self.ruleset.key() == other.ruleset.key()

@@ -15,7 +15,10 @@ from ..ruleset import Ruleset
 from ..svg import GRID, INK, document, num
 from ..text import COLOURS, paint
 from ..variant import load_ruleset
-from .engine import ClassicalState, classical_playout
+from .engine import STATE, ClassicalState, classical_playout
+
+STATE_JSON_COVER = STATE.cover("qttt.classical.family:ClassicalFamily.state_to_json",
+                               kept={"marks": "as each cell's mark", "ply": "as each mark's number (x1, o4)"})
 
 
 def _state(state: GameState) -> ClassicalState:
@@ -78,6 +81,7 @@ class ClassicalFamily(MarkFamily):
     scope = "classical"
     vectors = "classical"
     award_rules: Mapping[str, str] = MappingProxyType({})
+    position_state = STATE
     tools: Mapping[str, str] = MappingProxyType({
              "cases": "qttt.classical.cases",
                               "frameworks": "qttt.classical.frameworks:codec"})
@@ -93,6 +97,7 @@ class ClassicalFamily(MarkFamily):
         return list[AnyAction](moves), final
 
     def state_to_json(self, state: GameState, variant: str) -> dict[str, Any]:
+        """The v1 state (`STATE_JSON_COVER`)."""
         s = _state(state)
         return {"variant": variant, "board": [m if m is not None else [] for m in s.board],
                 "to_move": s.to_move, "phase": s.phase, "move": s.move, "cycle": None, "over": s.over,

@@ -1,6 +1,9 @@
 """The `qttt` command line: a thin layer over the library. Each subcommand is a module here
 with `register(subparsers)`; errors the toolkit reports become one line on standard error.
 
+A command's module is imported when the command is chosen (`COMMANDS`), so that `qttt --version`
+and `qttt show NAME` load only what they use; listing the commands (`qttt --help`) loads them all.
+
 Exit status: 0 success, 1 a negative finding (an illegal record, a violated property, a failed
 case), 2 input the command cannot use (a bad flag, file, ruleset or record format), 3 a bug of
 ours, 130 interrupted.
@@ -18,14 +21,24 @@ import signal
 import sys
 import threading
 from types import FrameType
-from typing import Any, NoReturn
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .. import __version__
-from ..errors import QtttError
-from ..processes import Terminated
+from ..errors import QtttError, Terminated
 from ..safe import SafeStream, escape
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
+else:  # not subscriptable at run time
+    SubParsers = argparse._SubParsersAction
+
+# Each subcommand and the module of this package that registers it.
+COMMANDS = {"analyze": "analyze", "check": "check", "conform": "conform", "engine": "engine",
+            "match": "match", "perft": "perft", "play": "play", "random": "sample", "replay": "replay",
+            "show": "variants", "tour": "tour", "tournament": "tournament", "variants": "variants",
+            "vectors": "vectors"}
 
 
 class Parser(argparse.ArgumentParser):
@@ -35,18 +48,57 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {escape(message)} (see {self.prog} --help)\n")
 
 
+class Commands(SubParsers):
+    """The subcommands of `COMMANDS`: each is a choice from the start and gets its parser when its
+    module registers it, on first use (chosen, or listed in a help text)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.pending = set(COMMANDS)  # commands whose module has not registered them yet
+        for name in COMMANDS:  # a placeholder, so that an unknown command's error lists them all
+            self._name_parser_map[name] = self._parser_class(add_help=False)
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        if name not in self.pending:
+            return super().add_parser(name, **kwargs)
+        self.pending.discard(name)
+        del self._name_parser_map[name]
+        parser = super().add_parser(name, **kwargs)
+        table = dict(self._name_parser_map)  # back in its place: the choices keep one order
+        self._name_parser_map.clear()
+        rank = {n: i for i, n in enumerate(COMMANDS)}
+        self._name_parser_map.update(sorted(table.items(), key=lambda item: rank.get(item[0], len(rank))))
+        return parser
+
+    def load(self, names: set[str]) -> None:
+        """Register `names` (and whatever else their modules register)."""
+        for module in sorted({COMMANDS[n] for n in names & self.pending}):
+            importlib.import_module(f"{__name__}.{module}").register(self)
+
+    def _get_subactions(self) -> list[argparse.Action]:
+        self.load(self.pending)  # a help text lists every command with its own words
+        return super()._get_subactions()
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        self.load({values[0]})
+        super().__call__(parser, namespace, values, option_string)
+
+
 def command_modules() -> list[str]:
     """The subcommand modules of this package, by name."""
     return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand registered."""
+def build_parser(lazy: bool = False) -> argparse.ArgumentParser:
+    """The argument parser with every subcommand registered (`lazy`: each when it is chosen)."""
     parser = Parser(prog="qttt", description="Quantum tic-tac-toe: rules, engine, verification.")
     parser.add_argument("--version", action="version", version=f"qttt {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in command_modules():
-        importlib.import_module(f"{__name__}.{name}").register(sub)
+    parser.register("action", "commands", Commands)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", action="commands")
+    assert isinstance(sub, Commands)
+    if not lazy:
+        sub.load(set(COMMANDS))
     return parser
 
 
@@ -57,12 +109,20 @@ def _broken_pipe(self: Console) -> None:
     raise BrokenPipeError
 
 
-Console.on_broken_pipe = _broken_pipe  # type: ignore[method-assign]
+def _answer_broken_pipes() -> None:
+    """Make rich's consoles answer a reader gone away with BrokenPipeError (`_broken_pipe`), once
+    a command's module has loaded rich (never loaded for the commands that do not print with it)."""
+    rich = sys.modules.get("rich.console")
+    if rich is not None:
+        rich.Console.on_broken_pipe = _broken_pipe
 
 
 def console(**options: Any) -> Console:
     """The rich console of every command: no markup or highlighting in what it prints (names
     from files print as they are, through SafeStream), so a `[` in a name is text."""
+    from rich.console import Console  # 25 ms of start-up (measured): for commands that print with it
+
+    _answer_broken_pipes()
     return Console(highlight=False, markup=False, **options)
 
 
@@ -100,7 +160,8 @@ def _quiet_stdout() -> None:
 
 def _run(argv: list[str] | None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(lazy=True).parse_args(argv)
+        _answer_broken_pipes()
         status: int = args.run(args)
         sys.stdout.flush()
     except QtttError as e:

@@ -46,8 +46,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     def common(q: argparse.ArgumentParser, workers: bool = True) -> None:
         q.add_argument("ruleset", help="built-in name, canonical name or variant file")
         if workers:
-            q.add_argument("--workers", type=integer(WORKERS), default=1,
-                           help="local processes (default 1; 0: one per core)")
+            q.add_argument("--workers", type=integer(WORKERS), default=0,
+                           help="local processes, or with --dask local the local cluster's worker "
+                                "processes (default 0: one per core); same answer whatever the number")
             q.add_argument("--dask", metavar="ADDRESS",
                            help="run on a Dask cluster: a scheduler address, or 'local' for a local one")
             q.add_argument("--checkpoint", metavar="FILE", help="save progress here and resume from it")
@@ -97,12 +98,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 @contextmanager
 def _mapper(args: argparse.Namespace) -> Iterator[Any]:
     """The mapper the options ask for (None: this process), shut down afterwards."""
+    workers = getattr(args, "workers", 1) or os.cpu_count() or 1
     if getattr(args, "dask", None):
-        with dask_mapper(None if args.dask == "local" else args.dask, args.workers or None) as m:
+        with dask_mapper(None if args.dask == "local" else args.dask, workers) as m:
             yield m
         return
-    workers = getattr(args, "workers", 1)
-    workers = os.cpu_count() or 1 if workers == 0 else workers
     if workers <= 1:
         yield None
         return

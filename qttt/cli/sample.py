@@ -4,7 +4,9 @@ Games are played in blocks of `BLOCK`; block i draws from `random.Random(f"{seed
 `qttt analyze random` seeds its chunks), so the output depends on the seed and the number of games,
 never on the workers that played the blocks or on the engine: blocks are written in order, and the
 compiled core (which writes the records itself, `compiled.Core.jsonl`) plays the Python engine's
-games.
+games. Each worker process writes the blocks it plays itself, in turn (`processes.write_pieces`):
+to a file (-o, or standard output redirected to one) at their places side by side, to a pipe
+one after another; no block passes through the parent.
 """
 
 from __future__ import annotations
@@ -14,18 +16,17 @@ import json
 import os
 import random
 import sys
-from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ..argtypes import integer
 from ..bounds import SEED, STREAM, WORKERS
 from ..family import compiled_core
 from ..games import random_game
-from ..io import write_atomic
+from ..io import atomic_output
 from ..notation import Record, record_to_json
-from ..processes import pool_of
+from ..processes import seekable_output, write_pieces
 from ..ruleset import Ruleset
 from ..variant import load_ruleset
 
@@ -78,37 +79,46 @@ def block(rs: Ruleset, seed: int, index: int, games: int, core: str) -> bytes:
                    for actions in played).encode("ascii")
 
 
-def blocks(rs: Ruleset, count: int, seed: int, core: str, workers: int) -> Iterator[bytes]:
-    """The records of `count` games, block by block in order, played by `workers` threads when the
-    compiled core writes them (C work, the interpreter released: threads share it without copying
-    records between processes, which doubled the CPU per game, 1.17 s against 0.58 s per million
-    wikipedia games measured), else by `workers` processes; at most 2 × workers blocks in flight."""
-    jobs = ((rs, seed, i, min(BLOCK, count - start), core) for i, start in enumerate(range(0, count, BLOCK)))
-    if workers <= 1 or count <= BLOCK:
-        for job in jobs:
-            yield block(*job)
-        return
-    written = isinstance(compiled_core(rs, core), WritesRecords)
-    with ThreadPoolExecutor(workers) if written else pool_of(workers) as pool:
-        pending: deque[Future[bytes]] = deque()
-        for job in jobs:
-            pending.append(pool.submit(block, *job))
-            if len(pending) >= 2 * workers:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
+@dataclass(frozen=True)
+class Blocks:
+    """The blocks of `count` games of a run, by index (a callable that pickles: `write_pieces`)."""
+
+    rs: Ruleset
+    seed: int
+    count: int
+    core: str
+    size: int  # games per block, the last one's excepted
+
+    def __len__(self) -> int:
+        return -(-self.count // self.size)
+
+    def __call__(self, index: int, before: int = 0) -> bytes:
+        return block(self.rs, self.seed, index, min(self.size, self.count - index * self.size), self.core)
+
+
+def blocks(rs: Ruleset, count: int, seed: int, core: str) -> Iterator[bytes]:
+    """The records of `count` games, block by block in order, played here."""
+    made = Blocks(rs, seed, count, core, BLOCK)
+    return (made(i) for i in range(len(made)))
 
 
 def run(args: argparse.Namespace) -> int:
     rs = load_ruleset(args.ruleset)
-    compiled_core(rs, args.core)  # refuses --core compiled here, before any work, when it cannot serve
+    # refuses --core compiled here, before any work, when it cannot serve; decided once for the workers
+    core = args.core if compiled_core(rs, args.core) is not None else "python"
     workers = args.workers or os.cpu_count() or 1
-    text = blocks(rs, args.games, args.seed, args.core, workers)
+    made = Blocks(rs, args.seed, args.games, core, BLOCK)
     if args.output:
-        write_atomic(args.output, text)
+        with atomic_output(args.output) as f:
+            write_pieces([f.fileno()], len(made), made, workers, positioned=True)
         return 0
     sys.stdout.flush()
-    for piece in text:  # ASCII JSON: written as bytes, past the terminal escaping of text (qttt.safe)
-        sys.stdout.buffer.write(piece)
-        sys.stdout.buffer.flush()
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError, AttributeError):  # not a file (captured, or an embedding's stream)
+        write_pieces([sys.stdout.buffer.write], len(made), made, workers)
+        return 0
+    # ASCII JSON, written as bytes past the terminal escaping of text (qttt.safe)
+    write_pieces([fd], len(made), made, workers, positioned=seekable_output(fd))
     return 0
+

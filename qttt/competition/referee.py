@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Protocol
 
-from ..bounds import loads
 from ..errors import IllegalAction, MatchError, RecordError
 from ..family import AnyAction, GameState, family_of
 from ..games import new_game
+from ..jsonstream import loads
 from ..notation import Record, action_from_json, action_to_json, record_to_json
 from ..players import PLAYERS, Player, SearchPlayer
 from ..processes import ChannelClosed, LineChannel

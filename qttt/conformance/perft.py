@@ -55,34 +55,35 @@ class _Walk:
                           "the limit")
 
     def counts(self, state: Position, depth: int, whole: int) -> list[int]:
-        if _counts_itself(state):
-            return self.deepen(state, depth, whole)
-        counts = [0] * depth
-
-        def walk(s: GameState, level: int) -> None:
-            legal = s.legal_actions()
-            counts[level] += len(legal)
-            if level + 1 < depth:
-                self.expanded += len(legal)
-                if self.limit is not None and self.expanded > self.limit:
-                    raise self.refuse(whole)
-                for act in legal:
-                    walk(s.apply(act), level + 1)
-
-        if depth > 0:
-            walk(cast(GameState, state), 0)
-        return counts
-
-    def deepen(self, state: CorePosition, depth: int, whole: int) -> list[int]:
-        """Counts from a self-counting position, one depth at a time, refusing a depth whose
-        positions to expand (every shorter sequence) break the budget."""
+        """Counts for depths 1..depth, one depth at a time: before each, the positions it must
+        expand (every shorter sequence, known from the depth before) are held to the budget, so
+        a request beyond it is refused after at most the work of the depths that fit, never
+        after spending the budget; once a depth counts 0 the deeper ones are 0 too."""
         counts: list[int] = []
         for d in range(1, depth + 1):
+            if counts and counts[-1] == 0:
+                return counts + [0] * (depth - len(counts))
             if self.limit is not None and self.expanded + sum(counts) > self.limit:
                 raise self.refuse(whole)
-            counts = state.perft(d)
+            counts = state.perft(d) if _counts_itself(state) else _walk(cast(GameState, state), d)
         self.expanded += sum(counts[:-1])
         return counts
+
+
+def _walk(state: GameState, depth: int) -> list[int]:
+    """The number of action sequences of length 1..depth from `state`, by the engine."""
+    counts = [0] * depth
+
+    def walk(s: GameState, level: int) -> None:
+        legal = s.legal_actions()
+        counts[level] += len(legal)
+        if level + 1 < depth:
+            for act in legal:
+                walk(s.apply(act), level + 1)
+
+    if depth > 0:
+        walk(state, 0)
+    return counts
 
 
 def perft_counts(state: Position, depth: int, limit: int | None = None) -> list[int]:
@@ -98,11 +99,12 @@ def perft(state: Position, depth: int, limit: int | None = None) -> int:
 
 def divide(state: Position, depth: int, limit: int | None = None) -> list[tuple[Json, int]]:
     """perft(depth) split by first action: (action JSON, sequences starting with it), sorted;
-    `limit` bounds the positions expanded, as for `perft_counts`."""
-    w = _Walk(limit)
+    `limit` bounds the positions expanded, as for `perft_counts` (checked first, on the whole)."""
+    if limit is not None:
+        perft_counts(state, depth, limit)
+    w = _Walk(None)
     out = []
     for a, child in children(state):
-        w.expanded += 1
         counts = w.counts(child, depth - 1, depth)
         out.append((action_to_json(a), counts[-1] if depth > 1 else 1))
     return out

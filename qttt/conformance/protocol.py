@@ -13,10 +13,11 @@ import random
 from typing import IO, Protocol
 
 from .. import __version__
-from ..bounds import DEPTH, loads
+from ..bounds import DEPTH
 from ..errors import QtttError, UsageError
 from ..family import GameState, family_of
 from ..games import new_game
+from ..jsonstream import dumps, loads
 from ..notation import Json, action_from_json, action_to_json, state_to_json
 from ..players import Player, RandomPlayer
 from ..variant import load_ruleset
@@ -79,7 +80,8 @@ class QtttEngine:
             if cmd == "legal":
                 return {"ok": True, "legal": [action_to_json(a) for a in self.state.legal_actions()]}
             if cmd == "go":  # the clock fields are advisory here: the built-in players are quick
-                return self._go(self.state)
+                problem = go_problem(request)
+                return error("protocol", problem) if problem else self._go(self.state)
             return self.perft_response(request)
         except QtttError as e:
             return error(e.kind, e.message, e.rule or None)
@@ -111,25 +113,46 @@ class QtttEngine:
             return error("unsupported", e.message)
 
 
+CLOCK_FIELDS = ("move_ms", "x_ms", "o_ms")
+
+
+def go_problem(request: dict[str, Json]) -> str | None:
+    """Why a go request's clock fields cannot be used (None when they can): each is absent, null
+    (no limit) or a whole number of milliseconds, 0 or more (spec/protocol.md)."""
+    for name in CLOCK_FIELDS:
+        value = request.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            return (f"go {name} = {dumps(value)[:24]} is not allowed; expected whole milliseconds "
+                    "(0 or more) or null for no limit")
+    return None
+
+
 def respond(handler: Handler, line: str) -> tuple[str, bool]:
-    """The response line to one request line, and whether the request was quit."""
+    """The response line to one request line, and whether the request was quit. The line is
+    always strict JSON: a request that is not (a key twice, NaN, a lone surrogate) is refused,
+    and an answer that cannot be written as strict JSON becomes a refusal."""
     if len(line) > MAX_REQUEST:
-        return json.dumps(error("protocol", f"request longer than {MAX_REQUEST:,} characters")), False
+        return dumps(error("protocol", f"request longer than {MAX_REQUEST:,} characters")), False
     try:
         request = loads(line)
     except json.JSONDecodeError as e:
-        return json.dumps(error("protocol", f"request is not JSON: {e.msg}")), False
+        return dumps(error("protocol", f"request is not JSON: {e.msg}")), False
     except RecursionError:
-        return json.dumps(error("protocol", "request nested too deeply")), False
+        return dumps(error("protocol", "request nested too deeply")), False
     if not isinstance(request, dict):
-        return json.dumps(error("protocol", "a request is a JSON object")), False
+        return dumps(error("protocol", "a request is a JSON object")), False
     try:
         response = handler.handle(request)
         if "id" in request:
             response = {"id": request["id"], **response}
-        return json.dumps(response, separators=(",", ":")), request.get("cmd") == "quit"
+        return dumps(response, separators=(",", ":")), request.get("cmd") == "quit"
     except RecursionError:
-        return json.dumps(error("protocol", "request nested too deeply")), False
+        return dumps(error("protocol", "request nested too deeply")), False
+    except (ValueError, TypeError):  # an answer holding what JSON cannot write (NaN, an object)
+        answer = error("protocol", "the engine's answer cannot be written as JSON")
+        if "id" in request:
+            answer = {"id": request["id"], **answer}
+        return dumps(answer), False
 
 
 def serve(handler: Handler, stdin: IO[str], stdout: IO[str]) -> int:

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from ..bounds import loads
 from ..errors import FileError, QtttError
 from ..io import read_json
+from ..jsonstream import Refused, dumps, loads
 from ..notation import Json
 from ..processes import ChannelClosed, LineChannel
 from .protocol import PROTOCOL, Handler
@@ -94,6 +94,8 @@ class ProcessEngine:
             raise EngineFailure(f"no response within {timeout:g} s")
         try:
             raw = loads(line)
+        except Refused as e:
+            raise EngineFailure(f"printed JSON that is not strict ({e.msg}): {line.strip()[:80]!r}") from None
         except json.JSONDecodeError:
             raise EngineFailure(f"printed garbage: {line.strip()[:80]!r}") from None
         except RecursionError:
@@ -133,10 +135,14 @@ class InProcessEngine:
 
         def call() -> None:
             try:
-                out = self.handler.handle(json.loads(json.dumps({"id": req_id, **req})))
-                box.append(json.loads(json.dumps({"id": req_id, **out})))
+                out = self.handler.handle(loads(dumps({"id": req_id, **req})))
             except Exception as e:  # the engine's own bug: reported, never raised here
                 failure.append(f"raised {type(e).__name__}: {e}"[:200])
+                return
+            try:  # as it would cross a pipe: strict JSON or nothing
+                box.append(loads(dumps({"id": req_id, **out})))
+            except (ValueError, TypeError, RecursionError) as e:
+                failure.append(f"answered with what is not strict JSON: {e}"[:200])
 
         worker = threading.Thread(target=call, daemon=True)
         worker.start()

@@ -13,6 +13,7 @@ import re
 from functools import cache
 from typing import Any
 
+from ..jsonstream import loads
 from ..notation import Json
 from ..spec import spec_dir
 
@@ -31,7 +32,7 @@ _TYPES: dict[str, Any] = {
 @cache
 def load_schema(name: str) -> Json:
     """A schema of spec/schema/ by file name."""
-    return json.loads((spec_dir() / "schema" / name).read_text(encoding="utf-8"))
+    return loads((spec_dir() / "schema" / name).read_text(encoding="utf-8"))
 
 
 def _same(a: Json, b: Json) -> bool:

@@ -3,11 +3,11 @@ contrasts and branch values that annotate them (results/contrasts.json)."""
 
 from __future__ import annotations
 
-import json
 import tomllib
 from dataclasses import dataclass
 from typing import Any
 
+from ..jsonstream import loads
 from ..spec import results_dir, spec_dir
 
 
@@ -36,7 +36,7 @@ def _example(e: dict[str, Any]) -> Example:
 def contrasts() -> dict[str, Any]:
     """results/contrasts.json: games telling rulesets apart and the examples' branch values."""
     path = results_dir() / "contrasts.json"
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    data: dict[str, Any] = loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     return data
 
 

@@ -15,6 +15,7 @@ from ..cli import build_parser
 from ..conformance.values import value_coverage
 from ..family import families
 from ..gametype import GAME_TYPES
+from ..jsonstream import loads
 from ..spec import Rule, rules
 from ..variant import builtin_names, load_ruleset
 from ..vocabulary import AWARD_FIELDS, COMMON_FIELDS, PARAMETER_BY_NAME, PARAMETERS, format_value
@@ -106,7 +107,7 @@ def verification_page(root: Path) -> list[str]:
         return [*out, "No report is committed yet. Produce it with "
                 "`qttt check --all --json-document --no-timing > results/verification/report.json`; the next "
                 "site build renders it.", ""]
-    return out + markdown(json.loads(report.read_text(encoding="utf-8")))
+    return out + markdown(loads(report.read_text(encoding="utf-8")))
 
 
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
@@ -152,7 +153,7 @@ def value_coverage_lines(vectors: list[Path]) -> list[str]:
     suites = []
     for f in vectors:
         try:
-            data = json.loads(f.read_text(encoding="utf-8"))
+            data = loads(f.read_text(encoding="utf-8"))
         except json.JSONDecodeError:
             continue
         if isinstance(data, dict) and data.get("suite") == "qttt-conformance-vectors":
@@ -172,7 +173,7 @@ def _count_cases(path: Path) -> str:
     if path.suffix == ".jsonl":
         return f"{sum(1 for line in text.splitlines() if line.strip())} lines"
     try:
-        data = json.loads(text)
+        data = loads(text)
     except json.JSONDecodeError:
         return "not JSON"
     for key in ("cases", "tests", "vectors"):

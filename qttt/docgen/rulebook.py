@@ -11,7 +11,6 @@ family's `rulebook` tool (a `Book`: qttt.quantum.rulebook, qttt.nested.rulebook)
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -19,6 +18,7 @@ from html import escape
 from typing import Any, Protocol
 
 from ..family import GameState, family_of, tool
+from ..jsonstream import loads
 from ..narration import frac
 from ..ruleset import Ruleset
 from ..spec import rules, spec_dir
@@ -264,7 +264,7 @@ def cases_by_rule(name: str) -> dict[str, list[str]]:
     path = spec_dir() / "vectors" / family_of(load_ruleset(name)).vectors / f"{name}.json"
     out: dict[str, list[str]] = {}
     if path.is_file():
-        for case in json.loads(path.read_text(encoding="utf-8"))["cases"]:
+        for case in loads(path.read_text(encoding="utf-8"))["cases"]:
             for rid in case.get("spec_ref", []):
                 out.setdefault(rid, []).append(case["id"])
     return out

@@ -104,6 +104,9 @@ def library() -> ctypes.CDLL:
     })
 
 
+SLOWER = 117  # the Python engine's CPU per random game over the core's (bench/bench_nested.py, loaded)
+
+
 def available() -> str | None:
     """None when the core can be built and loaded here, else the reason it cannot."""
     return unavailable(library)
@@ -123,7 +126,7 @@ def supports(rs: Ruleset) -> str | None:
 def use_compiled(rs: Ruleset, core: str) -> bool:
     """Whether to use the compiled nested core for `rs`: never for a ruleset of another family (its
     own core serves it), otherwise as `qttt.native.usable` decides."""
-    return rs.game == NESTED and usable(core, lambda: supports(rs) or available())
+    return rs.game == NESTED and usable(core, supports(rs), available, SLOWER)
 
 
 def _component(c: Component, blocks: int) -> tuple[int, list[Fraction]]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..boardstate import BoardState
+from ..boardstate import BoardState, Derived, Field, PositionState
 from ..errors import IllegalAction, RecordError
 from ..family import Mark
 from ..geometry import grid_patterns
@@ -137,6 +137,28 @@ def compile_nested_scoring(scoring: tuple[Component, ...], blocks: int) -> Score
                 pts[1 - more] += c.get("fewer")
         return pts[0], pts[1]
     return score
+
+
+STATE = PositionState("nested-classical", fields=(
+    Field("ply", "per cell, the number of the move that marked it (0: empty)",
+          ("nested-cell-empty",)),
+    Field("masks", "the cells marked by x and by o",
+          ("nested-block-win", "nested-block-draw", "nested-board-win")),
+    Field("last", "the cell of the previous move (-1 before the first)",
+          ("nested-route", "nested-free-move")),
+    Field("extra", "whether the next move is a bonus move", ("nested-bonus",)),
+    Field("player", "the player to move (0 x, 1 o)", ("nested-turn", "nested-bonus")),
+), derived=(
+    Derived("status", "per block: open, won by x or o, drawn", ("masks",)),
+    Derived("avail", "the empty cells of open blocks", ("ply", "masks")),
+    Derived("move", "the number of the next move", ("ply",)),
+    Derived("over", "whether the game is over", ("masks",)),
+    Derived("winner", "the player whose won blocks form a pattern (0: none)", ("masks",)),
+    Derived("scores", "the points of a finished game (0-0 before)", ("masks",)),
+))
+"""The nested-classical family's position state: every field of `_NestedBoard` the rules read,
+declared once (`qttt.boardstate`); `NestedState.key` is their values."""
+KEY_COVER = STATE.cover("qttt.nested.engine:NestedState.key", kept={f: "as is" for f in STATE.names})
 
 
 class _NestedBoard:
@@ -336,9 +358,13 @@ class NestedState(BoardState[_NestedBoard]):
         return ()
 
     def key(self) -> tuple[Any, ...]:
-        """Hashable identity of the position within its ruleset."""
-        b = self._b
-        return (tuple(b.ply), b.masks[0], b.last, b.extra, b.player)
+        """Hashable identity of the position within its ruleset: the declared fields' values
+        (`STATE`)."""
+        return STATE.values(self._b)
+
+    def fields(self) -> dict[str, Any]:
+        """The declared position state (`STATE`), by field name."""
+        return STATE.of(self._b)
 
 
 def nested_playout(ruleset: Ruleset, rng: random.Random) -> tuple[list[Mark], NestedState]:

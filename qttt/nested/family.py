@@ -11,7 +11,7 @@ from ..family import AnyAction, CorePosition, Family, GameState, Mark, Rollout
 from ..marks import MarkFamily
 from ..ruleset import Ruleset
 from . import compiled as nested_core
-from .engine import AWARD_RULES, NestedState, nested_playout
+from .engine import AWARD_RULES, STATE, NestedState, nested_playout
 from .svg import nested_svg
 from .text import nested_status, nested_text
 
@@ -19,6 +19,14 @@ from .text import nested_status, nested_text
 def _state(state: GameState) -> NestedState:
     assert isinstance(state, NestedState)
     return state
+
+
+STATE_JSON_COVER = STATE.cover(
+    "qttt.nested.family:state_json",
+    kept={"ply": "as each mark's number (x1, o12)", "masks": "as each mark's player", "extra": "as bonus",
+          "player": "as to_move",
+          "last": "as target, the open blocks it sends the next move to: all the rules read of it (rules "
+                  "nested-route, nested-free-move)"})
 
 
 def state_json(state: NestedState, variant: str) -> dict[str, Any]:
@@ -73,6 +81,7 @@ class NestedFamily(MarkFamily):
     scope = "nested-classical"
     vectors = "nested"
     award_rules: Mapping[str, str] = MappingProxyType(AWARD_RULES)
+    position_state = STATE
     tools: Mapping[str, str] = MappingProxyType({
              "cases": "qttt.nested.cases", "page": "qttt.nested.pages:nested_ruleset_page",
              "rulebook": "qttt.nested.rulebook:BOOK",

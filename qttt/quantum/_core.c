@@ -511,6 +511,170 @@ static void pos_key(const Rules *r, const Pos *p, uint64_t *k1, uint64_t *k2) {
 }
 #endif
 
+/* ---- walk: shape keys (verify/quantum/exhaustive.py shape_key) ----------------------------------
+
+   The checker's walk merges positions whose open cells' entanglement graphs are isomorphic, with the
+   pending move marked, the phase and the parity of the next move equal. The key is exact: a
+   parenthesis string (AHU codes: bit 0 is '(', 1 is ')'; 2 bits per open cell, so at most 32) after
+   8 bits of phase, parity and the pending component's size, left-aligned in 64 bits; codes are
+   ordered as Python orders the strings, so the key is the one `shape_code` makes of the Python key. */
+
+typedef struct { uint64_t v; int n; } Code; /* a parenthesis string: bit 0 '(' 1 ')', right-aligned, n bits */
+
+static int code_cmp(Code a, Code b) {
+    uint64_t x = a.n ? a.v << (64 - a.n) : 0, y = b.n ? b.v << (64 - b.n) : 0;
+    return x < y ? -1 : x > y;
+}
+
+#define MAXDEG (2 * MAXC) /* edges at one open cell of a graph the rules make: at most MAXC */
+typedef struct {
+    int deg[MAXC];
+    int8_t nb[MAXC][MAXDEG];
+} Graph;
+
+/* AHU code of the tree hanging at v, away from parent and the cells of avoid. */
+static Code rooted(const Graph *g, int v, int parent, uint32_t avoid) {
+    Code kids[MAXC];
+    int n = 0;
+    for (int i = 0; i < g->deg[v]; i++) {
+        int u = g->nb[v][i];
+        if (u == parent || (avoid >> u & 1)) continue;
+        Code k = rooted(g, u, v, avoid);
+        int j = n - 1;
+        while (j >= 0 && code_cmp(kids[j], k) > 0) { kids[j + 1] = kids[j]; j--; }
+        kids[j + 1] = k;
+        n++;
+    }
+    Code out = {0, 1};
+    for (int i = 0; i < n; i++) { out.v = out.v << kids[i].n | kids[i].v; out.n += kids[i].n; }
+    out.v = out.v << 1 | 1; out.n += 1;
+    return out;
+}
+
+static Code tree_code(const Graph *g, uint32_t cells) {
+    int degree[MAXC], left = popc(cells);
+    uint32_t removed = 0, leaves = 0;
+    for (uint32_t m = cells; m; m &= m - 1) { int c = ctz(m); degree[c] = g->deg[c]; if (degree[c] <= 1) leaves |= 1u << c; }
+    while (left > 2) {
+        uint32_t nxt = 0;
+        for (uint32_t m = leaves; m; m &= m - 1) {
+            int leaf = ctz(m);
+            removed |= 1u << leaf; left--;
+            for (int i = 0; i < g->deg[leaf]; i++) {
+                int u = g->nb[leaf][i];
+                if (removed >> u & 1) continue;
+                if (--degree[u] == 1) nxt |= 1u << u;
+            }
+        }
+        leaves = nxt;
+    }
+    Code best = {0, 0};
+    for (uint32_t m = cells & ~removed; m; m &= m - 1) {
+        Code c = rooted(g, ctz(m), -1, 0);
+        if (!best.n || code_cmp(c, best) < 0) best = c;
+    }
+    return best;
+}
+
+/* The pending component's code: hanging trees along the cycle from one end of the pending move to the other,
+   the lesser direction; n = 0 when the component is not one cycle through the pending move. */
+static Code cycle_code(const Rules *r, const Pos *p, const Graph *g, uint32_t cells) {
+    Code none = {0, 0};
+    int degree[MAXC];
+    uint32_t core = cells, stack = 0;
+    int nmoves = 0;
+    for (moves_t l = p->live; l; l &= l - 1) if (cells >> p->ea[ctz(l)] & 1) nmoves++;
+    if (nmoves != popc(cells)) return none;
+    for (uint32_t m = cells; m; m &= m - 1) { int c = ctz(m); degree[c] = g->deg[c]; if (degree[c] <= 1) stack |= 1u << c; }
+    while (stack) {
+        int c = ctz(stack); stack &= stack - 1;
+        if (!(core >> c & 1)) continue;
+        core &= ~(1u << c);
+        for (int i = 0; i < g->deg[c]; i++) {
+            int u = g->nb[c][i];
+            if ((core >> u & 1) && --degree[u] <= 1) stack |= 1u << u;
+        }
+    }
+    int k = p->pending, a = p->ea[k], b = p->eb[k];
+    if (!(core >> a & 1) || !(core >> b & 1)) return none;
+    int order[MAXC + 1], n = 0, last = k, here = a;
+    order[n++] = a;
+    while (here != b) {
+        int step = -1, found = 0;
+        for (moves_t l = p->live; l; l &= l - 1) {
+            int j = ctz(l);
+            if (j == last || !(core >> p->ea[j] & 1) || !(core >> p->eb[j] & 1)) continue;
+            if (p->ea[j] == here || p->eb[j] == here) { step = j; found++; }
+        }
+        if (found != 1 || n > popc(core)) return none;
+        last = step;
+        here = p->ea[step] == here ? p->eb[step] : p->ea[step];
+        order[n++] = here;
+    }
+    if (n != popc(core)) return none;
+    Code seq[MAXC];
+    for (int i = 0; i < n; i++) seq[i] = rooted(g, order[i], -1, core);
+    Code fw = {0, 0}, bw = {0, 0};
+    for (int i = 0; i < n; i++) {
+        fw.v = fw.v << seq[i].n | seq[i].v; fw.n += seq[i].n;
+        bw.v = bw.v << seq[n - 1 - i].n | seq[n - 1 - i].v; bw.n += seq[n - 1 - i].n;
+    }
+    return code_cmp(bw, fw) < 0 ? bw : fw;
+}
+
+#define ODD_KEY (~(uint64_t)0)
+
+/* phase (2 bits), parity of the next move (1), cells of the pending component (5), its code, then the other
+   components' tree codes in increasing order; left-aligned. ODD_KEY for a graph of a shape the rules never make. */
+static uint64_t shape_key(const Rules *r, const Pos *p) {
+    Graph g;
+    uint32_t open = p->open;
+    for (int c = 0; c < r->cells; c++) g.deg[c] = 0;
+    for (moves_t l = p->live; l; l &= l - 1) {
+        int k = ctz(l), a = p->ea[k], b = p->eb[k];
+        if (!(open >> a & 1) || !(open >> b & 1) || g.deg[a] == MAXDEG || g.deg[b] == MAXDEG) return ODD_KEY;
+        g.nb[a][g.deg[a]++] = (int8_t)b;
+        g.nb[b][g.deg[b]++] = (int8_t)a;
+    }
+    uint32_t seen = 0;
+    Code trees[MAXC], pend = {0, 0};
+    int nt = 0, pendcells = 0;
+    int pcell = p->phase == MEASURE ? p->ea[p->pending] : -1;
+    for (uint32_t m = open; m; m &= m - 1) {
+        int c = ctz(m);
+        if (seen >> c & 1) continue;
+        uint32_t comp = 1u << c, todo = 1u << c;
+        while (todo) {
+            int v = ctz(todo); todo &= todo - 1;
+            for (int i = 0; i < g.deg[v]; i++) { int u = g.nb[v][i]; if (!(comp >> u & 1)) { comp |= 1u << u; todo |= 1u << u; } }
+        }
+        seen |= comp;
+        int edges = 0;
+        for (uint32_t q = comp; q; q &= q - 1) edges += g.deg[ctz(q)];
+        edges /= 2;
+        if (pcell >= 0 && (comp >> pcell & 1)) {
+            pend = cycle_code(r, p, &g, comp);
+            if (!pend.n) return ODD_KEY;
+            pendcells = popc(comp);
+        } else if (edges != popc(comp) - 1) {
+            return ODD_KEY;
+        } else {
+            Code t = tree_code(&g, comp);
+            int j = nt - 1;
+            while (j >= 0 && code_cmp(trees[j], t) > 0) { trees[j + 1] = trees[j]; j--; }
+            trees[j + 1] = t;
+            nt++;
+        }
+    }
+    uint64_t key = (uint64_t)p->phase;
+    int n = 2;
+    key = key << 1 | (p->move & 1); n += 1;
+    key = key << 5 | (uint64_t)pendcells; n += 5;
+    key = key << pend.n | pend.v; n += pend.n;
+    for (int i = 0; i < nt; i++) { key = key << trees[i].n | trees[i].v; n += trees[i].n; }
+    return key << (64 - n);
+}
+
 /* ---- solver: the value x - o under perfect play (qttt/quantum/analysis/solve.py) ---------------- */
 
 typedef struct {
@@ -752,7 +916,7 @@ int qc_legal(const void *h, const void *pos, int32_t *out) {
     return n;
 }
 
-/* The position as plain numbers: phase, move, pending, to-move (0 x, 1 o, -1 none), x score,
+/* The position as plain numbers: phase, move, pending (as held, whatever the phase), to-move (0 x, 1 o, -1 none), x score,
    o score (as the board stands), cycle cell mask (0 if none), then per cell its classical move
    number, then per cell its spooky move-number mask. */
 void qc_export(const void *h, const void *pos, int64_t *out) {
@@ -760,7 +924,7 @@ void qc_export(const void *h, const void *pos, int64_t *out) {
     const Pos *p = pos;
     out[0] = p->phase;
     out[1] = p->move;
-    out[2] = p->phase == MEASURE ? p->pending : 0;
+    out[2] = p->pending; /* as held: a pending move left after its measurement shows */
     out[3] = p->phase == OVER ? -1 : p->phase == MEASURE ? !x_moves(r, p) : !(p->move & 1);
     int64_t xs = 0, os = 0;
     if (p->phase == OVER) score(r, p, &xs, &os); /* rule score-at-end */
@@ -786,6 +950,28 @@ void qc_export(const void *h, const void *pos, int64_t *out) {
     out[6] = cyc;
     for (int c = 0; c < r->cells; c++) out[7 + c] = p->cls[c];
     for (int c = 0; c < r->cells; c++) out[7 + r->cells + c] = (int64_t)p->spk[c];
+}
+
+/* The solver's key of a position (two words: canonical under the board's symmetries in the 9-cell
+   build, hashed in the 16-cell one). */
+void qc_key(const void *h, const void *pos, uint64_t *out) { pos_key(h, pos, &out[0], &out[1]); }
+
+/* The walk's shape key of a position (ODD_KEY, all bits set, for a graph the rules never make). */
+uint64_t qc_shape_key(const void *h, const void *pos) { return shape_key(h, pos); }
+
+/* The legal actions (as Python encodes them, in the engine's order) and the shape key of the
+   position each leads to; their number. */
+int qc_child_keys(const void *h, const void *pos, int32_t *codes, uint64_t *keys) {
+    const Rules *r = h;
+    int acts[NCODES];
+    int n = legal(r, pos, acts);
+    for (int i = 0; i < n; i++) {
+        Pos q = *(const Pos *)pos;
+        apply_code(r, &q, acts[i]);
+        codes[i] = external(r, acts[i]);
+        keys[i] = shape_key(r, &q);
+    }
+    return n;
 }
 
 /* Score of the board as it stands (x, o), whatever the phase. */

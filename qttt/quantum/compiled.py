@@ -1,21 +1,22 @@
 """The compiled rules core: `_core.c`, the one C implementation of the rules (random playouts,
 perft, positions for the engine protocol, an exact solver), built on demand with the system C
-compiler and used through ctypes; this module is its only binding.
+compiler (or at install time) and used through ctypes; this module is its only binding.
 
-The source is compiled twice (`BUILDS`): for boards of at most 9 cells (32-bit move masks, solver
-keys canonical under the board's symmetries) and of at most 16 (64-bit masks). Random games draw
-from a `random.Random`'s own Mersenne Twister state, so a seed gives the same games as
-`qttt.playout` (the generator is left where the Python engine would leave it). `supports` says
-which rulesets it takes; callers fall back to the Python engine where there is no compiler
-(`available`). Scores are integers scaled by `Game.scale`. Built libraries are cached under
-$QTTT_CACHE (default ~/.cache/qttt) by a hash of the source, header and flags.
+The source is compiled twice (`BUILDS`, declared in `_core.toml`): for boards of at most 9 cells
+(32-bit move masks, solver keys canonical under the board's symmetries) and of at most 16 (64-bit
+masks). Random games draw from a `random.Random`'s own Mersenne Twister state, so a seed gives
+the same games as `qttt.playout` (the generator is left where the Python engine would leave it).
+`supports` says which rulesets it takes; callers fall back to the Python engine, with a notice,
+where no core can be had (`available`). Scores are integers scaled by `Game.scale`. The libraries
+come built in a wheel, or are built on first use and cached under $QTTT_CACHE (default
+~/.cache/qttt) by a hash of the source, headers and flags, each checked before use (qttt.native).
 
 The ruleset reaches C as `config(rs)`, a flat int64 array serialised from `qttt.game.Game`: the
 Game fields `CONFIG_FIELDS`; end-line masks (count, masks); the masks whose ownership matters
 (count, masks); symmetries (count, then a cell permutation each); scoring components (count, then
 each award's `Award.encode`: code, pattern count and masks, its `c_fields`, its list counted).
 The C parser reads the same names from `_config.h`, which `config_header` writes from these
-declarations; `build` refuses a header that does not match them.
+declarations; `library` refuses a header that does not match them.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from ..native import (
     P,
     Position,
     bind,
+    builds,
     check_header,
     generator_state,
     scaled,
@@ -52,13 +54,14 @@ from ..notation import action_to_json
 from ..ruleset import Ruleset
 from ..vocabulary import c_name
 from .analysis.count import board_after, encode
-from .engine import Action, Measure, Place, State, mark_name, quantum_action
+from .engine import STATE, Action, Measure, Place, State, mark_name, quantum_action
 from .game import COMPILED, Game, compile_game
 from .scoring import AWARD_TYPES, CRITERIA_CODES
 
 SOURCE = Path(__file__).with_name("_core.c")
 HEADER_PATH = Path(__file__).with_name("_config.h")
-BUILDS = (9, 16)  # QC_CELLS of the two builds: a ruleset uses the smallest that holds its board
+# QC_CELLS of the builds: a ruleset uses the smallest that holds its board
+BUILDS = tuple(sorted(int(d.removeprefix("QC_CELLS=")) for b in builds(SOURCE).values() for d in b.defines))
 MAX_CELLS = BUILDS[-1]
 SOLVER_CELLS = BUILDS[0]  # the solver's canonical keys need the small build
 # The Game fields serialised, in order: the compiled parameters as their values' codes.
@@ -66,6 +69,27 @@ CONFIG_FIELDS = ("cells", *(p.name for p in COMPILED), "uses_move_numbers")
 MAX_MOVES = 64  # move numbers a build holds at most (MAXM)
 HEADER = 7  # phase, move, pending, to-move, x score, o score, cycle mask; then cells
 CORES = ("auto", "compiled", "python")
+POSITION = {"cls": ("cls",), "spk": ("spk",), "move": ("move",), "phase": ("phase",), "pending": ("pending",)}
+"""The C position (`Pos` in _core.c): the members holding each declared field of the position state
+(`engine.STATE`), as the engine's Board holds them."""
+POSITION_DERIVED = {"ends": ("ea", "eb", "live"), "comp": ("comp",), "xmask": ("x",), "omask": ("o",),
+                    "open": ("open",)}
+"""The members of `Pos` holding the engine's derived fields."""
+POSITION_COVER = STATE.cover("qttt/quantum/_core.c:Pos",
+                             kept={f: "as " + ", ".join(m) for f, m in POSITION.items()})
+KEY_COVERS = (
+    STATE.cover("qttt/quantum/_core.c:pos_key (9-cell build)",
+                kept={"cls": "as numbered_key or owner_key keeps it (as the scoring reads move numbers or "
+                             "not), minimised over the board's symmetries",
+                      "spk": "as live cell pairs, numbered or owner-labelled",
+                      "move": "relabelled, or its parity",
+                      "phase": "as is", "pending": "relabelled, or as its cell pair and owner"}),
+    STATE.cover("qttt/quantum/_core.c:pos_key (16-cell build)",
+                kept={"cls": "as is, hashed", "spk": "as is, hashed", "move": "as is, hashed",
+                      "phase": "as is, hashed", "pending": "as is, hashed (whatever the phase)"}),
+)
+"""How the solver's keys in C hold each declared field (the 9-cell build's is the Python keys'
+reading: tests/analysis/test_solve_fast.py compares them)."""
 
 
 def config_header() -> str:
@@ -114,6 +138,9 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "qc_table_nodes": (ctypes.c_uint64, [P]),
     "qc_table_stored": (ctypes.c_uint64, [P]),
     "qc_search": (ctypes.c_int64, [P, P, P, ctypes.c_int64, ctypes.c_int64]),
+    "qc_key": (None, [P, P, U64]),
+    "qc_shape_key": (ctypes.c_uint64, [P, P]),
+    "qc_child_keys": (ctypes.c_int, [P, P, I32, U64]),
 }
 
 
@@ -123,12 +150,16 @@ def library(cells: int = MAX_CELLS) -> ctypes.CDLL:
     no cached build matches the source; CoreUnavailable if `_config.h` does not match the
     declarations it is generated from."""
     check_header(HEADER_PATH, config_header(), "qttt.quantum.compiled.config_header()")
-    return bind(SOURCE, f"qttt_core{cells}", _SIGNATURES, (f"-DQC_CELLS={cells}",))
+    return bind(SOURCE, f"qttt_core{cells}", _SIGNATURES)
 
 
-def available() -> str | None:
-    """None when the core can be built and loaded here, else the reason it cannot."""
-    return unavailable(lambda: [library(cells) for cells in BUILDS])
+SLOWER = 28  # the Python engine's CPU per random game over the core's (analyze random: 25.8 CPU-s / 0.93)
+
+
+def available(cells: int | None = None) -> str | None:
+    """None when the core (the build for `cells` cells; every build when None) can be had here,
+    else the reason it cannot."""
+    return unavailable(lambda: [library(c) for c in BUILDS if cells in (None, c)])
 
 
 def supports(rs: Ruleset, cells: int = MAX_CELLS) -> str | None:
@@ -187,14 +218,14 @@ def _build_for(rs: Ruleset) -> int:
 def use_compiled(rs: Ruleset, core: str) -> bool:
     """Whether to use the compiled core for `rs`: always for compiled (CoreUnavailable if it
     cannot), never for python, and for auto whenever it can."""
-    return usable(core, lambda: supports(rs) or available())
+    return usable(core, supports(rs), lambda: available(_build_for(rs)), SLOWER)
 
 
 class Core:
     """The compiled core configured for one ruleset (see `core_for`)."""
 
     def __init__(self, rs: Ruleset) -> None:
-        reason = supports(rs) or available()
+        reason = supports(rs) or available(_build_for(rs))
         if reason is not None:
             raise CoreUnavailable("core-compiled", reason)
         self.rs = rs
@@ -382,6 +413,9 @@ class CoreView(NamedTuple):
     spooky: tuple[tuple[int, ...], ...]
 
 
+ODD_KEY = (1 << 64) - 1  # qc_shape_key of a graph of a shape the rules never make
+
+
 # The rule a refusal of qc_apply names (its codes, in the engine's check order).
 _REFUSALS = {
     1: ("over-no-action", "the game is over; no action is legal"),
@@ -443,6 +477,36 @@ class CorePosition(Position):
             classical=tuple(out[HEADER + k] for k in range(n)),
             spooky=tuple(tuple(m for m in range(64) if out[HEADER + n + k] >> m & 1) for k in range(n)),
         )
+
+    def fields(self) -> dict[str, object]:
+        """The declared position state (`engine.STATE`) as the core holds it: `POSITION`'s members."""
+        c = self.core
+        n = c.cells
+        out = (ctypes.c_int64 * (HEADER + 2 * n))()
+        c.lib.qc_export(c.handle, self.buf, out)
+        return {"cls": tuple(out[HEADER:HEADER + n]), "spk": tuple(out[HEADER + n:HEADER + 2 * n]),
+                "move": out[1], "phase": out[0], "pending": out[2]}
+
+    def key(self) -> tuple[int, int]:
+        """The solver's key of this position in this core's build (`KEY_COVERS`)."""
+        c = self.core
+        out = (ctypes.c_uint64 * 2)()
+        c.lib.qc_key(c.handle, self.buf, out)
+        return out[0], out[1]
+
+    def shape_key(self) -> int:
+        """The walk's shape key (verify.quantum.exhaustive.shape_code of shape_key; ODD_KEY for a
+        graph the rules never make)."""
+        c = self.core
+        return int(c.lib.qc_shape_key(c.handle, self.buf))
+
+    def child_keys(self) -> list[tuple[Action, int]]:
+        """Each legal action, in the engine's order, with the shape key of the position it leads to."""
+        c = self.core
+        codes = (ctypes.c_int32 * (c.cells * c.cells + 2))()
+        keys = (ctypes.c_uint64 * (c.cells * c.cells + 2))()
+        n = c.lib.qc_child_keys(c.handle, self.buf, codes, keys)
+        return [(decode(codes[i], c.cells), int(keys[i])) for i in range(n)]
 
     def perft(self, depth: int) -> list[int]:
         """The number of action sequences of length 1..depth from here."""
@@ -550,6 +614,13 @@ class FastSolver:
         counts = (ctypes.c_uint64 * max(1, depth))()
         self.lib.qc_perft(self.rules.handle, self.pos, depth, counts)
         return [int(c) for c in counts[:depth]]
+
+    def key(self, codes: tuple[int, ...] | list[int]) -> tuple[int, int]:
+        """The solver's key of the position after `codes` (`KEY_COVERS`: the 9-cell build's)."""
+        self._replay(codes)
+        out = (ctypes.c_uint64 * 2)()
+        self.lib.qc_key(self.rules.handle, self.pos, out)
+        return out[0], out[1]
 
     def exact(self, codes: tuple[int, ...] | list[int], guess: int = 0) -> int:
         """The exact scaled value: MTD(f) null-window searches from `guess`, sharing the table."""

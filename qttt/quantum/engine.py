@@ -12,7 +12,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from ..boardstate import BoardState
+from ..boardstate import BoardState, Derived, Field, PositionState
 from ..errors import IllegalAction, RecordError
 from ..geometry import cells_of
 from ..ruleset import Ruleset
@@ -57,6 +57,31 @@ def placements(open_mask: int) -> tuple[Place, ...]:
     if len(opens) == 1:
         return (Place(opens[0], opens[0]),)
     return tuple(Place(a, b) for i, a in enumerate(opens) for b in opens[i + 1:])
+
+
+STATE = PositionState("quantum", fields=(
+    Field("cls", "per cell, the move number of its classical mark (0: none)",
+          ("classical-fixed", "place-open", "last-square", "end-line", "end-full", "score-at-end")),
+    Field("spk", "per cell, a bitmask of the move numbers with a spooky mark there (each live move in "
+          "exactly two cells)", ("entanglement", "cycle-close", "collapse-component", "collapse-untouched")),
+    Field("move", "the number of the next move (its parity names the player to place)",
+          ("turn-order", "mark")),
+    Field("phase", "place, measure or over", ("measure-pending", "over-no-action", "turn-after-measure")),
+    Field("pending", "the move that closed the cycle while a measurement is pending; 0 in any other phase",
+          ("measure-by", "measure-cell", "collapse-component")),
+), derived=(
+    Derived("ends", "the two cells of each live spooky move", ("spk",)),
+    Derived("comp", "per cell, the cells of its entanglement component", ("spk", "cls")),
+    Derived("xmask", "the cells holding a classical x mark", ("cls",)),
+    Derived("omask", "the cells holding a classical o mark", ("cls",)),
+    Derived("open", "the cells without a classical mark", ("cls",)),
+    Derived("scores", "the points of a finished game (0-0 before)", ("cls", "phase")),
+    Derived("notes", "where a finished game's score rests on a rule no source states", ("cls", "phase")),
+))
+"""The quantum family's position state: every field of `Board` the rules read, declared once
+(`qttt.boardstate`); `State.key` is their values, and every other key and format says how it holds
+each (its `Cover`)."""
+KEY_COVER = STATE.cover("qttt.quantum.engine:State.key", kept={f: "as is" for f in STATE.names})
 
 
 class Board:
@@ -375,9 +400,13 @@ class State(BoardState[Board]):
         return self._b.notes
 
     def key(self) -> tuple[Any, ...]:
-        """Hashable identity of the position within its ruleset."""
-        b = self._b
-        return (tuple(b.cls), tuple(b.spk), b.move, b.phase, b.pending)
+        """Hashable identity of the position within its ruleset: the declared fields' values
+        (`STATE`)."""
+        return STATE.values(self._b)
+
+    def fields(self) -> dict[str, Any]:
+        """The declared position state (`STATE`), by field name."""
+        return STATE.of(self._b)
 
     def __repr__(self) -> str:
         return f"State({self.ruleset.canonical!r}, move={self.move}, phase={self.phase!r})"

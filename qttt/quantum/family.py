@@ -14,7 +14,7 @@ from ..notation import Record, cell_text
 from ..players import PLAYERS
 from ..ruleset import Ruleset
 from ..vocabulary import Component
-from .engine import Measure, Place, State, mark_name, playout, quantum_action, quantum_state
+from .engine import STATE, Measure, Place, State, mark_name, playout, quantum_action, quantum_state
 from .narration import describe_action
 from .notation import read_tokens, state_json, to_notation
 from .play import explain
@@ -98,6 +98,7 @@ class QuantumFamily:
     scope = "common"
     vectors = ""
     award_rules: Mapping[str, str] = MappingProxyType({name: a.rule for name, a in AWARD_TYPES.items()})
+    position_state = STATE
     tools: Mapping[str, str] = MappingProxyType({
              "cases": "qttt.quantum.cases", "page": "qttt.quantum.pages:ruleset_page",
              "site": "qttt.quantum.pages:SITE_PAGES",

@@ -16,8 +16,20 @@ from typing import Any
 from ..errors import RecordError
 from ..notation import FORMAT, Record, split_notation
 from ..variant import load_ruleset
-from .engine import MEASURE, Action, Board, Measure, Place, State, mark_name, player_of
+from .engine import MEASURE, STATE, Action, Board, Measure, Place, State, mark_name, player_of
 from .game import compile_game
+
+STATE_JSON_COVER = STATE.cover(
+    "qttt.quantum.notation:state_json",
+    kept={"cls": "as each cell's classical mark (x1, o4)", "spk": "as each cell's spooky marks in move order",
+          "move": "as is", "phase": "as is",
+          "pending": "as move - 1 while the phase is measure (the v1 state has no field of its own for it)"})
+POSITION_COVER = STATE.cover(
+    "qttt.quantum.notation:position",
+    kept={"cls": "as X1, O4", "spk": "as x3o4", "move": "as is",
+          "phase": "read back from the marks: a cycle is a pending measurement, a line or a full board ends "
+                   "the game",
+          "pending": "read back as move - 1 when the marks hold a cycle"})
 
 
 def cell_json(state: State, cell: int) -> str | list[str]:

@@ -10,6 +10,7 @@ from ..docgen.examples import EXAMPLES, INTRO, Example, contrasts
 from ..docgen.prose import parameter_statement
 from ..docgen.rulebook import implementer_lines
 from ..docgen.site import Site, img, load_toml, rule_link, source_link, sources, table
+from ..jsonstream import loads
 from ..notation import Record, record_to_json
 from ..spec import spec_dir
 from ..variant import builtin_names, load_ruleset
@@ -188,7 +189,7 @@ def scale_section(folder: Path) -> list[str]:
         return []
     data = load_toml(index)
     pub = data["published"]
-    runs = [(r, json.loads((folder / r["result"]).read_text(encoding="utf-8"))["random"])
+    runs = [(r, loads((folder / r["result"]).read_text(encoding="utf-8"))["random"])
             for r in data["run"]]
 
     def pct(part: int, n: int) -> str:
@@ -220,7 +221,7 @@ def analysistable(files: list[Path]) -> list[str]:
     """One row per committed analysis result: game count, random play and perfect play."""
     rows = []
     for f in files:
-        data = json.loads(f.read_text(encoding="utf-8"))
+        data = loads(f.read_text(encoding="utf-8"))
         count, rand, solved = data.get("count"), data.get("random"), data.get("solve")
         games = f"{int(count['games']):,}" if count and count["complete"] else "not counted"
         if rand:

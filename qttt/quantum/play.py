@@ -11,13 +11,12 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..errors import IllegalAction, QtttError
+from ..errors import IllegalAction, QtttError, Terminated
 from ..geometry import lines
 from ..io import save_or_show
 from ..narration import squares
 from ..notation import Record, record_to_json
 from ..players import Player, make_player
-from ..processes import Terminated
 from ..ruleset import Ruleset
 from ..vocabulary import PARAMETER_BY_NAME
 from .engine import Action, Measure, Place, State, mark_name, quantum_action

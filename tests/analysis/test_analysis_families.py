@@ -13,6 +13,7 @@ import pytest
 from classical_reference import RefClassical
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 from qttt.analysis.sample import sample_games
 from qttt.cli import main
@@ -60,7 +61,7 @@ def reference_scores(n: int, k: int, seed: int, chunks: list[int]) -> Counter[tu
     return scores
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(n=st.integers(2, 4), data=st.data(), seed=st.integers(0, 10**6), games=st.integers(1, 40),
        chunk=st.integers(1, 15))
 def test_random_play_of_a_family_without_a_tally_counts_its_final_points(

@@ -13,11 +13,12 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import pytest
+from cores import no_core
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 from qttt.analysis.sample import sample_games
 from qttt.cli import main
@@ -72,13 +73,13 @@ def test_the_same_random_games_as_the_engine_at_length(name: str) -> None:
     assert_same_games(load_ruleset(name), 2025, 5000)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(rs=nested_rulesets(), seed=st.integers(0, 2 ** 32))
 def test_any_nested_ruleset_and_seed_gives_the_engines_games(rs: Ruleset, seed: int) -> None:
     assert_same_games(rs, seed, 3)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(seed=st.integers(0, 2 ** 32), name=st.sampled_from(NAMES))
 def test_any_seed_gives_the_engines_games(seed: int, name: str) -> None:
     assert_same_games(load_ruleset(name), seed, 5)
@@ -123,7 +124,7 @@ def test_positions_legal_sets_and_refusals_equal_the_engines(name: str) -> None:
     assert_same_positions(load_ruleset(name), 3)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(rs=nested_rulesets(max_board=4), seed=st.integers(0, 2 ** 32))
 def test_positions_of_any_nested_ruleset_equal_the_engines(rs: Ruleset, seed: int) -> None:
     assert_same_positions(rs, seed)
@@ -159,7 +160,7 @@ def test_perft_equals_every_committed_nested_table() -> None:
     assert checked >= 8
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(rs=nested_rulesets(max_board=3), seed=st.integers(0, 2 ** 32), plies=st.integers(0, 30))
 def test_perft_equals_the_engines_anywhere(rs: Ruleset, seed: int, plies: int) -> None:
     rng = random.Random(seed)
@@ -245,27 +246,26 @@ def test_commands_use_the_core_and_say_the_same(capsys: pytest.CaptureFixture[st
     assert a.histogram == b.histogram and a.shapes == b.shapes
 
 
-def test_without_a_compiler_commands_fall_back_or_refuse(capsys: pytest.CaptureFixture[str]) -> None:
+def test_without_a_compiler_commands_fall_back_or_refuse(capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         tmp_path: Path) -> None:
     rs = load_ruleset("intelligent")
-    nested_core.library.cache_clear()
-    nested_core._cores.cache_clear()
-    try:
-        with mock.patch("qttt.native.compiler", return_value=None):
-            assert "no C compiler" in (nested_core.available() or "")
-            assert not nested_core.use_compiled(rs, "auto")
-            with pytest.raises(CoreUnavailable):
-                nested_core.use_compiled(rs, "compiled")
-            assert main(["random", "intelligent", "-n", "2", "--seed", "8"]) == 0
-            assert len(capsys.readouterr().out.splitlines()) == 2
-            assert main(["perft", "intelligent", "--depth", "2"]) == 0
-            assert "depth 2:" in capsys.readouterr().out
-            assert main(["random", "intelligent", "--core", "compiled"]) == 2
-            assert "no C compiler" in capsys.readouterr().err
-            player = SearchPlayer(seed=1, seconds=None, playouts=20)
-            assert player.choose(NestedState.initial(rs)) in NestedState.initial(rs).legal_actions()
-    finally:
-        nested_core.library.cache_clear()
-        nested_core._cores.cache_clear()
+    with no_core(monkeypatch, tmp_path):
+        assert "no C compiler" in (nested_core.available() or "")
+        assert not nested_core.use_compiled(rs, "auto")
+        with pytest.raises(CoreUnavailable):
+            nested_core.use_compiled(rs, "compiled")
+        assert main(["random", "intelligent", "-n", "2", "--seed", "8"]) == 0
+        out = capsys.readouterr()
+        assert len(out.out.splitlines()) == 2
+        assert out.err.startswith("qttt: compiled core unavailable (no C compiler found to build "
+                                  "nested/_core.c); using the Python engine, about "), out.err
+        assert main(["perft", "intelligent", "--depth", "2"]) == 0
+        assert "depth 2:" in capsys.readouterr().out
+        assert main(["random", "intelligent", "--core", "compiled"]) == 2
+        assert "no C compiler" in capsys.readouterr().err
+        player = SearchPlayer(seed=1, seconds=None, playouts=20)
+        assert player.choose(NestedState.initial(rs)) in NestedState.initial(rs).legal_actions()
 
 
 @pytest.mark.parametrize("core", [nested_core, compiled], ids=["nested", "quantum"])

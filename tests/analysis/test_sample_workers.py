@@ -4,10 +4,12 @@ the workers of both kinds start the same way (processes.worker_init)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import operator
 import os
 import signal
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,9 +17,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 from qttt.analysis import sample
 from qttt.analysis.sample import SampleResult, sample_games
+from qttt.cli import analyze as analyze_cli
 from qttt.cli import main
 from qttt.cli import sample as sample_cli
 from qttt.processes import Mapper, local_mapper
@@ -39,7 +43,8 @@ def pools() -> Iterator[dict[int, Mapper]]:
     stop3()
 
 
-@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=examples(25),
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(rs=rulesets(max_board=4), seed=st.integers(0, 99), games=st.integers(1, 400),
        chunk=st.integers(1, 60), unit=st.integers(1, 500), units=st.integers(1, 20),
        workers=st.sampled_from([2, 3]),
@@ -84,12 +89,58 @@ def test_dask_workers_start_and_answer_as_pool_workers() -> None:
     assert answer(clustered) == answer(sample_games(rs, 30_000, seed=5, chunk=1000))
 
 
+def pid_after(seconds: float) -> int:
+    time.sleep(seconds)
+    return os.getpid()
+
+
+@pytest.mark.slow
+def test_a_local_cluster_shares_the_work_among_its_workers(capsys: pytest.CaptureFixture[str]) -> None:
+    """`analyze random --dask local`: units of work run on each of the cluster's worker processes
+    (forked from this one), and the command answers as the local pool and as one process does."""
+    pytest.importorskip("distributed")
+    from qttt.analysis.distributed import dask_mapper
+    with dask_mapper(None, 3) as m:
+        pids = set(m(pid_after, [(0.2,)] * 12))
+    assert len(pids) == 3 and os.getpid() not in pids
+    argv = ["analyze", "random", "kumar", "-n", "40000", "--seed", "3", "--json", "--quiet"]
+    answers = []
+    for extra in (["--workers", "1"], ["--workers", "3"], ["--dask", "local", "--workers", "3"]):
+        assert main([*argv, *extra]) == 0
+        answers.append(capsys.readouterr().out)
+    assert answers[0] == answers[1] == answers[2] and json.loads(answers[0])["games"] == 40000
+
+
+def test_every_core_by_default(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`analyze random` runs on one process per core unless told (--workers), locally and with
+    `--dask local`, whose cluster gets as many worker processes."""
+    asked: list[tuple[str | None, int | None]] = []
+
+    @contextlib.contextmanager
+    def recording(address: str | None = None, workers: int | None = None) -> Iterator[Mapper]:
+        asked.append((address, workers))
+        yield lambda fn, args: [fn(*a) for a in args]
+    monkeypatch.setattr(analyze_cli, "dask_mapper", recording)
+    pools: list[int] = []
+    def counting(workers: int) -> tuple[Mapper, Callable[..., None]]:
+        pools.append(workers)
+        return local_mapper(workers)
+    monkeypatch.setattr(analyze_cli, "local_mapper", counting)
+    monkeypatch.setattr(os, "cpu_count", lambda: 3)
+    argv = ["analyze", "random", "kumar", "-n", "500", "--quiet"]
+    for extra in ([], ["--dask", "local"], ["--dask", "local", "--workers", "2"], ["--dask", "host:8786"]):
+        assert main([*argv, *extra]) == 0
+    capsys.readouterr()
+    assert pools == [3]
+    assert asked == [(None, 3), (None, 2), ("host:8786", 3)]
+
+
 @pytest.mark.parametrize(("name", "core"),
                          [("wikipedia", "auto"), ("wikipedia", "python"), ("intelligent", "auto")])
 def test_random_records_whatever_the_workers(name: str, core: str, capsys: pytest.CaptureFixture[str],
                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """`qttt random`: blocks the core writes run on threads, the others on processes; the same
-    records on 1, 2 or 3 of either."""
+    """`qttt random`: the same records on 1, 2 or 3 worker processes, whichever engine plays them
+    (tests/cli/test_random_output.py tests every kind of output)."""
     monkeypatch.setattr(sample_cli, "BLOCK", 7)
     out = []
     for workers in ("1", "2", "3"):

@@ -11,9 +11,10 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from cores import no_core
 from positions import THREE, midgame
 
-from qttt import load_ruleset, native
+from qttt import load_ruleset
 from qttt.analysis.results import load_results, result_path
 from qttt.cli import main
 from qttt.conformance.suite import suite_path
@@ -159,10 +160,9 @@ def test_cli_solve_reproduces_the_saved_russian_result(tmp_path: Path,
 
 
 def test_without_a_compiler_auto_falls_back_and_c_is_refused(monkeypatch: pytest.MonkeyPatch,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(native, "compiler", lambda: None)
-    compiled.library.cache_clear()
-    try:
+                                                             capsys: pytest.CaptureFixture[str],
+                                                             tmp_path: Path) -> None:
+    with no_core(monkeypatch, tmp_path):
         rs = load_ruleset("russian")
         assert choose_engine(rs, "auto") == "python"
         with pytest.raises(CoreUnavailable, match="no C compiler"):
@@ -170,8 +170,6 @@ def test_without_a_compiler_auto_falls_back_and_c_is_refused(monkeypatch: pytest
         assert main(["analyze", "solve", "russian", "--engine", "c"]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "no C compiler" in err
-    finally:
-        compiled.library.cache_clear()
 
 
 @pytest.mark.parametrize("name", THREE)

@@ -18,12 +18,14 @@ import pytest
 from contract import one_line, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 from qttt import bounds, io
-from qttt.bounds import Bound, NumberTooLong
+from qttt.bounds import Bound
 from qttt.cli import main
 from qttt.conformance.protocol import QtttEngine, respond
 from qttt.errors import FileError, QtttError
+from qttt.jsonstream import NumberTooLong, loads
 from qttt.processes import MAX_LINE, ChannelClosed, LineChannel
 from qttt.safe import SafeStream, escape, shown
 from qttt.variant import EXTENDS_DEPTH, load_ruleset
@@ -142,7 +144,10 @@ def test_a_full_disk_on_standard_output_is_named() -> None:
 
 
 @pytest.mark.parametrize("argv", [["show", "wikipedia"], ["variants"], ["random", "wikipedia", "-n", "50"],
-                                  ["replay", "{record}"], ["check", "wikipedia", "--games", "20", "--json"]])
+                                  ["replay", "{record}"],
+                                  # the pipe, not the walk: --no-walk (the walk took 80 s loaded)
+                                  pytest.param(["check", "wikipedia", "--games", "20", "--no-walk", "--json"],
+                                               marks=pytest.mark.slow)])
 def test_a_reader_gone_away_is_status_0_for_every_command(tmp_path: Path, argv: list[str]) -> None:
     record = tmp_path / "r.jsonl"
     record.write_text('{"variant": "wikipedia", "actions": [{"place": [0, 8]}]}\n' * 200)
@@ -169,7 +174,7 @@ def test_a_long_extends_chain_is_refused_without_recursion(tmp_path: Path,
 
 
 @given(length=st.integers(1, 6), at=st.data())
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 def test_an_extends_cycle_names_its_chain(tmp_path_factory: pytest.TempPathFactory, length: int,
                                           at: st.DataObject) -> None:
     root = tmp_path_factory.mktemp("cycle")
@@ -209,7 +214,7 @@ DIGITS = st.integers(21, 6000).map(lambda n: "9" * n)
 
 
 @given(digits=DIGITS, where=st.sampled_from(["place", "measure", "variant-board"]))
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15, 4), deadline=None)  # a process an example
 def test_long_integers_in_records(tmp_path_factory: pytest.TempPathFactory, digits: str, where: str) -> None:
     action = {"place": f"[0, {digits}]", "measure": digits, "variant-board": "[0, 1]"}[where]
     key = "place" if where != "measure" else "measure"
@@ -223,7 +228,7 @@ def test_long_integers_in_records(tmp_path_factory: pytest.TempPathFactory, digi
 
 
 @given(digits=DIGITS)
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 def test_long_integers_in_protocol_and_json_readers(digits: str) -> None:
     engine = QtttEngine()
     respond(engine, '{"id": 0, "cmd": "new", "variant": "wikipedia"}')
@@ -232,7 +237,7 @@ def test_long_integers_in_protocol_and_json_readers(digits: str) -> None:
         answer = json.loads(respond(engine, line)[0])
         assert answer["ok"] is False and answer["error"]["kind"] == "protocol", answer
     with pytest.raises(NumberTooLong):
-        bounds.loads(f"[1, {digits}]")
+        loads(f"[1, {digits}]")
     with pytest.raises(FileError, match="not JSON: an integer of"):
         io.parse_json(f'{{"a": -{digits}}}', "x")
 
@@ -261,7 +266,8 @@ FLAGS = [(["random", "wikipedia", "-n"], bounds.STREAM), (["random", "wikipedia"
 @given(flag=st.sampled_from(FLAGS), value=st.one_of(
     st.integers().filter(lambda v: v > 10 ** 6 or v < 0).map(str), DIGITS,
     st.sampled_from(["1e29", "1e3", "0x10", "nan", "inf", "", " ", "--", "٣", "1_000", "+", "-0"])))
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_flags_out_of_range_are_one_line(flag: tuple[list[str], Bound], value: str,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     argv, bound = flag
@@ -337,6 +343,7 @@ def damaged_walks(good: dict[str, object]) -> Iterator[object]:
     yield None
 
 
+@pytest.mark.slow  # each damaged checkpoint is refused by a whole check run
 def test_walk_checkpoints_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                       walk_checkpoint: dict[str, object]) -> None:
     cp = tmp_path / "cp.json"
@@ -357,7 +364,7 @@ def test_walk_checkpoints_are_checked(tmp_path: Path, capsys: pytest.CaptureFixt
     "deadlocks": st.integers(), "frontier": st.lists(st.tuples(st.lists(st.integers(-20, 20), max_size=4),
                                                                st.integers()), max_size=3)}),
        digest=st.booleans())
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 def test_changed_count_checkpoints_are_damaged(tmp_path_factory: pytest.TempPathFactory,
                                                data: dict[str, object], digest: bool) -> None:
     """A real checkpoint with fields changed (its digest kept, or dropped) is never resumed:
@@ -570,7 +577,7 @@ HOSTILE = st.lists(st.sampled_from(PIECES), min_size=1, max_size=6).map("".join)
 
 
 @given(name=HOSTILE)
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30, 4), deadline=None)  # two processes an example
 def test_show_escapes_names_and_keeps_json_exact(tmp_path_factory: pytest.TempPathFactory, name: str) -> None:
     v = tmp_path_factory.mktemp("v") / "v.toml"
     v.write_text(f"[variant]\nname = {json.dumps(name)}\ntitle = {json.dumps(name)}\n"

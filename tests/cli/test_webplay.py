@@ -10,6 +10,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 from qttt.notation import Record, action_from_json, action_to_json
 from qttt.quantum.engine import Measure, Place, State, playout, quantum_state
@@ -111,7 +112,7 @@ def test_bots_are_the_built_in_players_and_deterministic_per_seed() -> None:
     assert names["players"][0] == "person" and "greedy" in names["players"]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(rs=random_rulesets(max_board=4), seed=st.integers(0, 10_000))
 def test_the_page_is_told_exactly_which_squares_respond_and_what_each_measurement_does(
         rs: Ruleset, seed: int) -> None:

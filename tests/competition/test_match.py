@@ -67,6 +67,7 @@ def run_match(capsys: pytest.CaptureFixture[str], args: list[str]) -> tuple[int,
     return code, out, err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ruleset", builtin_names(None))
 def test_builtin_players_complete_a_match_on_every_ruleset(ruleset: str, tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
@@ -82,6 +83,7 @@ def test_builtin_players_complete_a_match_on_every_ruleset(ruleset: str, tmp_pat
     assert "match: " + ruleset in out and "forfeits" in out
 
 
+@pytest.mark.slow
 def test_search_player_completes_every_ruleset() -> None:
     for name in builtin_names():
         rs = load_ruleset(name)

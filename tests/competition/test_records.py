@@ -16,6 +16,7 @@ import jsonschema  # type: ignore[import-untyped]
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 from qttt import load_ruleset
 from qttt.cli import main
@@ -79,7 +80,7 @@ def test_a_codecup_bot_is_told_in_its_letters(tmp_path: Path, capsys: pytest.Cap
     assert forfeit["rule"] == "place-distinct"
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(st.dictionaries(st.sampled_from(["players", "clock", "result", "game", "other"]),
                        st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
                                     | st.text(max_size=5),

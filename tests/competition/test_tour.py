@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 from qttt.cli import main
 from qttt.competition.sheet import html_protocol, meeting_rows, text_protocol
@@ -291,7 +292,8 @@ def test_the_blank_sheet_has_the_legend_and_lines_to_fill_in(tour_file: Path, la
 
 @given(st.text(st.characters(categories=("L", "N", "Zs")), min_size=1, max_size=60).map(str.strip)
        .filter(bool), st.text(st.characters(categories=("L", "N")), min_size=1, max_size=60))
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(25), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_the_text_protocol_fits_100_columns(tour_file: Path, team: str, player: str) -> None:
     text = tour_file.read_text(encoding="utf-8")
     text = text.replace('"Бета"', json.dumps(team)).replace('"Б1"', json.dumps(player))

@@ -82,6 +82,7 @@ def test_reference_agrees_with_every_case(name: str) -> None:
                 "state": ref.state(), "legal": ref.legal()}, (case["id"], k)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_reference_recounts_the_perft_tables(name: str) -> None:
     """The reference model's own counts, to depth 2 (the deeper ones cost minutes in the reference)."""

@@ -12,6 +12,7 @@ import pytest
 from classical_reference import RefClassical
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 import qttt
 from qttt import Mark, RecordError, Ruleset, VariantError, builtin_names, load_ruleset, new_game
@@ -39,7 +40,7 @@ def games(draw: st.DrawFn) -> tuple[Ruleset, list[dict[str, Any]]]:
     return classical(n, k), draw(st.lists(action, max_size=3 * n * n))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(games())
 def test_engine_agrees_with_the_naive_model(game: tuple[Ruleset, list[dict[str, Any]]]) -> None:
     rs, actions = game

@@ -8,21 +8,24 @@ import json
 from pathlib import Path
 
 import pytest
+from lanes import examples
 from reference import RefGame, load_variant
 
 from qttt import builtin_names
 from qttt.cli import main
 
 GAMES = 2000
-# The full 2,000 games per ruleset are marked slow; the quick lane checks the first 200 of them
-# (120 for bonus4x4: the reference collapses by trying every assignment, ~14 ms a 4×4 game).
+# The full 2,000 games per ruleset are marked slow; the full run also checks the first 200 of them
+# (120 for bonus4x4: the reference collapses by trying every assignment, ~14 ms a 4×4 game), the
+# quick lane the first 40.
 QUICK = {"bonus4x4": 120}
-# The two other readings of a double line (ambiguity register: double-line), 300 games quick.
+# The two other readings of a double line (ambiguity register: double-line), 300 games unmarked.
 READINGS = ("wikipedia(double_line=2)", "wikipedia(double_line=3/2)")
 # A CodeCup bot's reading of simultaneous lines of four (ambiguity bonus-simultaneous).
 BOT = "bonus4x4(tiebreak=[min-max])"
 CASES = [pytest.param(n, GAMES, marks=pytest.mark.slow) for n in (*builtin_names(), *READINGS)] + [
-    (n, QUICK.get(n, 200)) for n in builtin_names()] + [(n, 300) for n in READINGS] + [(BOT, 120)]
+    (n, examples(QUICK.get(n, 200), 40)) for n in builtin_names()] + [
+    (n, examples(300, 40)) for n in READINGS] + [(BOT, examples(120, 40))]
 
 
 @pytest.mark.parametrize(("name", "count"), CASES)

@@ -54,6 +54,7 @@ def _disagreement(rs: Ruleset, seed: int, engine_chooses: bool) -> tuple[str | N
     raise AssertionError("a game of 81 cells lasted more than 81 moves")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine_chooses", [True, False])
 def test_the_edition_plays_as_the_final_evaluator(engine_chooses: bool) -> None:
     rs = load_ruleset(EDITION)

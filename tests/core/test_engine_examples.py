@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, TypeVar
-from unittest import mock
 
 import pytest
+from cores import no_core
 from nested_reference import RefNested, load_nested
 from refbridge import ref_replay
 
@@ -32,9 +32,7 @@ from qttt import (
 from qttt.errors import QtttError
 from qttt.family import Mark, compiled_core, family_of
 from qttt.games import new_game
-from qttt.nested import compiled as nested_core
 from qttt.nested.engine import NestedState
-from qttt.quantum import compiled
 from qttt.quantum.engine import Action, Measure, Place, State
 from qttt.spec import rules, spec_dir
 
@@ -401,20 +399,14 @@ def test_engine_cites_only_catalogue_rules() -> None:
 
 @covers("core-compiled")
 @pytest.mark.parametrize("name", ["wikipedia", "intelligent"])
-def test_the_compiled_core_is_refused_when_it_cannot_be_built(name: str) -> None:
+def test_the_compiled_core_is_refused_when_it_cannot_be_built(name: str, monkeypatch: pytest.MonkeyPatch,
+                                                              tmp_path: Path) -> None:
     rs = load_ruleset(name)
-    modules = (compiled, nested_core)
-    for m in modules:
-        m.library.cache_clear()
-    try:
-        with mock.patch("qttt.native.compiler", return_value=None):
-            assert compiled_core(rs, "auto") is None and compiled_core(rs, "python") is None
-            with pytest.raises(QtttError) as e:
-                compiled_core(rs, "compiled")
-            assert e.value.rule == "core-compiled" and "no C compiler" in e.value.message
-    finally:
-        for m in modules:
-            m.library.cache_clear()
+    with no_core(monkeypatch, tmp_path):
+        assert compiled_core(rs, "auto") is None and compiled_core(rs, "python") is None
+        with pytest.raises(QtttError) as e:
+            compiled_core(rs, "compiled")
+        assert e.value.rule == "core-compiled" and "no C compiler" in e.value.message
 
 
 @covers("core-compiled")

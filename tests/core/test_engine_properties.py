@@ -8,6 +8,7 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lanes import examples
 from refbridge import ref_game
 
 from qttt import IllegalAction, builtin_names, load_ruleset, with_params
@@ -27,13 +28,13 @@ from qttt.quantum.strategies import (
 
 EngineVersusBuiltins = make_state_machine(ref_game, builtin_rulesets())
 EngineVersusBuiltins.TestCase.settings = settings(
-    max_examples=60, stateful_step_count=60, deadline=None,
+    max_examples=examples(60), stateful_step_count=60, deadline=None,
     suppress_health_check=[HealthCheck.too_slow])
 TestEngineVersusBuiltins = pytest.mark.slow(EngineVersusBuiltins.TestCase)
 
 EngineVersusRandom = make_state_machine(ref_game, random_rulesets(max_board=4))
 EngineVersusRandom.TestCase.settings = settings(
-    max_examples=60, stateful_step_count=60, deadline=None,
+    max_examples=examples(60), stateful_step_count=60, deadline=None,
     suppress_health_check=[HealthCheck.too_slow])
 TestEngineVersusRandom = pytest.mark.slow(EngineVersusRandom.TestCase)
 

@@ -10,6 +10,7 @@ import random
 from pathlib import Path
 
 import pytest
+from lanes import examples
 from nested_reference import RefNested, load_nested, random_nested
 
 from qttt import load_ruleset
@@ -22,9 +23,11 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "spec" / "editions"
 EDITIONS = [str(EXAMPLES / "intelligent-2016.toml"), str(EXAMPLES / "intelligent-2018.toml")]
 GAMES = 2000
 QUICK = 60
-# 2,000 games of the built-in ruleset and 300 of each edition in the full run; fewer in the quick one.
-CASES = [pytest.param("intelligent", GAMES, marks=pytest.mark.slow), ("intelligent", QUICK)]
-CASES += [pytest.param(e, 300, marks=pytest.mark.slow) for e in EDITIONS] + [(e, 30) for e in EDITIONS]
+# 2,000 games of the built-in ruleset and 300 of each edition in the full run, also 60 and 30; the
+# quick lane plays 20 and 10.
+CASES = [pytest.param("intelligent", GAMES, marks=pytest.mark.slow), ("intelligent", examples(QUICK, 20))]
+CASES += [pytest.param(e, 300, marks=pytest.mark.slow) for e in EDITIONS]
+CASES += [(e, examples(30, 10)) for e in EDITIONS]
 
 
 def _walk(name: str, record: dict[str, object], i: int) -> dict[str, object]:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from lanes import examples
 
 from qttt import PARAMETERS, Ruleset, VariantError, builtin_names, load_ruleset, with_params
 from qttt.cli import main
@@ -165,7 +166,7 @@ def test_canonical_names_of_scoring_readings() -> None:
 
 
 @given(random_rulesets(max_board=8))
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 def test_canonical_names_round_trip(rs: Ruleset) -> None:
     again = load_ruleset(rs.canonical)
     assert again.key() == rs.key()
@@ -231,7 +232,7 @@ def test_inherited_values_are_checked_again_after_extends(tmp_path: Path) -> Non
 
 
 @given(variant_files())
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_every_valid_variant_file_round_trips(tmp_path_factory: pytest.TempPathFactory, text: str) -> None:
     """Every valid file (any parameter, scoring components kept, removed or added) loads, gets a
     canonical name, and that name loads to the same ruleset with the same name."""

@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 from docsite import ROOT, build_site
-from mkdocs.exceptions import PluginError
 from reference import RefGame, load_variant
 
 from qttt import load_ruleset, record_to_json, state_to_json
@@ -28,6 +27,10 @@ from qttt.quantum.svg import board_svg, measurement_svg
 from qttt.spec import rules
 from qttt.variant import builtin_names
 from qttt.vocabulary import PARAMETER_BY_NAME
+
+pytestmark = pytest.mark.docs
+MKDOCS = "mkdocs is not installed (pip install -e '.[docs]')"
+PluginError = pytest.importorskip("mkdocs.exceptions", reason=MKDOCS).PluginError
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -15,7 +15,8 @@ from docsite import ROOT, build_site, pages, serve
 from qttt.docgen.rulebook import card_path, editions, languages, page_path, words
 from qttt.variant import builtin_names
 
-pytestmark = pytest.mark.slow  # builds the site and drives Chromium: the full run, not the quick lane
+# builds the site and drives Chromium: the full run, not the quick lane
+pytestmark = [pytest.mark.slow, pytest.mark.docs, pytest.mark.browser]
 
 cdp = pytest.importorskip("cdp", reason="websocket-client is not installed")
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"

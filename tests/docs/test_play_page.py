@@ -29,7 +29,7 @@ from qttt.variant import load_ruleset
 from qttt.webplay import BOARD_PIXELS
 
 cdp = pytest.importorskip("cdp", reason="websocket-client is not installed")
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.docs, pytest.mark.browser]
 
 if not (ROOT / "node_modules" / "pyodide" / "pyodide.asm.wasm").is_file():
     if os.environ.get("CI"):

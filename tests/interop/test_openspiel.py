@@ -12,14 +12,13 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from lanes import examples
 from nested_reference import RefNested, load_nested
 from refbridge import ref_game
 
-import qttt.openspiel as qo
 from qttt import load_ruleset, record_from_json
 from qttt.cli import main
 from qttt.family import family_names, family_of, find_family
@@ -35,8 +34,13 @@ from qttt.vocabulary import NESTED, QUANTUM
 from verify.quantum.abstract import Params, explore
 from verify.quantum.scores import declared_range
 
-pyspiel = pytest.importorskip("pyspiel")
+pytestmark = pytest.mark.frameworks
+
+pyspiel = pytest.importorskip("pyspiel", reason="open-spiel is not installed (pip install -e '.[openspiel]')")
+import numpy as np  # noqa: E402  (OpenSpiel's dependency)
 from open_spiel.python.algorithms import minimax  # noqa: E402
+
+import qttt.openspiel as qo  # noqa: E402
 
 T = pyspiel.GameType.Utility
 SPEC = spec_dir()
@@ -72,7 +76,7 @@ def test_random_sim_test_on_variants(name: str) -> None:
 DRAWN = random_rulesets(max_board=3) | nested_rulesets(max_board=2)  # both families
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(DRAWN)
 def test_random_sim_test_on_drawn_rulesets(rs: Any) -> None:
     low, high = rules_of(rs).utility_range()
@@ -188,7 +192,7 @@ def test_histories_are_records(name: str) -> None:
             assert sum(returns) == game.utility_sum()
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(DRAWN, st.integers(0, 2**32 - 1))
 def test_observation_tensor_determines_the_position(rs: Any, seed: int) -> None:
     """Positions of two random games with equal tensors are the same position (quantum: its key;
@@ -243,7 +247,7 @@ def test_exact_value_agrees_with_analyze_solve(name: str, capsys: pytest.Capture
         assert Fraction(after) == Fraction(first["value"])
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(st.sampled_from(["wikipedia", "russian", "kumar", "ishizeki-complete"]), st.integers(6, 9),
        st.integers(0, 2**32 - 1))
 def test_exact_values_of_3x3_positions_agree_with_solve(name: str, depth: int, seed: int) -> None:

@@ -16,8 +16,10 @@ import pytest
 
 from qttt.cli import main
 
-pytest.importorskip("pyspiel")
-pytest.importorskip("pettingzoo")
+pytestmark = pytest.mark.frameworks
+
+pytest.importorskip("pyspiel", reason="open-spiel is not installed (pip install -e '.[openspiel]')")
+pytest.importorskip("pettingzoo", reason="pettingzoo is not installed (pip install -e '.[pettingzoo]')")
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "frameworks.md"

@@ -7,10 +7,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 from qttt import load_ruleset
 from qttt.family import family_of
@@ -20,7 +20,12 @@ from qttt.nested.strategies import nested_rulesets
 from qttt.quantum.strategies import random_rulesets
 from qttt.variant import builtin_names
 
-pettingzoo_test = pytest.importorskip("pettingzoo.test")
+pytestmark = pytest.mark.frameworks
+
+pettingzoo_test = pytest.importorskip("pettingzoo.test",
+                                      reason="pettingzoo is not installed (pip install -e '.[pettingzoo]')")
+import numpy as np  # noqa: E402  (PettingZoo's dependency)
+
 from qttt.pettingzoo import AGENTS, env  # noqa: E402
 
 
@@ -33,7 +38,7 @@ def test_api_and_seed_tests_on_every_builtin_ruleset(name: str) -> None:
 DRAWN = random_rulesets(max_board=3) | nested_rulesets(max_board=2)  # both families
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(DRAWN, st.sampled_from(["points", "margin"]))
 def test_api_test_on_drawn_rulesets(rs: Any, returns: str) -> None:
     pettingzoo_test.api_test(env(ruleset=rs.canonical, returns=returns), num_cycles=200)
@@ -58,7 +63,7 @@ def play(e: Any, rng: random.Random) -> tuple[list[int], dict[str, float]]:
     return actions, rewards
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(DRAWN | st.sampled_from(builtin_names(None)).map(load_ruleset),
        st.integers(0, 2**32 - 1))
 def test_rewards_are_the_final_scores(rs: Any, seed: int) -> None:

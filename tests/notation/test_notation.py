@@ -9,6 +9,7 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lanes import examples
 from refbridge import ref_replay
 
 from qttt import (
@@ -155,7 +156,7 @@ def test_malformed_records(obj: object, needle: str) -> None:
 
 
 @given(rulesets(max_board=4), st.integers(0, 2**32))
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_round_trips(rs: Ruleset, seed: int) -> None:
     acts, final = playout(rs, random.Random(seed))
     record = Record(rs.canonical, tuple(acts))

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+from lanes import examples
 
 from qttt import Record, VariantError, builtin_names, load_ruleset, record_to_json, state_to_json
 from qttt.quantum.engine import State, playout
@@ -125,7 +126,7 @@ def test_engine_output_validates(name: str) -> None:
 
 
 @given(random_rulesets())
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_engine_output_validates_for_any_parameters(rs: Any) -> None:
     acts, _ = playout(rs, random.Random(1))
     RECORD.validate(record_to_json(Record(rs.canonical, tuple(acts))))

@@ -17,7 +17,7 @@ def _run(*cmd: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.skipif(shutil.which("ruff") is None and not (Path(sys.executable).parent / "ruff").exists(),
-                    reason="ruff is not installed (pip install -e '.[test]')")
+                    reason="ruff is not installed (pip install -e '.[dev]')")
 def test_ruff_clean() -> None:
     ruff = str(Path(sys.executable).parent / "ruff") if (Path(sys.executable).parent / "ruff").exists() \
         else "ruff"

@@ -90,6 +90,7 @@ def vocabulary_cases() -> list[tuple[str, Ruleset]]:
 CASES = vocabulary_cases()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(REASON is not None, reason=f"compiled core unavailable: {REASON}")
 @pytest.mark.parametrize("rs", [rs for _, rs in CASES], ids=[w for w, _ in CASES])
 def test_the_compiled_core_plays_every_vocabulary_value_as_the_engine(rs: Ruleset) -> None:

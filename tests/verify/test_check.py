@@ -535,6 +535,7 @@ def test_refusals_follow_check_order() -> None:
             assert err.value.rule == rule
 
 
+@pytest.mark.slow  # a whole check run, walk included
 def test_checker_error_is_its_own_status_and_exit_3(monkeypatch: pytest.MonkeyPatch,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     """A KeyError inside a sub-check is `error` (never `unknown`), and the exit status is 3."""

@@ -69,6 +69,7 @@ def successor_keys(state: State) -> Counter[Any]:
     return Counter(shape_key(state.apply(a)) for a in state.legal_actions())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["russian-unstable", "kumar", "wikipedia(end=full,two_cycles=false)"])
 def test_equal_shape_keys_have_the_same_future(name: str) -> None:
     """A bisimulation check on positions of random games: equal keys, equal observations and
@@ -123,6 +124,7 @@ def test_walk_to_a_depth_and_resume(tmp_path: Any) -> None:
     assert resumed.positions_by_ply == whole.positions_by_ply
 
 
+@pytest.mark.slow
 def test_a_resumed_walk_is_never_labelled_exhaustive(tmp_path: Any,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """Plies read from a checkpoint were not walked by this run: the engine part of a resumed

@@ -80,6 +80,18 @@ def pending_cycle_not_cleared(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(Board, "measure", measure)
 
 
+def pending_move_kept(mp: pytest.MonkeyPatch) -> None:
+    """A stale pending move: the engine keeps the measured cycle's move as pending after the
+    measurement (nothing the rules show reads it; the declared position state does)."""
+    original = Board.measure
+
+    def measure(self: Board, cell: int) -> None:
+        pending = self.pending
+        original(self, cell)
+        self.pending = pending
+    mp.setattr(Board, "measure", measure)
+
+
 def creator_measures(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(Board, "measurer", lambda self: engine.player_of(self.pending))
 
@@ -170,6 +182,8 @@ def core_source_changed(old: str, new: str) -> Patch:
     return patch
 
 
+# The compiled core keeps a stale pending move after a measurement.
+core_keeps_pending = core_source_changed("    p->pending = 0;\n    if (r->untouched", "    if (r->untouched")
 # A C-core-only scoring bug: a player owning two or more lines of a per-pattern award gets one extra.
 core_double_counts = core_source_changed("sx += c->points * nx;", "sx += c->points * (nx > 1 ? nx + 1 : nx);")
 TWO_CYCLES = str(Path(__file__).resolve().parents[2] / "spec" / "coverage" / "creator-no-2-cycles.toml")
@@ -182,6 +196,9 @@ MUTANTS: list[tuple[str, str, Patch, str, str]] = [
      "component cells hold"),
     ("pending cycle not cleared", TWO, pending_cycle_not_cleared, "no-deadlock", "raised"),
     ("the creator measures", TWO, creator_measures, "turn-order", "the rules name"),
+    ("a stale pending move in the engine", TWO, pending_move_kept, "turn-order", "as pending in phase"),
+    ("a stale pending move in the compiled core", TWO, core_keeps_pending, "cores-agree",
+     "position-state field pending"),
     ("cycle reported with its stems", TWO, cycle_with_stems, "single-cycle-per-move", "core"),
     ("2-cycles never forbidden", "qttt(board=2,two_cycles=false,end=full)", rules_changed(two_cycles=True),
      "no-deadlock", "abstraction"),
@@ -216,6 +233,7 @@ MUTANTS_3X3: list[tuple[str, str, Patch, str, str, int]] = [
      1),
     ("2-cycles never forbidden", TWO_CYCLES, rules_changed(two_cycles=True), "legal-actions",
      "place-two-cycle", 1),
+    ("a stale pending move", "wikipedia", pending_move_kept, "turn-order", "as pending in phase", 1),
 ]
 
 

@@ -7,6 +7,7 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 from qttt.nested.engine import NestedState
 from qttt.nested.strategies import nested_rulesets
@@ -14,7 +15,7 @@ from qttt.ruleset import Ruleset
 from verify.nested.check import points_range, position_failures
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(nested_rulesets(max_board=2), st.integers(0, 2**32 - 1))
 def test_random_games_end_inside_the_range(rs: Ruleset, seed: int) -> None:
     rng = random.Random(seed)

@@ -44,7 +44,7 @@ from qttt import Ruleset, load_ruleset, with_params
 from qttt.bounds import CODE, COUNT, MAX_PLY
 from qttt.io import read_checkpoint, write_checkpoint
 from qttt.processes import Mapper
-from qttt.quantum.engine import Action, Measure, Place, State
+from qttt.quantum.engine import PHASES, STATE, Action, Measure, Place, State
 
 from .abstract import abstract_of
 from .sampled import FAILURE_IDS, KEPT, LENGTH, SHAPE, Context, inspect
@@ -165,12 +165,39 @@ def shape_key(state: State) -> Key:
     return (state.phase, state.move & 1, pend, tuple(sorted(trees)))
 
 
+SHAPE_COVER = STATE.cover(
+    "verify.quantum.exhaustive:shape_key",
+    kept={"spk": "as the isomorphism class of the open cells' entanglement graph",
+          "move": "its parity (the player to place)", "phase": "as is",
+          "pending": "as the marked edge of its component"},
+    forgotten={"cls": "beyond which cells are open: under end = full no rule of legality, measurement or "
+                      "end reads a classical mark's owner, number or cell (the module docstring; checked on "
+                      "every class's other members, `check_members`)"})
+"""How the shape key holds each declared field of the position state."""
+
+
+def shape_code(key: Key) -> Key | int:
+    """A shape key as one integer, as the compiled core computes it (`qc_shape_key`): the phase
+    (2 bits), the parity (1), the size of the pending component (5), then its code and the tree
+    codes as bits ('(' 0, ')' 1), left-aligned in 64 bits. An uncanonical (odd) key as it is."""
+    if key[0] == "odd":
+        return key
+    phase, parity, pend, trees = key
+    bits = (f"{PHASES.index(phase):02b}{parity:b}{len(pend) // 2:05b}"
+            + (pend + "".join(trees)).translate(_BITS))
+    return int(bits.ljust(64, "0"), 2)
+
+
+_BITS = str.maketrans("()", "01")
+
+
 def concrete_key(state: State) -> Key:
     """The position itself (marks, move numbers, phase): no merging, so a walk under this key
     visits every reachable position."""
     return state.key()
 
 
+CONCRETE_COVER = STATE.cover("verify.quantum.exhaustive:concrete_key", kept={f: "as is" for f in STATE.names})
 KEYS: dict[str, Callable[[State], Key]] = {"shape": shape_key, "concrete": concrete_key}
 RELABELLED = 4
 """K: how many relabelled members of each shape class the walk also checks."""

@@ -27,6 +27,7 @@ from qttt.quantum import compiled
 from qttt.quantum.engine import Action, Measure, Place, State, player_of
 from qttt.quantum.game import compile_game
 
+from ..paths import Path, serving
 from ..report import Confirmed
 from .abstract import Params, simulates
 from .catalogue import REFUSAL_ORDER
@@ -154,12 +155,14 @@ class Context:
     declared: dict[str, Fraction] | None
     bound: int | None = None
     core: Any = field(default=None, compare=False)
+    paths: tuple[Path, ...] = ()
 
     @classmethod
     def of(cls, rs: Ruleset, bound: int | None = None, cores: bool = True) -> Context:
-        """The context of a ruleset, read from its compiled Game (with the compiled core when
-        `cores` and it plays rs); made once per process (the declared range of a 4×4 ruleset
-        takes about a second), however many units of work ask for it."""
+        """The context of a ruleset, read from its compiled Game (with the compiled core and the
+        registered paths compared at positions, `verify.paths`, that serve rs when `cores`); made
+        once per process (the declared range of a 4×4 ruleset takes about a second), however many
+        units of work ask for it."""
         return _context(rs, bound, cores)
 
 
@@ -168,7 +171,8 @@ def _context(rs: Ruleset, bound: int | None, cores: bool) -> Context:
     g = compile_game(rs)
     found = declared_range(rs)
     return Context(rs, Params.of(rs), bool(g.end_masks), g.measurer, g.end_masks,
-                   found[0] if found else None, bound, compiled_core(rs) if cores else None)
+                   found[0] if found else None, bound, compiled_core(rs) if cores else None,
+                   serving(rs, "positions")[0] if cores else ())
 
 
 def compiled_core(rs: Ruleset) -> Any:
@@ -215,6 +219,10 @@ def check_bookkeeping(ctx: Context, state: State, path: Sequence[Action]) -> str
         return f"after {k} placements the engine's next move is {state.move}, the rules say {k + 1}"
     if state.pending is not None and (state.pending != k or not isinstance(last, Place)):
         return f"pending cycle closed by move {state.pending}; the last placement made was move {k}"
+    held = state.fields()["pending"]  # the declared field as held, whatever the phase
+    if held != (state.pending or 0):
+        return (f"the engine holds move {held} as pending in phase {state.phase}; the declared position "
+                "state holds the cycle-closing move while a measurement is pending, 0 otherwise")
     if isinstance(last, Place):
         a, b = min(last), max(last)
         if a == b and state.classical[a] != k:
@@ -341,7 +349,7 @@ def compare_cores(ctx: Context, state: State, path: Sequence[Action],
                 pos.apply(act)
             except IllegalAction as e:
                 return CORES, f"the compiled core refuses action {i + 1}, {act}, under rule {e.rule}", None
-        differs = _view_differs(pos.view(), state)
+        differs = _view_differs(pos.view(), state) or _fields_differ(pos.fields(), state.fields())
         if differs:
             return CORES, f"the compiled core holds {differs}", None
         legal = [a for a, _ in children]
@@ -363,7 +371,7 @@ def compare_cores(ctx: Context, state: State, path: Sequence[Action],
                 continue
             after = pos.copy()
             after.apply(act)
-            differs = _view_differs(after.view(), child)
+            differs = _view_differs(after.view(), child) or _fields_differ(after.fields(), child.fields())
             if differs:
                 return CORES, f"after {act} the compiled core holds {differs}", act
     except Exception as e:
@@ -382,6 +390,15 @@ def _view_differs(view: Any, state: State) -> str | None:
     for name, mine, theirs in zip(names, core, engine, strict=True):
         if mine != theirs:
             return f"{name} {mine}, the engine {theirs}"
+    return None
+
+
+def _fields_differ(core: dict[str, Any], engine: dict[str, Any]) -> str | None:
+    """The first declared field of the position state (`qttt.quantum.engine.STATE`) the compiled
+    core holds otherwise than the engine, in words."""
+    for name, mine in core.items():
+        if mine != engine[name]:
+            return f"position-state field {name} = {mine}, the engine {engine[name]}"
     return None
 
 
@@ -443,8 +460,10 @@ def inspect(ctx: Context, state: State, path: Sequence[Action],
     found += [refused] if refused else []
     if simulate:
         found += _guarded(ABSTRACT, lambda: simulates(ctx.params, state, ctx.first_line))
-    differs = compare_cores(ctx, state, path, children, refusals) if ctx.core is not None else None
-    return found + ([differs] if differs else []), children
+    for p in ctx.paths:  # every registered path compared at positions (verify.paths)
+        differs = p.comparison()(ctx, state, path, children, refusals)
+        found += [differs] if differs else []
+    return found, children
 
 
 def confirm(ctx: Context, variant: str, prop: str, path: Sequence[Action]) -> Confirmed | None:

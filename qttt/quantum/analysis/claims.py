@@ -3,7 +3,6 @@ from the committed analysis and verification results."""
 
 from __future__ import annotations
 
-import json
 import random
 import tomllib
 from collections.abc import Callable
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ...games import replay_actions
+from ...jsonstream import loads
 from ...spec import results_dir, spec_dir
 from ...variant import load_ruleset
 from ..engine import Place, State, playout
@@ -113,7 +113,7 @@ def random_length(claim: Claim) -> str:
 
 def analysis(claim: Claim) -> str:
     """A figure of a committed analysis result (results/analysis/)."""
-    value: Any = json.loads((results_dir() / "analysis" / claim.args["file"]).read_text(encoding="utf-8"))
+    value: Any = loads((results_dir() / "analysis" / claim.args["file"]).read_text(encoding="utf-8"))
     for key in claim.args["path"]:
         value = value[key]
     return f"{int(value):,}" if isinstance(value, str) and value.isdigit() else str(value)
@@ -121,7 +121,7 @@ def analysis(claim: Claim) -> str:
 
 def verification(claim: Claim) -> str:
     """The status of a checked property in every ruleset of the verification report."""
-    report = json.loads((results_dir() / "verification" / "report.json").read_text(encoding="utf-8"))
+    report = loads((results_dir() / "verification" / "report.json").read_text(encoding="utf-8"))
     statuses = {p["status"] for r in report["rulesets"] for p in r["properties"]
                 if p["property"] == claim.args["property"]}
     return f"{claim.args['property']}: " + ", ".join(sorted(statuses)) + " for every built-in ruleset"
@@ -130,7 +130,7 @@ def verification(claim: Claim) -> str:
 def scale(claim: Claim) -> str:
     """Outcome shares and mean scores of a committed random-play run at scale (results/analysis/scale/)."""
     path = results_dir() / "analysis" / "scale" / claim.args["file"]
-    res = json.loads(path.read_text(encoding="utf-8"))["random"]
+    res = loads(path.read_text(encoding="utf-8"))["random"]
     n, lines = res["games"], res["line_outcomes"]
     shares = " / ".join(f"{lines[k] / n:.1%}" for k in ("x", "o", "neither"))
     return f"{shares}; {res['mean']['x']:.1f} / {res['mean']['o']:.1f} ({n:,} random games)"

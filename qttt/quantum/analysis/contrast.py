@@ -23,6 +23,7 @@ from typing import Any
 
 from ...errors import QtttError
 from ...io import write_atomic
+from ...jsonstream import loads
 from ...notation import Record
 from ...ruleset import Ruleset, with_params
 from ...spec import results_dir, spec_dir
@@ -253,7 +254,7 @@ def path() -> Path:
 
 def load() -> dict[str, Any]:
     """The committed contrasts."""
-    data: dict[str, Any] = json.loads(path().read_text(encoding="utf-8"))
+    data: dict[str, Any] = loads(path().read_text(encoding="utf-8"))
     return data
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from ...geometry import cells_of
 from ...ruleset import Ruleset
-from ..engine import MEASURE, Board
+from ..engine import MEASURE, STATE, Board
 from ..game import Game, compile_game
 
 Key = tuple[Any, ...]
@@ -51,6 +51,27 @@ def dead_cells(rs: Ruleset, xmask: int, omask: int) -> int:
         if not (m & xmask and m & omask):
             live |= m
     return (xmask | omask) & ~live
+
+
+PARTITION_COVER = STATE.cover(
+    "qttt.quantum.analysis.keys:partition_key",
+    kept={"spk": "as the sizes of the open cells' entanglement components", "phase": "as is",
+          "pending": "as the size of its component"},
+    forgotten={"cls": "beyond which cells are open: under end = full no rule of legality reads a classical "
+                      "mark's owner, number or cell",
+               "move": "no rule of legality reads it (it names who acts, which counting does not ask)"})
+OWNER_COVER = STATE.cover(
+    "qttt.quantum.analysis.keys:owner_key",
+    kept={"cls": "as owners (open, x, o, dead), up to the board's symmetries",
+          "spk": "as owner-labelled cell pairs, up to the board's symmetries", "move": "its parity",
+          "phase": "as is", "pending": "as its cell pair and owner"},
+    forgotten={})
+NUMBERED_COVER = STATE.cover(
+    "qttt.quantum.analysis.keys:numbered_key",
+    kept={"cls": "move numbers relabelled keeping order and parity (dead cells dropped), up to the board's "
+                 "symmetries",
+          "spk": "as numbered cell pairs, relabelled with the rest", "move": "relabelled with the rest",
+          "phase": "as is", "pending": "relabelled with the rest"})
 
 
 def partition_key(b: Board) -> Key:
