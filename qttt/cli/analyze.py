@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,7 +19,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from ..analysis.distributed import dask_mapper
+from ..analysis.distributed import executor
 from ..analysis.results import load_results, result_path, save_section
 from ..analysis.sample import LINE_RESULTS, sample_games
 from ..argtypes import integer
@@ -30,7 +29,7 @@ from ..errors import UsageError
 from ..family import family_of, tool
 from ..games import new_game
 from ..notation import Record, action_to_json, record_to_json
-from ..processes import local_mapper
+from ..processes import serial_mapper
 from ..ruleset import Ruleset
 from ..variant import load_ruleset
 
@@ -98,21 +97,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 @contextmanager
 def _mapper(args: argparse.Namespace) -> Iterator[Any]:
     """The mapper the options ask for (None: this process), shut down afterwards."""
-    workers = getattr(args, "workers", 1) or os.cpu_count() or 1
-    if getattr(args, "dask", None):
-        with dask_mapper(None if args.dask == "local" else args.dask, workers) as m:
-            yield m
-        return
-    if workers <= 1:
-        yield None
-        return
-    m, stop = local_mapper(workers)
-    try:
-        yield m
-    except BaseException:
-        stop(True)
-        raise
-    stop(False)
+    with executor(getattr(args, "workers", 1), getattr(args, "dask", None)) as m:
+        yield None if m is serial_mapper else m
 
 
 @contextmanager

@@ -35,6 +35,7 @@ def output(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     return capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_one_report_whatever_the_workers(capsys: pytest.CaptureFixture[str]) -> None:
     cheaper = [CHEAP[0], CHEAP[2]]  # no 3×3 board: its Z3 queries take a while (the slow test has it)
     one = output([*cheaper, *FLAGS, "--json-document", "--workers", "1"], capsys)
@@ -84,6 +85,7 @@ def shuffled(seed: int) -> Callable[[Callable[..., Any], list[tuple[Any, ...]]],
     return mapper
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 def test_units_run_in_any_order_give_the_same_report(seed: int) -> None:
     spec = "spec/coverage/small-vanish-ranks.toml"
