@@ -96,10 +96,11 @@ def pool_of(workers: int, context: BaseContext | None = None) -> Iterator[Proces
     stop_pool(pool, False)
 
 
-PRIORITY: contextvars.ContextVar[int] = contextvars.ContextVar("qttt_priority", default=0)
+PRIORITY: contextvars.ContextVar[float] = contextvars.ContextVar("qttt_priority", default=0)
 """The priority of work handed to a mapper from this context: lower values first, in the order
 handed out among equals (the checker sets each ruleset's place on the command line, so that the
-first ruleset's tables come first and later ones fill idle workers)."""
+first ruleset's tables come first and later ones fill idle workers, and a fraction more for work
+that can wait within a ruleset: its sampled games after the walk, whose plies follow each other)."""
 
 
 class _Queue:
@@ -107,7 +108,7 @@ class _Queue:
 
     def __init__(self, pool: ProcessPoolExecutor, workers: int) -> None:
         self.pool, self.ahead = pool, 2 * workers
-        self.waiting: list[tuple[int, int, Callable[..., Any], tuple[Any, ...], Future[Any]]] = []
+        self.waiting: list[tuple[float, int, Callable[..., Any], tuple[Any, ...], Future[Any]]] = []
         self.lock = threading.RLock()
         self.order = itertools.count()
         self.running = 0
@@ -216,13 +217,40 @@ def submit(mapper: Mapper, fn: Callable[..., Any], args: list[tuple[Any, ...]]) 
     return out
 
 
+def timed_call(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, float]:
+    """fn(*args) and the CPU seconds it took, where it ran (the thread's: a unit runs on one thread,
+    and other work of its process, or of a loaded machine, does not count)."""
+    start = time.thread_time()
+    result = fn(*args)
+    return result, time.thread_time() - start
+
+
+class Stopwatch:
+    """A mapper over another that adds up the CPU seconds its units of work take, wherever they
+    run (the work a job did, whatever the number of workers or the machine's load)."""
+
+    def __init__(self, mapper: Mapper) -> None:
+        self.mapper, self.seconds = mapper, 0.0
+        self._lock = threading.Lock()
+
+    def __call__(self, fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterator[Any]:
+        results = iter(self.mapper(timed_call, [(fn, a) for a in args]))  # handed out now
+        return self._read(results)
+
+    def _read(self, results: Iterator[tuple[Any, float]]) -> Iterator[Any]:
+        for result, seconds in results:
+            with self._lock:
+                self.seconds += seconds
+            yield result
+
+
 class Once:
     """Results computed at most once per process, by key, however many threads ask: the keys not
     asked for before go to the asking thread's mapper together (`submit`), at `priority` when given
     (work that every asker needs goes first, whoever happens to ask first), the others wait for the
     first asker's results. A failed piece is forgotten, so that a later call asks again."""
 
-    def __init__(self, priority: int | None = None) -> None:
+    def __init__(self, priority: float | None = None) -> None:
         self._lock = threading.RLock()
         self._futures: dict[Hashable, Future[Any]] = {}
         self.priority = priority

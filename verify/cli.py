@@ -13,6 +13,7 @@ import contextlib
 import functools
 import json
 import select
+import shlex
 import sys
 import threading
 import time
@@ -21,6 +22,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -99,6 +101,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true",
                    help="no progress line (on a terminal, standard error shows the rulesets settled, the "
                         "stage and the time left)")
+    p.add_argument("--verbose", action="store_true",
+                   help="say in full how each property was settled (a column of the tables; the JSON has it)")
     p.add_argument("--no-timing", action="store_true",
                    help="leave times out of the JSON report, so that it is the same on every run")
 
@@ -290,20 +294,26 @@ def duration(seconds: float) -> str:
 
 
 class Text:
-    """The report as tables: one per ruleset as it is settled, the shared work and the summary."""
+    """The report as tables: one per ruleset as it is settled, then the work shared by rulesets,
+    what the walks' keys mean, and the summary."""
 
     def __init__(self, args: argparse.Namespace) -> None:
         self.out = Console(highlight=False, width=max(120, Console().width))
+        self.verbose = args.verbose
 
     def begin(self) -> None:
         pass
 
     def ruleset(self, report: Report) -> None:
-        print_report(self.out, report)
+        print_report(self.out, report, verbose=self.verbose)
 
     def end(self, reports: list[Report], strict: bool, skipped: dict[str, str],
             unsettled: Sequence[str] = (), interrupted: int | None = None) -> None:
         print_shared(self.out, reports)
+        keys = dict.fromkeys(r.walk["key"] for r in reports if r.walk is not None)
+        for key in keys:
+            if key in notes():
+                self.out.print(f"[dim]{escape(notes()[key])}.[/dim]")
         print(summary(reports, strict, skipped, unsettled, interrupted), flush=True)
 
 
@@ -438,50 +448,86 @@ def short_witness(record: dict[str, Any]) -> str:
 def settled_by(parts: Sequence[tuple[str, str]]) -> str:
     """The status column: each part of a finding, short (`proved (Z3)`, `shape classes (engine)`,
     `violated (accepted: score-tie-gap)`), weakest first."""
-    out = []
+    heads: dict[str, list[str]] = {}  # parts of one status share it: `proved (tiebreak, declared range)`
     for _, label in parts:
         head, _, inside = label.partition(" (")
         if head == "violated" and inside.startswith("accepted: "):
-            out.append(f"violated (accepted: {inside[10:].split(',')[0].rstrip(')')})")
-            continue
-        first = inside.split(",")[0].split(":")[0].split(";")[0].rstrip(")")
-        out.append(f"{head} ({first})" if first and len(first) <= 40 else head)
-    return " + ".join(dict.fromkeys(out))
+            head, first = "violated", f"accepted: {inside[10:].split(',')[0].rstrip(')')}"
+        else:
+            first = inside.split(",")[0].split(":")[0].split(";")[0].rstrip(")")
+        said = heads.setdefault(head, [])
+        if first and len(first) <= 40 and first not in said:
+            said.append(first)
+    return " + ".join(f"{head} ({', '.join(said)})" if said else head for head, said in heads.items())
 
 
-def print_report(out: Console, report: Report) -> None:
-    """One ruleset's table, then the witnesses of its violated properties."""
-    table = Table("property", "status (what settled it)", "how it was settled", "time", "witness",
-                  title=f"{report.spec}  ({report.canonical}, {report.board}×{report.board}; "
-                        f"{report.cores})", title_justify="left")
+def print_report(out: Console, report: Report, verbose: bool = False) -> None:
+    """One ruleset's table (property, status with what settled it, time, witness; with verbose
+    how each part was settled, in full), the work its properties share, then what to do next:
+    the witness of each violation to replay, the flag that would settle a property better."""
+    named = f"{report.canonical}, " if verbose and report.canonical != report.spec else ""
+    table = Table("property", "status (what settled it)", *(["how it was settled"] * verbose), "time",
+                  "witness", title=f"{report.spec}  ({named}{report.board}×{report.board}; {report.cores})",
+                  title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
     for f in report.findings:
         witness = f"{len(f.witness.record['actions'])} actions" if f.witness else ""
-        seconds = "shared" if f.details.get("z3_shared") else f"{f.seconds:.2f} s"
-        table.add_row(f.property, f"[{STYLES[f.status]}]{escape(settled_by(f.parts))}[/]", escape(f.label),
-                      seconds, witness)
+        seconds = f"{f.seconds:.2f} s" + (" + shared" if f.shared else "")
+        table.add_row(f.property, f"[{STYLES[f.status]}]{escape(settled_by(f.parts))}[/]",
+                      *([escape(f.label)] * verbose), seconds, witness)
     out.print(table)
+    out.print(f"[dim]{escape(shared_line(report, verbose))}[/dim]")
+    for line in next_steps(report):
+        out.print(line, soft_wrap=True)
+    out.print()
+
+
+def shared_line(report: Report, verbose: bool = False) -> str:
+    """The work the properties marked `+ shared` rest on, each with its seconds of work."""
+    parts = []
+    for key, (what, took) in report.shared.items():
+        covered = (f" ({walk_text(report.walk, report.canonical, verbose)})" if key == "walk" and report.walk
+                   else "")
+        parts.append(f"{what} {took:.1f} s{covered}")
+    if not parts:  # a family that says nothing of shared work
+        return f"{plural(report.games, 'game')} sampled in {report.sampling_seconds:.1f} s"
+    return "shared (CPU seconds of work): " + "; ".join(parts)
+
+
+def walk_text(walk: dict[str, Any], canonical: str, verbose: bool = False) -> str:
+    """What a walk covered (naming the ruleset walked when it is not the one checked: in full when
+    verbose or short)."""
+    name = walk["ruleset"]
+    of = ("" if name == canonical else f" of {name}" if verbose or len(name) <= 40
+          else " of another ruleset (--verbose names it)")
+    if walk["key"] == "concrete":
+        what = f"every reachable position{of}, {walk['positions']} positions, none merged"
+    else:
+        what = (f"one position per shape class{of}, {walk['positions']} classes, each also on up to K = "
+                f"{walk['relabelled_per_class']} relabelled members ({walk['relabelled_checked']} checked)")
+    if not walk["complete"]:
+        what += f", to ply {walk.get('max_ply')} only"
+    if "resumed_at" in walk:
+        what += f", resumed from a checkpoint at ply {walk['resumed_at']} (earlier plies read, not walked)"
+    return what
+
+
+def next_steps(report: Report) -> list[str]:
+    """Markup lines: each violation's witness and the command that replays it, each checker error,
+    each property something would settle better."""
+    out = []
     for f in report.findings:
-        if f.witness:
-            out.print(f"[bold]{f.property}[/bold] ({LABELS[f.status]}): {escape(f.witness.shows)}")
-            out.print(f"  {short_witness(f.witness.record)}", markup=False)
-            out.print(f"  {json.dumps(f.witness.record)}", markup=False)
-    walk = report.walk
-    if walk is not None:
-        if walk["key"] == "concrete":
-            what = f"every reachable position, {walk['positions']} positions, none merged"
-        else:
-            what = (f"one position per shape class, {walk['positions']} classes, each also on up to K = "
-                    f"{walk['relabelled_per_class']} relabelled members "
-                    f"({walk['relabelled_checked']} checked)")
-        extent = "" if walk["complete"] else f", to ply {walk.get('max_ply')} only"
-        if "resumed_at" in walk:
-            extent += (f", resumed from a checkpoint at ply {walk['resumed_at']} "
-                       "(earlier plies read, not walked)")
-        out.print(f"[dim]walk of {escape(walk['ruleset'])}: {what}{extent}, in {walk['seconds']:.1f} s[/dim]")
-        note = notes().get(walk["key"])
-        if note:
-            out.print(f"[dim]{escape(note)}.[/dim]")
-    out.print(f"[dim]{plural(report.games, 'game')} sampled in {report.sampling_seconds:.1f} s[/dim]\n")
+        if f.witness is not None:
+            record = json.dumps(f.witness.record, ensure_ascii=False)
+            out += [f"[bold]{f.property}[/bold] ({LABELS[f.status]}): {escape(f.witness.shows)}",
+                    f"  {escape(short_witness(f.witness.record))}",
+                    f"  [bold]next:[/bold] replay it: {escape(f'echo {shlex.quote(record)} | qttt replay -')}"
+                    + ("; --strict fails on it" if f.status == "accepted" else "")]
+        elif f.status == "error":
+            out.append(f"[bold]next:[/bold] {f.property}: the checker itself failed (a bug of ours; please "
+                       f"report it with this line): {escape(f.label)}")
+        elif f.next:
+            out.append(f"[bold]next:[/bold] {f.property}: {escape(f.next)}")
+    return out
 
 
 def print_shared(out: Console, reports: list[Report]) -> None:

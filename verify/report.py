@@ -46,6 +46,11 @@ class Finding:
     witness: Witness | None = None
     details: dict[str, Any] = field(default_factory=dict)
     parts: list[Part] = field(default_factory=list)
+    shared: tuple[str, ...] = ()
+    """The work it rests on that other properties share (keys of its report's `shared`): its
+    `seconds` are its own work only."""
+    next: str = ""
+    """What would settle it better, when something would (a flag, a tool)."""
 
     def to_json(self, timing: bool = True) -> dict[str, Any]:
         """Plain data (without the time taken unless timing)."""
@@ -53,6 +58,10 @@ class Finding:
                                "method": self.method, "rules": list(by_id()[self.property].rules)}
         if timing:
             out["seconds"] = round(self.seconds, 3)
+        if self.shared:
+            out["shared"] = list(self.shared)
+        if self.next:
+            out["next"] = self.next
         if self.witness is not None:
             out["witness"] = {"record": self.witness.record, "shows": self.witness.shows}
         if self.details:
@@ -100,6 +109,9 @@ class Report:
     sampling_seconds: float
     walk: dict[str, Any] | None = None
     cores: str = "engine (Python)"
+    shared: dict[str, tuple[str, float]] = field(default_factory=dict)
+    """The work several of its properties rest on, by key: what it is and the seconds it took
+    (summed over the units of work, wherever they ran)."""
 
     def has(self, status: str) -> bool:
         """Whether some property has this status."""
@@ -118,6 +130,9 @@ class Report:
             out["sampling_seconds"] = round(self.sampling_seconds, 3)
         if self.walk is not None:
             out["exhaustive"] = self.walk if timing else _untimed(self.walk)
+        if self.shared:
+            out["shared"] = {k: {"what": what, **({"seconds": round(sec, 3)} if timing else {})}
+                             for k, (what, sec) in self.shared.items()}
         out["properties"] = [f.to_json(timing) for f in self.findings]
         return out
 

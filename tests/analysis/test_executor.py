@@ -114,7 +114,7 @@ def test_one_worker_is_this_process() -> None:
 def test_work_is_handed_out_by_the_caller_in_order_and_shared_work_first() -> None:
     """submit() calls the mapper in the calling thread (so work goes out in the order of the calls,
     at the caller's priority); a Once with a priority hands its work out at that priority."""
-    seen: list[tuple[str, int, str]] = []
+    seen: list[tuple[str, float, str]] = []
 
     def recording(fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Any:
         seen.append((threading.current_thread().name, PRIORITY.get(), fn.__name__))

@@ -6,8 +6,10 @@ partial, and exits 130/143."""
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import random
+import shlex
 import signal
 import subprocess
 import sys
@@ -16,12 +18,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 from qttt.processes import Once, serial_mapper
 from verify import cli
 from verify.quantum import check as check_module
 from verify.quantum import z3_graph
+from verify.quantum.catalogue import PROPERTIES
 from verify.quantum.check import check, discharge
+from verify.report import Confirmed, Report, finding
 
 ROOT = Path(__file__).resolve().parents[2]
 CHEAP = ["spec/coverage/small-vanish-ranks.toml", "wikipedia", "spec/coverage/nested-weighted-majority.toml"]
@@ -127,8 +132,8 @@ def started(argv: list[str]) -> subprocess.Popen[str]:
 def test_an_interrupt_prints_what_was_settled(sig: signal.Signals, status: int) -> None:
     """Stopped once the first ruleset is printed: its report stands, the last line says the report
     is partial and names what was not settled; the exit status is the signal's."""
-    proc = started(["spec/coverage/small-vanish-ranks.toml", "wikipedia", "--games", "200000", "--json",
-                    "--workers", "2"])
+    proc = started(["spec/coverage/small-vanish-ranks.toml", "wikipedia", "--games", "100", "--json",
+                    "--workers", "2"])  # a 2×2 walk, then the 3×3 one (minutes)
     assert proc.stdout is not None and proc.stderr is not None
     head = json.loads(proc.stdout.readline())
     first = json.loads(proc.stdout.readline())
@@ -139,3 +144,57 @@ def test_an_interrupt_prints_what_was_settled(sig: signal.Signals, status: int) 
     assert proc.returncode == status and last["partial"] is True and last["exit_status"] == status
     assert last["not_settled"] == ["wikipedia"] and "partial report, interrupted: 1 of 2" in last["summary"]
     assert err.strip() == ("qttt: interrupted" if status == 130 else "qttt: terminated")
+
+
+def synthetic() -> Report:
+    """A ruleset's report as the quantum checker makes it: a walk and sampled games shared by
+    every property, Z3 by the graph ones, an accepted violation with its game, a Z3 query given up."""
+    walk = {"ruleset": "wikipedia(end=full)", "key": "shape", "complete": True, "positions": 2499,
+            "relabelled_per_class": 4, "relabelled_checked": 9871, "seconds": 25.0}
+    record = {"variant": "wikipedia", "actions": [{"place": [0, 1]}, {"place": [0, 1]}, {"measure": 0}]}
+    found = []
+    for p in PROPERTIES:
+        parts = [("classes", "shape classes (engine, one position per shape class, 2499 classes, each "
+                  "also on up to K = 4 relabelled members: 9871 checked)"), ("proved", "proved (Z3)")]
+        witness = Confirmed(record, "a tie no source decides") if p.id == "scores-well-defined" else None
+        f = finding(p.id, parts, "method", 0.012, witness, accepted="score-tie-gap" if witness else None)
+        f.shared = ("walk", "games")
+        found.append(f)
+    gave_up = ("unknown", "unknown (at-most-one-outcome, 9 cells: Z3: timeout)")
+    found[1] = finding(found[1].property, [gave_up], "method", 0.5)
+    found[1].next = "Z3 gave up after 60 s on a query: --timeout 240 gives it longer"
+    return Report("wikipedia", "wikipedia", "wikipedia", 3, found, 1000, 5.2, walk, "engine and core",
+                  {"walk": ("the walk", 25.04), "games": ("1000 sampled games", 5.21)})
+
+
+def test_a_ruleset_reads_in_a_few_lines_with_what_to_do_next() -> None:
+    out = Console(file=io.StringIO(), width=120, highlight=False)
+    cli.print_report(out, synthetic())
+    text = out.file.getvalue()  # type: ignore[attr-defined]
+    lines = text.splitlines()
+    assert len(lines) <= 20, text  # title, header, rule, 9 rows, shared work, the witness and next steps
+    assert "how it was settled" not in text and "each also on up to" not in lines[3]  # one status column
+    row = next(line for line in lines if line.lstrip().startswith("turn-order"))
+    assert "shape classes (engine) + proved (Z3)" in row and "0.01 s + shared" in row
+    assert ("shared (CPU seconds of work): the walk 25.0 s (one position per shape class of "
+            "wikipedia(end=full), 2499 classes") in " ".join(lines)
+    assert "1000 sampled games 5.2 s" in text
+    assert "next: collapse-uniqueness: Z3 gave up after 60 s on a query: --timeout 240" in text
+    (replay,) = [line for line in lines if "next: replay it:" in line]
+    assert replay.endswith("| qttt replay -; --strict fails on it")
+    command = replay.split("replay it: ", 1)[1].removesuffix("; --strict fails on it")
+    proc = subprocess.run(command.replace("qttt replay", f"{shlex.quote(sys.executable)} -m qttt replay"),
+                          shell=True, cwd=ROOT, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0 and proc.stderr == "", proc  # the command replays the witness as printed
+    verbose = Console(file=io.StringIO(), width=200, highlight=False)
+    cli.print_report(verbose, synthetic(), verbose=True)
+    assert "how it was settled" in verbose.file.getvalue()  # type: ignore[attr-defined]
+
+
+def test_the_json_says_what_each_property_shares_and_what_next() -> None:
+    data = synthetic().to_json(timing=False)
+    assert data["shared"] == {"walk": {"what": "the walk"}, "games": {"what": "1000 sampled games"}}
+    assert data["properties"][0]["shared"] == ["walk", "games"] and "seconds" not in data["properties"][0]
+    assert data["properties"][1]["next"].endswith("--timeout 240 gives it longer")
+    timed = synthetic().to_json(timing=True)
+    assert timed["shared"]["walk"] == {"what": "the walk", "seconds": 25.04}

@@ -146,8 +146,10 @@ def settle_nested(spec: str, rs: Ruleset, games: int | None, seed: int) -> Repor
     for prop, method in argument.items():
         parts = [("argued", "argued from the rules (by hand, not by machine)"),
                  ("sampled", f"sampled ({games} game{'s' * (games != 1)})")]
-        findings.append(finding(prop, parts, method, sampled / 3, broken.get(prop),
+        findings.append(finding(prop, parts, method, 0.0, broken.get(prop),
                                 {"sampled_games": games, "longest": longest, "ends": ends}
                                 if prop == "nested-scores-defined" else None))
+        findings[-1].shared = ("games",)  # every property rests on the same games
     return Report(spec, rs.name, rs.canonical, rs.board ** 2, findings, games, sampled, None,
-                  "engine (Python) only: the compiled core plays quantum rulesets")
+                  "engine (Python) only: the compiled core plays quantum rulesets",
+                  {"games": (f"{games} sampled games", sampled)})

@@ -12,6 +12,8 @@ weakest of its parts; its label names each part. A violation is reported only wi
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 import threading
 import time
@@ -25,7 +27,8 @@ from typing import Any, TypeVar
 import z3
 
 from qttt import Ruleset, action_from_json, load_ruleset
-from qttt.processes import Mapper, Once, serial_mapper, submit
+from qttt.processes import PRIORITY, Mapper, Once, Stopwatch, serial_mapper, submit
+from qttt.quantum import compiled
 from qttt.quantum.engine import Action, Measure, Place
 from qttt.spec import spec_dir
 
@@ -92,7 +95,9 @@ def discharge(ob: Z.Obligation, timeout: float) -> Z.Discharged:
     in this process runs units on threads."""
     with _Z3_LOCK:
         z3.z3._main_ctx = None  # the next term made starts a new main context (z3.main_ctx)
-        return Z.discharge([ob], timeout)[0]
+        started = time.thread_time()
+        done = Z.discharge([ob], timeout)[0]
+        return dataclasses.replace(done, seconds=time.thread_time() - started)  # CPU, as every unit
 
 
 def z3_proofs(cells: int, timeout: float = 60.0,
@@ -121,10 +126,10 @@ forest plus an edge, every small unicyclic graph."""
 
 
 def enumerated(prop: str) -> tuple[Tally, float]:
-    """One enumeration of ENUMERATIONS, with the seconds it took: a unit of work."""
-    t = time.perf_counter()
+    """One enumeration of ENUMERATIONS, with the CPU seconds it took: a unit of work."""
+    t = time.thread_time()
     tally = ENUMERATIONS[prop](CROSS_CHECK_CELLS)
-    return tally, time.perf_counter() - t
+    return tally, time.thread_time() - t
 
 
 def enumerations(mapper: Mapper = serial_mapper) -> dict[str, Future[tuple[Tally, float]]]:
@@ -495,18 +500,19 @@ def run_walks(rs: Ruleset, spec: str, max_ply: int | None, mapper: Mapper = seri
     bound = abstraction(Params.of(target)).longest
     members = RELABELLED if key == "shape" else 0
 
-    def told(ply: int, done: int, total: int) -> None:
+    def told(ply: int, done: int, total: int, what: str = "walk") -> None:
         if progress:
-            progress(f"walk: ply {ply}, {done}/{total} positions")
+            progress(f"{what}: ply {ply}, {done}/{total} positions")
 
     params = {"end": "full"} if target is not rs else {}
+    own = None  # the second walk goes along with the first (neither waits for the other)
+    if target is not rs:
+        own = submit(serial_mapper, functools.partial(
+            walk, rs, max_ply=max_ply, bound=bound, mapper=mapper, chunk=WALK_CHUNK, load=spec,
+            progress=functools.partial(told, what="walk of the real rules")), [()])[0]
     structural = walk(target, max_ply=max_ply, bound=bound, mapper=mapper, chunk=WALK_CHUNK, progress=told,
                       checkpoint=checkpoint, load=spec, params=params, key=key, members=members)
-    own = None
-    if target is not rs:
-        own = walk(rs, max_ply=max_ply, bound=bound, mapper=mapper, chunk=WALK_CHUNK, progress=told,
-                   load=spec)
-    return structural, own
+    return structural, own.result() if own is not None else None
 
 
 def _walk_json(structural: Walk, own: Walk | None) -> dict[str, Any]:
@@ -570,7 +576,27 @@ def settle(prop: str, rs: Ruleset, spec: str, bound: int | None, cores: bool, ev
         LENGTH: lambda: termination_finding(rs, engine, started),
         SCORES: lambda: scores_finding(rs, engine, started),
     }
-    return guarded(prop, build[prop])
+    cpu = time.thread_time()
+    found = guarded(prop, build[prop])
+    found.seconds = time.thread_time() - cpu  # its own work: CPU, as every unit
+    graph = prop in (SHAPE, UNIQUE, TOTAL)
+    found.shared = ("walk",) * (evidence.walk is not None) + ("games",) + ("z3",) * graph
+    found.next = next_step(prop, rs, evidence) if found.status in ("unknown", "sampled") else ""
+    return found
+
+
+def next_step(prop: str, rs: Ruleset, evidence: Evidence) -> str:
+    """What would settle prop better, where a flag or a tool would: Z3 given more time, the
+    compiled core built."""
+    gave_up = [d.result.seconds for d in evidence.proofs
+               if d.obligation.property == prop and isinstance(d.result, Z.Unknown)]
+    if gave_up and prop in (SHAPE, UNIQUE, TOTAL):
+        most = max(gave_up)
+        return f"Z3 gave up after {most:.0f} s on a query: --timeout {4 * most:.0f} gives it longer"
+    if prop == CORES and core_reason(rs) is not None and compiled.supports(rs) is None:
+        return (f"the compiled core was not compared ({core_reason(rs)}): with a C compiler (cc) on the "
+                "path, check builds it")
+    return ""
 
 
 def waited(futures: Sequence[Future[T]], say: Progress, what: str) -> list[T]:
@@ -599,11 +625,16 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
     tallies = enumerations(mapper)
     bound = abstraction(Params.of(rs)).longest
     games = games or default_games(rs)
-    sampled = submit(mapper, sample_chunk, chunks(rs, games, seed, bound=bound, cores=cores))
+    token = PRIORITY.set(PRIORITY.get() + 0.5)  # the walk's plies, a chain, go first; the games fill in
+    try:
+        sampled = submit(mapper, sample_chunk, chunks(rs, games, seed, bound=bound, cores=cores))
+    finally:
+        PRIORITY.reset(token)
     walked, own, walk_data = None, None, None
+    walking = Stopwatch(mapper)
     if exhaustive or (exhaustive is None and walks_by_default(rs)):
         depth = max_ply if max_ply is not None else default_depth(rs)
-        walked, own = run_walks(rs, spec, depth, mapper, say, checkpoint)
+        walked, own = run_walks(rs, spec, depth, walking, say, checkpoint)
         walk_data = _walk_json(walked, own)
     s = merged(waited(sampled, say, f"sampling {games} games, chunks of {CHUNK} in"))
     counted = waited(list(tallies.values()), say, "enumerations")
@@ -618,7 +649,13 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
     reason = core_reason(rs) if cores else "not asked for"
     both = ("engine (Python) and compiled core (C), compared at every checked position" if reason is None
             else f"engine (Python) only: {reason}")
-    return Report(spec, rs.name, rs.canonical, rs.board, findings, s.games, s.seconds, walk_data, both)
+    cells = rs.board * rs.board
+    shared = {"walk": ("the walk", walking.seconds)} if walked is not None else {}
+    shared["games"] = (f"{s.games} sampled games", s.seconds)
+    shared["z3"] = (f"Z3 on {cells} cells (with every ruleset of {cells} cells)",
+                    sum(d.seconds for d in evidence.proofs))
+    return Report(spec, rs.name, rs.canonical, rs.board, findings, s.games, s.seconds, walk_data, both,
+                  shared)
 
 
 def shared_work() -> dict[str, Any]:

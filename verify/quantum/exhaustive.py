@@ -389,7 +389,7 @@ def walk(rs: Ruleset, *, max_ply: int | None = None, bound: int | None = None, m
         out.positions_by_ply.append(len(paths))
         batches = [paths[i:i + chunk] for i in range(0, len(paths), chunk)]
         results = (mapper(_expand_spec, [(spec, b) for b in batches])
-                   if mapper is not None and load is not None and len(batches) > 1
+                   if mapper is not None and load is not None
                    else (expand(rs, b, key, bound, members) for b in batches))
         merged: dict[Key, Path_] = {}
         done = 0
