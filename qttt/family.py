@@ -239,6 +239,11 @@ class Cases(Protocol):
     def error_refs(self, rs: Ruleset, before: GameState) -> set[str]:
         """Rule ids an illegal action exercises beyond the rule it breaks."""
 
+    def field_rules(self, rs: Ruleset, state: GameState) -> Mapping[str, tuple[str, ...]]:
+        """Per field of the v1 state at `state` (and `legal`, its legal actions), the rules that
+        decide it, most specific first: where the conformance report looks first for the rule a
+        difference in that field fails."""
+
 
 _LOADED: dict[str, Family] = {}
 
@@ -306,6 +311,11 @@ def cases(rs: Ruleset) -> Cases:
     """The conformance tool of a ruleset's family."""
     found: Cases = tool(rs, "cases")
     return found
+
+
+# What `core` may say wherever a rules engine is chosen (every command's --core, the tools'
+# `core` argument): the compiled core when it can, the compiled core or a refusal, the Python engine.
+CORES = ("auto", "compiled", "python")
 
 
 def compiled_core(rs: Ruleset, core: str = "auto") -> CompiledCore | None:

@@ -51,6 +51,7 @@ class RandomPlayer:
     """Chooses uniformly among the legal actions with its own `random.Random(seed)`."""
 
     name = "random"
+    summary = "uniform among the legal actions"
 
     def __init__(self, seed: int | None = None, rng: random.Random | None = None) -> None:
         self.rng = rng if rng is not None else random.Random(seed)
@@ -75,6 +76,8 @@ class GreedyPlayer:
     """
 
     name = "greedy"
+    summary = ("wins at once when it can, else avoids actions that let the opponent win at once, "
+               "else random")
 
     def __init__(self, seed: int | None = None, rng: random.Random | None = None) -> None:
         self.rng = rng if rng is not None else random.Random(seed)
@@ -136,6 +139,7 @@ class SearchPlayer:
     """
 
     name = "search"
+    summary = "Monte Carlo tree search within a time budget per action; the strongest"
 
     def __init__(self, seed: int | None = None, rng: random.Random | None = None,
                  seconds: float | None = 0.5, playouts: int | None = None, c: float = 1.0,

@@ -34,6 +34,7 @@ from multiprocessing.context import BaseContext
 from typing import Any, NamedTuple
 
 PR_SET_PDEATHSIG = 1
+INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
 MAX_LINE = 4 << 20  # bytes of one line read from a program (a response, a move)
 READ = 1 << 16
 Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
@@ -64,6 +65,29 @@ def worker_init(parent: int) -> None:
         threading.Thread(target=watch, daemon=True).start()
     if os.getppid() != parent:  # the parent died before the request took effect
         os._exit(1)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, INTERRUPTS)  # held back while it started (FORK)
+
+
+class _GuardedProcess(multiprocessing.context.ForkProcess):
+    """A forked process started with Ctrl-C and SIGTERM held back until it has its own handlers
+    (worker_init lets them through): interrupted before, it would print a traceback, or go on as a
+    copy of its parent when interrupted before it runs its target (seen: Ctrl-C to the process
+    group while `qttt random` started 8 workers left the command running)."""
+
+    def start(self) -> None:
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, INTERRUPTS)
+        try:
+            super().start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+class _GuardedContext(multiprocessing.context.ForkContext):
+    Process = _GuardedProcess
+
+
+FORK = _GuardedContext()
+"""The context worker processes are forked in (Linux): see _GuardedProcess."""
 
 
 def worker_pool(workers: int, context: BaseContext | None = None) -> ProcessPoolExecutor:
@@ -71,7 +95,8 @@ def worker_pool(workers: int, context: BaseContext | None = None) -> ProcessPool
     now, by this thread: Linux kills a worker when the thread that started it ends (the death
     signal follows the thread), and a pool started by a thread that ends before it, such as a
     mapper's reader (`submit`), would lose its workers."""
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context or multiprocessing.get_context(),
+    default = FORK if sys.platform.startswith("linux") else multiprocessing.get_context()
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context or default,
                                initializer=worker_init, initargs=(os.getpid(),))
     pool.submit(int).result()  # the first piece of work forks every worker (fork start method)
     return pool
@@ -529,7 +554,7 @@ class _Ring:
 
     def start(self, count: int, make: Callable[[int, int], Piece | bytes],
               measure: Callable[[int], int] | None, fds: list[int], base: int | None) -> None:
-        context = multiprocessing.get_context("fork")  # the workers inherit the outputs and `make`
+        context = FORK  # the workers inherit the outputs and `make`
         workers = len(self.turns)
         measures = context.Array("q", count, lock=False) if measure is not None else None
         barrier = context.Barrier(workers) if measure is not None else None

@@ -94,3 +94,14 @@ def move_refs(rs: Ruleset, before: GameState, action: Json, after: GameState) ->
     if after.over:
         refs |= {"score-at-end", "classical-score", "classical-line" if after.winner else "classical-full"}
     return refs
+
+
+def field_rules(rs: Ruleset, state: GameState) -> dict[str, tuple[str, ...]]:
+    """Per field of the v1 state at `state` (and `legal`), the rules that decide it, most specific
+    first."""
+    ends = ("classical-line", "classical-full")
+    scores = ("classical-score", "score-at-end", *ends) if state.over else ("score-at-end",)
+    return {"variant": ("record-variant",), "to_move": ("classical-turn",),
+            "board": ("classical-cell-empty",), "move": ("classical-turn",),
+            "phase": ends, "over": ends, "scores": scores,
+            "legal": ("classical-cell-empty", "over-no-action", *ends)}

@@ -48,6 +48,68 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {escape(message)} (see {self.prog} --help)\n")
 
 
+# -- the options every command spells the same way (tests/cli/test_flags.py walks every parser and
+# holds it to them): --core, --workers, --json, --quiet; old spellings stay, with a note (Deprecated)
+
+
+def add_core(p: argparse.ArgumentParser, help: str, choices: tuple[str, ...] | None = None,
+             default: str = "auto") -> None:
+    """`--core`: the rules engine, among qttt.family.CORES (auto, compiled, python)."""
+    from ..family import CORES  # here: not loaded at start-up
+
+    p.add_argument("--core", choices=choices or CORES, default=default, help=help)
+
+
+def add_engine_alias(p: argparse.ArgumentParser) -> None:
+    """The old `--engine {auto,c,python}` of the solver: --core, with c read as compiled."""
+    from ..argtypes import Deprecated  # here: not loaded at start-up
+
+    p.add_argument("--engine", dest="core", choices=("auto", "compiled", "python"), metavar="{auto,c,python}",
+                   type=lambda v: "compiled" if v == "c" else v, action=Deprecated,
+                   help="deprecated spelling of --core (c: compiled)")
+
+
+def add_workers(p: argparse.ArgumentParser, what: str, default: int = 0) -> None:
+    """`--workers N`: processes (or threads) the work is spread over; 0 is one per core."""
+    from ..argtypes import integer  # here: not loaded at start-up
+    from ..bounds import WORKERS
+
+    shown = "0: one per core" if default == 0 else f"{default}; 0: one per core"
+    p.add_argument("--workers", type=integer(WORKERS), default=default, metavar="N",
+                   help=f"{what} (default {shown})")
+
+
+def workers(n: int) -> int:
+    """The number of workers `--workers n` asks for: n, or one per core for 0."""
+    return n or os.cpu_count() or 1
+
+
+def add_json(p: argparse.ArgumentParser, what: str) -> None:
+    """`--json`: the command's report as JSON on standard output instead of text."""
+    p.add_argument("--json", action="store_true", help=what)
+
+
+class JsonFlag(argparse.Action):
+    """`--json` (nargs ?) where an old `--json FILE` wrote the JSON report to FILE: alone, the flag;
+    with a value, the old meaning (the `output` option) and a one-line note."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        if values is True or values is None:
+            setattr(namespace, self.dest, True)
+            return
+        print(f"{parser.prog}: {option_string} FILE is deprecated; use --output FILE (--json alone "
+              "prints the JSON report)", file=sys.stderr)
+        from pathlib import Path  # here: not loaded at start-up
+
+        namespace.output = Path(values)
+
+
+def add_quiet(p: argparse.ArgumentParser, what: str = "no progress on standard error") -> None:
+    """`--quiet`: no progress display."""
+    p.add_argument("--quiet", action="store_true", help=what)
+
+
 class Commands(SubParsers):
     """The subcommands of `COMMANDS`: each is a choice from the start and gets its parser when its
     module registers it, on first use (chosen, or listed in a help text)."""

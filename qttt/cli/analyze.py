@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,10 +21,10 @@ from rich.progress import (
 )
 
 from ..analysis.distributed import executor
-from ..analysis.results import load_results, result_path, save_section
+from ..analysis.results import DATA_ENV, known_results, load_results, save_section, saved_path
 from ..analysis.sample import LINE_RESULTS, sample_games
 from ..argtypes import integer
-from ..bounds import CHUNK, GAMES, MAX_PLY, SEED, WORKERS
+from ..bounds import CHUNK, GAMES, MAX_PLY, SEED
 from ..conformance.perft import perft
 from ..errors import UsageError
 from ..family import family_of, tool
@@ -32,32 +33,40 @@ from ..notation import Record, action_to_json, record_to_json
 from ..processes import serial_mapper
 from ..ruleset import Ruleset
 from ..variant import load_ruleset
+from . import add_core, add_engine_alias, add_json, add_quiet, add_workers
 
 SEARCH_CELLS = 9  # boards an exact count or solve is attempted on without --force (3×3)
+RANDOM_GAMES = 10_000  # random games fairness samples when none are saved (analyze random's default)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("analyze", help="exact game counts, solved values, random-play statistics",
                        description="Analyse a ruleset: count games, solve it, sample random play, "
-                                   "report fairness. --save writes results/analysis/<name>.json.")
+                                   "report fairness. --save keeps the result in your data directory "
+                                   f"(${DATA_ENV}, else ~/.local/share/qttt/analysis/ or the platform's); "
+                                   "-o FILE writes it to FILE (the checkout's results/analysis/NAME.json "
+                                   "for the results the project ships).")
     tasks = p.add_subparsers(dest="task", required=True, metavar="TASK")
 
-    def common(q: argparse.ArgumentParser, workers: bool = True) -> None:
+    def common(q: argparse.ArgumentParser, checkpoint: bool = True) -> None:
         q.add_argument("ruleset", help="built-in name, canonical name or variant file")
-        if workers:
-            q.add_argument("--workers", type=integer(WORKERS), default=0,
-                           help="local processes, or with --dask local the local cluster's worker "
-                                "processes (default 0: one per core); same answer whatever the number")
-            q.add_argument("--dask", metavar="ADDRESS",
-                           help="run on a Dask cluster: a scheduler address, or 'local' for a local one")
+        add_workers(q, "local processes, or with --dask local the local cluster's worker processes; the "
+                       "same answer whatever the number")
+        q.add_argument("--dask", metavar="ADDRESS",
+                       help="run on a Dask cluster: a scheduler address, or 'local' for a local one")
+        if checkpoint:
             q.add_argument("--checkpoint", metavar="FILE", help="save progress here and resume from it")
-        q.add_argument("--json", action="store_true", help="print the result as JSON")
-        q.add_argument("--save", action="store_true", help="write the result to results/analysis/")
-        q.add_argument("-o", "--output", metavar="FILE", help="write the result to this JSON file")
-        q.add_argument("--quiet", action="store_true", help="no progress bar")
+        add_json(q, "print the result as JSON")
+        q.add_argument("--save", action="store_true",
+                       help=f"keep the result in your data directory (${DATA_ENV}, else "
+                            "~/.local/share/qttt/analysis/ or the platform's), where analyze fairness "
+                            "reads it")
+        q.add_argument("-o", "--output", metavar="FILE", help="write the result to this JSON file "
+                       "(its other sections kept)")
+        add_quiet(q, "no progress bar, and no note of what fairness computes")
         q.add_argument("--force", action="store_true",
-                       help="go on where the command would refuse: replace a result already saved "
-                            f"in results/analysis/, or search a board of more than {SEARCH_CELLS} cells")
+                       help="go on where the command would refuse: replace a result already saved, "
+                            f"or search a board of more than {SEARCH_CELLS} cells")
 
     c = tasks.add_parser("count", help="exact number of complete games and positions by ply")
     common(c)
@@ -67,37 +76,41 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     s = tasks.add_parser("solve", help="value under perfect play, principal variation, first moves")
     common(s)
-    s.add_argument("--engine", choices=("auto", "c", "python"), default="auto",
-                   help="search: the compiled core (c, built with the system C compiler), the pure "
-                        "Python solver, or auto (c when it can be built; default)")
+    add_core(s, "search: the compiled core (built with the system C compiler), the pure Python solver, "
+                "or auto (compiled when it can; default); the same values either way")
+    add_engine_alias(s)
     s.set_defaults(run=run_solve)
 
     r = tasks.add_parser("random", help="score statistics of uniformly random games")
     common(r)
-    r.add_argument("-n", "--games", type=integer(GAMES), default=10000,
-                   help="number of games (default 10000)")
+    r.add_argument("-n", "--games", type=integer(GAMES), default=RANDOM_GAMES,
+                   help=f"number of games (default {RANDOM_GAMES})")
     r.add_argument("--seed", type=integer(SEED), default=0,
                    help="random seed (default 0)")
     r.add_argument("--chunk", type=integer(CHUNK), default=2000,
                    help="games per unit of work (default 2000)")
-    r.add_argument("--core", choices=("auto", "compiled", "python"), default="auto",
-                   help="rules engine: the compiled core (built with the system C compiler), the "
-                        "Python engine, or auto (compiled when it can; default); same games either way")
+    add_core(r, "rules engine: the compiled core (built with the system C compiler), the Python engine, "
+                "or auto (compiled when it can; default); same games either way")
     r.set_defaults(run=run_random)
 
-    f = tasks.add_parser("fairness", help="first-player advantage; scoring variants that are draws")
-    common(f, workers=False)
+    f = tasks.add_parser("fairness", help="first-player advantage; scoring variants that are draws",
+                         description="The first player's advantage under perfect and random play, from "
+                                     "the results saved (yours, then the project's); what is missing is "
+                                     f"computed first: {RANDOM_GAMES:,} random games (seed 0), and the "
+                                     f"solve on boards of up to {SEARCH_CELLS} cells (--force: any). Exit "
+                                     "1 when a part could not be computed (the line names the command).")
+    common(f, checkpoint=False)
     f.add_argument("--search", action="store_true",
                    help="solve scoring variants and list those whose value is a draw")
-    f.add_argument("--engine", choices=("auto", "c", "python"), default="auto",
-                   help="search for --search (as for solve; default auto)")
+    add_core(f, "rules engine of what is computed here (as for solve and random; default auto)")
+    add_engine_alias(f)
     f.set_defaults(run=run_fairness)
 
 
 @contextmanager
 def _mapper(args: argparse.Namespace) -> Iterator[Any]:
     """The mapper the options ask for (None: this process), shut down afterwards."""
-    with executor(getattr(args, "workers", 1), getattr(args, "dask", None)) as m:
+    with executor(args.workers, getattr(args, "dask", None)) as m:
         yield None if m is serial_mapper else m
 
 
@@ -124,7 +137,7 @@ def _guard(args: argparse.Namespace, rs: Ruleset, section: str, search: bool) ->
     if args.force:
         return
     if args.save:
-        path = result_path(rs)
+        path = saved_path(rs)
         if section in load_results(path):
             raise UsageError(None, f"{path} already holds a {section} result for {rs.name}; "
                              "--force replaces it")
@@ -137,11 +150,16 @@ def _guard(args: argparse.Namespace, rs: Ruleset, section: str, search: bool) ->
                          "--force searches anyway")
 
 
-def _emit(args: argparse.Namespace, rs: Ruleset, section: str, payload: dict[str, Any], text: str) -> None:
+def _keep(args: argparse.Namespace, rs: Ruleset, section: str, payload: dict[str, Any]) -> None:
+    """Save a section where --save and -o ask."""
     if args.save:
         print(f"saved {save_section(rs, section, payload)}", file=sys.stderr)
     if args.output:
         save_section(rs, section, payload, Path(args.output))
+
+
+def _emit(args: argparse.Namespace, rs: Ruleset, section: str, payload: dict[str, Any], text: str) -> None:
+    _keep(args, rs, section, payload)
     sys.stdout.write(json.dumps(payload, indent=1) + "\n" if args.json else text)
 
 
@@ -168,7 +186,7 @@ def run_solve(args: argparse.Namespace) -> int:
     solve = tool(rs, "solve")
     _guard(args, rs, "solve", search=True)
     with _mapper(args) as mapper, _bar(args, "solve") as bar:
-        res = solve(rs, mapper=mapper, checkpoint=args.checkpoint, engine=args.engine,
+        res = solve(rs, mapper=mapper, checkpoint=args.checkpoint, core=args.core,
                     progress=lambda done, total: bar(done, total, "first moves"))
     pv = family_of(rs).notation(rs.canonical, tuple(res.pv)) or json.dumps(record_to_json(
         Record(rs.canonical, tuple(res.pv))))
@@ -210,14 +228,46 @@ def run_fairness(args: argparse.Namespace) -> int:
     rs = load_ruleset(args.ruleset)
     fairness_report = tool(rs, "fairness")
     _guard(args, rs, "fairness", search=args.search)
+    known = known_results(rs)
+    computed: dict[str, dict[str, Any]] = {}
+    name = shlex.quote(args.ruleset if len(args.ruleset) <= 60 else rs.canonical)
+    def note(text: str) -> None:
+        if not args.quiet:
+            print(f"{rs.canonical}: {text}", file=sys.stderr)
+
+    if "random" not in known:
+        note(f"no random-play result saved; sampling {RANDOM_GAMES:,} games (seed 0) now (qttt analyze "
+             f"random {name} --save keeps one)")
+        with _mapper(args) as mapper, _bar(args, "random games") as bar:
+            computed["random"] = sample_games(rs, RANDOM_GAMES, seed=0, chunk=2000, mapper=mapper,
+                                              core=args.core,
+                                              progress=lambda done, total: bar(done, total, "")).to_json()
+    missing = None
+    if "solve" not in known:
+        cells = rs.board ** 2
+        if cells > SEARCH_CELLS and not args.force:
+            missing = (f"perfect play: not computed: an exact search of {cells} cells does not finish "
+                       f"(beyond {SEARCH_CELLS}); qttt analyze solve {name} --force --save would try it")
+        else:
+            note(f"no solved value saved; solving now (qttt analyze solve {name} --save keeps it)")
+            with _mapper(args) as mapper, _bar(args, "solve") as bar:
+                computed["solve"] = tool(rs, "solve")(
+                    rs, mapper=mapper, core=args.core,
+                    progress=lambda done, total: bar(done, total, "first moves")).to_json()
     with _bar(args, "fairness") as bar:
-        report = fairness_report(rs, search=args.search, engine=args.engine,
+        report = fairness_report(rs, {**known, **computed}, search=args.search, core=args.core,
                                  progress=lambda done, total: bar(done, total, "variants"))
-    lines = [f"{rs.canonical}: perfect play x − o = {report.get('perfect', 'not solved')}; "
-             f"random play mean x − o = {report.get('random_mean', 'not sampled')}"]
+    if missing:
+        report["missing"] = missing
+    perfect = report.get("perfect", "unknown")
+    lines = [f"{rs.canonical}: perfect play x − o = {perfect}; random play mean x − o = "
+             f"{report['random_mean']:.4f} (95% CI {report['random_ci95'][0]:.4f} .. "
+             f"{report['random_ci95'][1]:.4f})"]
+    lines += [missing] if missing else []
     for v in report.get("search", []):
         mark = "draw" if v["value"] == "0" else v["value"]
         lines.append(f"  {v['scoring']}: {mark}")
+    for section, payload in computed.items():
+        _keep(args, rs, section, payload)
     _emit(args, rs, "fairness", report, "\n".join(lines) + "\n")
-    return 0
-
+    return 1 if missing else 0

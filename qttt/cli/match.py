@@ -5,9 +5,11 @@ this module's options and output."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, cast
 
 from rich.console import Console
@@ -24,7 +26,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..argtypes import clock_seconds, integer, seconds
-from ..bounds import MATCH_GAMES, SEED, WORKERS
+from ..bounds import MATCH_GAMES, SEED
 from ..competition.match import (
     TIE_BREAKS,
     Job,
@@ -43,7 +45,9 @@ from ..errors import IllegalAction
 from ..family import AnyAction, GameState, terminal
 from ..notation import Json
 from ..text import count
+from . import add_json, add_quiet, add_workers
 from . import console as make_console
+from . import workers as workers_of
 
 EPILOG = f"""\
 players: {KINDS_HELP}.
@@ -71,8 +75,8 @@ def add_options(p: argparse.ArgumentParser, games: int) -> None:
     """The options `match` and `tournament` share."""
     p.add_argument("--games", type=integer(MATCH_GAMES), default=games,
                    help=f"games per pair of players, colours alternating (default {games})")
-    p.add_argument("--workers", type=integer(WORKERS), default=1,
-                   help="games played at once (default 1)")
+    add_workers(p, "games played at once: 1 lets each program think alone, as its clock assumes",
+                default=1)
     p.add_argument("--out", metavar="DIR", help="directory of the records (default: "
                                                 "match-RULESET or tournament-RULESET)")
     p.add_argument("--move-time", type=clock_seconds, metavar="S",
@@ -83,6 +87,9 @@ def add_options(p: argparse.ArgumentParser, games: int) -> None:
                    help="seed of the built-in players (default 1)")
     p.add_argument("--ack-time", type=seconds, default=5.0, metavar="S",
                    help="seconds an engine has to start and to acknowledge each action (default 5)")
+    add_json(p, "the standings as JSON on standard output (players in order, with points, wins, draws, "
+                "losses, forfeits, Elo and points against each opponent; the files written)")
+    add_quiet(p, "no line per game and no progress display")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -99,18 +106,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run_command(args: argparse.Namespace, kind: str, players: list[str]) -> int:
     """Plan, resume, play and report a match or round robin."""
-    console = make_console()
+    console = make_console(stderr=args.json)  # --json: standard output holds the JSON alone
     jobs = plan(args.ruleset, players, args.games, args.seed, args.move_time, args.game_time, args.ack_time)
     people = any(split_name(p)[1] == "human" for p in players)
-    workers = 1 if people else max(args.workers, 1)
+    workers = 1 if people else workers_of(args.workers)
     store = Store(args.out or f"{kind}-{_slug(args.ruleset)}")
     done = store.open(manifest(kind, jobs, players, args.games))
     if len(done) < len(jobs):
         greet(jobs, players)
     total = len(jobs)
-    if done:
+    if done and not args.quiet:
         console.print(f"resuming: {len(done)} of {count(total, 'game')} already in {store.root}")
-    live = console.is_terminal and not people
+    live = console.is_terminal and not people and not args.quiet
     clocks = ClockColumn(workers)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), clocks, console=console, disable=not live)
@@ -122,7 +129,8 @@ def run_command(args: argparse.Namespace, kind: str, players: list[str]) -> int:
         return clocks.watch
 
     def on_game(rec: Json) -> None:
-        progress.console.print(game_line(rec, total))
+        if not args.quiet:
+            progress.console.print(game_line(rec, total))
         progress.advance(task)
 
     human = _human_factory(console) if people else None
@@ -137,14 +145,29 @@ def run_command(args: argparse.Namespace, kind: str, players: list[str]) -> int:
     names = [split_name(p)[0] for p in players]
     rows = standings(names, records)
     title = f"{kind}: {args.ruleset}, {count(len(records), 'game')}"
+    files = export(store, names, rows, records, title)
+    if args.json:
+        print(json.dumps(standings_json(kind, args.ruleset, rows, len(records), store.root, files), indent=1,
+                         ensure_ascii=False))
+        return 0
     console.print(results_table(rows, title))
     if len(players) > 2:
         console.print(cross_table(names, rows))
     console.print(TIE_BREAKS)
-    files = export(store, names, rows, records, title)
     console.print(f"records: {store.root}/game-*.json; move lists and cross-table: "
                   + ", ".join(str(f) for f in files))
     return 0
+
+
+def standings_json(kind: str, ruleset: str, rows: list[Standing], games: int, root: Path,
+                   files: list[Path]) -> dict[str, Json]:
+    """The standings of --json: points as exact strings, players in order."""
+    return {"kind": kind, "ruleset": ruleset, "games": games, "tie_breaks": TIE_BREAKS,
+            "standings": [{"player": r.player, "games": r.games, "points": str(r.points), "won": r.wins,
+                           "drawn": r.draws, "lost": r.losses, "forfeits": r.forfeits,
+                           "elo": round(r.elo, 1), "against": {k: str(v) for k, v in r.against.items()}}
+                          for r in rows],
+            "records": str(root), "files": [str(f) for f in files]}
 
 
 class ClockColumn(ProgressColumn):

@@ -8,6 +8,7 @@ import contextlib
 import os
 import random
 import sys
+import textwrap
 
 from ..argtypes import integer
 from ..bounds import SEED
@@ -33,9 +34,8 @@ at the prompt:
   moves               list the legal moves      undo   take back your last decision
   help                explain the input         quit   stop the game (Ctrl-D also ends it)
 
-players: human; random (uniform among legal actions); greedy (wins at once when it can,
-else avoids actions that let the opponent win at once, else random). --seed makes the
-computer players repeatable.
+players: human (a person at the keyboard); {players}. --seed makes the computer players
+repeatable.
 
 Intelligent Tic-Tac-Toe (qttt play intelligent): type a cell as row and column from 0
 (5 4); the board shows row and column numbers, the map of blocks (X, O won, # drawn) and
@@ -43,11 +43,27 @@ the blocks you must use (* or yellow); the computer player is the random one.
 
 exit status: 0 when the game ends or you quit, 1 when input ends before the game does."""
 
+def players_help() -> str:
+    """Each computer player of the registry (qttt.players.PLAYERS) with its summary, wrapped for a
+    help text."""
+    return "; ".join(f"{name} ({cls.summary})" for name, cls in PLAYERS.items())
+
+
+def _wrapped(text: str) -> str:
+    """The epilog with its players paragraph wrapped (the others are laid out by hand)."""
+    head, _, rest = text.partition("players: ")
+    paragraph, _, tail = rest.partition("\n\n")
+    return head + textwrap.fill("players: " + " ".join(paragraph.split()), 92) + "\n\n" + tail
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("play", help="play a game at the terminal (people, random or greedy player)",
+    computers = ", ".join(PLAYERS)
+    p = sub.add_parser("play", help=f"play a game at the terminal (people, or a computer player: "
+                                    f"{computers})",
                        description="Play quantum tic-tac-toe at the terminal: two people at one\n"
-                                   "keyboard, or against a random or greedy computer player.",
-                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+                                   f"keyboard, or against a computer player ({computers}).",
+                       epilog=_wrapped(EPILOG.replace("{players}", players_help())),
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("ruleset", nargs="?", default="wikipedia", metavar="RULESET",
                    help="built-in name, canonical name or variant file (default wikipedia)")
     p.add_argument("--x", choices=KINDS, default="human", help="who plays X (default human)")

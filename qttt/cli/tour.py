@@ -12,8 +12,9 @@ from ..bounds import SEED
 from ..competition.match import make_seat
 from ..competition.referee import Clock, check_spec, play_game
 from ..competition.sheet import html_protocol, text_protocol
-from ..competition.tour import Tour, load_tour
+from ..competition.tour import Tour, load_tour, tour_json
 from ..io import write_atomic
+from . import add_json, add_quiet
 from . import console as make_console
 from .match import HumanSeat
 
@@ -44,6 +45,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--play", action="store_true", help="play the games that have no result yet")
     p.add_argument("--seed", type=integer(SEED), default=1,
                    help="seed of built-in players (default 1)")
+    add_json(p, "the tour as JSON on standard output: teams, games with their results, meetings with "
+                "their points per stage, standings (points as exact strings)")
+    add_quiet(p, "with --play, no line per game (the boards of people's games still show)")
     p.set_defaults(run=run)
 
 
@@ -52,18 +56,24 @@ def run(args: argparse.Namespace) -> int:
     for spec in tour.players.values():
         check_spec(spec)
     if args.play:
-        play_missing(tour, args.seed)
+        play_missing(tour, args.seed, quiet=args.quiet, stderr=args.json)
         tour = load_tour(args.file)
-    print(text_protocol(tour, args.lang, args.blank), end="")
     if args.html:
         write_atomic(args.html, html_protocol(tour, args.lang, args.blank))
+    if args.json:
+        print(json.dumps(tour_json(tour), indent=1, ensure_ascii=False))
+        return 0
+    print(text_protocol(tour, args.lang, args.blank), end="")
+    if args.html:
         print(f"protocol page: {args.html}")
     return 0
 
 
-def play_missing(tour: Tour, seed: int) -> None:
-    """Play each game without a result, saving its record as it ends."""
-    console = make_console()
+def play_missing(tour: Tour, seed: int, quiet: bool = False, stderr: bool = False) -> None:
+    """Play each game without a result, saving its record as it ends; a line per game unless
+    `quiet` (on standard error with `stderr`)."""
+    console = make_console(stderr=stderr, quiet=quiet)
+    seats_console = make_console(stderr=stderr)
     for n, slot in enumerate(tour.slots, start=1):
         if slot in tour.outcomes:
             continue
@@ -72,7 +82,7 @@ def play_missing(tour: Tour, seed: int) -> None:
         for side, name in names.items():
             rng = random.Random(f"{seed}:{slot.key()}:{side}")
             seat = make_seat(tour.spec(slot, side), tour.ruleset, rng,
-                             human=lambda who: HumanSeat(who, console))
+                             human=lambda who: HumanSeat(who, seats_console))
             seat.name = name
             seats[side] = seat
         clock = Clock(move=tour.team_seconds or None) if slot.stage == "team" else Clock.of(tour.ruleset)

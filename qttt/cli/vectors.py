@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
+from typing import Any
 
 from ..conformance.check import check_files
 from ..conformance.suite import (
@@ -25,6 +27,7 @@ from ..family import family_of
 from ..io import read_json, write_or_check
 from ..spec import rules, spec_dir
 from ..variant import builtin_names, load_ruleset
+from . import add_json
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,11 +44,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     g.add_argument("-o", "--out", type=Path, help="directory to write to (default spec/vectors/)")
     g.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 if a committed file differs from what would be written")
+    add_json(g, "the rule coverage as JSON instead of the table: per ruleset, the cases citing each rule "
+                "(null: not one of its rules), and the files written or (--check) out of date")
     g.set_defaults(run=run_generate)
     c = vsub.add_parser("check", help="police the suites: schema, ids, spec_refs, descriptions, coverage")
     c.add_argument("files", nargs="*", type=Path,
                    help="suite files (default: every committed suite under spec/vectors/)")
     c.add_argument("--retired", type=Path, help="the retired-id list (default spec/vectors/RETIRED)")
+    add_json(c, "the problems as JSON: files, ids checked, problems")
     c.set_defaults(run=run_check)
 
 
@@ -102,8 +108,15 @@ def run_generate(args: argparse.Namespace) -> int:
         retired = vectors_dir() / "RETIRED"
         new_ids = [i for s in suites for i in suite_ids(s)]
         texts[retired] = retired_text(old_ids, new_ids, read_retired(retired))
-    _print_coverage(suites)
     missing = sum(1 for s in suites for cited in coverage(s).values() if not cited)
+    if args.json:
+        stale = [str(p) for p, text in texts.items()
+                 if not p.is_file() or p.read_text(encoding="utf-8") != text]
+        differ = write_or_check(texts, args.check, "qttt vectors generate")
+        print(json.dumps({"coverage": _coverage_json(suites), "missing": missing,
+                          "out_of_date" if args.check else "written": stale}, indent=1))
+        return 1 if differ or missing else 0
+    _print_coverage(suites)
     differ = write_or_check(texts, args.check, "qttt vectors generate")
     if not args.check:
         print(f"wrote {len(texts)} files to {out_dir}")
@@ -120,6 +133,12 @@ def _committed_ids(path: Path) -> list[str]:
         pass
     raise FileError(None, f"{path} is damaged (not a suite with ids); restore it (git checkout "
                     "spec/vectors) before generating, so that its ids can be retired")
+
+
+def _coverage_json(suites: list[dict[str, Any]]) -> dict[str, dict[str, int | None]]:
+    """Per ruleset, the cases citing each rule; None where the rule is not one of the ruleset's."""
+    return {str(s["ruleset"]["name"]): {rule: len(coverage(s).get(rule, [])) if rule in s["rules"] else None
+                                        for rule in rules()} for s in suites}
 
 
 def _print_coverage(suites: list[dict[str, object]]) -> None:
@@ -143,6 +162,9 @@ def _print_coverage(suites: list[dict[str, object]]) -> None:
 def run_check(args: argparse.Namespace) -> int:
     files = args.files or committed_suites()
     problems, count = check_files(files, args.retired or vectors_dir() / "RETIRED")
+    if args.json:
+        print(json.dumps({"files": len(files), "ids": count, "problems": problems}, indent=1))
+        return 1 if problems else 0
     for p in problems:
         print(p)
     print(f"{len(files)} files, {count} ids checked, {len(problems)} problems")

@@ -426,3 +426,31 @@ def _str(value: Any, where: str, name: str) -> str:
     if not isinstance(value, str) or (not value and name == "name"):
         raise _fail(where, f"{name} = {value!r}; allowed: a non-empty string")
     return shown(value)  # type: ignore[no-any-return]
+
+
+def tour_json(tour: Tour) -> dict[str, Any]:
+    """The tour as data (`qttt tour --json`): teams, every game with its result (null: not played),
+    each meeting's points per stage, and the standings; points as exact strings."""
+    def points(values: dict[str, Fraction]) -> dict[str, str]:
+        return {team: str(v) for team, v in values.items()}
+
+    games = []
+    for slot in tour.slots:
+        out = tour.outcomes.get(slot)
+        result = None if out is None else {"points": points(out.points), "how": out.how,
+                                           "forfeit": out.forfeit}
+        games.append({"home": slot.home, "away": slot.away, "stage": slot.stage, "board": slot.board,
+                      "x": slot.x, "o": slot.o, "extra": slot.extra, "players": tour.seat_names(slot),
+                      "result": result})
+    meetings = []
+    for home, away in tour.meetings():
+        m = tour.meeting(home, away)
+        meetings.append({"home": home.name, "away": away.name, "complete": m.complete,
+                         "individual": points(m.individual), "team": points(m.team),
+                         "total": points(m.total)})
+    return {"title": tour.title, "ruleset": tour.ruleset.canonical, "team_factor": tour.factor,
+            "teams": [{"name": t.name, "captain": t.captain, "main": list(t.main), "free": list(t.free)}
+                      for t in tour.teams],
+            "games": games, "meetings": meetings,
+            "standings": [{"team": r.team, "won": r.won, "drawn": r.drawn, "lost": r.lost,
+                           "points": str(r.points)} for r in tour.standings()]}

@@ -110,6 +110,25 @@ def divide(state: Position, depth: int, limit: int | None = None) -> list[tuple[
     return out
 
 
+def short(action: Json) -> str:
+    """An action as --divide names it: its cells joined by - (0-8 a placement, 4 a measurement)."""
+    numbers: list[int] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, bool):
+            return
+        if isinstance(value, int):
+            numbers.append(value)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+    walk(action)
+    return "-".join(map(str, numbers))
+
+
 def table_depth(state: Position) -> list[int]:
     """Counts for depths 1..d, d the largest (up to MAX_DEPTH) with perft(d-1) <= EXPAND_LIMIT."""
     counts: list[int] = []

@@ -14,11 +14,15 @@ passed.
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
 from ..notation import Json
 from ..text import count
+from .blame import known_rules, most_common
+from .perft import short
 
 LEVELS = ("core", "strict")
 # What an item can come to at a level; `error`: the engine crashed, hung or answered something
@@ -29,6 +33,31 @@ FORMAT = 2
 PASSED, FAILED, COULD_NOT_RUN = 0, 1, 2
 
 
+ENGINE_FAILED = "the engine failed (crashed, hung or answered garbage)"
+PERFT = "perft counts"
+
+
+def _why(note: str) -> str:
+    """A not-supported note without the names it repeats per suite or case."""
+    if "is not among the engine's rulesets" in note:
+        return "rulesets the engine's hello does not list"
+    return note.split(":", 1)[0][:80]
+
+
+def narrowing(start: dict[str, Json], differences: list[Difference]) -> str:
+    """The perft command that follows a count that differs: from the entry's start, divided at the
+    depth that differs, along the first action whose count differs when the divide said it."""
+    depth = next((d.where.split()[1] for d in differences if d.where.startswith("depth ")), "1")
+    path = ""
+    for d in differences:
+        found = re.search(r"first disagreement at first action (\{.*?\}):", d.text)
+        if found:
+            path = f" --path {short(json.loads(found.group(1)))}"
+    actions = f" --actions '{show(start.get('actions'), None)}'" if start.get("actions") else ""
+    return (f"qttt perft {shlex.quote(str(start.get('variant')))}{actions} --depth {depth} --divide{path} "
+            "(compare with your engine's divide; add the first action whose count differs to --path)")
+
+
 def show(value: Json, width: int | None = 160) -> str:
     """A value as compact JSON text (null, not None), cut at `width` characters (None: whole)."""
     text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
@@ -37,19 +66,23 @@ def show(value: Json, width: int | None = 160) -> str:
 
 @dataclass
 class Difference:
-    """One way the engine differs: the level it counts at, where in the item, and what; `also`
-    lists the later places where the very same difference showed again (reported once)."""
+    """One way the engine differs: the level it counts at, where in the item, what, the rules it may
+    fail and the one blamed (qttt.conformance.blame; none for perft counts); `also` lists the later
+    places where the very same difference showed again (reported once)."""
 
     level: str
     where: str
     text: str
     also: list[str] = field(default_factory=list)
+    rules: tuple[str, ...] = ()
+    rule: str | None = None
 
     def __str__(self) -> str:
         again = ""
         if self.also:
             again = f" (the same at {count(len(self.also), 'later place')}, up to {self.also[-1]})"
-        return f"{self.level:<7} {self.where}: {self.text}{again}"
+        rule = self.rule or (self.rules[0] if self.rules else None)  # before Report.blame: the likeliest
+        return f"{self.level:<7} {self.where}: {self.text}{again}" + (f" [rule {rule}]" if rule else "")
 
 
 @dataclass
@@ -71,8 +104,17 @@ class Result:
     seconds: float = 0.0
     at: dict[str, Json] | None = field(default=None, repr=False)  # the record played so far
     positions: list[str] = field(default_factory=list, repr=False)  # the places compared so far
+    unknown_rules: list[str] = field(default_factory=list)  # rule ids the engine named that we lack
+    first_seen: str | None = None  # where a difference at the start first shows, when earlier
 
-    def add(self, level: str, where: str, text: str, persisting: bool = False) -> None:
+    def note_unknown(self, error: Json) -> None:
+        """Keep the rule id an engine's refusal names when spec/rules.toml has no such rule."""
+        rule = error.get("rule") if isinstance(error, dict) else None
+        if isinstance(rule, str) and rule not in known_rules():
+            self.unknown_rules.append(rule)
+
+    def add(self, level: str, where: str, text: str, persisting: bool = False,
+            rules: tuple[str, ...] = ()) -> None:
         """Record one difference; the first one fixes the record that reproduces the item up to
         it. A `persisting` one (a position compared again) that equals one found at the position
         compared just before is noted on that one instead of repeated."""
@@ -82,7 +124,7 @@ class Result:
                 if d.level == level and d.text == text and (d.also[-1] if d.also else d.where) == before:
                     d.also.append(where)
                     return
-        self.differences.append(Difference(level, where, text))
+        self.differences.append(Difference(level, where, text, rules=rules))
         if self.record is None and self.at is not None:
             self.record = json.loads(json.dumps(self.at))
 
@@ -107,9 +149,9 @@ class Result:
         return [d for d in self.differences if level == "strict" or d.level == "core"]
 
     def details(self) -> list[str]:
-        """What the item tests and how to reproduce it: description, spec_ref, record."""
+        """What the item tests and how to reproduce it: description and record (the rule each
+        difference fails is on its line; every rule the case cites is in the JSON report)."""
         out = [f"what: {self.description}" if self.description else ""]
-        out.append(f"rules: {', '.join(self.spec_ref)}" if self.spec_ref else "")
         if self.record is not None:
             out.append(f"record (qttt replay): {show(self.record, None)}")
         return [line for line in out if line]
@@ -126,16 +168,29 @@ class Result:
         else:
             head = f"FAIL {self.item}" + ("" if core == "failed" else f" (strict only; core {core})")
         body = [str(d) for d in self.differences] + ([f"engine failed at {self.error}"] if self.error else [])
+        body += [f"the start differs first {self.first_seen} (the record below stops there)"] \
+            if self.first_seen else []
         body += [self.note] if self.note else []
         return [head, *(f"  {line}" for line in body + self.details())]
+
+    def first_rule(self, level: str) -> str | None:
+        """The rule the first difference that counts at `level` fails."""
+        shown = self.shown(level)
+        return shown[0].rule if shown else None
+
+    def size(self) -> int:
+        """The actions of the record that reproduces the item (how small a failing case is)."""
+        actions = (self.record or {}).get("actions")
+        return len(actions) if isinstance(actions, list) else 0
 
     def to_json(self) -> dict[str, Json]:
         """The item as JSON data."""
         return {"suite": self.suite, "id": self.item, "kind": self.kind,
                 "description": self.description, "spec_ref": list(self.spec_ref),
                 **{level: self.outcome(level) for level in LEVELS},
-                "differences": [{"level": d.level, "where": d.where, "text": d.text, "also": d.also}
-                                for d in self.differences],
+                "differences": [{"level": d.level, "where": d.where, "text": d.text, "also": d.also,
+                                 "rule": d.rule} for d in self.differences],
+                "unknown_rules": sorted(set(self.unknown_rules)),
                 "error": self.error, "note": self.note or None, "record": self.record,
                 "seconds": round(self.seconds, 6)}
 
@@ -174,6 +229,73 @@ class Report:
         if self.count(level, "failed") or self.count(level, "error"):
             return FAILED
         return PASSED if self.count(level, "passed") else COULD_NOT_RUN
+
+    def blame(self) -> None:
+        """Name the rule each difference fails: of its candidates, the one the first differences of
+        the most failing items share (`blame.most_common`)."""
+        firsts = [r.differences[0].rules for r in self.results if r.differences]
+        chosen = most_common(firsts)
+        for r in self.results:
+            for d in r.differences:
+                d.rule = chosen.get(d.rules) or most_common([*firsts, d.rules]).get(d.rules)
+
+    def groups(self, level: str) -> list[tuple[str, list[Result]]]:
+        """The items failed or in error at `level`, grouped by where to look: the engine's failures
+        first, then by the rule their first difference fails (the group whose smallest case is
+        smallest first: the likeliest root cause), then perft counts; each group's items smallest
+        first."""
+        groups: dict[str, list[Result]] = {}
+        for r in self.results:
+            outcome = r.outcome(level)
+            if outcome == "error":
+                key = ENGINE_FAILED
+            elif outcome == "failed":
+                key = PERFT if r.kind == "perft" else f"rule {r.first_rule(level) or 'unknown'}"
+            else:
+                continue
+            groups.setdefault(key, []).append(r)
+        for items in groups.values():
+            items.sort(key=lambda r: (r.size(), r.item))
+        rank = {ENGINE_FAILED: 0, PERFT: 2}
+        return sorted(groups.items(), key=lambda g: (rank.get(g[0], 1), g[1][0].size(), -len(g[1]), g[0]))
+
+    def text(self, level: str) -> list[str]:
+        """The report as people read it: the counts, what to fix first (the groups of `groups`,
+        each with its smallest case), the items not supported in one line, the rule ids the engine
+        named that spec/rules.toml lacks; then every failure, group by group; the counts again."""
+        out = [f"summary: {self.summary()}"]
+        groups = self.groups(level)
+        for i, (key, items) in enumerate(groups):
+            head = "fix this first" if i == 0 else "then"
+            smallest = items[0]
+            d = smallest.shown(level)[0] if smallest.error is None else None
+            first = f"engine failed at {smallest.error}" if d is None else f"{d.where}: {d.text}"
+            first += f" (first {smallest.first_seen})" if smallest.first_seen else ""
+            out.append(f"{head}: {key}: {count(len(items), 'item')}; the smallest: {smallest.item}, {first}")
+            if key == PERFT and d is not None and smallest.record is not None:
+                out.append(f"  narrow it down: {narrowing(smallest.record, smallest.shown(level))}")
+            elif smallest.record is not None:
+                out.append(f"  record (qttt replay): {show(smallest.record, None)}")
+        unsupported = [r for r in self.results if r.outcome("core") == "not supported"]
+        if unsupported:
+            suites = dict.fromkeys(r.suite for r in unsupported)
+            per = ", ".join(f"{name} {sum(1 for r in unsupported if r.suite == name)}" for name in suites)
+            why = "; ".join(dict.fromkeys(_why(r.note) for r in unsupported))
+            per = per if len(per) <= 200 else per[:197].rsplit(",", 1)[0] + ", ..."
+            out.append(f"not supported: {count(len(unsupported), 'item')} of {count(len(suites), 'suite')}: "
+                       f"{why} ({per})")
+        unknown = sorted({u for r in self.results for u in r.unknown_rules})
+        if unknown:
+            out.append("rule ids the engine named that spec/rules.toml does not have: " + ", ".join(unknown))
+        out += [line for r in self.results if r.outcome(level) == "skipped" for line in r.lines()]
+        if groups:
+            out.append("")
+            out.append("every failure, grouped as above:")
+            for _, items in groups:
+                for r in items:
+                    out += r.lines()
+        out.append(self.summary())
+        return out
 
     def engine_name(self) -> str:
         """The name the engine gives in its hello, or `unknown engine`."""

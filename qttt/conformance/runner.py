@@ -30,8 +30,9 @@ from ..io import read_json
 from ..jsonstream import Refused, dumps, loads
 from ..notation import Json
 from ..processes import ChannelClosed, LineChannel
+from .blame import CaseRules, field_of, known_rules
 from .protocol import PROTOCOL, Handler
-from .report import Report, Result, show
+from .report import Difference, Report, Result, show
 from .validator import Validator, load_schema
 
 TRAVERSE_BUDGET = 2_000  # most positions the runner expands itself for an engine without perft
@@ -221,12 +222,13 @@ def legal_diff(expected: list[Json], actual: Json) -> list[tuple[str, str]]:
 
 def refusal_diff(expected: Json, response: dict[str, Json]) -> list[tuple[str, str]]:
     """(level, text) for each way the response to an action differs from the expected refusal
-    (or acceptance): acceptance and kind count at core, the rule id at strict."""
+    (or acceptance): acceptance and kind count at core, the rule id at strict. A rule id the
+    engine names that spec/rules.toml does not have is said so."""
     if expected is None:
         if response["ok"]:
             return []
         return [("core", f"expected the action to be accepted, got the refusal "
-                         f"{show(response.get('error'), None)}")]
+                         f"{show(response.get('error'), None)}{_unknown(response.get('error'))}")]
     if response["ok"]:
         return [("core", f"expected a refusal of kind {show(expected['kind'])}, got ok")]
     got = response.get("error")
@@ -237,8 +239,17 @@ def refusal_diff(expected: Json, response: dict[str, Json]) -> list[tuple[str, s
     if got.get("kind") != expected["kind"]:
         out.append(("core", f"error.kind: expected {show(expected['kind'])}, got {show(got.get('kind'))}"))
     if got.get("rule") != expected["rule"]:
-        out.append(("strict", f"error.rule: expected {show(expected['rule'])}, got {show(got.get('rule'))}"))
+        out.append(("strict", f"error.rule: expected {show(expected['rule'])}, got {show(got.get('rule'))}"
+                              + _unknown(got)))
     return out
+
+
+def _unknown(error: Json) -> str:
+    """A note on the rule id an engine's error names when spec/rules.toml has no such rule."""
+    rule = error.get("rule") if isinstance(error, dict) else None
+    if isinstance(rule, str) and rule not in known_rules():
+        return f" ({show(rule)} is not a rule id of spec/rules.toml)"
+    return ""
 
 
 # -- the runner -------------------------------------------------------------------------------
@@ -293,12 +304,14 @@ class Runner:
 
     def __init__(self, make_engine: Callable[[], Engine], timeout: float = 5.0,
                  perft_timeout: float = 60.0, out: Callable[[str], None] | None = None,
-                 walk_budget: int = TRAVERSE_BUDGET) -> None:
+                 walk_budget: int = TRAVERSE_BUDGET,
+                 on_result: Callable[[Result], None] | None = None) -> None:
         self.make_engine = make_engine
         self.timeout = timeout
         self.perft_timeout = perft_timeout
         self.walk_budget = walk_budget
         self.out = out or (lambda _line: None)
+        self.on_result = on_result or (lambda _result: None)
         self.engine: Engine | None = None
         self.capabilities = Capabilities()
         self.start_failures = 0
@@ -389,8 +402,10 @@ class Runner:
                                           f"{show(applied.get('error'), None)}")
                 raise _Stop("stopped: the start position cannot be reached")
 
-    def _compare(self, expect: dict[str, Json], where: str, result: Result) -> None:
+    def _compare(self, expect: dict[str, Json], where: str, result: Result) -> list[Difference]:
+        """Compare the engine's state and legal actions with `expect`: the new differences."""
         result.positions.append(where)
+        before = len(result.differences)
         state = self._answer({"cmd": "state"}, "state", where, result)
         if state is not None:
             for text in state_diff(expect["state"], state):
@@ -399,6 +414,7 @@ class Runner:
         if legal is not None:
             for level, text in legal_diff(expect["legal"], legal):
                 result.add(level, where, text, persisting=True)
+        return result.differences[before:]
 
     # -- cases
 
@@ -420,21 +436,37 @@ class Runner:
             result.at = case["start"]
             got = self._ask({"cmd": "new", "variant": case["start"]["variant"]}, where, result)
             for level, text in refusal_diff(case["start_error"], got):
-                result.add(level, where, text)
+                result.add(level, where, text, rules=(case["start_error"]["rule"],))
+            result.note_unknown(got.get("error"))
             return
+        blame = CaseRules(case)
         variant = case["start"]["variant"]
         played = list(case["start"]["actions"])
         result.at = {"variant": variant, "actions": list(played)}
-        self._start(case["start"], "start", result)
-        self._compare(case["expect_start"], "start", result)
+        try:
+            self._start(case["start"], "start", result)
+        except _Stop:  # a start action refused: blame what went wrong before it
+            if result.differences and result.error is None:
+                result.differences[-1].rules = blame.at(self._locate(case, blame, result))
+            raise
+        differ = self._compare(case["expect_start"], "start", result)
+        if differ:
+            index = self._locate(case, blame, result)
+            for d in differ:
+                d.rules = blame.at(index, field_of(d.text), d.text)
+            self._start(case["start"], "start", result)  # the engine's game again, as it was
         for i, step in enumerate(case["steps"], start=1):
             where = f"step {i} {show(step['action'])}"
+            index = len(case["start"]["actions"]) + i - 1
             # the record that reproduces this step: its action too when it is legal
             legal = [] if "error" in step else [step["action"]]
             result.at = {"variant": variant, "actions": played + legal}
             response = self._ask({"cmd": "apply", "action": step["action"]}, where, result)
+            refused = (step["error"]["rule"],) if "error" in step else None
             for level, text in refusal_diff(step.get("error"), response):
-                result.add(level, where, text)
+                missing = f"legal: missing [{dumps(step['action'])}]"  # what refusing it amounts to
+                result.add(level, where, text, rules=refused or blame.at(index - 1, "legal", missing))
+            result.note_unknown(response.get("error"))
             if "error" not in step:
                 played.append(step["action"])
                 if not response["ok"]:
@@ -442,7 +474,33 @@ class Runner:
                                 "needs, so the later steps cannot be played")
             elif response["ok"]:  # accepted what it should refuse: back to the case's position
                 self._start({"variant": case["start"]["variant"], "actions": played}, where, result)
-            self._compare(step, where, result)
+            for d in self._compare(step, where, result):
+                d.rules = refused or blame.at(index, field_of(d.text), d.text)
+
+    def _locate(self, case: dict[str, Json], blame: CaseRules, result: Result) -> int:
+        """Where a difference at the start first shows: the start replayed on the engine one action
+        at a time, up to the first whose position differs from ours; its index (-1: the empty
+        board). The record that reproduces the item shrinks to it, and the item says so."""
+        start = case["start"]["actions"]
+        ours = blame.expects()
+        for k in range(0, min(len(start), len(ours) - 1) + 1):
+            record = {"variant": case["start"]["variant"], "actions": start[:k]}
+            known = len(result.differences)
+            try:
+                self._start(record, "start", result)
+            except _Stop:  # the engine refuses action k: what it did before passed
+                del result.differences[known:]
+                return k - 1
+            state = self._ask({"cmd": "state"}, "start", result)
+            legal = self._ask({"cmd": "legal"}, "start", result)
+            if (not state["ok"] or next(state_diff(ours[k]["state"], state.get("state")), None) is not None
+                    or not legal["ok"] or legal_diff(ours[k]["legal"], legal.get("legal"))):
+                result.record = record
+                if k < len(start):
+                    result.first_seen = f"after start action {k} {show(start[k - 1])}" if k else \
+                        "at the empty board"
+                return k - 1
+        return len(start) - 1
 
     # -- perft
 
@@ -545,12 +603,14 @@ class Runner:
             result = run(item, name)
             result.seconds = time.perf_counter() - began
             self.report.results.append(result)
+            self.on_result(result)
             for line in result.lines():
                 self.out(line)
         return self.report
 
     def run(self, suites: list[dict[str, Json]], perft: bool = True) -> Report:
-        """Run the suites in order; a run that cannot go on is recorded in `could_not_run`."""
+        """Run the suites in order; a run that cannot go on is recorded in `could_not_run`. Each
+        difference is blamed on one rule once all are known (`Report.blame`)."""
         try:
             for suite in suites:
                 self.run_suite(suite, perft)
@@ -558,6 +618,7 @@ class Runner:
             self.report.could_not_run = str(e)
         finally:
             self.close()
+        self.report.blame()
         return self.report
 
 

@@ -96,7 +96,8 @@ def _error(e: QtttError) -> dict[str, str]:
     return {"kind": e.kind, "rule": e.rule}
 
 
-def _expect(state: GameState, variant: str) -> dict[str, Json]:
+def expectation(state: GameState, variant: str) -> dict[str, Json]:
+    """What a case expects at a position: its state (v1 JSON, named `variant`) and legal actions."""
     return {"state": state_to_json(state, variant),
             "legal": [action_to_json(a) for a in state.legal_actions()]}
 
@@ -118,7 +119,7 @@ def build_case(rs: Ruleset, prefix: str, spec: CaseSpec) -> dict[str, Json]:
     tool = cases(start_rs)
     if not spec.start:
         refs |= tool.start_refs(start_rs)
-    start_expect = _expect(state, variant)
+    start_expect = expectation(state, variant)
     steps = []
     for action in spec.steps:
         step: dict[str, Json] = {"action": action}
@@ -133,7 +134,7 @@ def build_case(rs: Ruleset, prefix: str, spec: CaseSpec) -> dict[str, Json]:
         else:
             refs |= tool.move_refs(start_rs, state, action, after)
             state = after
-        step.update(_expect(state, variant))
+        step.update(expectation(state, variant))
         steps.append(step)
     allowed = set(rule_ids(start_rs))
     case.update(spec_ref=sorted(refs & allowed), start=record, expect_start=start_expect,

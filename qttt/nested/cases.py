@@ -188,3 +188,20 @@ def move_refs(rs: Ruleset, before_state: GameState, action: Json, after_state: G
 def _nested(state: GameState) -> NestedState:
     assert isinstance(state, NestedState)
     return state
+
+
+def field_rules(rs: Ruleset, state: GameState) -> dict[str, tuple[str, ...]]:
+    """Per field of the v1 state at `state` (and `legal`), the rules that decide it, most specific
+    first."""
+    ends = ("nested-board-win", "nested-end-closed")
+    scores = ("nested-score-win", "nested-score-draw-blocks", "nested-score-draw-majority", "score-at-end",
+              *ends) if state.over else ("score-at-end",)
+    return {"variant": ("record-variant",), "to_move": ("nested-bonus", "nested-turn"),
+            "board": ("nested-cell-empty",),
+            "blocks": ("nested-block-win", "nested-block-draw", "nested-block-closed", "nested-patterns"),
+            "target": ("nested-route", "nested-free-move", "nested-first-move"),
+            "bonus": ("nested-bonus",),
+            "move": ("nested-turn",),
+            "phase": ends, "over": ends, "scores": scores,
+            "legal": ("nested-route", "nested-free-move", "nested-first-move", "nested-cell-empty",
+                      "nested-block-closed", "nested-bonus", "over-no-action")}

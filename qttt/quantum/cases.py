@@ -452,3 +452,20 @@ def _end_refs(rs: Ruleset, state: State) -> set[str]:
     if state.score_notes:
         refs.add("score-tie-gap")
     return refs
+
+
+def field_rules(rs: Ruleset, state: GameState) -> dict[str, tuple[str, ...]]:
+    """Per field of the v1 state at `state` (and `legal`), the rules that decide it, most specific
+    first: scores before the end are score-at-end's (none yet), at the end the awards'."""
+    scores = ("score-first-line", "score-per-pattern", "score-rank", "score-tie-gap", "pattern-line",
+              "pattern-square", "score-at-end") if state.over else ("score-at-end",)
+    return {"variant": ("record-variant",), "to_move": ("measure-by", "turn-after-measure", "turn-order"),
+            "phase": ("cycle-close", "measure-pending", "end-line", "end-full", "last-square"),
+            "cycle": ("cycle-close",),
+            "board": ("collapse-component", "collapse-untouched", "classical-fixed", "entanglement", "mark",
+                      "last-square"),
+            "move": ("turn-order", "mark", "last-square"),
+            "over": ("end-line", "end-full"),
+            "scores": scores,
+            "legal": ("last-square", "place-two-cycle", "measure-pending", "measure-cell", "place-open",
+                      "place-distinct", "over-no-action")}

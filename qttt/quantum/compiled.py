@@ -68,7 +68,6 @@ SOLVER_CELLS = BUILDS[0]  # the solver's canonical keys need the small build
 CONFIG_FIELDS = ("cells", *(p.name for p in COMPILED), "uses_move_numbers")
 MAX_MOVES = 64  # move numbers a build holds at most (MAXM)
 HEADER = 7  # phase, move, pending, to-move, x score, o score, cycle mask; then cells
-CORES = ("auto", "compiled", "python")
 POSITION = {"cls": ("cls",), "spk": ("spk",), "move": ("move",), "phase": ("phase",), "pending": ("pending",)}
 """The C position (`Pos` in _core.c): the members holding each declared field of the position state
 (`engine.STATE`), as the engine's Board holds them."""

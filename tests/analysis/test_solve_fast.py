@@ -24,7 +24,7 @@ from qttt.notation import action_from_json
 from qttt.quantum import compiled
 from qttt.quantum.analysis.count import board_after, encode
 from qttt.quantum.analysis.fairness import scoring_variants
-from qttt.quantum.analysis.solve import Solver, choose_engine, minimax, solve
+from qttt.quantum.analysis.solve import Solver, choose_solver, minimax, solve
 from qttt.quantum.engine import State, playout, quantum_action
 from qttt.quantum.game import compile_game
 from qttt.ruleset import Ruleset, with_params
@@ -135,11 +135,11 @@ def test_finer_keys_give_the_same_values(name: str) -> None:
         assert coarse.exact(codes) == fine.exact(codes)
 
 
-def test_solve_with_either_engine_agrees_and_the_pv_replays() -> None:
+def test_solve_with_either_core_agrees_and_the_pv_replays() -> None:
     rs = load_ruleset("kumar")
     start = midgame("kumar", 6, 20000)
-    by_c = solve(rs, start=start, engine="c")
-    by_py = solve(rs, start=start, engine="python")
+    by_c = solve(rs, start=start, core="compiled")
+    by_py = solve(rs, start=start, core="python")
     assert by_c.value == by_py.value
     assert by_c.first == by_py.first
     state = State(board_after(rs, start))
@@ -153,21 +153,21 @@ def test_solve_with_either_engine_agrees_and_the_pv_replays() -> None:
 def test_cli_solve_reproduces_the_saved_russian_result(tmp_path: Path,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "russian.json"
-    assert main(["analyze", "solve", "russian", "--engine", "c", "--quiet", "-o", str(out)]) == 0
+    assert main(["analyze", "solve", "russian", "--core", "compiled", "--quiet", "-o", str(out)]) == 0
     assert "value x − o under perfect play = 0" in capsys.readouterr().out
     saved = load_results(result_path(load_ruleset("russian")))
     assert json.loads(out.read_text())["solve"] == saved["solve"]
 
 
-def test_without_a_compiler_auto_falls_back_and_c_is_refused(monkeypatch: pytest.MonkeyPatch,
+def test_without_a_compiler_auto_falls_back_and_compiled_is_refused(monkeypatch: pytest.MonkeyPatch,
                                                              capsys: pytest.CaptureFixture[str],
                                                              tmp_path: Path) -> None:
     with no_core(monkeypatch, tmp_path):
         rs = load_ruleset("russian")
-        assert choose_engine(rs, "auto") == "python"
+        assert choose_solver(rs, "auto") == "python"
         with pytest.raises(CoreUnavailable, match="no C compiler"):
-            choose_engine(rs, "c")
-        assert main(["analyze", "solve", "russian", "--engine", "c"]) == 2
+            choose_solver(rs, "compiled")
+        assert main(["analyze", "solve", "russian", "--core", "compiled"]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "no C compiler" in err
 

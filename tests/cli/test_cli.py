@@ -13,6 +13,7 @@ import pytest
 
 from qttt import builtin_names, load_ruleset
 from qttt.cli import main
+from qttt.vocabulary import PARAMETERS, format_value
 
 GOOD = {"variant": "wikipedia", "actions": [{"place": [0, 8]}, {"place": [0, 4]}, {"place": [4, 8]},
                                             {"measure": 8}]}
@@ -147,3 +148,20 @@ def test_show(capsys: pytest.CaptureFixture[str]) -> None:
     assert shown["params"]["two_cycles"] is False
     status, _, err = run(["show", "wikipedia(board=99)"], capsys)
     assert status == 2 and "board = 99" in err and "integer from 2 to 8" in err
+
+
+def test_show_lists_each_parameters_allowed_values(capsys: pytest.CaptureFixture[str]) -> None:
+    """The README says `qttt show NAME` lists the allowed values: each enumerated parameter's row
+    names every value it allows."""
+    assert main(["show", "wikipedia"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows: dict[str, list[str]] = {}  # parameter: its allowed cell, line by line (folded)
+    for line in lines[:next(i for i, line in enumerate(lines) if "scoring" in line)]:
+        cells = line.split("│")
+        if len(cells) == 7:
+            name = cells[1].strip() or list(rows)[-1]
+            rows.setdefault(name, []).append(cells[4].strip())
+    for p in PARAMETERS:
+        if "quantum" in p.games and p.allowed and p.type is str:
+            allowed = "".join(rows[p.name]).replace(" ", "").split(",")
+            assert [format_value(v) for v in p.allowed] == allowed, (p.name, allowed)

@@ -226,7 +226,7 @@ def test_checkpoints(tmp_path: Path, data: object, task: str) -> None:
             elif task == "random":
                 sample_games(rs, 3, chunk=1, checkpoint=path, core="python")
             else:
-                solve(rs, checkpoint=path, engine="python")
+                solve(rs, checkpoint=path, core="python")
         except QtttError:
             pass
 

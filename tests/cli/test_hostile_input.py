@@ -299,16 +299,15 @@ def test_writer_honours_the_umask(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 def test_save_asks_before_replacing(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    from qttt.analysis import results
-    monkeypatch.setattr(results, "results_dir", lambda: tmp_path)
+    monkeypatch.setenv("QTTT_DATA", str(tmp_path))  # --save writes to the user's data directory
     argv = ["analyze", "count", "qttt(board=2)", "--quiet", "--save"]
     assert run(argv, capsys)[0] == 0
-    saved = (tmp_path / "qttt_board_2.json").read_text()
+    saved = (tmp_path / "analysis" / "qttt_board_2.json").read_text()
     status, out, err = run(argv, capsys)
     assert (status, out) == (2, "")
     one_line(err, "already holds a count result", "--force")
     assert run([*argv, "--force"], capsys)[0] == 0
-    assert (tmp_path / "qttt_board_2.json").read_text() == saved
+    assert (tmp_path / "analysis" / "qttt_board_2.json").read_text() == saved
 
 
 # -- ruleset names ------------------------------------------------------------------------------
@@ -428,5 +427,5 @@ def test_check_says_why_it_exits_1(capsys: pytest.CaptureFixture[str],
 
 
 def test_solve_prints_actions_as_json(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run(["analyze", "solve", "qttt(board=2)", "--quiet", "--engine", "python"], capsys)
+    status, out, _ = run(["analyze", "solve", "qttt(board=2)", "--quiet", "--core", "python"], capsys)
     assert status == 0 and "Place(" not in out and '{"place": [0, 1]}' in out

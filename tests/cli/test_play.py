@@ -19,7 +19,7 @@ import pytest
 
 from qttt import load_ruleset, record_from_json
 from qttt.cli import main
-from qttt.players import GreedyPlayer, RandomPlayer
+from qttt.players import PLAYERS, GreedyPlayer, RandomPlayer
 from qttt.quantum.engine import Measure, Place, State
 from qttt.quantum.notation import from_position
 from qttt.spec import rules
@@ -308,3 +308,17 @@ def test_deadlock_reported(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captu
     for action in json.loads(rec.read_text())["actions"]:
         game.apply(action)
     assert game.legal() == [] and not game.state()["over"]
+
+
+def test_help_names_every_player_of_the_registry(capsys: pytest.CaptureFixture[str]) -> None:
+    """`qttt play --help` lists the players from qttt.players.PLAYERS, each with its summary, and
+    the command list's line names them too."""
+    with pytest.raises(SystemExit):
+        main(["play", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for name, cls in PLAYERS.items():
+        assert f"{name} ({cls.summary})" in text
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    listing = " ".join(capsys.readouterr().out.split())
+    assert f"computer player: {', '.join(PLAYERS)}" in listing

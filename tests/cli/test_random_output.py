@@ -206,3 +206,20 @@ def test_a_reader_gone_away_stops_every_worker() -> None:
     assert proc.stdout.strip() == "0" and proc.stderr == "", proc
     time.sleep(0.2)
     assert writers(seed) == []
+
+
+def test_ctrl_c_to_the_group_while_workers_start_is_one_line(tmp_path: Path) -> None:
+    """Ctrl-C at a terminal reaches every process of the group; sent while the workers are being
+    started (the first one seen), no worker prints a traceback (they start with it blocked)."""
+    for attempt in range(4):
+        target = tmp_path / f"games{attempt}.jsonl"
+        proc = subprocess.Popen([sys.executable, "-m", "qttt", "random", "wikipedia", "-n", "50000000",
+                                 "--workers", "8", "-o", str(target)], stderr=subprocess.PIPE,
+                                start_new_session=True)
+        deadline = time.monotonic() + 60
+        while len(writers(str(target))) < 2 and time.monotonic() < deadline:  # the command and a worker
+            time.sleep(0.001)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert (proc.returncode, err.decode()) == (130, "qttt: interrupted\n")
+        assert list(tmp_path.iterdir()) == []

@@ -165,7 +165,9 @@ def test_show_lists_every_parameter_and_scoring_field_with_its_default(
     out = capsys.readouterr().out
     rs = load_ruleset(name)
     rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in out.splitlines() if "│" in line]
-    shown = {row[0] for row in rows if len(row) == 4}
+    title = next(i for i, line in enumerate(out.splitlines()) if line.strip() == "scoring")
+    parameters = [line for line in out.splitlines()[:title] if "│" in line]
+    shown = {cells[1].strip() for line in parameters if (cells := line.split("│"))[1].strip()}
     assert shown == {p.name for p in PARAMETERS if rs.game in p.games}
     for c in rs.scoring:
         for field in AWARD_FIELDS[c.award]:

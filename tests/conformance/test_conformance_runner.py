@@ -165,7 +165,7 @@ def test_refusals_without_rule_ids_pass_core_and_fail_strict_with_every_step_lis
             steps = [(f'new "{case["start"]["variant"]}"', case["start_error"]["rule"])]
         if steps:
             expected.append(f"FAIL {case['id']} (strict only; core passed)")
-            expected += [f'  strict  {where}: error.rule: expected "{rule}", got null'
+            expected += [f'  strict  {where}: error.rule: expected "{rule}", got null [rule {rule}]'
                          for where, rule in steps]
     assert lines[1:] == expected
     strict_failed = sum(1 for line in expected if line.startswith("FAIL"))
@@ -176,6 +176,7 @@ def test_refusals_without_rule_ids_pass_core_and_fail_strict_with_every_step_lis
 
 # Each broken engine, the suites to run, and a case that must be among the failures.
 BROKEN = {
+    "no-cycle-detection": (["wikipedia"], "wikipedia.two-cycle-measure-0"),
     "creator-measures": (["wikipedia"], "wikipedia.three-cycle-measure-0"),
     "stems-stay": (["wikipedia"], "wikipedia.stems-both-ends-measure-0"),
     "no-forced-last": (["wikipedia"], "wikipedia.forced-last-square"),
@@ -206,9 +207,10 @@ def test_early_divergence_lists_every_later_difference() -> None:
     """Creator measures: the state differs after each cycle-closing move; the case goes on and
     reports each one, not only the first."""
     report, lines = _run(_in_process("creator-measures"), ["wikipedia"], cases=slice(5, 6))
+    to_move = 'state.to_move: expected "o", got "x" [rule measure-by]'  # who measures a cycle
     assert lines[1:] == ["FAIL wikipedia.long-cycle-half-measure-0",
-                         '  core    step 3 {"place":[4,0]}: state.to_move: expected "o", got "x"',
-                         '  core    step 8 {"place":[5,6]}: state.to_move: expected "o", got "x"']
+                         f'  core    step 3 {{"place":[4,0]}}: {to_move}',
+                         f'  core    step 8 {{"place":[5,6]}}: {to_move}']
     assert report.summary() == f"{_line('core', 1, 1)}; {_line('strict', 1, 1)}"
 
 
@@ -232,7 +234,7 @@ def test_other_double_line_reading_fails_wikipedia_and_passes_its_own_canonical_
         steps = [("start", case["expect_start"])] + [
             (f"step {i} {json.dumps(s['action'], separators=(',', ':'))}", s)
             for i, s in enumerate(case["steps"], start=1)]
-        lines = [f'  core    {where}: state.scores.{p}: expected "1", got "2"'
+        lines = [f'  core    {where}: state.scores.{p}: expected "1", got "2" [rule score-first-line]'
                  for where, step in steps if (p := _double_line_owner(step["state"]))]
         expected += [f"FAIL {case['id']}", *lines] if lines else []
     assert len(expected) >= 4  # at least two cases end in a double line
@@ -252,11 +254,12 @@ def test_accepted_illegal_action_is_undone_and_the_case_goes_on() -> None:
     """An engine accepting placements on classical cells: each acceptance is listed; the runner
     returns to the case's position by replaying it, and the later steps still pass."""
     _, lines = _run(_in_process("accepts-on-classical"), ["wikipedia"], cases=slice(15, 17))
+    refused = 'expected a refusal of kind "illegal", got ok [rule place-open]'  # the step's expected rule
     assert lines[1:] == ["FAIL wikipedia.illegal-placements",
-                         '  core    step 1 {"place":[0,2]}: expected a refusal of kind "illegal", got ok',
-                         '  core    step 2 {"place":[2,1]}: expected a refusal of kind "illegal", got ok',
+                         f'  core    step 1 {{"place":[0,2]}}: {refused}',
+                         f'  core    step 2 {{"place":[2,1]}}: {refused}',
                          "FAIL wikipedia.check-order-placements",
-                         '  core    step 1 {"place":[0,0]}: expected a refusal of kind "illegal", got ok']
+                         f'  core    step 1 {{"place":[0,0]}}: {refused}']
 
 
 def test_refused_needed_action_stops_the_case_and_says_why() -> None:
@@ -264,7 +267,7 @@ def test_refused_needed_action_stops_the_case_and_says_why() -> None:
     assert lines[1:] == [
         "FAIL wikipedia.two-cycle-measure-0",
         '  core    step 3 {"measure":0}: expected the action to be accepted, got the refusal '
-        '{"kind":"illegal","rule":"measure-pending","message":"no measurements here"}',
+        '{"kind":"illegal","rule":"measure-pending","message":"no measurements here"} [rule measure-cell]',
         "  stopped at step 3: the engine refused an action the case needs, so the later steps "
         "cannot be played"]
 
@@ -272,7 +275,8 @@ def test_refused_needed_action_stops_the_case_and_says_why() -> None:
 def test_failure_lines_print_json_values() -> None:
     report, lines = _run(_in_process("creator-measures"), ["wikipedia"], cases=slice(1, 2))
     assert lines[1:] == ["FAIL wikipedia.two-cycle-measure-0",
-                         '  core    step 2 {"place":[1,0]}: state.to_move: expected "x", got "o"']
+                         '  core    step 2 {"place":[1,0]}: state.to_move: expected "x", got "o" '
+                         '[rule measure-by]']
     [result] = report.results
     case = SUITES["wikipedia"]["cases"][1]
     data = result.to_json()
@@ -282,7 +286,8 @@ def test_failure_lines_print_json_values() -> None:
         "description": case["description"], "spec_ref": case["spec_ref"],
         "core": "failed", "strict": "failed", "note": None, "error": None,
         "differences": [{"level": "core", "where": 'step 2 {"place":[1,0]}',
-                         "text": 'state.to_move: expected "x", got "o"', "also": []}],
+                         "text": 'state.to_move: expected "x", got "o"', "also": [], "rule": "measure-by"}],
+        "unknown_rules": [],
         "record": {"variant": "wikipedia", "actions": [s["action"] for s in case["steps"][:2]]}}
 
 
@@ -317,7 +322,7 @@ def test_json_and_junit_reports_agree_with_the_text() -> None:
     failure = ET.fromstring(report.to_junit("strict")).find("testsuite/testcase/failure")
     assert failure is not None
     assert failure.get("message") == ('strict  step 1 {"place":[0,2]}: error.rule: '
-                                      'expected "place-open", got null')
+                                      'expected "place-open", got null [rule place-open]')
     assert "record (qttt replay): " in str(failure.text)
 
 

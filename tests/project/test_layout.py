@@ -70,7 +70,8 @@ def _vectors() -> set[str]:
 
 
 def _analysis() -> set[str]:
-    """The files `qttt analyze TASK NAME --save` can write: one per built-in ruleset."""
+    """The files `qttt analyze TASK NAME -o results/analysis/NAME.json` writes: one per built-in
+    ruleset (`--save` writes to the user's data directory, never here)."""
     return {_rel(result_path(load_ruleset(n))) for n in builtin_names(None)}
 
 
@@ -100,7 +101,8 @@ GENERATED = (
     Generated("qttt vectors generate", _vectors, True, "tests/conformance/test_nested_conformance.py"),
     Generated("python -m qttt.schema", lambda: {"spec/schema/variant.schema.json"}, True,
               "tests/notation/test_schema.py"),
-    Generated("qttt analyze TASK NAME --save", _analysis, False, "tests/analysis/test_analysis_results.py"),
+    Generated("qttt analyze TASK NAME -o results/analysis/NAME.json", _analysis, False,
+              "tests/analysis/test_analysis_results.py"),
     Generated("results/analysis/scale/runs.toml", _scale, True,
               "tests/analysis/test_scale_results.py"),
     Generated("qttt check --all --json-document --no-timing", lambda: {"results/verification/report.json"},

@@ -63,6 +63,11 @@ class RefEngine:
 
 # -- broken engines: the reference with one rule changed ---------------------------------------
 
+class _NoCycleDetection(RefGame):
+    def _path(self, start: int, goal: int) -> list[int] | None:
+        return None  # wrong: a placement never closes a cycle, so nothing is ever measured
+
+
 class _CreatorMeasures(RefGame):
     def _place(self, a: int, b: int) -> None:
         super()._place(a, b)
@@ -207,6 +212,16 @@ class AcceptsOnClassical(RefEngine):
         return out
 
 
+class UnknownRuleIds(RefEngine):
+    """Refuses as the reference does, naming rules of its own (`rule-N` for ours)."""
+
+    def handle(self, request: dict[str, Json]) -> dict[str, Json]:
+        out = super().handle(request)
+        if not out["ok"] and out["error"].get("rule"):
+            out["error"]["rule"] = "my-" + out["error"]["rule"]
+        return out
+
+
 class RefusesMeasurements(RefEngine):
     """Refuses every measurement: the cases that need one cannot go on."""
 
@@ -295,6 +310,7 @@ class Silent:
 
 
 BROKEN_RULES: dict[str, type[RefEngine]] = {
+    "no-cycle-detection": _broken(_NoCycleDetection),
     "creator-measures": _broken(_CreatorMeasures),
     "stems-stay": _broken(_StemsStay),
     "no-forced-last": _broken(_NoForcedLast),
@@ -312,6 +328,7 @@ TOLERATED: dict[str, type[Any]] = {
 }
 DIVERGING: dict[str, type[Any]] = {
     "accepts-on-classical": AcceptsOnClassical, "refuses-measurements": RefusesMeasurements,
+    "unknown-rule-ids": UnknownRuleIds,
 }
 MISBEHAVING: dict[str, type[Any]] = {
     "dies-mid-game": DiesMidGame, "hangs-on-measure": HangsOnMeasure, "chatty": Chatty,

@@ -3,17 +3,16 @@ whose perfect-play value is a draw."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from ...analysis.results import load_results, result_path
 from ...ruleset import Ruleset
 from ...vocabulary import Component
 from ..compiled import DEFAULT_LOG2, FastSolver
 from .count import board_after
-from .solve import Solver, choose_engine
+from .solve import Solver, choose_solver
 
 F = Fraction
 
@@ -46,9 +45,9 @@ def scoring_variants(rs: Ruleset) -> Iterator[Ruleset]:
             yield replace(out, name=out.canonical)
 
 
-def variant_value(rs: Ruleset, engine: str = "auto") -> Fraction:
-    """The perfect-play value of `rs` from the empty board (`solve.choose_engine` picks the search)."""
-    if choose_engine(rs, engine) == "c":
+def variant_value(rs: Ruleset, core: str = "auto") -> Fraction:
+    """The perfect-play value of `rs` from the empty board (`solve.choose_solver` picks the search)."""
+    if choose_solver(rs, core) == "compiled":
         fs = FastSolver(rs, DEFAULT_LOG2)
         try:
             return fs.exact_value(())
@@ -57,22 +56,22 @@ def variant_value(rs: Ruleset, engine: str = "auto") -> Fraction:
     return Solver(rs).exact_value(board_after(rs, ()))
 
 
-def fairness_report(rs: Ruleset, *, search: bool = False, engine: str = "auto",
+def fairness_report(rs: Ruleset, known: Mapping[str, Any], *, search: bool = False, core: str = "auto",
                     progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Perfect-play and random-play first-player advantage from the saved results, and with
-    `search` the value of every scoring variant (solved here with `engine`)."""
-    saved = load_results(result_path(rs))
+    """Perfect-play and random-play first-player advantage from the `solve` and `random` results of
+    `known` (each left out when missing), and with `search` the value of every scoring variant
+    (solved here with `core`)."""
     report: dict[str, Any] = {"ruleset": rs.canonical}
-    if "solve" in saved:
-        report["perfect"] = saved["solve"]["value"]
-    if "random" in saved:
-        report["random_mean"] = saved["random"]["mean"]["diff"]
-        report["random_ci95"] = saved["random"]["ci95"]["diff"]
+    if "solve" in known:
+        report["perfect"] = known["solve"]["value"]
+    if "random" in known:
+        report["random_mean"] = known["random"]["mean"]["diff"]
+        report["random_ci95"] = known["random"]["ci95"]["diff"]
     if search:
         variants = list(scoring_variants(rs))
         found = []
         for i, v in enumerate(variants):
-            value = variant_value(v, engine)
+            value = variant_value(v, core)
             found.append({"scoring": [c.to_dict() for c in v.scoring], "value": str(value)})
             if progress:
                 progress(i + 1, len(variants))

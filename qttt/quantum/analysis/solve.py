@@ -23,6 +23,7 @@ from typing import Any
 
 from ...bounds import CODE
 from ...errors import FileError, UsageError
+from ...family import CORES
 from ...io import FRACTION, read_checkpoint, write_checkpoint
 from ...native import CoreUnavailable
 from ...notation import action_to_json
@@ -213,21 +214,18 @@ def first_value(rs: Ruleset, start: tuple[int, ...], code: int) -> tuple[str, in
     return str(v), s.nodes, len(s.tt)
 
 
-ENGINES = ("auto", "c", "python")
-
-
-def choose_engine(rs: Ruleset, engine: str = "auto") -> str:
-    """The solver to use: `c` (the compiled core, `compiled.FastSolver`) or `python` (`Solver`).
-    `auto` takes the compiled core when it can be built here and handles the ruleset; `c` insists
-    on it."""
-    if engine not in ENGINES:
-        raise UsageError(None, f"unknown solver engine {engine!r}; allowed: " + ", ".join(ENGINES))
-    if engine == "python":
-        return engine
+def choose_solver(rs: Ruleset, core: str = "auto") -> str:
+    """The solver to use (`core` as everywhere: auto, compiled or python): `compiled` (the compiled
+    core, `compiled.FastSolver`) or `python` (`Solver`). `auto` takes the compiled core when it can be
+    built here and handles the ruleset; `compiled` insists on it."""
+    if core not in CORES:
+        raise UsageError(None, f"unknown core {core!r}; allowed: " + ", ".join(CORES))
+    if core == "python":
+        return core
     reason = solver_supports(rs) or available()
     if reason is None:
-        return "c"
-    if engine == "c":
+        return "compiled"
+    if core == "compiled":
         raise CoreUnavailable("solve-fast", reason)
     return "python"
 
@@ -251,13 +249,13 @@ def _value(code: str, value: Any) -> Fraction:
 
 def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = None,
           checkpoint: str | Path | None = None,
-          progress: Callable[[int, int], None] | None = None, engine: str = "auto") -> SolveResult:
+          progress: Callable[[int, int], None] | None = None, core: str = "auto") -> SolveResult:
     """Solve `rs` from the start (or from encoded actions `start`): the exact value of every distinct
     first action (one per symmetry class), the value and a principal variation. `mapper` solves
-    first actions in parallel; `checkpoint` keeps finished first actions across runs; `engine`
-    chooses the search (`choose_engine`); both give the same values."""
+    first actions in parallel; `checkpoint` keeps finished first actions across runs; `core`
+    chooses the search (`choose_solver`); both give the same values."""
     start = tuple(start)
-    use_c = choose_engine(rs, engine) == "c"
+    use_c = choose_solver(rs, core) == "compiled"
     solver = Solver(rs)
     root = board_after(rs, start)
     if root.phase == OVER:
