@@ -231,6 +231,7 @@ class Board:
         if self.status is not None:
             self.status.start()
             self.live = True
+            self.draw()
 
     def tell(self, name: str, text: str) -> None:
         """The stage a ruleset has reached."""
@@ -254,9 +255,9 @@ class Board:
             stage = self.stages.get(first, "starting") if first is not None else ""
         elapsed = time.perf_counter() - self.started
         left = (f"about {duration(elapsed * (total - settled) / settled)} left" if settled
-                else "time left: estimated once a ruleset is settled")
-        more = f" (and {running} more running)" if running else ""
-        return (f"checked {settled} of {plural(total, 'ruleset')} in {duration(elapsed)}; "
+                else "time left: after the first ruleset")
+        more = f" (+{running} running)" if running else ""
+        return (f"{settled}/{plural(total, 'ruleset')} settled in {duration(elapsed)}; "
                 f"{escape(first or '')}: {escape(stage)}{more}; {left}")
 
     def draw(self) -> None:

@@ -112,12 +112,12 @@ def test_the_progress_line_counts_rulesets_and_estimates_what_is_left() -> None:
     board = cli.Board(None, ["a", "b", "c", "d"])
     board.tell("a", "walk: ply 3, 40/120 positions")
     board.tell("b", "sampling")
-    assert "checked 0 of 4 rulesets" in board.text() and "a: walk: ply 3, 40/120 positions" in board.text()
-    assert "(and 1 more running)" in board.text() and "estimated once a ruleset is settled" in board.text()
+    assert "0/4 rulesets settled" in board.text() and "a: walk: ply 3, 40/120 positions" in board.text()
+    assert "(+1 running)" in board.text() and "time left: after the first ruleset" in board.text()
     board.started -= 30
     board.done("a")
     text = board.text()
-    assert "checked 1 of 4 rulesets in 30 s; b: sampling" in text and "about 1 min 30 s left" in text
+    assert "1/4 rulesets settled in 30 s; b: sampling" in text and "about 1 min 30 s left" in text
     assert [cli.duration(s) for s in (5.4, 65, 3725)] == ["5 s", "1 min 05 s", "1 h 02 min"]
 
 
