@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from qttt.cli.vectors import default_suites
+from qttt.conformance.suite import shipped_suites
 from qttt.nested.compiled import available, core_for
 from qttt.nested.engine import NestedState, nested_playout
 from qttt.players import SearchPlayer
@@ -111,7 +111,7 @@ def iterations(rs: Ruleset, core: str, rng: random.Random) -> int:
 
 def agree(games: int) -> int:
     """0 when the compiled core plays the engine's `games` games of every nested ruleset, else 1."""
-    names = [n for n, _ in default_suites() if load_ruleset(n).game == NESTED]
+    names = [n for n, _ in shipped_suites() if load_ruleset(n).game == NESTED]
     for name in names:
         rs = load_ruleset(name)
         core = core_for(rs)

@@ -165,6 +165,11 @@ class BoardState(Generic[B]):
         """Hashable identity of the position within its ruleset."""
         raise NotImplementedError
 
+    def chance_outcomes(self) -> tuple[tuple[Any, Fraction], ...]:
+        """The outcomes of a chance turn with their probabilities: none, unless the family's rules
+        have chance (qttt.chance)."""
+        return ()
+
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, type(self)) and self.ruleset.key() == other.ruleset.key()
                 and self.key() == other.key())

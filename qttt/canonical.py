@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any
 
 from .errors import VariantError
@@ -19,6 +20,7 @@ from .vocabulary import (
     Component,
     Parameter,
     check_param,
+    describe_allowed,
     format_value,
     lists,
     normalise,
@@ -156,7 +158,8 @@ def _split_top(text: str) -> list[str]:
 
 def _parse_scalar(p: Parameter, raw: str, where: str) -> Any:
     """A value of a canonical name, in its one spelling: true/false, an integer in ASCII digits
-    without sign, leading zeros or spaces, a word as listed."""
+    without sign, leading zeros or spaces, an exact number as an integer or a reduced fraction
+    (3/4), a word as listed."""
     value: Any = raw
     if p.type is tuple and raw.startswith("["):
         try:
@@ -167,4 +170,10 @@ def _parse_scalar(p: Parameter, raw: str, where: str) -> Any:
         value = {"true": True, "false": False}.get(raw, raw)
     elif p.type is int and re.fullmatch(r"0|[1-9][0-9]{0,19}", raw):
         value = int(raw)
+    elif p.type is Fraction:
+        exact = re.fullmatch(r"(0|[1-9][0-9]{0,19})(/[1-9][0-9]{0,19})?", raw)
+        if not exact or str(Fraction(raw)) != raw:  # not in its one spelling
+            raise VariantError(RULE, f"{where}: {p.name} = {cut(raw, 40)} is not allowed; allowed: "
+                               + describe_allowed(p))
+        value = Fraction(raw)
     return check_param(p, value, where)

@@ -49,7 +49,7 @@ class GameState(Protocol):
     @property
     def over(self) -> bool: ...
     @property
-    def to_move(self) -> str | None: ...
+    def to_move(self) -> str | None: ...  # x, o, "chance" (qttt.chance.CHANCE) or None when over
     @property
     def move(self) -> int: ...
     @property
@@ -59,6 +59,10 @@ class GameState(Protocol):
 
     def legal_actions(self) -> tuple[AnyAction, ...]:
         """Every legal action, in the family's fixed order."""
+
+    def chance_outcomes(self) -> tuple[tuple[AnyAction, Fraction], ...]:
+        """During a chance turn (`to_move` is qttt.chance.CHANCE), the legal actions with their
+        exact probabilities; otherwise empty."""
 
     def apply(self, action: object) -> GameState:
         """The state after `action`; IllegalAction naming the rule, RecordError for an action of

@@ -23,7 +23,8 @@ class GameType:
 
 GAME_TYPES: dict[str, GameType] = {t.name: t for t in (
     GameType("quantum", "Goff's quantum tic-tac-toe",
-             ("game", "board", "measurer", "two_cycles", "last_square", "untouched", "end", "end_line"),
+             ("game", "board", "measurer", "collapse", "p", "two_cycles", "last_square", "untouched", "end",
+              "end_line", "draw_second"),
              ("per-pattern", "first-line", "rank"), "qttt.quantum.family:FAMILY"),
     GameType("nested-classical", "n×n blocks of n×n cells (Intelligent Tic-Tac-Toe)",
              ("game", "board", "route", "block_patterns", "board_patterns", "full_block", "bonus"),

@@ -12,6 +12,7 @@ import time
 from fractions import Fraction
 from typing import Protocol
 
+from .chance import CHANCE, draw
 from .errors import IllegalAction
 from .family import AnyAction, GameState, Rollout, family_of
 
@@ -89,6 +90,9 @@ class GreedyPlayer:
         after = state.apply(action)
         if after.over:
             return margin(after, me)
+        if after.to_move == CHANCE:  # the expected value over chance's outcomes
+            return sum((p * (margin(r, me) if r.over else Fraction(0))
+                        for r, p in ((after.apply(o), p) for o, p in after.chance_outcomes())), Fraction(0))
         if after.to_move == me:
             return Fraction(0)
         return min((margin(r, me) if r.over else Fraction(0)
@@ -116,8 +120,8 @@ class _Node:
 
     def __init__(self, state: GameState, mover: str | None, rng: random.Random) -> None:
         self.state = state
-        self.mover = mover
-        untried = list(state.legal_actions())
+        self.mover = mover if mover != CHANCE else None
+        untried = [] if state.to_move == CHANCE else list(state.legal_actions())
         rng.shuffle(untried)
         self.untried = untried
         self.children: list[tuple[AnyAction, _Node]] = []
@@ -171,8 +175,13 @@ class SearchPlayer:
 
     def _iterate(self, root: _Node) -> None:
         node, path = root, [root]
-        while not node.untried and node.children:
-            node = self._select(node)
+        while True:
+            if node.state.to_move == CHANCE:  # chance picks its child by its probabilities
+                node = self._chance_child(node)
+            elif not node.untried and node.children:
+                node = self._select(node)
+            else:
+                break
             path.append(node)
         if node.untried:
             action = node.untried.pop()
@@ -185,6 +194,16 @@ class SearchPlayer:
             if n.mover is not None:
                 n.value += outcome(points_margin(final, n.mover))
 
+    def _chance_child(self, node: _Node) -> _Node:
+        """The child of a chance turn for an outcome drawn by qttt.chance.draw, added when new."""
+        action = draw(node.state.chance_outcomes(), self.rng)
+        for known, child in node.children:
+            if known == action:
+                return child
+        child = _Node(node.state.apply(action), CHANCE, self.rng)
+        node.children.append((action, child))
+        return child
+
     def _select(self, node: _Node) -> _Node:
         log_n = math.log(node.visits)
         return max((child for _, child in node.children),
@@ -196,6 +215,9 @@ class SearchPlayer:
         if self._fast is not None:
             return self._fast(state, rng)
         while not state.over:
+            if state.to_move == CHANCE:
+                state = state.apply(draw(state.chance_outcomes(), rng))
+                continue
             legal = state.legal_actions()
             if not legal:
                 break

@@ -81,8 +81,9 @@ class Ruleset:
         return self.rules.board
 
     def to_dict(self) -> dict[str, Any]:
-        """The resolved parameters as plain data: rule parameters plus `scoring`."""
-        out: dict[str, Any] = dict(self.params)
+        """The resolved parameters as plain data: rule parameters (exact numbers as strings) plus
+        `scoring`."""
+        out: dict[str, Any] = {k: str(v) if isinstance(v, Fraction) else v for k, v in self.params}
         out["scoring"] = [c.to_dict() for c in self.scoring]
         return out
 
@@ -164,6 +165,13 @@ def merge_params(base: Parameters, values: dict[str, Any], where: str,
         inherited = f" (inherited from {parent})" if parent and "end_line" not in values else ""
         raise VariantError(RULE, f"{where}: end_line = {out['end_line']}{inherited} is not allowed with "
                            f"board = {out['board']}; allowed: 0 (the board size) to {out['board']}")
+    for name, value in out.items():  # a parameter that selects nothing unless another allows it
+        for other, allowed in PARAMETER_BY_NAME[name].needs:
+            if value != PARAMETER_BY_NAME[name].default and out[other] not in allowed:
+                inherited = f" (inherited from {parent})" if parent and name not in values else ""
+                raise VariantError(RULE, f"{where}: {name} = {canonical_value(value)}{inherited} does not "
+                                   f"apply with {other} = {json.dumps(out[other])}; it needs {other} = "
+                                   + " or ".join(json.dumps(a) for a in allowed))
     if "route" in out and out["route"] != "same":
         blocks = out["board"] ** 2
         route = out["route"]

@@ -55,6 +55,8 @@ def _parameter(p: Parameter) -> dict[str, Any]:
         out["type"] = "boolean"
     elif p.type is int:
         out.update(type="integer", minimum=min(p.allowed), maximum=max(p.allowed))
+    elif p.type is Fraction:  # its bounds are checked by qttt (a pattern cannot say them)
+        out = _fraction(p.description, p.default)
     else:
         out.update(type="string", enum=list(p.allowed))
     return out

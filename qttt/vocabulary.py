@@ -25,7 +25,8 @@ PATTERN_KINDS = ("rows", "columns", "diagonals", "diamonds")
 @dataclass(frozen=True)
 class Value:
     """One allowed value of an enumerated or boolean parameter and the rule it selects, in words:
-    the reading the rules pages state (`{line}` stands for the ending line, `{n}` for the side)."""
+    the reading the rules pages state (`{line}` stands for the ending line, `{n}` for the side,
+    `{p}` and `{q}` for the probabilities p and 1 − p of a chance collapse)."""
 
     value: str | bool
     reading: str
@@ -48,14 +49,33 @@ class Parameter:
     games: tuple[str, ...] = (QUANTUM,)
     values: tuple[Value, ...] = ()
     compiled: bool = False
+    needs: tuple[tuple[str, tuple[Any, ...]], ...] = ()
 
     def reading(self, value: Any) -> str:
         """What `value` selects, in words (a template: see Value)."""
         return next(v.reading for v in self.values if v.value == value)
 
     def code(self, value: Any) -> int:
-        """The value as a compiled core reads it: 0/1 for a boolean, else its position in `allowed`."""
+        """The value as a compiled core reads it: 0/1 for a boolean, else its position in `allowed`
+        (a fraction reaches the core as two fields, `c_fields`)."""
         return int(value) if self.type is bool else self.allowed.index(value)
+
+    def enabling(self, value: Any) -> dict[str, Any]:
+        """The values of other parameters that `value` needs (`needs`: the first allowed of each),
+        none for the default."""
+        return {} if value == self.default else {other: allowed[0] for other, allowed in self.needs}
+
+    @property
+    def c_fields(self) -> tuple[str, ...]:
+        """The compiled configuration's fields for this parameter: its name, or for a fraction
+        its numerator and denominator (`p_num`, `p_den`)."""
+        return (f"{self.name}_num", f"{self.name}_den") if self.type is Fraction else (self.name,)
+
+    def c_values(self, value: Any) -> tuple[int, ...]:
+        """The value as the compiled configuration's fields (`c_fields`) hold it."""
+        if self.type is Fraction:
+            return (value.numerator, value.denominator)
+        return (self.code(value),)
 
     def c_constants(self, prefix: str) -> list[tuple[str, int]]:
         """The C name and code of each value of an enumerated parameter, e.g. QC_MEASURER_CREATOR."""
@@ -69,13 +89,16 @@ def c_name(text: str) -> str:
     return text.upper().replace("-", "_")
 
 
-def _about(description: str, allowed: range | tuple[str, ...] | None = None, rule: str | None = None,
-           values: dict[Any, str] | None = None, compiled: bool = False) -> dict[str, Any]:
+def _about(description: str, allowed: range | tuple[Any, ...] | None = None, rule: str | None = None,
+           values: dict[Any, str] | None = None, compiled: bool = False,
+           needs: dict[str, tuple[Any, ...]] | None = None) -> dict[str, Any]:
     """Field metadata: `values` maps each allowed value of an enumerated or boolean parameter to
-    its reading (then `allowed` is left out); `rule` only for a parameter that no rule of
-    rules.toml is scoped to; `compiled` when the family's compiled core reads it."""
+    its reading (then `allowed` is left out; for a fraction `allowed` is its least and greatest
+    value); `rule` only for a parameter that no rule of rules.toml is scoped to; `compiled` when
+    the family's compiled core reads it; `needs`: the values another parameter must have for this
+    one to leave its default (elsewhere it selects nothing, so it is refused)."""
     return {"description": description, "allowed": allowed, "rule": rule, "values": values or {},
-            "compiled": compiled}
+            "compiled": compiled, "needs": tuple((needs or {}).items())}
 
 
 Route = str | tuple[tuple[int, ...], ...]
@@ -97,7 +120,24 @@ class Parameters:
     measurer: str = field(default="opponent", metadata=_about(
         "Who measures a cycle: the opponent of the player who closed it, or that player.", values={
             "opponent": "The opponent of the player who closed a cycle measures it.",
-            "creator": "The player who closed a cycle measures it."}, compiled=True))
+            "creator": "The player who closed a cycle measures it."}, compiled=True,
+        needs={"collapse": ("choice", "chance-measurer")}))
+    collapse: str = field(default="choice", metadata=_about(
+        "Measurement: the cell named is the outcome (choice), or chance makes it so with probability "
+        "p; the measurer (chance-measurer) or O (chance-second) names it.", values={
+            "choice": "The measurer's choice is the outcome: the closing mark becomes classical in the "
+                      "cell named.",
+            "chance-measurer": "The measurer names a cell of the closing move; chance then makes the "
+                               "closing mark classical there with probability {p}, in its other cell "
+                               "with probability {q}.",
+            "chance-second": "Whoever measures, the second player (O) names a cell of the closing "
+                             "move; chance then makes the closing mark classical there with "
+                             "probability {p}, in its other cell with probability {q}."},
+        compiled=True))
+    p: Fraction = field(default=Fraction(1, 2), metadata=_about(
+        "Under a chance collapse, the probability that the named cell is the outcome: an exact "
+        "number from 1/2 to 1.", (Fraction(1, 2), Fraction(1)), "collapse-chance", compiled=True,
+        needs={"collapse": ("chance-measurer", "chance-second")}))
     two_cycles: bool = field(default=True, metadata=_about(
         "Whether a placement may repeat the two cells of a live spooky move (a 2-cycle).", values={
             True: "A placement may use the same two cells as a live spooky move; it closes a 2-cycle.",
@@ -120,6 +160,10 @@ class Parameters:
     end_line: int = field(default=0, metadata=_about(
         "Length of the line that ends the game under end = first-line; 0 means the board size.",
         range(0, 9), "end-line"))
+    draw_second: Fraction = field(default=Fraction(0), metadata=_about(
+        "Points a drawn game (equal points at the end) adds for O and takes from X: an exact number "
+        "from 0 to 100 (0: none).",
+        (Fraction(0), Fraction(100)), compiled=True))
     route: Route = field(default="same", metadata=_about(
         "For each cell position of a block (row-major), the blocks the next move must use; \"same\": "
         "the block at that position.", ()))
@@ -152,14 +196,14 @@ def _parameters() -> tuple[Parameter, ...]:
     out = []
     for f in fields(Parameters):
         kind, meta = hints[f.name], f.metadata
-        listed = kind not in (bool, int, str)  # route, pattern lists
+        listed = kind not in (bool, int, str, Fraction)  # route, pattern lists
         typ: type = tuple if listed else kind
         values = tuple(Value(v, reading) for v, reading in meta["values"].items())
         allowed = tuple(v.value for v in values) if values else tuple(meta["allowed"])
         rule = meta["rule"] or scoped[f.name]
         games = tuple(g.name for g in GAME_TYPES.values() if f.name in g.parameters)
         out.append(Parameter(f.name, typ, allowed, f.default, meta["description"], rule, games, values,
-                             meta["compiled"]))
+                             meta["compiled"], meta["needs"]))
     return tuple(out)
 
 
@@ -375,11 +419,32 @@ def fraction(value: Any, where: str) -> Fraction:
 def check_param(p: Parameter, value: Any, where: str, section: str = "") -> Any:
     if p.type is tuple:
         return check_list_param(p, value, where, section)
+    if p.type is Fraction:
+        return check_fraction_param(p, value, where, section)
     ok_type = isinstance(value, p.type) and not (p.type is int and isinstance(value, bool))
     if not ok_type or value not in p.allowed:
         raise VariantError(RULE, f"{where}: {section}{p.name} = {toml_text(value)} is not allowed; "
                            "allowed: " + describe_allowed(p))
     return value
+
+
+def check_fraction_param(p: Parameter, value: Any, where: str, section: str) -> Fraction:
+    """An exact fraction within the parameter's bounds: a Fraction, an integer or a string such as
+    "3/4" (a TOML float is refused: it is not exact)."""
+    exact: Fraction | None = None
+    if isinstance(value, Fraction):
+        exact = value
+    elif isinstance(value, (int, str)) and not isinstance(value, bool):
+        try:
+            exact = Fraction(value)
+        except (ValueError, ZeroDivisionError):
+            exact = None
+    low, high = p.allowed
+    if exact is None or not low <= exact <= high:
+        why = " (a float is not exact)" if isinstance(value, float) else ""
+        raise VariantError(RULE, f"{where}: {section}{p.name} = {toml_text(value)} is not allowed{why}; "
+                           "allowed: " + describe_allowed(p))
+    return exact
 
 
 def check_list_param(p: Parameter, value: Any, where: str, section: str) -> Any:
@@ -413,4 +478,7 @@ def describe_allowed(p: Parameter) -> str:
     if p.type is int:
         return f"an integer from {p.allowed[0]} to {p.allowed[-1]} (in a name: digits 0-9, no sign, " \
             "leading zero or space)"
+    if p.type is Fraction:
+        return (f"an exact number from {p.allowed[0]} to {p.allowed[-1]}: an integer, or a string such "
+                "as \"3/4\" (in a name: an integer or a reduced fraction such as 3/4)")
     return ", ".join(json.dumps(a) for a in p.allowed)

@@ -67,11 +67,13 @@ AT = ("positions", "games")
 PATHS: tuple[Path, ...] = (
     Path("compiled core: positions (qttt engine --core compiled, qttt perft's positions)", "quantum",
          "verify.quantum.sampled:compare_cores",
-         symbols=("qc_new", "qc_free", "qc_pos_size", "qc_pos_init", "qc_apply", "qc_legal", "qc_export"),
+         symbols=("qc_new", "qc_free", "qc_pos_size", "qc_pos_init", "qc_apply", "qc_legal", "qc_export",
+                  "qc_chance"),
          serves="verify.quantum.sampled:core_reason",
-         settles="the position after the same actions (phase, move numbers, pending cycle, player to act, "
-                 "marks, scores), the legal list, the rule refusing every other action, the position "
-                 "after each measurement and each game-ending placement"),
+         settles="the position after the same actions (phase, move numbers, pending cycle, cell named, "
+                 "player to act, marks, scores), a chance turn's outcomes with their probabilities, the "
+                 "legal list, the rule refusing every other action, the position after each measurement, "
+                 "chance outcome and game-ending placement"),
 )
 
 UNCOMPARED: dict[str, str] = {

@@ -148,6 +148,10 @@ class ClassicalState:
         """The declared position state (`STATE`), by field name."""
         return STATE.of(self)
 
+    def chance_outcomes(self) -> tuple[tuple[Mark, Fraction], ...]:
+        """Classical games have no chance turn."""
+        return ()
+
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, ClassicalState) and self.ruleset.key() == other.ruleset.key()
                 and self.marks == other.marks)

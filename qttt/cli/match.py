@@ -27,6 +27,7 @@ from rich.text import Text
 
 from ..argtypes import clock_seconds, integer, seconds
 from ..bounds import MATCH_GAMES, SEED
+from ..chance import CHANCE
 from ..competition.match import (
     TIE_BREAKS,
     Job,
@@ -42,7 +43,7 @@ from ..competition.match import (
 )
 from ..competition.referee import KINDS_HELP, Forfeit, Seat, Watch, split_name
 from ..errors import IllegalAction
-from ..family import AnyAction, GameState, terminal
+from ..family import AnyAction, GameState, family_of, terminal
 from ..notation import Json
 from ..text import count
 from . import add_json, add_quiet, add_workers
@@ -230,6 +231,7 @@ class HumanSeat:
 
     def __init__(self, name: str, console: Console) -> None:
         self.name, self.console = name, console
+        self.seen: GameState | None = None  # the position before the action observed next
 
     def start(self, variant: str, side: str) -> None:
         self.console.print(f"you play {side} ({variant}); type help at the prompt of qttt play for the input")
@@ -262,7 +264,11 @@ class HumanSeat:
             self.console.print("commands here: quit; or type " + typed.example(state), markup=False)
 
     def observe(self, action: AnyAction, after: GameState) -> None:
-        pass
+        before, self.seen = self.seen, after
+        if before is not None and before.to_move == CHANCE:  # show the draw (rule collapse-chance)
+            p = dict(before.chance_outcomes())[action]
+            said = family_of(before.ruleset).action_text(before, action)
+            self.console.print(f"chance: {said} (probability {p})", markup=False)
 
     def close(self, final: GameState) -> None:
         pass

@@ -35,7 +35,8 @@ at the prompt:
   help                explain the input         quit   stop the game (Ctrl-D also ends it)
 
 players: human (a person at the keyboard); {players}. --seed makes the computer players
-repeatable.
+repeatable, and the draws of a chance collapse (collapse = chance-measurer or chance-second:
+each draw is shown, with its probability, as it happens).
 
 Intelligent Tic-Tac-Toe (qttt play intelligent): type a cell as row and column from 0
 (5 4); the board shows row and column numbers, the map of blocks (X, O won, # drawn) and
@@ -69,8 +70,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--x", choices=KINDS, default="human", help="who plays X (default human)")
     p.add_argument("--o", choices=KINDS, default="greedy", help="who plays O (default greedy)")
     p.add_argument("--seed", type=integer(SEED),
-                   help="seed of the computer players (default: a fresh one, "
-                                            "printed at the start)")
+                   help="seed of the computer players and of the chance draws (default: a fresh "
+                        "one, printed at the start)")
     p.add_argument("--no-colour", "--no-color", dest="no_colour", action="store_true",
                    help="plain text even on a terminal (colour is also off when NO_COLOR is set "
                         "or output is not a terminal)")

@@ -88,7 +88,8 @@ def play_missing(tour: Tour, seed: int, quiet: bool = False, stderr: bool = Fals
         clock = Clock(move=tour.team_seconds or None) if slot.stage == "team" else Clock.of(tour.ruleset)
         console.print(f"game {n}: {slot.stage} {('board ' + str(slot.board)) if slot.board else ''} "
                       f"{names['x']} (x, {slot.x}) - {names['o']} (o, {slot.o})", markup=False)
-        result = play_game(tour.ruleset, tour.variant, seats, clock)
+        result = play_game(tour.ruleset, tour.variant, seats, clock,
+                           chance=random.Random(f"{seed}:{slot.key()}:chance"))
         record = {**result.to_json(), "tour": {"stage": slot.stage, "board": slot.board, "x": slot.x,
                                                "o": slot.o, "extra": slot.extra}}
         write_atomic(tour.records / f"{slot.key()}.json", json.dumps(record, ensure_ascii=False) + "\n",

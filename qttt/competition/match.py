@@ -188,7 +188,8 @@ def play_job(job: Job, human: Callable[[str], Seat] | None = None, watch: Watch 
     rs = load_ruleset(job.variant)
     seats = {side: make_seat(spec, rs, random.Random(f"{job.seed}:{job.index}:{side}"), job.ack, human)
              for side, spec in (("x", job.x), ("o", job.o))}
-    result = play_game(rs, job.variant, seats, Clock.of(rs, job.move, job.game), job.ack, watch)
+    result = play_game(rs, job.variant, seats, Clock.of(rs, job.move, job.game), job.ack, watch,
+                       random.Random(f"{job.seed}:{job.index}:chance"))
     return {"game": job.index, **result.to_json(), STDERR: result.stderr}
 
 

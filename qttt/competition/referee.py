@@ -10,6 +10,7 @@ played. Whatever a seat does wrong ends the game at once as a forfeit with a rea
 from __future__ import annotations
 
 import json
+import random
 import re
 import shlex
 import time
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Protocol
 
+from ..chance import CHANCE, draw
 from ..errors import IllegalAction, MatchError, RecordError
 from ..family import AnyAction, GameState, family_of
 from ..games import new_game
@@ -166,10 +168,14 @@ class Watch:
 
 
 def play_game(rs: Ruleset, variant: str, seats: dict[str, Seat], clock: Clock,
-              ack: float = ACK_SECONDS, watch: Watch | None = None) -> GameResult:
+              ack: float = ACK_SECONDS, watch: Watch | None = None,
+              chance: random.Random | None = None) -> GameResult:
     """Referee one game from the initial state (rules match-clock, match-forfeit); `watch`, if
-    given, follows it for a live display."""
+    given, follows it for a live display. The referee plays the chance turns itself (rule
+    collapse-chance): each outcome is drawn from `chance` (qttt.chance.draw; default a generator
+    seeded 0), recorded, and told to both seats, at no time on either clock."""
     state = new_game(rs)
+    chance = chance if chance is not None else random.Random(0)
     actions: list[AnyAction] = []
     used = {"x": 0.0, "o": 0.0}
     times: list[float] = []
@@ -182,6 +188,10 @@ def play_game(rs: Ruleset, variant: str, seats: dict[str, Seat], clock: Clock,
             if not state.legal_actions():
                 end = "deadlock"
                 break
+            if state.to_move == CHANCE:
+                state = _chance_turn(state, chance, seats, actions)
+                times.append(0.0)
+                continue
             side = state.to_move or ""
             seat = seats[side]
             limit = clock.limit(used[side]) if seat.clocked else None
@@ -231,6 +241,18 @@ def play_game(rs: Ruleset, variant: str, seats: dict[str, Seat], clock: Clock,
     return GameResult(Record(variant, tuple(actions)), {s: seats[s].name for s in ("x", "o")},
                       scores, end, forfeit, used, clock.to_json(ack), times,
                       {s: seats[s].stderr for s in ("x", "o") if seats[s].stderr})
+
+
+def _chance_turn(state: GameState, chance: random.Random, seats: dict[str, Seat],
+                 actions: list[AnyAction]) -> GameState:
+    """The referee's draw at a chance turn (qttt.chance.draw), recorded and told to both seats."""
+    action = draw(state.chance_outcomes(), chance)
+    after = state.apply(action)
+    actions.append(action)
+    for s in ("x", "o"):
+        with _charged(s):
+            seats[s].observe(action, after)
+    return after
 
 
 def _sided(side: str, f: Forfeit) -> Forfeit:

@@ -14,6 +14,7 @@ from typing import IO, Protocol
 
 from .. import __version__
 from ..bounds import DEPTH
+from ..chance import CHANCE
 from ..errors import QtttError, UsageError
 from ..family import GameState, family_of
 from ..games import new_game
@@ -89,6 +90,9 @@ class QtttEngine:
     def _go(self, state: GameState) -> dict[str, Json]:
         """The engine's move: the player's choice, or a uniform one in a family the player does not
         play (`Family.players`)."""
+        if state.to_move == CHANCE:  # chance acts: the referee draws and sends the outcome
+            return error("protocol", "go at a chance turn: chance, not a player, acts now (rule "
+                         "collapse-chance); the referee draws the outcome and sends it with apply")
         player = self.player
         if player.name not in family_of(state.ruleset).players:
             player = RandomPlayer(rng=self.rng)

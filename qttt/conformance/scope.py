@@ -7,7 +7,9 @@ A ruleset's rule ids are:
 - every rule whose scope is its family's (`Family.scope`: `common` for quantum), and for every
   other family the `common` rules that hold for any game (FAMILY_FREE);
 - a parameter-scoped rule when the ruleset's value of that parameter makes the rule apply:
-  `end-line` (scope `end`) only with end = first-line; the other parameter-scoped rules
+  `end-line` (scope `end`) only with end = first-line, `collapse-chance` (scope `collapse`) only
+  under a chance collapse, `score-draw-second` only with draw_second above 0; the other
+  parameter-scoped rules
   (two_cycles, measurer, untouched, last_square) apply to every value of their parameter, since
   the rule states what each value means;
 - `pattern-line` / `pattern-square` (scope `scoring`) when a scoring component scores lines /
@@ -38,6 +40,8 @@ FAMILY_FREE = frozenset({"over-no-action", "score-at-end", "record-format", "rec
 # Parameter-scoped rules that apply only to some values: rule id -> predicate on the ruleset.
 _PARAMETER_RULES: dict[str, Callable[[Ruleset], bool]] = {
     "end-line": lambda rs: rs.rules.end == "first-line",
+    "collapse-chance": lambda rs: rs.rules.collapse != "choice",
+    "score-draw-second": lambda rs: rs.rules.draw_second != 0,
 }
 # Rules a ruleset cannot reach: rule id -> predicate on the ruleset (see the docstring).
 UNREACHABLE: dict[str, Callable[[Ruleset], bool]] = {

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..errors import QtttError, RecordError
+from ..errors import FileError, QtttError, RecordError
 from ..family import GameState, cases, family_of
 from ..games import new_game
 from ..io import read_json, read_text
@@ -73,18 +73,65 @@ def suite_prefix(name: str) -> str:
 
 
 def suite_for(name: str) -> dict[str, Json]:
-    """The suite of any ruleset the resolver (load_ruleset) accepts: a built-in ruleset's
+    """The suite of any ruleset the resolver (load_ruleset) accepts: a shipped ruleset's
     committed file, else one generated for it now."""
-    if name in builtin_names(None):
-        result: dict[str, Json] = read_json(suite_path(name))
+    path = committed_suite(name)
+    if path is not None:
+        result: dict[str, Json] = read_json(path)
         return result
     return build_suite(load_ruleset(name))
 
 
+def shipped_suites() -> list[tuple[str, Path]]:
+    """Every ruleset whose suite the project commits, with that suite's path, in generation order:
+    the built-in rulesets (at the top of spec/vectors/, or in their family's folder: nested/ for
+    the nested-classical family), the example variant files of spec/editions/ (in their family's
+    folder) and the coverage variants of spec/coverage/ (under coverage/, every family). The one
+    place a committed suite's path comes from."""
+    out = []
+    for name in builtin_names(None):
+        out.append((name, vectors_dir() / family_of(load_ruleset(name)).vectors / f"{name}.json"))
+    for path in sorted((spec_dir() / "editions").glob("*.toml")):
+        rs = load_ruleset(str(path))
+        out.append((str(path), vectors_dir() / family_of(rs).vectors / f"{rs.name}.json"))
+    for path in sorted(coverage_variants_dir().glob("*.toml")):
+        out.append((str(path), coverage_vectors_dir() / f"{load_ruleset(str(path)).name}.json"))
+    return out
+
+
+def committed_suite(name: str) -> Path | None:
+    """The committed suite of the shipped ruleset `name` names (a built-in name, or an edition or
+    coverage variant file however its path is written); None for any other ruleset."""
+    for shipped, path in shipped_suites():
+        if shipped == name or (shipped.endswith(".toml") and _same_file(shipped, name)):
+            return path
+    return None
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except (OSError, ValueError):
+        return False
+
+
 def suite_path(name: str) -> Path:
-    """The committed suite of a built-in ruleset (in its family's folder: nested/ for
-    nested-classical)."""
-    return vectors_dir() / family_of(load_ruleset(name)).vectors / f"{name}.json"
+    """The committed suite of a shipped ruleset (`committed_suite`); FileError for another."""
+    path = committed_suite(name)
+    if path is None:
+        raise FileError(None, f"{name} is not a ruleset the project ships, so it has no committed "
+                        "suite; generate one with qttt vectors generate NAME -o DIR")
+    return path
+
+
+def suite_file(name: str, out: Path | None = None) -> Path:
+    """Where `qttt vectors generate` writes the suite of `name`: its committed path for a shipped
+    ruleset, else `<prefix>.json` (suite_prefix) under spec/vectors/; given `out`, the same
+    layout under out."""
+    committed = committed_suite(name)
+    if committed is None:
+        return (out or vectors_dir()) / f"{suite_prefix(load_ruleset(name).name)}.json"
+    return committed if out is None else out / committed.relative_to(vectors_dir())
 
 
 def committed_suites() -> list[Path]:

@@ -21,7 +21,7 @@ from ..vocabulary import AWARD_FIELDS, AWARDS, CRITERIA, PARAMETERS, PATTERNS, f
 Reading = tuple[str, str]
 
 
-def _int_readings(default: int) -> tuple[str, str]:
+def _int_readings(default: int | Fraction) -> tuple[str, str]:
     return f"{default} (default)", f"not {default}"
 
 
@@ -29,7 +29,7 @@ def readings() -> list[Reading]:
     """Every reading of the vocabulary, in declaration order."""
     out: list[Reading] = []
     for p in PARAMETERS:
-        if p.type is int:
+        if p.type in (int, Fraction):
             out += [(p.name, v) for v in _int_readings(p.default)]
         elif p.type is tuple and p.allowed:
             out += [(p.name, f"contains {v}") for v in p.allowed]
@@ -59,7 +59,8 @@ def ruleset_readings(parameters: Mapping[str, Any]) -> set[Reading]:
         if p.name not in parameters:
             continue
         value = parameters[p.name]
-        if p.type is int:
+        if p.type in (int, Fraction):
+            value = Fraction(value) if p.type is Fraction else value
             out.add((p.name, _int_readings(p.default)[value != p.default]))
         elif p.type is tuple and p.allowed:
             out |= {(p.name, f"contains {v}") for v in value}

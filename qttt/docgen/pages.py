@@ -6,6 +6,7 @@ import json
 import os
 import re
 from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
 
 from verify.cli import markdown
@@ -81,8 +82,8 @@ def value_readings(rule: Rule) -> list[str]:
     p = PARAMETER_BY_NAME.get(rule.scope)
     if p is None or not p.values:
         return []
-    return [*(f"- `{p.name} = {format_value(v.value)}`: {v.reading.format(n='n', line='ending line')}"
-              for v in p.values), ""]
+    words = {"n": "n", "line": "ending line", "p": "p", "q": "1 − p"}
+    return [*(f"- `{p.name} = {format_value(v.value)}`: {v.reading.format(**words)}" for v in p.values), ""]
 
 
 def _choices(rule: Rule) -> list[str]:
@@ -229,7 +230,7 @@ def parameters_page() -> list[str]:
            "## `[rules]`", ""]
     rows = []
     for p in PARAMETERS:
-        allowed = (f"{p.allowed[0]} to {p.allowed[-1]}" if p.type is int
+        allowed = (f"{p.allowed[0]} to {p.allowed[-1]}" if p.type in (int, Fraction)
                    else "same, or a list of block lists, one per cell position" if p.name == "route"
                    else "a list of " + ", ".join(format_value(a) for a in p.allowed) if p.type is tuple
                    else ", ".join(format_value(a) for a in p.allowed))

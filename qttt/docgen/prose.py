@@ -19,6 +19,11 @@ def parameter_statement(rs: Ruleset, name: str) -> str:
         return "Quantum tic-tac-toe: each placement puts two spooky marks; X places first."
     if name == "board":
         return f"The board is {n}×{n}: cells 0 to {n * n - 1} row by row, squares 1 to {n * n} in notation."
+    if name == "draw_second":  # rule score-draw-second
+        return ("A drawn game is scored as its points stand." if not v else
+                f"A drawn game (both players' points equal) gives O {format_value(v)} more points and X "
+                f"{format_value(v)} fewer.")
     if p.values:
-        return p.reading(v).format(n=n, line=_line_words(n, rs.rules.end_line))
+        chance = rs.rules.p
+        return p.reading(v).format(n=n, line=_line_words(n, rs.rules.end_line), p=chance, q=1 - chance)
     return f"{name} = {format_value(v)}."

@@ -3,10 +3,13 @@
    declarations of qttt/vocabulary.py (parameter values, awards, criteria); do not edit.
 */
 
-#define QC_GAME_FIELDS(X) X(cells) X(measurer) X(two_cycles) X(last_square) X(untouched) X(uses_move_numbers)
+#define QC_GAME_FIELDS(X) X(cells) X(measurer) X(collapse) X(p_num) X(p_den) X(two_cycles) X(last_square) X(untouched) X(draw_second_num) X(draw_second_den) X(uses_move_numbers) X(scale)
 
 #define QC_MEASURER_OPPONENT 0
 #define QC_MEASURER_CREATOR 1
+#define QC_COLLAPSE_CHOICE 0
+#define QC_COLLAPSE_CHANCE_MEASURER 1
+#define QC_COLLAPSE_CHANCE_SECOND 2
 #define QC_LAST_SQUARE_FORCED 0
 #define QC_LAST_SQUARE_END 1
 #define QC_UNTOUCHED_KEEP 0

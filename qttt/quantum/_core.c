@@ -42,11 +42,13 @@ typedef int64_t value_t;
 #define MAXCOMP 8
 #define MAXSYM 8
 #define NPAIR (MAXC * (MAXC - 1) / 2)
-#define NCODES (MAXC * MAXC + MAXC) /* action codes: a*cells+b placements, cells*cells+c measurements */
+#define NCODES (MAXC * MAXC + 2 * MAXC) /* action codes: a*cells+b placements, cells*cells+c measurements,
+                                           cells*cells+cells+c chance outcomes */
 #define NOACT 0xFFFF
 #define PLACE 0
 #define MEASURE 1
 #define OVER 2
+#define CHANCE 3 /* rule collapse-chance: a measurement has named `chosen`, chance decides */
 
 typedef struct {
     uint8_t cls[MAXC];
@@ -55,7 +57,7 @@ typedef struct {
     moves_t spk[MAXC];
     uint16_t comp[MAXC];
     uint16_t x, o, open;
-    uint8_t move, phase, pending;
+    uint8_t move, phase, pending, chosen;
 } Pos;
 
 /* One scoring component: its award's fields (as _config.h names them), then its list (first-line:
@@ -76,9 +78,10 @@ typedef struct {
 } Comp;
 
 typedef struct {
-#define QC_DECLARE(field) int field;
+#define QC_DECLARE(field) int64_t field;
     QC_GAME_FIELDS(QC_DECLARE)
 #undef QC_DECLARE
+    int64_t draw_points;             /* rule score-draw-second: draw_second scaled */
     int nend;
     uint16_t endm[MAXPAT];
     int nrel;
@@ -88,6 +91,7 @@ typedef struct {
     int ncomp;
     Comp comp[MAXCOMP];
     int sq;                          /* cells * cells: the first measurement code */
+    int oc;                          /* sq + cells: the first chance-outcome code */
     uint8_t ca[NCODES], cb[NCODES];  /* the cells of each action code */
     uint8_t pidx[MAXC][MAXC];        /* pair index of two cells */
     uint8_t pairperm[MAXSYM][NPAIR]; /* a pair's index under each symmetry */
@@ -153,8 +157,9 @@ HOT void place(const Rules *r, Pos *p, int a, int b) {
     }
 }
 
-/* rules measure-cell, collapse-component, collapse-untouched, then the end checks */
-HOT void measure(const Rules *r, Pos *p, int cell) {
+/* rules collapse-component, collapse-untouched, then the end checks: the closing move's mark
+   becomes classical in cell */
+HOT void collapse_at(const Rules *r, Pos *p, int cell) {
     uint16_t component = p->comp[cell];
     int sm[2 * MAXM], sc[2 * MAXM], sp = 0;
     sm[sp] = p->pending; sc[sp] = cell; sp++;
@@ -183,6 +188,7 @@ HOT void measure(const Rules *r, Pos *p, int cell) {
     p->x = xm;
     p->open &= (uint16_t)~component;
     p->pending = 0;
+    p->chosen = 0;
     if (r->untouched == QC_UNTOUCHED_VANISH && p->live) {
         p->live = 0;
         for (uint32_t m = p->open; m; m &= m - 1) {
@@ -194,6 +200,45 @@ HOT void measure(const Rules *r, Pos *p, int cell) {
     settle(r, p);
 }
 
+/* rule measure-cell: the measurement names cell; under a chance collapse a chance turn follows
+   (rule collapse-chance), else the cell is the outcome */
+HOT void measure(const Rules *r, Pos *p, int cell) {
+    if (r->collapse == QC_COLLAPSE_CHOICE) { collapse_at(r, p, cell); return; }
+    p->phase = CHANCE;
+    p->chosen = (uint8_t)cell;
+}
+
+/* rule collapse-chance: the outcomes of the chance turn in the engine's order (by cell), each
+   with its probability num/den (the cell named p, the other 1 - p; none of probability 0) */
+static int chance_outcomes(const Rules *r, const Pos *p, int *cells, int64_t *num, int64_t *den) {
+    int n = 0, ends[2] = {p->ea[p->pending], p->eb[p->pending]};
+    for (int i = 0; i < 2; i++) {
+        int named = ends[i] == p->chosen;
+        if (!named && r->p_num == r->p_den) continue;
+        cells[n] = ends[i];
+        num[n] = named ? r->p_num : r->p_den - r->p_num;
+        den[n] = r->p_den;
+        n++;
+    }
+    return n;
+}
+
+/* qttt.chance.draw: one random() u = k / 2**53, then the first outcome whose cumulative
+   probability exceeds u, compared exactly */
+static int draw_outcome(const Rules *r, const Pos *p, MT *g) {
+    int cells[2];
+    int64_t num[2], den[2];
+    int n = chance_outcomes(r, p, cells, num, den);
+    uint64_t a = mt_next(g) >> 5, b = mt_next(g) >> 6;
+    unsigned __int128 k = (unsigned __int128)(a * 67108864u + b);
+    unsigned __int128 sum = 0;
+    for (int i = 0; i < n - 1; i++) {
+        sum += (unsigned __int128)num[i];
+        if (k * (unsigned __int128)den[i] < sum << 53) return cells[i];
+    }
+    return cells[n - 1];
+}
+
 /* rule place-two-cycle: the two cells already hold a live spooky move */
 static int pair_live(const Pos *p, int a, int b) {
     for (moves_t l = p->live; l; l &= l - 1) {
@@ -203,9 +248,11 @@ static int pair_live(const Pos *p, int a, int b) {
     return 0;
 }
 
-/* rule measure-by: whether x chooses now */
+/* rules measure-by, collapse-chance: whether x chooses now (the second player, o, names the cell
+   under collapse = chance-second) */
 static int x_moves(const Rules *r, const Pos *p) {
     if (p->phase == MEASURE) {
+        if (r->collapse == QC_COLLAPSE_CHANCE_SECOND) return 0;
         int creator_x = p->pending & 1;
         switch (r->measurer) {
             case QC_MEASURER_CREATOR: return creator_x;
@@ -225,6 +272,13 @@ HOT int legal(const Rules *r, const Pos *p, int *out) {
         out[n++] = r->sq + p->eb[p->pending];
         return n;
     }
+    if (p->phase == CHANCE) {
+        int cells[2];
+        int64_t num[2], den[2];
+        int k = chance_outcomes(r, p, cells, num, den);
+        for (int i = 0; i < k; i++) out[n++] = r->oc + cells[i];
+        return n;
+    }
     uint16_t op = p->open;
     if ((op & (op - 1)) == 0) { int c = ctz(op); out[n++] = c * r->cells + c; return n; }
     for (uint32_t m = op; m; m &= m - 1) {
@@ -239,12 +293,23 @@ HOT int legal(const Rules *r, const Pos *p, int *out) {
 }
 
 HOT void apply_code(const Rules *r, Pos *p, int code) {
+    if (code >= r->oc) { collapse_at(r, p, r->ca[code]); return; } /* a chance outcome */
     if (code >= r->sq) measure(r, p, r->ca[code]);
     else place(r, p, r->ca[code], r->cb[code]);
 }
 
-/* An action code as Python encodes it (qttt/quantum/analysis/count.py encode): -(cell+1) measures. */
-static int32_t external(const Rules *r, int code) { return code >= r->sq ? -(r->ca[code] + 1) : code; }
+/* An action code as Python encodes it (qttt/quantum/analysis/count.py encode): -(cell+1) measures,
+   -(cells+cell+1) is a chance outcome. */
+static int32_t external(const Rules *r, int code) {
+    if (code >= r->oc) return -(r->cells + r->ca[code] + 1);
+    return code >= r->sq ? -(r->ca[code] + 1) : code;
+}
+
+/* An action code from Python's encoding */
+static int internal(const Rules *r, int32_t code) {
+    if (code < -r->cells) return r->oc + (-code - r->cells - 1);
+    return code < 0 ? r->sq - code - 1 : code;
+}
 
 /* ---- scoring (qttt/quantum/scoring.py), scaled ---------------------------------------------------------- */
 
@@ -318,6 +383,7 @@ HOT void score(const Rules *r, const Pos *p, int64_t *xs, int64_t *os) {
             }
         }
     }
+    if (sx == so) { sx -= r->draw_points; so += r->draw_points; } /* rule score-draw-second */
     *xs = sx; *os = so;
 }
 
@@ -386,6 +452,10 @@ static int playout(const Rules *r, MT *g, Pos *p, int32_t *codes, uint64_t *dige
             int c = mt_random(g) < 0.5 ? p->ea[p->pending] : p->eb[p->pending];
             code = -(c + 1);
             measure(r, p, c);
+        } else if (p->phase == CHANCE) {
+            int c = draw_outcome(r, p, g);
+            code = -(cells + c + 1);
+            collapse_at(r, p, c);
         } else {
             break;
         }
@@ -460,6 +530,7 @@ static void pos_key(const Rules *r, const Pos *p, uint64_t *k1, uint64_t *k2) {
                 h = h << 7 | (uint64_t)(ml << 1 | par[i]);
             }
             uint64_t t = tail | (uint64_t)map_mask(r, sy, dead) << 8;
+            if (p->phase == CHANCE) t |= (1 + (uint64_t)r->perm[sy][p->chosen]) << 20;
             if (h < b1 || (h == b1 && t < b2)) { b1 = h; b2 = t; }
         }
     } else {
@@ -467,7 +538,7 @@ static void pos_key(const Rules *r, const Pos *p, uint64_t *k1, uint64_t *k2) {
         int pl[MAXM], po[MAXM], n = 0;
         for (moves_t l = p->live; l; l &= l - 1) {
             int k = ctz(l);
-            if (p->phase == MEASURE && k == p->pending) continue;
+            if ((p->phase == MEASURE || p->phase == CHANCE) && k == p->pending) continue;
             pl[n] = r->pidx[p->ea[k]][p->eb[k]]; po[n++] = k & 1;
         }
         for (int sy = 0; sy < r->nsym; sy++) {
@@ -485,13 +556,14 @@ static void pos_key(const Rules *r, const Pos *p, uint64_t *k1, uint64_t *k2) {
                 int code = dead >> c & 1 ? 3 : p->x >> c & 1 ? 1 : p->o >> c & 1 ? 2 : 0;
                 cells |= (uint64_t)code << (2 * r->perm[sy][c]);
             }
-            uint64_t pend = 0;
-            if (p->phase == MEASURE) {
+            uint64_t pend = 0, named = 0;
+            if (p->phase == MEASURE || p->phase == CHANCE) {
                 int k = p->pending;
                 pend = 1 + (uint64_t)(r->pairperm[sy][r->pidx[p->ea[k]][p->eb[k]]] << 1 | (k & 1));
             }
+            if (p->phase == CHANCE) named = 1 + (uint64_t)r->perm[sy][p->chosen];
             uint64_t t = cells | pend << 18 | (uint64_t)n << 26 | (uint64_t)(p->move & 1) << 31
-                         | (uint64_t)p->phase << 32;
+                         | (uint64_t)p->phase << 32 | named << 34;
             if (h < b1 || (h == b1 && t < b2)) { b1 = h; b2 = t; }
         }
     }
@@ -500,7 +572,7 @@ static void pos_key(const Rules *r, const Pos *p, uint64_t *k1, uint64_t *k2) {
 #else
 /* Two independent 64-bit hashes of everything that decides the rest of the game. */
 static void pos_key(const Rules *r, const Pos *p, uint64_t *k1, uint64_t *k2) {
-    uint64_t a = 0x1234567ull + p->move * 0x100ull + p->phase * 0x10ull + p->pending;
+    uint64_t a = 0x1234567ull + p->move * 0x100ull + p->phase * 0x10ull + p->pending + ((uint64_t)p->chosen << 40);
     uint64_t b = a ^ 0xabcdef0123ull;
     for (int c = 0; c < r->cells; c++) {
         a = mix(a ^ ((uint64_t)c << 56 | (uint64_t)p->cls[c] << 48 | (uint64_t)p->spk[c]));
@@ -623,10 +695,12 @@ static Code cycle_code(const Rules *r, const Pos *p, const Graph *g, uint32_t ce
 }
 
 #define ODD_KEY (~(uint64_t)0)
+#define CHANCE_KEY (~(uint64_t)1) /* a chance turn: the walk keys it by the position itself, not by a class */
 
 /* phase (2 bits), parity of the next move (1), cells of the pending component (5), its code, then the other
    components' tree codes in increasing order; left-aligned. ODD_KEY for a graph of a shape the rules never make. */
 static uint64_t shape_key(const Rules *r, const Pos *p) {
+    if (p->phase == CHANCE) return CHANCE_KEY;
     Graph g;
     uint32_t open = p->open;
     for (int c = 0; c < r->cells; c++) g.deg[c] = 0;
@@ -821,10 +895,12 @@ static void read_component(Reader *rd, const Rules *r, Comp *c) {
 
 /* The pair and action-code tables of the board. */
 static void tables(Rules *r) {
-    r->sq = r->cells * r->cells;
+    r->sq = (int)(r->cells * r->cells);
+    r->oc = r->sq + (int)r->cells;
     for (int a = 0; a < r->cells; a++)
         for (int b = 0; b < r->cells; b++) { r->ca[a * r->cells + b] = (uint8_t)a; r->cb[a * r->cells + b] = (uint8_t)b; }
     for (int c = 0; c < r->cells; c++) r->ca[r->sq + c] = r->cb[r->sq + c] = (uint8_t)c;
+    for (int c = 0; c < r->cells; c++) r->ca[r->oc + c] = r->cb[r->oc + c] = (uint8_t)c;
     int np = 0;
     for (int a = 0; a < r->cells; a++)
         for (int b = a + 1; b < r->cells; b++) r->pidx[a][b] = r->pidx[b][a] = (uint8_t)np++;
@@ -840,10 +916,14 @@ void *qc_new(const int64_t *cfg, int64_t ncfg) {
     Rules *r = calloc(1, sizeof(Rules));
     if (!r) return NULL;
     Reader rd = {cfg, ncfg, 0, 0};
-#define QC_READ(field) r->field = (int)next(&rd);
+#define QC_READ(field) r->field = next(&rd);
     QC_GAME_FIELDS(QC_READ)
 #undef QC_READ
     if (r->cells < 1 || r->cells > MAXC) rd.bad = 1;
+    /* p from 1/2 to 1 (rule collapse-chance); draw_second a whole number of score units */
+    if (r->p_den < 1 || r->p_den > ((int64_t)1 << 62) || r->p_num > r->p_den || 2 * r->p_num < r->p_den) rd.bad = 1;
+    if (r->draw_second_den < 1 || r->scale < 1 || r->draw_second_num < 0 || r->scale % r->draw_second_den) rd.bad = 1;
+    else r->draw_points = r->scale / r->draw_second_den * r->draw_second_num;
     r->nend = count(&rd, MAXPAT);
     for (int j = 0; j < r->nend; j++) r->endm[j] = (uint16_t)next(&rd);
     r->nrel = count(&rd, MAXREL);
@@ -871,11 +951,23 @@ void qc_pos_init(const void *h, void *pos) { init_pos(h, pos); }
 /* Apply an action after checking it (rule check-order). 0 when applied, else the broken rule:
    1 over-no-action, 2 measure-pending (a placement while a cycle waits), 3 measure-pending
    (nothing to measure), 4 board-cells, 5 place-open, 6 place-distinct, 7 place-two-cycle,
-   8 measure-cell, 9 too many moves for this core. kind 0 places (a, b), 1 measures a. */
+   8 measure-cell, 9 too many moves for this core, 10 collapse-chance (another action during a
+   chance turn, or an outcome when none is due), 11 collapse-chance (an outcome not offered).
+   kind 0 places (a, b), 1 measures a, 2 is the chance outcome a. */
 int qc_apply(const void *h, void *pos, int kind, int a, int b) {
     const Rules *r = h;
     Pos *p = pos;
     if (p->phase == OVER) return 1;
+    if (p->phase == CHANCE || kind == 2) {
+        if (p->phase != CHANCE || kind != 2) return 10;
+        if (a < 0 || a >= r->cells) return 4;
+        int cells[2];
+        int64_t num[2], den[2];
+        int n = chance_outcomes(r, p, cells, num, den);
+        if (!(cells[0] == a || (n > 1 && cells[1] == a))) return 11;
+        collapse_at(r, p, a);
+        return 0;
+    }
     if (kind == 1) {
         if (p->phase != MEASURE) return 3;
         if (a < 0 || a >= r->cells) return 4;
@@ -901,8 +993,10 @@ int qc_replay(const void *h, void *pos, const int32_t *codes, int n) {
     init_pos(r, pos);
     for (int i = 0; i < n; i++) {
         int32_t code = codes[i];
-        int refused = code < 0 ? qc_apply(r, pos, 1, -code - 1, 0)
-                               : qc_apply(r, pos, 0, code / r->cells, code % r->cells);
+        int cells = (int)r->cells;
+        int refused = code < -cells ? qc_apply(r, pos, 2, -code - cells - 1, 0)
+                      : code < 0 ? qc_apply(r, pos, 1, -code - 1, 0)
+                                 : qc_apply(r, pos, 0, code / cells, code % cells);
         if (refused) return i + 1;
     }
     return 0;
@@ -916,22 +1010,24 @@ int qc_legal(const void *h, const void *pos, int32_t *out) {
     return n;
 }
 
-/* The position as plain numbers: phase, move, pending (as held, whatever the phase), to-move (0 x, 1 o, -1 none), x score,
-   o score (as the board stands), cycle cell mask (0 if none), then per cell its classical move
-   number, then per cell its spooky move-number mask. */
+/* The position as plain numbers: phase, move, pending (as held, whatever the phase), to-move
+   (0 x, 1 o, 2 chance, -1 none), x score, o score (as the board stands), cycle cell mask (0 if
+   none), the cell a chance measurement named (-1 outside a chance turn), then per cell its
+   classical move number, then per cell its spooky move-number mask. */
 void qc_export(const void *h, const void *pos, int64_t *out) {
     const Rules *r = h;
     const Pos *p = pos;
+    int pending = p->phase == MEASURE || p->phase == CHANCE;
     out[0] = p->phase;
     out[1] = p->move;
     out[2] = p->pending; /* as held: a pending move left after its measurement shows */
-    out[3] = p->phase == OVER ? -1 : p->phase == MEASURE ? !x_moves(r, p) : !(p->move & 1);
+    out[3] = p->phase == OVER ? -1 : p->phase == CHANCE ? 2 : p->phase == MEASURE ? !x_moves(r, p) : !(p->move & 1);
     int64_t xs = 0, os = 0;
     if (p->phase == OVER) score(r, p, &xs, &os); /* rule score-at-end */
     out[4] = xs;
     out[5] = os;
     int64_t cyc = 0;
-    if (p->phase == MEASURE) { /* rule cycle-close: the closing move plus the path it closes */
+    if (pending) { /* rule cycle-close: the closing move plus the path it closes */
         int a = p->ea[p->pending], b = p->eb[p->pending];
         int parent[MAXC], queue[MAXC], qh = 0, qt = 0;
         for (int c = 0; c < MAXC; c++) parent[c] = -1;
@@ -948,8 +1044,21 @@ void qc_export(const void *h, const void *pos, int64_t *out) {
         for (int c = b;; c = parent[c]) { cyc |= 1ll << c; if (c == a) break; }
     }
     out[6] = cyc;
-    for (int c = 0; c < r->cells; c++) out[7 + c] = p->cls[c];
-    for (int c = 0; c < r->cells; c++) out[7 + r->cells + c] = (int64_t)p->spk[c];
+    out[7] = p->phase == CHANCE ? p->chosen : -1;
+    for (int c = 0; c < r->cells; c++) out[8 + c] = p->cls[c];
+    for (int c = 0; c < r->cells; c++) out[8 + r->cells + c] = (int64_t)p->spk[c];
+}
+
+/* The outcomes of a chance turn (none outside one) as Python encodes them, each with its exact
+   probability num/den: what an expectimax over the core needs. Returns their number. */
+int qc_chance(const void *h, const void *pos, int32_t *codes, int64_t *num, int64_t *den) {
+    const Rules *r = h;
+    const Pos *p = pos;
+    if (p->phase != CHANCE) return 0;
+    int cells[2];
+    int n = chance_outcomes(r, p, cells, num, den);
+    for (int i = 0; i < n; i++) codes[i] = -(int32_t)(r->cells + cells[i] + 1);
+    return n;
 }
 
 /* The solver's key of a position (two words: canonical under the board's symmetries in the 9-cell
@@ -1034,7 +1143,7 @@ int64_t qc_jsonl(const void *h, uint32_t *state, int64_t games, const char *frag
         memcpy(out + at, head, (size_t)headlen);
         at += headlen;
         for (int k = 0; k < n; k++) {
-            int code = buf[k] < 0 ? r->sq - buf[k] - 1 : buf[k];
+            int code = internal(r, buf[k]);
             int len = fragoff[code + 1] - fragoff[code];
             if (at + len + 1 + taillen > cap) return -1;
             if (k) out[at++] = ',';
@@ -1167,6 +1276,11 @@ static int replay_record(const Rules *r, Cursor *c, const char *name, int namele
                 int a = small_int(c);
                 if (a < 0) return 0;
                 refused = qc_apply(r, p, 1, a, 0);
+            } else if (lit(c, "\"outcome\"", 9)) {
+                if (!lit(c, ":", 1)) return 0;
+                int a = small_int(c);
+                if (a < 0) return 0;
+                refused = qc_apply(r, p, 2, a, 0);
             } else {
                 return 0;
             }
@@ -1192,6 +1306,18 @@ static char *put_int(char *o, int64_t v) {
     return o;
 }
 
+/* str(Fraction(num, den)) in double quotes (den > 0). */
+static char *put_frac(char *o, int64_t num, int64_t den) {
+    int64_t a = num < 0 ? -num : num, b = den;
+    while (b) { int64_t t = a % b; a = b; b = t; }
+    int64_t g = a ? a : 1;
+    *o++ = '"';
+    o = put_int(o, num / g);
+    if (den / g != 1) { *o++ = '/'; o = put_int(o, den / g); }
+    *o++ = '"';
+    return o;
+}
+
 /* str(Fraction(v, scale)) in double quotes. */
 static char *put_points(char *o, int64_t v, int64_t scale) {
     int64_t a = v < 0 ? -v : v, b = scale;
@@ -1211,7 +1337,7 @@ static char *put_points(char *o, int64_t v, int64_t scale) {
    .. markoff[k+1]], in double quotes). */
 static char *put_state(const Rules *r, const Pos *p, char *o, const char *head, int headlen,
                        const char *mark, const int32_t *markoff, int64_t scale) {
-    int64_t v[7 + 2 * MAXC]; /* qc_export's header, then cells */
+    int64_t v[8 + 2 * MAXC]; /* qc_export's header, then cells */
     qc_export(r, p, v);
     o = put(o, head, (size_t)headlen);
     for (int c = 0; c < r->cells; c++) {
@@ -1229,13 +1355,14 @@ static char *put_state(const Rules *r, const Pos *p, char *o, const char *head, 
         *o++ = ']';
     }
     o = PUT(o, "], \"to_move\": ");
-    o = v[3] < 0 ? PUT(o, "null") : v[3] ? PUT(o, "\"o\"") : PUT(o, "\"x\"");
+    o = v[3] < 0 ? PUT(o, "null") : v[3] == 2 ? PUT(o, "\"chance\"") : v[3] ? PUT(o, "\"o\"") : PUT(o, "\"x\"");
     o = PUT(o, ", \"phase\": ");
-    o = v[0] == PLACE ? PUT(o, "\"place\"") : v[0] == MEASURE ? PUT(o, "\"measure\"") : PUT(o, "\"over\"");
+    o = v[0] == PLACE ? PUT(o, "\"place\"") : v[0] == MEASURE ? PUT(o, "\"measure\"")
+        : v[0] == CHANCE ? PUT(o, "\"chance\"") : PUT(o, "\"over\"");
     o = PUT(o, ", \"move\": ");
     o = put_int(o, v[1]);
     o = PUT(o, ", \"cycle\": ");
-    if (v[0] == MEASURE) {
+    if (v[0] == MEASURE || v[0] == CHANCE) {
         *o++ = '[';
         for (int c = 0, first = 1; c < r->cells; c++)
             if (v[6] >> c & 1) { if (!first) o = PUT(o, ", "); first = 0; o = put_int(o, c); }
@@ -1248,7 +1375,20 @@ static char *put_state(const Rules *r, const Pos *p, char *o, const char *head, 
     o = put_points(o, v[4], scale);
     o = PUT(o, ", \"o\": ");
     o = put_points(o, v[5], scale);
-    return PUT(o, "}}\n");
+    if (v[0] != CHANCE) return PUT(o, "}}\n");
+    o = PUT(o, "}, \"chance\": [");
+    int cells[2];
+    int64_t num[2], den[2];
+    int n = chance_outcomes(r, p, cells, num, den);
+    for (int i = 0; i < n; i++) {
+        if (i) o = PUT(o, ", ");
+        o = PUT(o, "{\"action\": {\"outcome\": ");
+        o = put_int(o, cells[i]);
+        o = PUT(o, "}, \"probability\": ");
+        o = put_frac(o, num[i], den[i]);
+        *o++ = '}';
+    }
+    return PUT(o, "]}\n");
 }
 
 /* Replay the JSON Lines text in[0..n) line by line while each line is blank or a record this

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
+from ..chance import CHANCE, draw
 from ..conformance.casespec import CaseSpec, seed_of
 from ..errors import QtttError
 from ..family import GameState
 from ..geometry import lines, patterns
 from ..notation import Json, action_from_json, action_to_json
 from ..ruleset import Ruleset
-from .engine import Action, Measure, Place, State, quantum_state
+from .engine import Action, Measure, Outcome, Place, State, quantum_state
+from .game import compile_game
+from .scoring import compile_scoring
 
 SEARCH_GAMES = 3000  # random games tried before a searched-for case is given up
 
@@ -31,6 +35,19 @@ def measure(c: int) -> Json:
     """A measurement as interchange JSON."""
     return {"measure": c}
 
+
+def outcome(c: int) -> Json:
+    """A chance outcome as interchange JSON."""
+    return {"outcome": c}
+
+
+def next_action(state: State, rng: random.Random) -> Action:
+    """Seeded random play's next action: uniform among the legal actions, a chance turn's outcome
+    drawn by its probabilities (qttt.chance.draw)."""
+    if state.to_move == CHANCE:
+        return draw(state.chance_outcomes(), rng)
+    legal = state.legal_actions()
+    return legal[rng.randrange(len(legal))]
 
 def play(rs: Ruleset, actions: list[Json]) -> State | None:
     """The state after `actions`, or None if one of them is malformed or illegal."""
@@ -50,10 +67,9 @@ def finish(rs: Ruleset, actions: list[Json], seed: int) -> list[Json]:
     rng = random.Random(seed)
     out = list(actions)
     while not state.over:
-        legal = state.legal_actions()
-        if not legal:
+        if not state.legal_actions():
             break
-        act = legal[rng.randrange(len(legal))]
+        act = next_action(state, rng)
         out.append(action_to_json(act))
         state = state.apply(act)
     return out
@@ -64,10 +80,9 @@ def random_game(rs: Ruleset, seed: int) -> Iterator[tuple[State, Action, State]]
     rng = random.Random(seed)
     state = State.initial(rs)
     while not state.over:
-        legal = state.legal_actions()
-        if not legal:
+        if not state.legal_actions():
             return
-        act = legal[rng.randrange(len(legal))]
+        act = next_action(state, rng)
         after = state.apply(act)
         yield state, act, after
         state = after
@@ -280,6 +295,7 @@ def illegal(rs: Ruleset) -> list[CaseSpec]:
                  ("measure-pending", "measure-cell", "board-cells", "check-order")),
     ]
     chain = [place(k - 1, k) for k in range(1, size)] + [place(size - 1, 0), measure(0)]
+    chain += [outcome(0)] if compile_game(rs).chance else []  # the cell named happens
     if (over := play(rs, chain)) is not None and over.over:
         out.append(CaseSpec("after-the-end", "nothing is legal after the end; malformed actions "
                             "are still malformed",
@@ -323,11 +339,11 @@ def searched(rs: Ruleset) -> list[CaseSpec]:
     out.append(search(rs, "full-board-no-line", "the game ends without any line",
                       lambda b, a, s: s.over and owned_lines(s, length) == ([], [])))
     out.append(search(rs, "collapse-one-line", "a collapse completes one line for one player",
-                      lambda b, a, s: isinstance(a, Measure) and sorted(newly(b, s)) == [0, 1]))
+                      lambda b, a, s: isinstance(a, Measure | Outcome) and sorted(newly(b, s)) == [0, 1]))
     out.append(search(rs, "collapse-double-line", "a collapse completes two lines for one player",
-                      lambda b, a, s: isinstance(a, Measure) and max(newly(b, s)) >= 2))
+                      lambda b, a, s: isinstance(a, Measure | Outcome) and max(newly(b, s)) >= 2))
     out.append(search(rs, "collapse-lines-both", "a collapse completes lines for both players",
-                      lambda b, a, s: isinstance(a, Measure) and min(newly(b, s)) >= 1))
+                      lambda b, a, s: isinstance(a, Measure | Outcome) and min(newly(b, s)) >= 1))
     out.append(search(rs, "deadlock", "a player is left without a legal action",
                       lambda b, a, s: not s.over and not s.legal_actions()))
     for comp in rs.scoring:
@@ -363,15 +379,64 @@ def random_games(rs: Ruleset) -> list[CaseSpec]:
     return out
 
 
+def chance_turns(rs: Ruleset) -> list[CaseSpec]:
+    """Under a chance collapse (rule collapse-chance): a 2-cycle whose cell is named, each
+    outcome that can happen, and everything a chance turn refuses."""
+    if not compile_game(rs).chance:
+        return []
+    out = []
+    for named in (0, 1):
+        for happened in (named, 1 - named):
+            if play(rs, [place(0, 1), place(1, 0), measure(named), outcome(happened)]) is None:
+                continue  # probability 0 (p = 1): not offered
+            steps = (place(0, 1), place(1, 0), measure(named), outcome(happened), place(2, 3))
+            out.append(CaseSpec(f"chance-name-{named}-outcome-{happened}",
+                                f"a 2-cycle: cell {named} named, chance lands the closing mark in {happened}",
+                                (), steps, ("collapse-chance", "measure-cell", "collapse-component")))
+    size = rs.board * rs.board
+    out.append(CaseSpec("illegal-at-chance-turn", "during a chance turn only an offered outcome is legal; "
+                        "an outcome when none is due is refused",
+                        (place(0, 1),), (outcome(0), place(1, 0), outcome(0), place(2, 3), measure(1),
+                                         outcome(size), outcome(2), measure(0), outcome(1)),
+                        ("collapse-chance", "check-order", "board-cells")))
+    return out
+
+
 BUILDERS: tuple[Callable[[Ruleset], list[CaseSpec]], ...] = (
     opening, two_cycle, three_cycle, long_cycles, stems, untouched, both_lines, double_line,
-    tie_gap, illegal, variants, searched, random_games,
+    tie_gap, illegal, variants, chance_turns, searched, random_games,
 )
 
 
+def with_outcomes(rs: Ruleset, spec: CaseSpec) -> CaseSpec:
+    """A case of a choice ruleset carried over to a chance collapse: each legal measurement that
+    starts a chance turn is followed by the outcome it names (the other when that cannot happen),
+    so the case exercises the same collapse; cases with their own outcomes are kept as they are."""
+    if any("outcome" in a for a in (*spec.start, *spec.steps) if isinstance(a, dict)):
+        return spec
+    state: State | None = State.initial(rs)
+    parts: list[list[Json]] = [[], []]
+    for i, act in enumerate((*spec.start, *spec.steps)):
+        where = parts[0] if i < len(spec.start) else parts[1]
+        where.append(act)
+        try:
+            after = state.apply(action_from_json(act)) if state is not None else None
+        except QtttError:
+            continue
+        if after is not None and after.to_move == CHANCE:
+            offered = [o.cell for o, _ in after.chance_outcomes()]
+            happened = act["measure"] if act["measure"] in offered else offered[0]
+            where.append(outcome(happened))
+            after = after.apply(Outcome(happened))
+        state = after
+    return replace(spec, start=tuple(parts[0]), steps=tuple(parts[1]))
+
+
 def case_specs(rs: Ruleset) -> list[CaseSpec]:
-    """Every case of a ruleset's suite, in a fixed order."""
-    return [spec for build in BUILDERS for spec in build(rs)]
+    """Every case of a ruleset's suite, in a fixed order (under a chance collapse, with the
+    outcomes its measurements name: with_outcomes)."""
+    specs = [spec for build in BUILDERS for spec in build(rs)]
+    return [with_outcomes(rs, s) for s in specs] if compile_game(rs).chance else specs
 
 
 def perft_positions(rs: Ruleset) -> list[tuple[str, str, list[Json]]]:
@@ -421,8 +486,12 @@ def move_refs(rs: Ruleset, before_state: GameState, action: Json, after_state: G
             refs |= {"cycle-close", "measure-by", "measure-pending"}
             if len(after.cycle or ()) == 2:
                 refs.add("place-two-cycle")
-    if isinstance(act, Measure):
+    if isinstance(act, Measure) and after.phase == "chance":
+        refs |= {"measure-cell", "collapse-chance"}
+    elif isinstance(act, Measure | Outcome):
         refs |= {"measure-cell", "collapse-component", "classical-fixed"}
+        if isinstance(act, Outcome):
+            refs.add("collapse-chance")
         component = set(before.component[act.cell])
         if any(a not in component for a, _ in before.edges.values()):
             refs.add("collapse-untouched")
@@ -451,6 +520,12 @@ def _end_refs(rs: Ruleset, state: State) -> set[str]:
                 refs.add(f"pattern-{comp.pattern}")
     if state.score_notes:
         refs.add("score-tie-gap")
+    game = compile_game(rs)
+    xmask = sum(1 << c for c, k in enumerate(cls) if k and k & 1)
+    omask = sum(1 << c for c, k in enumerate(cls) if k and not k & 1)
+    (x, o), _ = compile_scoring(game.awards)(cls, xmask, omask)
+    if game.draw_second and x == o:
+        refs.add("score-draw-second")
     return refs
 
 

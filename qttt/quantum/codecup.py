@@ -25,9 +25,9 @@ RULE = "codecup-dialogue"
 def letters(action: AnyAction) -> str:
     """An action as the dialogue writes it: one letter for a collapse, two for a move."""
     action = quantum_action(action)
-    if isinstance(action, Measure):
-        return SQUARES[action.cell]
-    return SQUARES[action.a] + SQUARES[action.b]
+    if isinstance(action, Place):
+        return SQUARES[action.a] + SQUARES[action.b]
+    return SQUARES[action.cell]  # a measurement (a CodeCup game has no chance: check_ruleset)
 
 
 def parse_answer(line: str, state: State) -> list[Action]:
@@ -63,6 +63,9 @@ def check_ruleset(rs: Ruleset) -> None:
     if rs.game != QUANTUM:
         raise MatchError(RULE, f"a CodeCup 2012 bot plays 4×4 quantum games; {rs.canonical} is a "
                          f"{rs.game} ruleset")
+    if rs.rules.collapse != "choice":
+        raise MatchError(RULE, f"a CodeCup 2012 bot plays games where the measurer chooses; {rs.canonical} "
+                         f"has collapse {rs.rules.collapse} (rule collapse-chance)")
     if rs.board != 4 or rs.rules.measurer != "opponent" or rs.rules.last_square != "forced":
         raise MatchError(RULE, f"a CodeCup 2012 bot plays 4×4 games with measurer = opponent and "
                          f"last_square = forced; {rs.canonical} has board {rs.board}, measurer "

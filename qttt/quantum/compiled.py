@@ -32,6 +32,7 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import NamedTuple
 
+from ..chance import CHANCE
 from ..errors import IllegalAction, QtttError
 from ..family import AnyAction, Replayed, Tally
 from ..native import (
@@ -54,7 +55,7 @@ from ..notation import action_to_json
 from ..ruleset import Ruleset
 from ..vocabulary import c_name
 from .analysis.count import board_after, encode
-from .engine import STATE, Action, Measure, Place, State, mark_name, quantum_action
+from .engine import STATE, Action, Measure, Outcome, Place, State, mark_name, quantum_action
 from .game import COMPILED, Game, compile_game
 from .scoring import AWARD_TYPES, CRITERIA_CODES
 
@@ -64,11 +65,14 @@ HEADER_PATH = Path(__file__).with_name("_config.h")
 BUILDS = tuple(sorted(int(d.removeprefix("QC_CELLS=")) for b in builds(SOURCE).values() for d in b.defines))
 MAX_CELLS = BUILDS[-1]
 SOLVER_CELLS = BUILDS[0]  # the solver's canonical keys need the small build
-# The Game fields serialised, in order: the compiled parameters as their values' codes.
-CONFIG_FIELDS = ("cells", *(p.name for p in COMPILED), "uses_move_numbers")
+# The Game fields serialised, in order: the compiled parameters as their values' codes (a fraction
+# as its numerator and denominator, `Parameter.c_fields`), then the score scale.
+CONFIG_FIELDS = ("cells", *(f for p in COMPILED for f in p.c_fields), "uses_move_numbers", "scale")
 MAX_MOVES = 64  # move numbers a build holds at most (MAXM)
-HEADER = 7  # phase, move, pending, to-move, x score, o score, cycle mask; then cells
-POSITION = {"cls": ("cls",), "spk": ("spk",), "move": ("move",), "phase": ("phase",), "pending": ("pending",)}
+HEADER = 8  # phase, move, pending, to-move, x score, o score, cycle mask, cell named; then cells
+PHASES = ("place", "measure", "over", "chance")  # the core's phase codes (engine.PHASES)
+POSITION = {"cls": ("cls",), "spk": ("spk",), "move": ("move",), "phase": ("phase",), "pending": ("pending",),
+            "chosen": ("chosen",)}
 """The C position (`Pos` in _core.c): the members holding each declared field of the position state
 (`engine.STATE`), as the engine's Board holds them."""
 POSITION_DERIVED = {"ends": ("ea", "eb", "live"), "comp": ("comp",), "xmask": ("x",), "omask": ("o",),
@@ -82,10 +86,12 @@ KEY_COVERS = (
                              "not), minimised over the board's symmetries",
                       "spk": "as live cell pairs, numbered or owner-labelled",
                       "move": "relabelled, or its parity",
-                      "phase": "as is", "pending": "relabelled, or as its cell pair and owner"}),
+                      "phase": "as is", "pending": "relabelled, or as its cell pair and owner",
+                      "chosen": "under the same symmetry, at a chance turn"}),
     STATE.cover("qttt/quantum/_core.c:pos_key (16-cell build)",
                 kept={"cls": "as is, hashed", "spk": "as is, hashed", "move": "as is, hashed",
-                      "phase": "as is, hashed", "pending": "as is, hashed (whatever the phase)"}),
+                      "phase": "as is, hashed", "pending": "as is, hashed (whatever the phase)",
+                      "chosen": "as is, hashed (0 outside a chance turn)"}),
 )
 """How the solver's keys in C hold each declared field (the 9-cell build's is the Python keys'
 reading: tests/analysis/test_solve_fast.py compares them)."""
@@ -120,6 +126,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "qc_replay": (ctypes.c_int, [P, P, I32, ctypes.c_int]),
     "qc_legal": (ctypes.c_int, [P, P, I32]),
     "qc_export": (None, [P, P, I64]),
+    "qc_chance": (ctypes.c_int, [P, P, I32, I64, I64]),
     "qc_score": (None, [P, P, I64]),
     "qc_perft": (None, [P, P, ctypes.c_int, U64]),
     "qc_games": (ctypes.c_int64, [P, U32, ctypes.c_int64, I32, ctypes.c_int64, I32, I64,
@@ -170,6 +177,8 @@ def supports(rs: Ruleset, cells: int = MAX_CELLS) -> str | None:
         return f"the compiled core handles boards of at most {cells} cells, not {rs.board}×{rs.board}"
     if len(rs.scoring) > 8:
         return "the compiled core handles at most 8 scoring components"
+    if rs.rules.p.denominator >= 1 << 62:
+        return "the compiled core handles a probability p whose denominator is below 2**62"
     return None
 
 
@@ -178,8 +187,10 @@ def config(rs: Ruleset, symmetries: bool = True, numbered: bool | None = None) -
     units of 1/`Game.scale`. symmetries=False keys positions without board symmetries, numbered=True
     keeps move numbers in keys even when the scoring ignores them: finer keys, for cross-checks."""
     g = compile_game(rs)
-    codes = {p.name: p.code for p in COMPILED}  # a parameter's value as its code
-    fields = {f: codes[f](getattr(g, f)) if f in codes else int(getattr(g, f)) for f in CONFIG_FIELDS}
+    codes: dict[str, int] = {}
+    for q in COMPILED:  # a parameter's value as its code, a fraction as two numbers
+        codes.update(zip(q.c_fields, q.c_values(getattr(g, q.name)), strict=True))
+    fields = {f: codes[f] if f in codes else int(getattr(g, f)) for f in CONFIG_FIELDS}
     if numbered is not None:
         fields["uses_move_numbers"] = int(numbered)
     syms = g.symmetries if symmetries else g.symmetries[:1]  # identity first
@@ -263,7 +274,7 @@ class Core:
         for i in range(games):
             n = lens[i]
             out.append((list(codes[at:at + n]), scores[2 * i], scores[2 * i + 1],
-                        ("place", "measure", "over")[phases[i]], digests[i]))
+                        PHASES[phases[i]], digests[i]))
             at += n
         return out
 
@@ -296,7 +307,7 @@ class Core:
     def _fragments(self) -> tuple[bytes, ctypes.Array[ctypes.c_int32]]:
         n = self.cells
         texts = [json.dumps(action_to_json(decode(c, n)), separators=(",", ":")).encode("ascii")
-                 for c in [*range(n * n), *(-1 - c for c in range(n))]]
+                 for c in [*range(n * n), *(-1 - c for c in range(n)), *(-1 - n - c for c in range(n))]]
         offsets = [0]
         for t in texts:
             offsets.append(offsets[-1] + len(t))
@@ -305,9 +316,10 @@ class Core:
     def replay_jsonl(self, text: bytes, final: bool, variant: str) -> Replayed:
         """Replay the records of `variant` in JSON Lines `text` (UTF-8) line by line, as far as each
         line is blank or a record written plainly (`{"variant": ..., "actions": [...]}`, actions
-        `{"place": [a, b]}` or `{"measure": c}`) whose every action is legal (rule check-order): the
-        final states as `notation.state_to_json` writes them with `json.dumps(..., separators=(", ",
-        ": "))`, one per line (see `Replayed`; the last line is read only when `final`)."""
+        `{"place": [a, b]}`, `{"measure": c}` or `{"outcome": c}`) whose every action is legal
+        (rule check-order): the final states as `notation.state_to_json` writes them with
+        `json.dumps(..., separators=(", ", ": "))`, one per line (see `Replayed`; the last line is
+        read only when `final`)."""
         marks, offsets = self._marks
         name = variant.encode()
         head = json.dumps({"variant": variant, "board": []}, separators=(", ", ": "))
@@ -390,6 +402,8 @@ def core_for(rs: Ruleset) -> Core:
 
 def decode(code: int, cells: int) -> Action:
     """An encoded action (`count.encode`) as an action."""
+    if code < -cells:
+        return Outcome(-code - cells - 1)
     if code < 0:
         return Measure(-code - 1)
     return Place(*divmod(code, cells))
@@ -405,6 +419,7 @@ class CoreView(NamedTuple):
     phase: str
     move: int
     pending: int | None
+    chosen: int | None  # during a chance turn, the cell the measurement named
     to_move: str | None
     scores: tuple[Fraction, Fraction]
     cycle: tuple[int, ...] | None
@@ -426,6 +441,8 @@ _REFUSALS = {
                           "fills the last open cell"),
     7: ("place-two-cycle", "the two cells already hold a spooky move and this ruleset forbids 2-cycles"),
     8: ("measure-cell", "the cell is not a cell of the cycle-closing move"),
+    10: ("collapse-chance", "during a chance turn only its outcome is legal, and an outcome only then"),
+    11: ("collapse-chance", "the cell is not an outcome of this chance turn"),
 }
 
 
@@ -444,8 +461,8 @@ class CorePosition(Position):
         RecordError (record-format) for an action of another family."""
         action = quantum_action(action)
         c = self.core
-        if isinstance(action, Measure):
-            got = c.lib.qc_apply(c.handle, self.buf, 1, action.cell, 0)
+        if isinstance(action, Measure | Outcome):
+            got = c.lib.qc_apply(c.handle, self.buf, 1 if isinstance(action, Measure) else 2, action.cell, 0)
         else:
             got = c.lib.qc_apply(c.handle, self.buf, 0, action.a, action.b)
         if got == 9:
@@ -461,18 +478,29 @@ class CorePosition(Position):
         n = c.lib.qc_legal(c.handle, self.buf, out)
         return [decode(out[i], c.cells) for i in range(n)]
 
+    def chance_outcomes(self) -> tuple[tuple[Action, Fraction], ...]:
+        """During a chance turn, its outcomes with their exact probabilities, as the core lists
+        them (rule collapse-chance); otherwise empty."""
+        c = self.core
+        codes, num, den = (ctypes.c_int32 * 2)(), (ctypes.c_int64 * 2)(), (ctypes.c_int64 * 2)()
+        n = c.lib.qc_chance(c.handle, self.buf, codes, num, den)
+        return tuple((decode(codes[i], c.cells), Fraction(num[i], den[i])) for i in range(n))
+
     def view(self) -> CoreView:
         """What the core holds about the position."""
         c = self.core
         n = c.cells
         out = (ctypes.c_int64 * (HEADER + 2 * n))()
         c.lib.qc_export(c.handle, self.buf, out)
+        phase = PHASES[out[0]]
+        pending = phase in ("measure", "chance")
         return CoreView(
-            phase=("place", "measure", "over")[out[0]], move=out[1],
-            pending=out[2] if out[0] == 1 else None,
-            to_move=None if out[3] < 0 else "xo"[out[3]],
+            phase=phase, move=out[1],
+            pending=out[2] if pending else None,
+            chosen=out[7] if out[7] >= 0 else None,
+            to_move=None if out[3] < 0 else ("x", "o", CHANCE)[out[3]],
             scores=(c.points(out[4]), c.points(out[5])),
-            cycle=tuple(k for k in range(n) if out[6] >> k & 1) if out[0] == 1 else None,
+            cycle=tuple(k for k in range(n) if out[6] >> k & 1) if pending else None,
             classical=tuple(out[HEADER + k] for k in range(n)),
             spooky=tuple(tuple(m for m in range(64) if out[HEADER + n + k] >> m & 1) for k in range(n)),
         )
@@ -484,7 +512,7 @@ class CorePosition(Position):
         out = (ctypes.c_int64 * (HEADER + 2 * n))()
         c.lib.qc_export(c.handle, self.buf, out)
         return {"cls": tuple(out[HEADER:HEADER + n]), "spk": tuple(out[HEADER + n:HEADER + 2 * n]),
-                "move": out[1], "phase": out[0], "pending": out[2]}
+                "move": out[1], "phase": out[0], "pending": out[2], "chosen": out[7]}
 
     def key(self) -> tuple[int, int]:
         """The solver's key of this position in this core's build (`KEY_COVERS`)."""
@@ -548,6 +576,8 @@ class _Table:
 
 def solver_supports(rs: Ruleset) -> str | None:
     """None when the solver (`FastSolver`) handles `rs`, else the reason it does not."""
+    if rs.rules.collapse != "choice":
+        return "the compiled solver searches two players' choices; a chance collapse needs expectimax"
     return supports(rs, SOLVER_CELLS)
 
 
@@ -604,7 +634,7 @@ class FastSolver:
         self.lib.qc_export(self.rules.handle, self.pos, view)
         xo = (ctypes.c_int64 * 2)()
         self.lib.qc_score(self.rules.handle, self.pos, xo)
-        return ("place", "measure", "over")[view[0]], xo[0] - xo[1]
+        return PHASES[view[0]], xo[0] - xo[1]
 
     def perft(self, codes: tuple[int, ...] | list[int], depth: int) -> list[int]:
         """Action sequences of each length 1..depth from the position after `codes`, counted by the

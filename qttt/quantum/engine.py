@@ -8,19 +8,21 @@ drive in place.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, NamedTuple
 
 from ..boardstate import BoardState, Derived, Field, PositionState
+from ..chance import CHANCE, Outcomes, draw
 from ..errors import IllegalAction, RecordError
 from ..geometry import cells_of
 from ..ruleset import Ruleset
 from .game import Game, compile_game
 from .scoring import Scores
 
-PLACE, MEASURE, OVER = 0, 1, 2
-PHASES = ("place", "measure", "over")
+PLACE, MEASURE, OVER, CHANCE_TURN = 0, 1, 2, 3
+PHASES = ("place", "measure", "over", "chance")
 ZERO_SCORES: Scores = (Fraction(0), Fraction(0))
 
 
@@ -31,13 +33,48 @@ class Place(NamedTuple):
     b: int
 
 
+def _same_action(self: tuple[int, ...], other: object) -> bool:
+    """Actions of one cell are equal only when of one type: Measure(4) is not Outcome(4)."""
+    return type(other) is type(self) and tuple.__eq__(self, other) is True
+
+
+def _action_hash(self: tuple[int, ...]) -> int:
+    return hash((type(self).__name__, *self))
+
+
 class Measure(NamedTuple):
-    """Resolve the pending cycle: the closing move's mark becomes classical in `cell`."""
+    """Resolve the pending cycle: the closing move's mark becomes classical in `cell` (under a
+    chance collapse: name `cell`, and chance decides)."""
 
     cell: int
 
+    def __eq__(self, other: object) -> bool:
+        return _same_action(self, other)
 
-Action = Place | Measure
+    def __ne__(self, other: object) -> bool:
+        return not _same_action(self, other)
+
+    def __hash__(self) -> int:
+        return _action_hash(self)
+
+
+class Outcome(NamedTuple):
+    """The chance turn's outcome (rule collapse-chance): the closing move's mark becomes classical
+    in `cell`."""
+
+    cell: int
+
+    def __eq__(self, other: object) -> bool:
+        return _same_action(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not _same_action(self, other)
+
+    def __hash__(self) -> int:
+        return _action_hash(self)
+
+
+Action = Place | Measure | Outcome
 
 
 def player_of(move: int) -> str:
@@ -66,9 +103,12 @@ STATE = PositionState("quantum", fields=(
           "exactly two cells)", ("entanglement", "cycle-close", "collapse-component", "collapse-untouched")),
     Field("move", "the number of the next move (its parity names the player to place)",
           ("turn-order", "mark")),
-    Field("phase", "place, measure or over", ("measure-pending", "over-no-action", "turn-after-measure")),
-    Field("pending", "the move that closed the cycle while a measurement is pending; 0 in any other phase",
-          ("measure-by", "measure-cell", "collapse-component")),
+    Field("phase", "place, measure, chance or over",
+          ("measure-pending", "over-no-action", "turn-after-measure", "collapse-chance")),
+    Field("pending", "the move that closed the cycle while a measurement (or its chance turn) is pending; "
+          "0 in any other phase", ("measure-by", "measure-cell", "collapse-component")),
+    Field("chosen", "during a chance turn, the cell the measurement named; -1 in any other phase",
+          ("collapse-chance",)),
 ), derived=(
     Derived("ends", "the two cells of each live spooky move", ("spk",)),
     Derived("comp", "per cell, the cells of its entanglement component", ("spk", "cls")),
@@ -87,9 +127,11 @@ KEY_COVER = STATE.cover("qttt.quantum.engine:State.key", kept={f: "as is" for f 
 class Board:
     """Mutable game position. `cls[c]`: move number of c's classical mark or 0; `spk[c]`: bitmask
     of the move numbers with a spooky mark in c; `ends[k]`: the two cells of live spooky move k;
-    `comp[c]`: bitmask of the cells in c's component of the entanglement graph."""
+    `comp[c]`: bitmask of the cells in c's component of the entanglement graph; `chosen`: during a
+    chance turn, the cell named by the measurement (else -1)."""
 
     __slots__ = (
+        "chosen",
         "cls",
         "comp",
         "ends",
@@ -116,6 +158,7 @@ class Board:
         self.move = 1
         self.phase = PLACE
         self.pending = 0
+        self.chosen = -1
         self.scores = ZERO_SCORES
         self.notes: tuple[str, ...] = ()
 
@@ -123,7 +166,7 @@ class Board:
         b = Board.__new__(Board)
         b.r, b.cls, b.spk, b.ends, b.comp = self.r, self.cls[:], self.spk[:], dict(self.ends), self.comp[:]
         b.xmask, b.omask, b.open, b.move, b.phase = self.xmask, self.omask, self.open, self.move, self.phase
-        b.pending, b.scores, b.notes = self.pending, self.scores, self.notes
+        b.pending, b.chosen, b.scores, b.notes = self.pending, self.chosen, self.scores, self.notes
         return b
 
     # -- effects (the caller has checked legality) ------------------------------------------
@@ -155,7 +198,31 @@ class Board:
                 comp[c] = merged
 
     def measure(self, cell: int) -> None:
-        """Rules measure-cell, collapse-component, collapse-untouched, then the end checks."""
+        """Rule measure-cell: the measurement names `cell`; under a chance collapse a chance turn
+        follows (rule collapse-chance), else the named cell is the outcome."""
+        if self.r.collapse == "choice":
+            self.collapse(cell)
+        else:
+            self.phase = CHANCE_TURN
+            self.chosen = cell
+
+    def outcome(self, cell: int) -> None:
+        """Rule collapse-chance: the outcome of the chance turn collapses the component there."""
+        self.chosen = -1
+        self.collapse(cell)
+
+    def chance_outcomes(self) -> Outcomes[Outcome]:
+        """The chance turn's outcomes with their probabilities, by cell (rule collapse-chance): the
+        cell named with probability p, the other with 1 − p; none of probability 0."""
+        if self.phase != CHANCE_TURN:
+            return ()
+        p = self.r.p
+        return tuple((Outcome(c), p if c == self.chosen else 1 - p)
+                     for c in self.ends[self.pending] if c == self.chosen or p != 1)
+
+    def collapse(self, cell: int) -> None:
+        """Rules collapse-component, collapse-untouched, then the end checks: the closing move's
+        mark becomes classical in `cell`."""
         cls, spk, ends = self.cls, self.spk, self.ends
         component = self.comp[cell]
         stack = [(self.pending, cell)]
@@ -230,6 +297,8 @@ class Board:
             return (Measure(a), Measure(b))
         if self.phase == OVER:
             return ()
+        if self.phase == CHANCE_TURN:
+            return tuple(o for o, _ in self.chance_outcomes())
         pairs = placements(self.open)
         if self.r.two_cycles:
             return pairs
@@ -241,6 +310,8 @@ class Board:
         action = quantum_action(action)
         if self.phase == OVER:
             raise IllegalAction("over-no-action", "the game is over; no action is legal")
+        if self.phase == CHANCE_TURN or isinstance(action, Outcome):
+            return self._check_chance(action)
         if isinstance(action, Measure):
             return self._check_measure(action)
         return self._check_place(action)
@@ -269,6 +340,20 @@ class Board:
                                 "and this ruleset forbids 2-cycles")
         return Place(a, b)
 
+    def _check_chance(self, action: Action) -> Outcome:
+        if self.phase != CHANCE_TURN:
+            raise IllegalAction("collapse-chance", "no chance turn is due; an outcome is not an action of "
+                                "a player")
+        if not isinstance(action, Outcome):
+            raise IllegalAction("collapse-chance", f"chance decides where {mark_name(self.pending)} lands "
+                                "before any placement or measurement")
+        c = self._check_cell(action.cell)
+        offered = [o.cell for o, _ in self.chance_outcomes()]
+        if c not in offered:
+            raise IllegalAction("collapse-chance", f"cell {c} is not an outcome of this chance turn; "
+                                "the outcomes: " + " or ".join(map(str, offered)))
+        return action
+
     def _check_measure(self, m: Measure) -> Measure:
         if self.phase != MEASURE:
             raise IllegalAction("measure-pending", "no cycle is pending; there is nothing to measure")
@@ -280,7 +365,10 @@ class Board:
         return m
 
     def measurer(self) -> str:
-        """Rule measure-by: who measures the pending cycle."""
+        """Rules measure-by, collapse-chance: who measures the pending cycle (the second player,
+        o, under collapse = chance-second)."""
+        if self.r.collapse == "chance-second":
+            return "o"
         creator = player_of(self.pending)
         if self.r.measurer == "creator":
             return creator
@@ -289,11 +377,14 @@ class Board:
     def to_move(self) -> str | None:
         if self.phase == OVER:
             return None
+        if self.phase == CHANCE_TURN:
+            return CHANCE
         return self.measurer() if self.phase == MEASURE else player_of(self.move)
 
     def cycle(self) -> tuple[int, ...] | None:
-        """Sorted cells of the pending cycle proper: the closing move plus the path it closes."""
-        if self.phase != MEASURE:
+        """Sorted cells of the pending cycle proper: the closing move plus the path it closes
+        (pending until the chance turn after a chance measurement is over)."""
+        if self.phase != MEASURE and self.phase != CHANCE_TURN:
             return None
         a, b = self.ends[self.pending]
         adjacent: dict[int, list[tuple[int, int]]] = {}
@@ -339,15 +430,22 @@ class State(BoardState[Board]):
         nb = b.copy()
         if isinstance(act, Place):
             nb.place(act.a, act.b)
-        else:
+        elif isinstance(act, Measure):
             nb.measure(act.cell)
+        else:
+            nb.outcome(act.cell)
         return State(nb)
+
+    def chance_outcomes(self) -> Outcomes[Outcome]:
+        """During a chance turn (to_move "chance"), its outcomes with their exact probabilities, by
+        cell; otherwise empty (rule collapse-chance)."""
+        return self._b.chance_outcomes()
 
     # -- views -------------------------------------------------------------------------------
 
     @property
     def phase(self) -> str:
-        """place, measure or over."""
+        """place, measure, chance or over."""
         return PHASES[self._b.phase]
 
     @property
@@ -356,13 +454,18 @@ class State(BoardState[Board]):
 
     @property
     def to_move(self) -> str | None:
-        """x or o (while measuring: the measurer); None when over."""
+        """x or o (while measuring: the measurer), "chance" during a chance turn; None when over."""
         return self._b.to_move()
 
     @property
     def pending(self) -> int | None:
-        """The cycle-closing move while a measurement is pending."""
-        return self._b.pending if self._b.phase == MEASURE else None
+        """The cycle-closing move while a measurement (or its chance turn) is pending."""
+        return self._b.pending if self._b.phase in (MEASURE, CHANCE_TURN) else None
+
+    @property
+    def chosen(self) -> int | None:
+        """During a chance turn, the cell the measurement named (rule collapse-chance)."""
+        return self._b.chosen if self._b.phase == CHANCE_TURN else None
 
     @property
     def cycle(self) -> tuple[int, ...] | None:
@@ -418,7 +521,8 @@ def new_game(ruleset: Ruleset) -> State:
 
 
 def playout(ruleset: Ruleset, rng: random.Random) -> tuple[list[Action], State]:
-    """One game of uniformly random legal actions; returns its actions and the final state.
+    """One game of uniformly random legal actions, chance outcomes drawn by their probabilities
+    (qttt.chance.draw); returns its actions and the final state.
 
     Stops at the end of the game, or where no action is legal (a deadlock some rulesets allow).
     """
@@ -459,9 +563,32 @@ def playout(ruleset: Ruleset, rng: random.Random) -> tuple[list[Action], State]:
             c = ends[0] if rand() < 0.5 else ends[1]
             record(Measure(c))
             b.measure(c)
+        elif phase == CHANCE_TURN:
+            outcome = draw(b.chance_outcomes(), rng)
+            record(outcome)
+            b.outcome(outcome.cell)
         else:
             break
     return actions, State(b)
+
+
+def named_outcomes(ruleset: Ruleset, actions: Iterable[Action]) -> list[Action]:
+    """`actions` with, after each measurement that opens a chance turn, the outcome it named (always
+    offered): a game written for collapse = choice as it plays under a chance collapse when chance
+    goes the named way (rule collapse-chance). The same actions under choice; copied unchanged from
+    the first illegal one."""
+    out: list[Action] = []
+    state: State | None = State.initial(ruleset)
+    for act in actions:
+        out.append(act)
+        try:
+            state = state.apply(act) if state is not None else None
+        except (IllegalAction, RecordError):
+            state = None
+        if state is not None and isinstance(act, Measure) and state.phase == "chance":
+            out.append(Outcome(act.cell))
+            state = state.apply(Outcome(act.cell))
+    return out
 
 
 def quantum_state(state: object) -> State:
@@ -475,9 +602,10 @@ def quantum_state(state: object) -> State:
 def quantum_action(action: object) -> Action:
     """`action` as a quantum action; RecordError (record-format) for another family's action or
     anything else."""
-    if isinstance(action, (Place, Measure)):
+    if isinstance(action, (Place, Measure, Outcome)):
         return action
     if isinstance(action, tuple) and hasattr(action, "_fields"):  # another family's action
         kind = type(action).__name__.lower()
-        raise RecordError("record-format", f"a quantum game takes place and measure actions, not {kind}")
+        raise RecordError("record-format", f"a quantum game takes place, measure and outcome actions, "
+                          f"not {kind}")
     raise RecordError("record-format", f"not an action: {action!r}")

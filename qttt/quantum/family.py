@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, cast
 
@@ -14,9 +15,9 @@ from ..notation import Record, cell_text
 from ..players import PLAYERS
 from ..ruleset import Ruleset
 from ..vocabulary import Component
-from .engine import STATE, Measure, Place, State, mark_name, playout, quantum_action, quantum_state
+from .engine import STATE, Measure, Outcome, Place, State, mark_name, playout, quantum_action, quantum_state
 from .narration import describe_action
-from .notation import read_tokens, state_json, to_notation
+from .notation import chance_json, read_tokens, state_json, to_notation
 from .play import explain
 from .scoring import AWARD_TYPES, breakdown
 from .svg import board_svg
@@ -24,12 +25,14 @@ from .text import board_text, status_line
 
 
 def action_text(state: GameState, action: AnyAction) -> str:
-    """A placement as `X3:1-6` (`X9:5` for the last square), a measurement as `X3@6`."""
+    """A placement as `X3:1-6` (`X9:5` for the last square), a measurement as `X3@6`, a chance
+    outcome as `X3=6`."""
     if isinstance(action, Place):
         mark = mark_name(state.move).upper()
         return f"{mark}:{action.a + 1}" if action.a == action.b else f"{mark}:{action.a + 1}-{action.b + 1}"
-    if isinstance(action, Measure):
-        return f"{mark_name(state.move - 1).upper()}@{action.cell + 1}"
+    if isinstance(action, Measure | Outcome):
+        sign = "@" if isinstance(action, Measure) else "="
+        return f"{mark_name(state.move - 1).upper()}{sign}{action.cell + 1}"
     return cell_text(action)
 
 
@@ -37,6 +40,12 @@ def hint(state: GameState) -> str:
     """Which squares respond to a click, and why."""
     legal = state.legal_actions()
     first = legal[0]
+    if isinstance(first, Outcome):
+        turn = quantum_state(state)
+        k = turn.pending or 0
+        odds = " or ".join(f"square {o.cell + 1} ({p})" for o, p in turn.chance_outcomes())
+        return (f"Chance decides where {mark_name(k)} lands: {odds}. Click the square chance gave "
+                "(this page does not draw it yet; qttt play and qttt match do).")
     if isinstance(first, Measure):
         k = quantum_state(state).pending or 0
         a, b = sorted(x.cell for x in legal if isinstance(x, Measure))
@@ -62,19 +71,25 @@ def _label(comp: Component, n: int) -> str:
 
 
 def score_rows(state: GameState) -> list[dict[str, Any]]:
-    """Each scoring component: its points and the patterns each side owns under it."""
+    """Each scoring component: its points and the patterns each side owns under it; then, for a
+    drawn game under draw_second, the points it moves to O (rule score-draw-second)."""
     rs = state.ruleset
     awards = breakdown(rs, quantum_state(state).classical)
-    return [{"what": _label(comp, rs.board), "x": frac(x), "o": frac(o),
+    rows = [{"what": _label(comp, rs.board), "x": frac(x), "o": frac(o),
              "x_patterns": ["-".join(str(c + 1) for c in p.cells) for p in xs],
              "o_patterns": ["-".join(str(c + 1) for c in p.cells) for p in os_]}
             for comp, (_, (x, o, _notes), xs, os_) in zip(rs.scoring, awards, strict=True)]
+    d = rs.rules.draw_second
+    if d and sum((p[1][0] for p in awards), Fraction(0)) == sum((p[1][1] for p in awards), Fraction(0)):
+        rows.append({"what": "a drawn game: O gains, X loses", "x": frac(-d), "o": frac(d),
+                     "x_patterns": [], "o_patterns": []})
+    return rows
 
 
 def core_state_json(pos: CorePosition, variant: str) -> dict[str, Any]:
     """The v1 state of a position the compiled core holds (its view: qttt.quantum.compiled.CoreView)."""
     v = cast(Any, pos).view()
-    return {
+    out = {
         "variant": variant,
         "board": [mark_name(k) if k else [mark_name(m) for m in v.spooky[c]]
                   for c, k in enumerate(v.classical)],
@@ -85,6 +100,9 @@ def core_state_json(pos: CorePosition, variant: str) -> dict[str, Any]:
         "over": v.phase == "over",
         "scores": {"x": str(v.scores[0]), "o": str(v.scores[1])},
     }
+    if v.phase == "chance":
+        out["chance"] = chance_json(cast(Any, pos).chance_outcomes())
+    return out
 
 
 class QuantumFamily:
@@ -93,7 +111,7 @@ class QuantumFamily:
 
     name = "quantum"
     title = "quantum family"
-    action_types: tuple[type[AnyAction], ...] = (Place, Measure)
+    action_types: tuple[type[AnyAction], ...] = (Place, Measure, Outcome)
     players: tuple[str, ...] = tuple(PLAYERS)
     scope = "common"
     vectors = ""
@@ -144,7 +162,7 @@ class QuantumFamily:
         return action_text(state, action)
 
     def why_illegal(self, state: GameState, action: AnyAction, err: QtttError) -> str:
-        if isinstance(action, Place | Measure):
+        if isinstance(action, Place | Measure | Outcome):
             said = explain(quantum_state(state), action, err)
             return said.removeprefix("not allowed: ").rsplit(" (rule ", 1)[0]
         return err.message

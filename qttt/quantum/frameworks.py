@@ -10,6 +10,7 @@ from functools import partial
 from verify.quantum.abstract import Params, explore
 from verify.quantum.scores import declared_range
 
+from ..errors import QtttError
 from ..family import AnyAction, GameState
 from ..interop import Codec, Range
 from ..ruleset import Ruleset
@@ -20,8 +21,11 @@ from .scoring import UNKNOWN
 
 
 def codec(rs: Ruleset) -> Codec:
-    """The framework view of a quantum ruleset."""
+    """The framework view of a quantum ruleset (not yet of one with chance: QtttError)."""
     game = compile_game(rs)
+    if game.chance:
+        raise QtttError("collapse-chance", f"{rs.canonical}: the OpenSpiel and PettingZoo adapters do "
+                        "not model chance yet; play it with qttt play, qttt match or qttt random")
     n, cells = game.n, game.cells
     moves = game.length_bound
     places = cells * cells

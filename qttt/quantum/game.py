@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
+from math import lcm
 from typing import Any
 
 from ..errors import VariantError
@@ -30,9 +31,12 @@ class Game:
     n: int
     cells: int
     measurer: str  # rule measure-by
+    collapse: str  # rule collapse-chance
+    p: Fraction  # rule collapse-chance: the probability of the cell named
     two_cycles: bool  # rule place-two-cycle
     last_square: str  # rule last-square
     untouched: str  # rule collapse-untouched
+    draw_second: Fraction  # rule score-draw-second
     end_lines: tuple[Pattern, ...]  # rule end-line: empty when the game ends only on a full board
     end_masks: tuple[int, ...]  # the end lines as bitmasks
     awards: tuple[Award, ...]
@@ -41,12 +45,17 @@ class Game:
     @cached_property
     def scale(self) -> int:
         """A common denominator of every score: searches count in integers of 1/scale."""
-        return score_scale(self.awards)
+        return lcm(score_scale(self.awards), self.draw_second.denominator)
 
     @cached_property
     def bound(self) -> Fraction:
-        """An upper bound on |x − o| at the end of any game."""
-        return score_bound(self.awards)
+        """An upper bound on |x − o| at the end of any game (a drawn game: 2 × draw_second)."""
+        return max(score_bound(self.awards), 2 * self.draw_second)
+
+    @property
+    def chance(self) -> bool:
+        """Whether chance decides measurements (rule collapse-chance)."""
+        return self.collapse != "choice"
 
     @cached_property
     def uses_move_numbers(self) -> bool:
@@ -107,7 +116,7 @@ def compile_game(rs: Ruleset) -> Game:
             **{q.name: getattr(p, q.name) for q in COMPILED},
             end_lines=end_lines, end_masks=tuple(p.mask for p in end_lines),
             awards=awards,
-            score=compile_scoring(awards),
+            score=compile_scoring(awards, p.draw_second),
         )
         _COMPILED[key] = game
     _BY_ID[id(rs)] = (rs, game)

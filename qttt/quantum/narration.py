@@ -5,18 +5,34 @@ from __future__ import annotations
 
 from ..family import AnyAction
 from ..narration import frac, squares
-from .engine import Action, Measure, Place, State, mark_name, player_of, quantum_action
+from .engine import Action, Measure, Outcome, Place, State, mark_name, player_of, quantum_action
 
 
 def describe(state: State, action: Action) -> str:
     """What `action` does in `state`, in squares: `places x3 in squares 1 and 9`."""
+    if isinstance(action, Outcome):
+        return chance_text(state, action)
     if isinstance(action, Measure):
         assert state.pending is not None and state.cycle is not None
+        if state.ruleset.rules.collapse != "choice":
+            after = state.apply(action)
+            odds = ", ".join(f"square {o.cell + 1} with probability {p}" for o, p in after.chance_outcomes())
+            return (f"measures the cycle on squares {squares(state.cycle)}, naming square "
+                    f"{action.cell + 1} for {mark_name(state.pending)}: chance decides ({odds})")
         return (f"measures the cycle on squares {squares(state.cycle)}: {mark_name(state.pending)} "
                 f"goes to square {action.cell + 1}")
     if action.a == action.b:
         return f"fills the last square {action.a + 1} with {mark_name(state.move)}"
     return f"places {mark_name(state.move)} in squares {action.a + 1} and {action.b + 1}"
+
+
+def chance_text(state: State, action: Outcome) -> str:
+    """The draw of a chance turn as the players see it: `chance: X3's mark lands on square 5
+    (probability 3/4)`."""
+    assert state.pending is not None
+    p = dict(state.chance_outcomes())[action]
+    return (f"chance: {mark_name(state.pending).upper()}'s mark lands on square {action.cell + 1} "
+            f"(probability {p})")
 
 
 def collapsed(before: State, after: State) -> str:
@@ -49,13 +65,16 @@ def describe_action(before: State, action: AnyAction, after: State) -> str:
         if after.phase == "measure":
             text += (f"; this closes a cycle on squares {_cell_list(after.cycle or ())}, "
                      f"so {(after.to_move or '').upper()} must measure")
+    elif isinstance(action, Measure) and after.phase == "chance":
+        text = f"{(before.to_move or '').upper()} {describe(before, action)}"
     else:
         k = before.pending
         assert k is not None
         who = (before.to_move or "").upper()
         forced = [f"{mark_name(after.classical[c])}→{c + 1}" for c in range(len(after.classical))
                   if after.classical[c] and not before.classical[c] and after.classical[c] != k]
-        text = f"{who} measures: {mark_name(k)} goes to square {action.cell + 1}"
+        text = (chance_text(before, action) if isinstance(action, Outcome)
+                else f"{who} measures: {mark_name(k)} goes to square {action.cell + 1}")
         if forced:
             text += "; this forces " + ", ".join(forced)
         gone = [c for c in range(len(after.classical)) if not after.classical[c]
@@ -69,6 +88,8 @@ def describe_action(before: State, action: AnyAction, after: State) -> str:
 
 def result_text(state: State) -> str:
     """The result of a finished game, or who acts next."""
+    if state.phase == "chance":
+        return "Not over: chance to decide the measurement."
     if not state.over:
         verb = "measure" if state.phase == "measure" else "place"
         return f"Not over: {(state.to_move or '').upper()} to {verb}."

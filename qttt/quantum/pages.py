@@ -88,7 +88,7 @@ def ruleset_page(site: Site, name: str, docs: bool) -> list[str]:
            "All rules of the [common mechanics](common.md) hold. This ruleset selects:", ""]
     i = 0
     for p in PARAMETERS:
-        if p.name == "end_line" or p.name == "game" or rs.game not in p.games:
+        if p.name in ("end_line", "p", "game") or rs.game not in p.games:  # end_line, p: in end's, collapse's
             continue
         i += 1
         out.append(f"{i}. **§{i}** {parameter_statement(rs, p.name)} "

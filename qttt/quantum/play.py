@@ -11,6 +11,7 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..chance import CHANCE, draw
 from ..errors import IllegalAction, QtttError, Terminated
 from ..geometry import lines
 from ..io import save_or_show
@@ -19,8 +20,8 @@ from ..notation import Record, record_to_json
 from ..players import Player, make_player
 from ..ruleset import Ruleset
 from ..vocabulary import PARAMETER_BY_NAME
-from .engine import Action, Measure, Place, State, mark_name, quantum_action
-from .narration import collapsed, describe
+from .engine import Action, Measure, Outcome, Place, State, mark_name, quantum_action
+from .narration import chance_text, collapsed, describe
 from .text import drawing
 
 COMMANDS = ("help", "moves", "undo", "quit")
@@ -70,7 +71,7 @@ def _pair(state: State) -> str:
 def example(state: State) -> str:
     """What to type for a legal action, as an example: `two squares such as 1 2`."""
     first = state.legal_actions()[0]
-    if isinstance(first, Measure):
+    if not isinstance(first, Place):
         return "one square: " + " or ".join(str(m.cell + 1) for m in state.legal_actions()
                                             if isinstance(m, Measure))
     if first.a == first.b:
@@ -95,7 +96,7 @@ def moves_text(state: State) -> str:
 
 def explain(state: State, action: Action, err: QtttError) -> str:
     """A one-line reason in squares, naming the rule the engine reports."""
-    cells: tuple[int, ...] = (action.cell,) if isinstance(action, Measure) else (action.a, action.b)
+    cells: tuple[int, ...] = (action.a, action.b) if isinstance(action, Place) else (action.cell,)
     total = len(state.classical)
     if err.rule == "board-cells":
         bad = next(c for c in cells if not 0 <= c < total)
@@ -118,6 +119,8 @@ def explain(state: State, action: Action, err: QtttError) -> str:
         a, b = state.edges[state.pending]
         why = (f"square {cells[0] + 1} is not a square of {mark_name(state.pending)}, the move "
                f"that closed the cycle: choose {a + 1} or {b + 1}")
+    elif err.rule == "collapse-chance" and state.phase == "chance":
+        why = "chance decides the measurement first; nobody types now"
     else:
         why = err.message
     return f"not allowed: {why} (rule {err.rule})"
@@ -148,6 +151,16 @@ class Game:
     write: Callable[[str], None]
     echo: bool = False
     history: list[tuple[State, Action]] = field(default_factory=list)
+    rng: random.Random = field(default_factory=lambda: random.Random(0))  # chance draws from it
+    drawn: dict[State, Outcome] = field(default_factory=dict)  # each chance turn's draw, kept over undo
+
+    def chance(self) -> Outcome:
+        """The outcome of the chance turn now (qttt.chance.draw from the game's generator); a turn
+        met again after an undo keeps the outcome drawn for it the first time."""
+        state = self.state
+        if state not in self.drawn:
+            self.drawn[state] = draw(state.chance_outcomes(), self.rng)
+        return self.drawn[state]
 
     def play(self) -> str:
         """Play until the end; returns how the game stopped: over, deadlock, quit or eof."""
@@ -155,6 +168,13 @@ class Game:
             if not self.state.legal_actions():
                 self.write("\n" + drawing(self.state, self.colour) + "\n")
                 return "deadlock"
+            if self.state.to_move == CHANCE:
+                outcome = self.chance()
+                self.write(chance_text(self.state, outcome) + "\n")
+                self.history.append((self.state, outcome))
+                before, self.state = self.state, self.state.apply(outcome)
+                self.write(collapsed(before, self.state) + "\n")
+                continue
             player = self.players[self.state.to_move or ""]
             if player is None:
                 action = self.ask()
@@ -169,7 +189,7 @@ class Game:
                 self.write(f"{self.state.to_move} ({player.name}) {describe(self.state, action)}\n")
             self.history.append((self.state, action))
             before, self.state = self.state, self.state.apply(action)
-            if isinstance(action, Measure):
+            if isinstance(action, Measure) and self.state.phase != CHANCE:
                 self.write(collapsed(before, self.state) + "\n")
         self.write("\n" + drawing(self.state, self.colour) + "\n")
         return "over"
@@ -214,7 +234,7 @@ class Game:
         """Go back to before the last decision of a person; False if there was none."""
         for i in range(len(self.history) - 1, -1, -1):
             before, _ = self.history[i]
-            if self.players[before.to_move or ""] is None:
+            if before.to_move != CHANCE and self.players[before.to_move or ""] is None:
                 self.state = before
                 del self.history[i:]
                 return True
@@ -223,6 +243,10 @@ class Game:
     def help(self) -> str:
         rs = self.state.ruleset
         who, last = (PARAMETER_BY_NAME[k].reading(rs.value(k)) for k in ("measurer", "last_square"))
+        if rs.rules.collapse != "choice":  # rule collapse-chance: its reading says who names the cell
+            chance = rs.rules.p
+            who = (PARAMETER_BY_NAME["collapse"].reading(rs.rules.collapse).format(p=chance, q=1 - chance)
+                   + " The draw is shown as it happens.")
         paragraphs = [p.format(cells=len(self.state.classical), who=who, last=last, name=rs.canonical)
                       for p in HELP]
         if rs.summary and rs.canonical == rs.base:  # a built-in ruleset, unchanged
@@ -255,10 +279,11 @@ def play(rs: Ruleset, args: argparse.Namespace, read: Callable[[str], str], writ
     rng = random.Random(seed)
     players = {side: None if kind == "human" else make_player(kind, rng)
                for side, kind in (("x", args.x), ("o", args.o))}
-    game = Game(State.initial(rs), players, colour, read, write, echo=not sys.stdin.isatty())
+    game = Game(State.initial(rs), players, colour, read, write, echo=not sys.stdin.isatty(),
+                rng=random.Random(f"chance:{seed}"))
     names = {side: "you" if p is None and args.o != args.x else (p.name if p else "human")
              for side, p in players.items()}
-    computers = any(p is not None for p in players.values())
+    computers = any(p is not None for p in players.values()) or rs.rules.collapse != "choice"
     write(f"quantum tic-tac-toe, {rs.canonical}: x ({names['x']}) against o ({names['o']})"
           + (f", seed {seed}" if computers else "") + ". Type help for help.\n")
     try:

@@ -335,17 +335,10 @@ def breakdown(rs: Ruleset, cls: Sequence[int]) -> list[tuple[Award, Points, list
     return [(a, a.evaluate(cls, xmask, omask), *owned(a.patterns, xmask, omask)) for a in compile_awards(rs)]
 
 
-def compile_scoring(awards: Sequence[Award]) -> Scorer:
-    """One function scoring a final board under every award (rule score-at-end)."""
+def compile_scoring(awards: Sequence[Award], draw_second: Fraction = ZERO) -> Scorer:
+    """One function scoring a final board under every award (rule score-at-end), then a drawn
+    game's points moved towards the second player (rule score-draw-second)."""
     evaluators = [a.evaluate for a in awards]
-
-    if len(evaluators) == 1:
-        only = evaluators[0]
-
-        def score_one(cls: Sequence[int], xmask: int, omask: int) -> tuple[Scores, tuple[str, ...]]:
-            x, o, notes = only(cls, xmask, omask)
-            return (x, o), notes
-        return score_one
 
     def score(cls: Sequence[int], xmask: int, omask: int) -> tuple[Scores, tuple[str, ...]]:
         x = o = ZERO
@@ -355,7 +348,17 @@ def compile_scoring(awards: Sequence[Award]) -> Scorer:
             x += dx
             o += do
             notes += nt
+        if x == o and draw_second:
+            x, o = x - draw_second, o + draw_second
         return (x, o), notes
+
+    if len(evaluators) == 1 and not draw_second:
+        only = evaluators[0]
+
+        def score_one(cls: Sequence[int], xmask: int, omask: int) -> tuple[Scores, tuple[str, ...]]:
+            x, o, notes = only(cls, xmask, omask)
+            return (x, o), notes
+        return score_one
     return score
 
 

@@ -16,11 +16,13 @@ from typing import Any, Protocol
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
+from ..chance import check_outcomes
 from ..notation import Record, action_to_json, record_from_json, record_to_json, state_to_json
 from ..ruleset import Ruleset, with_params
+from ..testing.strategies import exact_numbers
 from ..variant import builtin_names, load_ruleset
 from ..vocabulary import PARAMETER_BY_NAME
-from .engine import Action, Measure, Place, State
+from .engine import Action, Measure, Outcome, Place, State
 from .game import compile_game
 from .notation import from_notation, from_position, position, to_notation
 from .scoring import PerPattern, compile_scoring
@@ -46,15 +48,22 @@ def builtin_rulesets() -> st.SearchStrategy[Ruleset]:
 
 
 @st.composite
-def random_rulesets(draw: st.DrawFn, max_board: int = 4) -> Ruleset:
-    """A built-in ruleset with random valid rule parameters (via with_params); scoring kept."""
+def random_rulesets(draw: st.DrawFn, max_board: int = 4, chance: bool = True) -> Ruleset:
+    """A built-in ruleset with random valid rule parameters (via with_params); scoring kept;
+    `chance`: a chance collapse may be drawn (rule collapse-chance)."""
     base = draw(builtin_rulesets())
     fits = max([2, *(c.length for c in base.scoring)])  # inherited patterns must fit the board
     board = draw(st.integers(fits, max(fits, max_board)))
     changes: dict[str, Any] = {"board": board}
-    for name in ("measurer", "two_cycles", "last_square", "untouched", "end"):
+    for name in ("measurer", "collapse", "two_cycles", "last_square", "untouched", "end"):
         changes[name] = draw(st.sampled_from(PARAMETER_BY_NAME[name].allowed))
+    if not chance:
+        changes["collapse"] = "choice"
     changes["end_line"] = draw(st.integers(0, board))
+    if changes["collapse"] != "choice":  # rule collapse-chance: p, and O names the cell under chance-second
+        changes["p"] = draw(exact_numbers(*PARAMETER_BY_NAME["p"].allowed))
+        changes["measurer"] = "opponent" if changes["collapse"] == "chance-second" else changes["measurer"]
+    changes["draw_second"] = draw(st.sampled_from([Fraction(0), Fraction(0), Fraction(1, 2), Fraction(1, 3)]))
     return with_params(base, **changes)
 
 
@@ -87,7 +96,7 @@ def legal_actions(state: State) -> st.SearchStrategy[Action]:
 def any_actions(state: State) -> st.SearchStrategy[Action]:
     """A well-formed action with cells near the board: legal or not."""
     cells = st.integers(-1, len(state.classical))
-    return st.one_of(st.builds(Place, cells, cells), st.builds(Measure, cells))
+    return st.one_of(st.builds(Place, cells, cells), st.builds(Measure, cells), st.builds(Outcome, cells))
 
 
 def actions(state: State) -> st.SearchStrategy[Action]:
@@ -161,6 +170,21 @@ def check_collapse(before: State, cell: int, after: State) -> None:
         assert after.spooky[c] == (() if vanish else before.spooky[c]), f"spooky marks of {c}"
 
 
+def collapses(action: Action, after: State) -> bool:
+    """Whether `action` collapsed a component: a measurement under choice, a chance outcome."""
+    return isinstance(action, Outcome) or (isinstance(action, Measure) and after.phase != "chance")
+
+
+def check_chance_turn(state: State) -> None:
+    """Rule collapse-chance: a chance turn (and only one) offers its legal actions as outcomes with
+    positive probabilities summing to one."""
+    outcomes = state.chance_outcomes()
+    assert (state.to_move == "chance") == bool(outcomes)
+    if outcomes:
+        assert check_outcomes(outcomes) is None
+        assert tuple(a for a, _ in outcomes) == state.legal_actions()
+
+
 # -- the lockstep state machine -------------------------------------------------------------------
 
 def make_state_machine(reference: Callable[[Ruleset, str], ReferenceGame],
@@ -197,11 +221,10 @@ def make_state_machine(reference: Callable[[Ruleset, str], ReferenceGame],
             after = self.state
             changed = [c for c, k in enumerate(before.classical) if k and after.classical[c] != k]
             assert not changed, f"classical cells changed: {changed}"  # rule classical-fixed
-            if isinstance(action, Measure):
-                check_collapse(before, action.cell, after)
-            else:
-                self.placements += 1
-                assert self.placements <= compile_game(after.ruleset).length_bound
+            if collapses(action, after):
+                check_collapse(before, action.cell, after)  # type: ignore[union-attr]
+            self.placements += isinstance(action, Place)
+            assert self.placements <= compile_game(after.ruleset).length_bound
             now = per_pattern_scores(after)
             assert now[0] >= self.provisional[0] and now[1] >= self.provisional[1]
             self.provisional = now
@@ -236,7 +259,11 @@ def make_state_machine(reference: Callable[[Ruleset, str], ReferenceGame],
         @invariant()
         def graph_shape(self) -> None:
             # rules entanglement, cycle-close: a forest, but for the one pending cycle
-            assert cycle_count(self.state) == (1 if self.state.phase == "measure" else 0)
+            assert cycle_count(self.state) == (1 if self.state.phase in ("measure", "chance") else 0)
+
+        @invariant()
+        def chance_turns(self) -> None:
+            check_chance_turn(self.state)
 
         @invariant()
         def round_trips(self) -> None:

@@ -129,8 +129,16 @@ def status_line(state: State) -> str:
         assert k is not None
         a, b = state.edges[k]
         cyc = ", ".join(str(c + 1) for c in state.cycle or ())
+        if state.ruleset.rules.collapse != "choice":
+            return (f"cycle on squares {cyc} closed by {mark_name(k)}: {state.to_move} names square "
+                    f"{a + 1} or {b + 1} for {mark_name(k)}, then chance decides")
         return (f"cycle on squares {cyc} closed by {mark_name(k)}: {state.to_move} measures, "
                 f"putting {mark_name(k)} in square {a + 1} or {b + 1}")
+    if state.phase == "chance":
+        k = state.pending
+        assert k is not None
+        odds = " or ".join(f"square {o.cell + 1} ({p})" for o, p in state.chance_outcomes())
+        return f"chance decides where {mark_name(k)} lands: {odds}"
     legal = state.legal_actions()
     if not legal:
         return f"{state.to_move} to place {mark_name(state.move)}, but no placement is legal (deadlock)"

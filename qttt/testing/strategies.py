@@ -5,11 +5,12 @@ states and actions live beside it (qttt.quantum.strategies, qttt.nested.strategi
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 from hypothesis import strategies as st
 
-from ..ruleset import default_ruleset
+from ..ruleset import Ruleset, default_ruleset
 from ..variant import builtin_names, load_ruleset
 from ..vocabulary import AWARD_DECLARATIONS, AWARD_FIELDS, CRITERIA, PARAMETER_BY_NAME, PARAMETERS, PATTERNS
 
@@ -26,6 +27,13 @@ def _toml_value(value: Any) -> str:
 
 
 _FRACTIONS = st.sampled_from(["0", "1", "1/2", "2", "3/2", "20", "-1"])
+
+
+def exact_numbers(low: Fraction, high: Fraction) -> st.SearchStrategy[Fraction]:
+    """Exact numbers from low to high: the ends, and fractions of small denominators between."""
+    inner = st.builds(lambda d, t: low + (high - low) * Fraction(t % (d + 1), d),
+                      st.integers(1, 20), st.integers(0, 20))
+    return st.one_of(st.sampled_from([low, high]), inner)
 
 
 @st.composite
@@ -57,6 +65,20 @@ def scoring_components(draw: st.DrawFn, game: str, board: int) -> dict[str, Any]
     return out
 
 
+def _meet_needs(rules: dict[str, Any], parent: Ruleset, game: str) -> None:
+    """A drawn value that needs another parameter's value (Parameter.needs) gets it, or, when that
+    parameter was drawn too, goes back to its default."""
+    for p in PARAMETERS:
+        value = Fraction(rules[p.name]) if p.type is Fraction and p.name in rules else rules.get(
+            p.name, getattr(parent.rules, p.name))
+        for other, allowed in p.needs if game in p.games and value != p.default else ():
+            if rules.get(other, getattr(parent.rules, other)) not in allowed:
+                if other in rules:
+                    rules[p.name] = str(p.default) if p.type is Fraction else p.default
+                else:
+                    rules[other] = allowed[0]
+
+
 @st.composite
 def variant_files(draw: st.DrawFn) -> str:
     """The text of a valid variant file: it extends a built-in ruleset (or none), sets any of its
@@ -84,8 +106,11 @@ def variant_files(draw: st.DrawFn) -> str:
                 min_size=blocks, max_size=blocks)))
         elif p.type is tuple:
             rules[p.name] = draw(st.lists(st.sampled_from(p.allowed), min_size=1, unique=True))
+        elif p.type is Fraction:
+            rules[p.name] = str(draw(exact_numbers(*p.allowed)))
         else:
             rules[p.name] = draw(st.sampled_from(p.allowed))
+    _meet_needs(rules, parent, game)
     reads_end_line = game in PARAMETER_BY_NAME["end_line"].games
     if reads_end_line and "end_line" not in rules and parent.rules.end_line > board:
         rules["end_line"] = 0

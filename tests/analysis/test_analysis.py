@@ -111,7 +111,7 @@ def test_keys_are_invariant_under_board_symmetries(name: str) -> None:
     assert len(compile_game(rs).symmetries) == 8
     actions, _ = playout(rs, random.Random(7))
     for p in board_symmetries(3):
-        moved = [Measure(p[a.cell]) if isinstance(a, Measure) else Place(p[a.a], p[a.b]) for a in actions]
+        moved = [Place(p[a.a], p[a.b]) if isinstance(a, Place) else Measure(p[a.cell]) for a in actions]
         for cut in range(len(actions)):
             b1 = board_after(rs, [encode(a, 9) for a in actions[:cut]])
             b2 = board_after(rs, [encode(Place(min(a), max(a)) if isinstance(a, Place) else a, 9)

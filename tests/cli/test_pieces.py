@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 from qttt.errors import QtttError
 from qttt.processes import Output, Piece, Written, write_pieces
@@ -64,7 +65,7 @@ def drain(fd: int, into: list[bytes]) -> threading.Thread:
     return reader
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(spec=st.lists(PIECE, min_size=1, max_size=9), workers=st.integers(1, 4),
        kind=st.sampled_from(["one pipe", "file and pipe", "functions"]))
 def test_pieces_are_written_as_one_process_writes_them(spec: list[dict[str, Any]], workers: int, kind: str,

@@ -19,6 +19,7 @@ from typing import IO
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 from qttt.cli import main
 from qttt.cli import sample as sample_cli
@@ -78,7 +79,7 @@ def piece(i: int, sizes: list[int]) -> bytes:
     return bytes([65 + i % 26]) * sizes[i]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(sizes=st.lists(st.sampled_from([0, 1, 7, 4096, 70_000, 200_000]), min_size=1, max_size=12),
        workers=st.integers(1, 5), kind=st.sampled_from(OUTPUTS))
 def test_pieces_are_written_in_order_whatever_the_workers(tmp_path_factory: pytest.TempPathFactory,
@@ -88,7 +89,7 @@ def test_pieces_are_written_in_order_whatever_the_workers(tmp_path_factory: pyte
     assert written(kind, len(sizes), lambda i, _: piece(i, sizes), workers, tmp) == (expected, None)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(sizes=st.lists(st.sampled_from([1, 5000, 100_000]), min_size=2, max_size=10), data=st.data(),
        workers=st.integers(2, 4), kind=st.sampled_from(OUTPUTS))
 def test_an_error_comes_after_exactly_the_pieces_before_it(tmp_path_factory: pytest.TempPathFactory,
@@ -114,7 +115,7 @@ def run(argv: list[str], stdout: int | IO[bytes] = subprocess.PIPE) -> subproces
                           timeout=300, check=False)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(name=st.sampled_from(["wikipedia", "bonus4x4", "intelligent"]), seed=st.integers(0, 2 ** 40),
        games=st.integers(1, 70), size=st.integers(1, 13), workers=st.integers(1, 4),
        core=st.sampled_from(["auto", "python"]))

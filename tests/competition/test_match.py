@@ -464,3 +464,39 @@ def test_exports_move_lists_and_cross_tables(tmp_path: Path, capsys: pytest.Capt
     assert rows[0][:2] == ["rank", "player"] and {r[1] for r in rows[1:]} == {"random", "greedy"}
     page = (tmp_path / "crosstable.html").read_text()
     assert "<table>" in page and "ties broken by" in page
+
+
+CHANCE_RULESET = "wikipedia(collapse=chance-second,p=3/4)"
+
+
+def test_the_referee_draws_chance_outcomes_from_its_seed_and_records_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Rule collapse-chance: the referee plays each chance turn itself, from a generator seeded by
+    the match seed; the records hold the outcomes, replay, validate, and a second run of the same
+    seed gives the same games; an engine seat is told each outcome with apply."""
+    engine = f"engine:{shlex.quote(sys.executable)} -m qttt engine --player random --seed 3"
+    runs = []
+    for out in (tmp_path / "a", tmp_path / "b"):
+        code, _, err = run_match(capsys, [CHANCE_RULESET, engine, "greedy", "--games", "2", "--seed", "5",
+                                          "--out", str(out)])
+        assert (code, err) == (0, "")
+        runs.append([r["actions"] for r in records(out)])
+        for rec in records(out):
+            assert rec["result"]["end"] == "over"
+            assert len(rec["result"]["action_seconds"]) == len(rec["actions"])
+            check_record(rec)
+    assert runs[0] == runs[1]
+    assert any("outcome" in a for game in runs[0] for a in game)
+
+
+def test_go_at_a_chance_turn_is_refused() -> None:
+    from qttt.conformance.protocol import QtttEngine
+    engine = QtttEngine(GreedyPlayer(seed=1))
+    assert engine.handle({"cmd": "new", "variant": CHANCE_RULESET}) == {"ok": True}
+    for action in ({"place": [0, 1]}, {"place": [0, 1]}, {"measure": 0}):
+        assert engine.handle({"cmd": "apply", "action": action}) == {"ok": True}
+    answer = engine.handle({"cmd": "go", "move_ms": 100, "x_ms": None, "o_ms": None})
+    assert not answer["ok"] and answer["error"]["kind"] == "protocol"
+    assert "chance" in answer["error"]["message"]
+    assert engine.handle({"cmd": "apply", "action": {"outcome": 1}}) == {"ok": True}
+    assert engine.handle({"cmd": "state"})["state"]["board"][:2] == ["x1", "o2"]

@@ -5,7 +5,6 @@ rule ids an engine names that spec/rules.toml lacks; each difference tagged with
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import conformance_engines as ce
@@ -31,8 +30,8 @@ BREAKS = {"no-cycle-detection": "cycle-close", "creator-measures": "measure-by",
           "refuses-measurements": "measure-cell"}
 
 
-def _report(name: str, perft: bool = False) -> Report:
-    return Runner(lambda: InProcessEngine(ce.ENGINES[name]())).run(SUITES, perft=perft)
+def _report(name: str, perft: bool = False, suites: list[dict[str, Any]] = SUITES) -> Report:
+    return Runner(lambda: InProcessEngine(ce.ENGINES[name]())).run(suites, perft=perft)
 
 
 QUICK = ("no-cycle-detection", "creator-measures", "unsorted-legal")
@@ -50,7 +49,8 @@ def test_the_broken_rule_comes_first(name: str) -> None:
 
 
 def test_one_root_cause_is_one_group_with_its_smallest_case_first() -> None:
-    report = _report("no-cycle-detection", perft=True)
+    one_perft = {**SUITES[0], "perft": SUITES[0]["perft"][:1]}  # walked through the protocol: slow
+    report = _report("no-cycle-detection", perft=True, suites=[one_perft])
     groups = dict(report.groups("core"))
     assert list(groups) == ["rule cycle-close", PERFT]
     failed = [r for r in report.results if r.outcome("core") == "failed"]
@@ -61,7 +61,7 @@ def test_one_root_cause_is_one_group_with_its_smallest_case_first() -> None:
     assert smallest.size() == 2  # two placements on the same cells: the smallest cycle
     assert all(d.rule == "cycle-close" for r in cases for d in r.differences[:1])
     narrow = next(line for line in report.text("core") if "narrow it down" in line)
-    assert re.search(r"qttt perft (wikipedia|russian) --depth 3 --divide --path 0-1 ", narrow), narrow
+    assert "qttt perft wikipedia --depth 3 --divide --path 0-1 " in narrow
 
 
 def test_each_difference_names_one_rule_not_every_rule_of_the_case() -> None:

@@ -33,7 +33,7 @@ from qttt.errors import QtttError
 from qttt.family import Mark, compiled_core, family_of
 from qttt.games import new_game
 from qttt.nested.engine import NestedState
-from qttt.quantum.engine import Action, Measure, Place, State
+from qttt.quantum.engine import Action, Measure, Outcome, Place, State
 from qttt.spec import rules, spec_dir
 
 QTTT = Path(__file__).resolve().parents[2] / "qttt"
@@ -417,6 +417,29 @@ def test_a_family_without_a_compiled_core_plays_in_python_and_refuses_compiled()
     with pytest.raises(QtttError) as e:
         compiled_core(rs, "compiled")
     assert e.value.rule == "core-compiled" and "the classical family has no compiled core" in e.value.message
+
+
+@covers("collapse-chance")
+def test_a_chance_collapse_names_a_cell_and_chance_decides() -> None:
+    """x1 and o2 in squares 1 and 2: o2 closes a 2-cycle, x measures by naming square 1; chance
+    offers square 1 at 3/4 and square 2 at 1/4, and its outcome square 2 puts o2 there, x1 in 1."""
+    turn = play("wikipedia(collapse=chance-measurer,p=3/4)", [Place(0, 1), Place(0, 1), Measure(0)])
+    assert (turn.phase, turn.to_move, turn.chosen) == ("chance", "chance", 0)
+    assert [str(p) for _, p in turn.chance_outcomes()] == ["3/4", "1/4"]
+    rejects(turn, Place(2, 3), "collapse-chance")
+    after = play("wikipedia(collapse=chance-measurer,p=3/4)",
+                 [Place(0, 1), Place(0, 1), Measure(0), Outcome(1)])
+    assert after.classical[:2] == (1, 2) and after.to_move == "x"
+
+
+@covers("score-draw-second")
+def test_a_drawn_game_moves_draw_second_points_to_o() -> None:
+    """2-cycles measured so that X holds squares 1, 3, 4, 8 and 9 and O squares 2, 5, 6 and 7: no
+    line, 0-0 under wikipedia; with draw_second = 1/2, X -1/2 and O 1/2."""
+    drawn: list[Action] = [Place(0, 1), Place(0, 1), Measure(1), Place(2, 4), Place(2, 4), Measure(4),
+                           Place(3, 5), Place(3, 5), Measure(5), Place(6, 7), Place(6, 7), Measure(6),
+                           Place(8, 8)]
+    assert scores(play("wikipedia(draw_second=1/2)", drawn)) == {"x": "-1/2", "o": "1/2"}
 
 
 def test_every_cited_rule_is_exercised() -> None:

@@ -39,8 +39,8 @@ EngineVersusRandom.TestCase.settings = settings(
 TestEngineVersusRandom = pytest.mark.slow(EngineVersusRandom.TestCase)
 
 
-CHECK_ORDER = ("over-no-action", "measure-pending", "board-cells", "place-open", "place-distinct",
-               "place-two-cycle", "measure-cell")
+CHECK_ORDER = ("over-no-action", "collapse-chance", "measure-pending", "board-cells", "place-open",
+               "place-distinct", "place-two-cycle", "measure-cell")
 
 
 @given(states(rulesets()), st.data())

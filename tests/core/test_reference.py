@@ -482,11 +482,14 @@ def test_load_file(tmp_path: Path) -> None:
         "game": "quantum",
         "board": 3,
         "measurer": "opponent",
+        "collapse": "choice",
+        "p": Fraction(1, 2),
         "two_cycles": True,
         "last_square": "forced",
         "untouched": "keep",
         "end": "first-line",
         "end_line": 0,
+        "draw_second": Fraction(0),
         "scoring": [
             {"award": "per-pattern", "pattern": "square", "length": 2, "points": "1"},
             {

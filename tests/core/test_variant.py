@@ -20,7 +20,7 @@ from qttt.testing.strategies import variant_files
 
 def test_every_parameter_is_documented() -> None:
     for p in PARAMETERS:
-        assert p.type in (str, int, bool, tuple), p
+        assert p.type in (str, int, bool, tuple, Fraction), p
         if p.type is tuple:  # a list parameter: kinds from `allowed`, or a route ("same" or lists)
             assert p.default == "same" if p.name == "route" else set(p.default) <= set(p.allowed), p
         else:

@@ -108,7 +108,7 @@ def test_a_full_game_played_by_clicking_scores_as_the_engine(page: Any, name: st
     choose(page, "play-o", "person")
     choose(page, "play-ruleset", name)
     for action in actions:
-        squares = [action.cell] if isinstance(action, Measure) else [action.a, action.b]
+        squares = [action.a, action.b] if isinstance(action, Place) else [action.cell]
         for c in squares:
             click(page, f'#play-squares button[data-cell="{c}"]')
     assert page.evaluate("document.getElementById('qttt-play').dataset.over") == "true"

@@ -21,6 +21,7 @@ from refbridge import ref_game
 
 from qttt import load_ruleset, record_from_json
 from qttt.cli import main
+from qttt.errors import QtttError
 from qttt.family import family_names, family_of, find_family
 from qttt.interop import rules_of
 from qttt.nested.strategies import nested_rulesets
@@ -49,6 +50,17 @@ SPEC = spec_dir()
 VARIANTS = [str(p) for d in ("coverage", "editions") for p in sorted((SPEC / d).glob("*.toml"))]
 VARIANTS += ["wikipedia(board=4,untouched=vanish)", "kumar(two_cycles=false,end=full)",
              "kumar(measurer=creator,last_square=end)", "intelligent(bonus=block-win,full_block=drawn-first)"]
+# Chance rulesets (rule collapse-chance) come to OpenSpiel with its explicit chance (issue 33);
+# until then the adapter refuses them, in one line naming the rule.
+CHANCE_VARIANTS = [v for v in VARIANTS if load_ruleset(v).rules.collapse != "choice"]
+VARIANTS = [v for v in VARIANTS if v not in CHANCE_VARIANTS]
+
+
+@pytest.mark.parametrize("name", CHANCE_VARIANTS)
+def test_a_chance_ruleset_is_refused_until_the_adapter_models_chance(name: str) -> None:
+    with pytest.raises(QtttError) as err:
+        rules_of(name)
+    assert err.value.rule == "collapse-chance" and "do not model chance yet" in err.value.message
 
 
 def load(name: str, returns: str = "points") -> Any:
@@ -73,7 +85,8 @@ def test_random_sim_test_on_variants(name: str) -> None:
         pyspiel.random_sim_test(load(name, "margin"), num_sims=1, serialize=True, verbose=False)
 
 
-DRAWN = random_rulesets(max_board=3) | nested_rulesets(max_board=2)  # both families
+# both families; chance rulesets come to the adapters with OpenSpiel's explicit chance (issue 33)
+DRAWN = random_rulesets(max_board=3, chance=False) | nested_rulesets(max_board=2)
 
 
 @settings(max_examples=examples(15))

@@ -35,7 +35,8 @@ def test_api_and_seed_tests_on_every_builtin_ruleset(name: str) -> None:
     pettingzoo_test.seed_test(lambda: env(ruleset=name), num_cycles=300)
 
 
-DRAWN = random_rulesets(max_board=3) | nested_rulesets(max_board=2)  # both families
+# both families; chance rulesets come to the adapters with OpenSpiel's explicit chance (issue 33)
+DRAWN = random_rulesets(max_board=3, chance=False) | nested_rulesets(max_board=2)
 
 
 @settings(max_examples=examples(10))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import tomllib
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,8 @@ def test_variant_schema_lists_every_parameter() -> None:
     rules = schema["properties"]["rules"]["properties"]
     assert list(rules) == [p.name for p in PARAMETERS]
     for p in PARAMETERS:
-        default = list(p.default) if isinstance(p.default, tuple) else p.default
+        default = (list(p.default) if isinstance(p.default, tuple)
+                   else str(p.default) if isinstance(p.default, Fraction) else p.default)
         assert rules[p.name]["default"] == default and rules[p.name]["description"] == p.description
     components = schema["properties"]["scoring"]["items"]["oneOf"]
     assert [c["properties"]["award"]["const"] for c in components] == list(AWARD_FIELDS)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -36,7 +37,7 @@ HEADER = compiled.config_header()
 def declared_values(p: Parameter) -> list[Any]:
     """The values a parameter declares: every enumerated or boolean value, the ends of an integer
     range, one list of each item for a list parameter ("same" for route)."""
-    if p.type is int:
+    if p.type in (int, Fraction):
         return [p.allowed[0], p.allowed[-1]]
     if p.name == "route":
         return ["same"]
@@ -52,7 +53,7 @@ def ruleset_with(p: Parameter, value: Any) -> Ruleset:
     """A ruleset of a family reading `p`, with p = value (end_line needs a board that long)."""
     if p.name == "end_line":
         return with_params(load_ruleset(f"qttt(board={max(value, 2)})"), end_line=value)
-    return with_params(load_ruleset(FAMILY_BASE[p.games[0]]), **{p.name: value})
+    return with_params(load_ruleset(FAMILY_BASE[p.games[0]]), **p.enabling(value), **{p.name: value})
 
 
 @pytest.mark.parametrize(("p", "value"), CASES, ids=[f"{p.name}={v}" for p, v in CASES])
@@ -70,6 +71,8 @@ def test_every_declared_value_is_accepted_named_and_listed(p: Parameter, value: 
         assert schema["type"] == "boolean"
     elif p.type is int:
         assert schema["minimum"] <= value <= schema["maximum"]
+    elif p.type is Fraction:
+        assert schema["default"] == str(p.default) and f"{p.allowed[0]} to {p.allowed[-1]}" in p.description
     elif p.name != "route":
         assert set(value) <= set(schema["items"]["enum"])
 
@@ -90,14 +93,19 @@ def test_every_value_reads_as_its_declared_reading(p: Parameter) -> None:
 @pytest.mark.parametrize("p", COMPILED, ids=lambda p: p.name)
 def test_every_compiled_value_has_a_generated_constant_and_is_serialised_as_it(p: Parameter) -> None:
     """The header defines QC_<PARAMETER>_<VALUE> for each enumerated value, and config() sends the
-    value's code in the parameter's Game field."""
-    index = compiled.CONFIG_FIELDS.index(p.name)
-    assert f"X({p.name})" in HEADER
+    value's code in the parameter's Game field (a fraction: its numerator and denominator)."""
+    indices = [compiled.CONFIG_FIELDS.index(f) for f in p.c_fields]
+    assert all(f"X({f})" in HEADER for f in p.c_fields)
     for value in p.allowed:
         rs = ruleset_with(p, value)
         assert getattr(compile_game(rs), p.name) == value
-        code = compiled.config(rs)[index]
-        assert code == p.code(value)
+        sent = tuple(compiled.config(rs)[i] for i in indices)
+        assert sent == p.c_values(value)
+        if p.type is Fraction:
+            assert Fraction(*sent) == value
+            continue
+        code = p.code(value)
+        assert sent == (code,)
         if p.type is str:
             name = c_name(f"QC_{p.name}_{value}")
             assert re.search(rf"^#define {name} {code}$", HEADER, re.M), name

@@ -5,6 +5,7 @@ skipped for something missing fails the run (with pytest-xdist too, as CI runs i
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -78,3 +79,14 @@ def test_ci_fails_on_a_skip_for_something_missing_and_only_on_that(tmp_path: Pat
     assert "no_such_package_qttt is not installed" in report and "root reads every file" not in report
     proc = _pytest(tmp_path, "-k", "not missing", ci=True, profile="ci", examples=30)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_every_explicit_example_count_goes_through_the_lane() -> None:
+    """An explicit max_examples is `lanes.examples(n)`, so that the quick lane stays quick and CI
+    keeps n; a literal count would run in full in the quick lane."""
+    literal = re.compile(r"max_examples=\d")
+    files = [p for p in sorted((ROOT / "tests").rglob("*.py")) if p != SUPPORT / "lanes.py"]  # the profiles
+    found = [f"{p.relative_to(ROOT)}:{i}" for p in files
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1)
+             if literal.search(line)]
+    assert found == []

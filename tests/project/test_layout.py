@@ -13,10 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from qttt.analysis.results import result_path
-from qttt.cli.vectors import default_suites
-from qttt.conformance.suite import suite_prefix, vectors_dir
+from qttt.conformance.suite import shipped_suites, vectors_dir
 from qttt.docgen import generate
-from qttt.family import family_of
 from qttt.variant import builtin_names, load_ruleset
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,9 +62,7 @@ SOURCES: dict[str, str] = {
 def _vectors() -> set[str]:
     """What `qttt vectors generate` writes: a suite per built-in ruleset (a family's own folder
     for some), per edition and coverage variant, and the retired-id list."""
-    top = {vectors_dir() / f"{suite_prefix(load_ruleset(n).name)}.json"
-           for n in builtin_names(None) if not family_of(load_ruleset(n)).vectors}
-    return {_rel(p) for p in [*top, *(p for _, p in default_suites()), vectors_dir() / "RETIRED"]}
+    return {_rel(p) for p in [*(p for _, p in shipped_suites()), vectors_dir() / "RETIRED"]}
 
 
 def _analysis() -> set[str]:

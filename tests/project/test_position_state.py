@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 from qttt import load_ruleset, with_params
 from qttt.boardstate import Cover, PositionState
@@ -178,7 +179,7 @@ NAMES = ("wikipedia", "kumar", "bonus4x4", "russian-unstable", "qttt(board=2,unt
          "wikipedia(two_cycles=false,measurer=creator)")
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.sampled_from(NAMES), st.integers(0, 10 ** 6))
 def test_state_key_is_the_declared_fields(name: str, seed: int) -> None:
     for _, state in game(name, seed):
@@ -187,7 +188,7 @@ def test_state_key_is_the_declared_fields(name: str, seed: int) -> None:
         assert from_position(position(state)).key() == state.key()  # the position string reads back
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(st.sampled_from(NAMES), st.integers(0, 10 ** 6))
 def test_the_compiled_core_holds_every_declared_field_and_the_walks_shape_key(name: str, seed: int) -> None:
     rs = load_ruleset(name)

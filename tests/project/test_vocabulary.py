@@ -81,9 +81,11 @@ def vocabulary_cases() -> list[tuple[str, Ruleset]]:
                 assert using, f"no built-in or coverage ruleset uses {key} {word}: add a coverage variant"
                 cases += [(f"{key}={word}:{rs.name}", rs) for rs in using]
                 continue
-            value = next(v for v in PARAMETER_BY_NAME[key].allowed if _word(v) == word)
+            declared = PARAMETER_BY_NAME[key]
+            value = next(v for v in declared.allowed if _word(v) == word)
             for base in ("wikipedia", "bonus4x4"):
-                cases.append((f"{key}={word}:{base}", with_params(load_ruleset(base), **{key: value})))
+                rs = with_params(load_ruleset(base), **declared.enabling(value), **{key: value})
+                cases.append((f"{key}={word}:{base}", rs))
     return cases
 
 

@@ -5,6 +5,14 @@ variant files), independently of the engine in ``qttt/``, so that differential t
 mistakes in either. Everything favours obviousness over speed: the entanglement graph is an
 explicit table of edges, connectivity is a depth-first search and a collapse is found by trying
 every assignment of the component's spooky marks.
+
+Chance (rule collapse-chance, spec/rules.toml; readings in spec/ambiguities.toml, chance-collapse):
+under collapse = chance-measurer or chance-second a measurement only names a cell of the closing
+move (the measurer names it, or O under chance-second); then chance acts: to_move "chance",
+phase "chance", and the two cells of the closing move are the outcomes, the named one with
+probability p and the other with 1 - p (an outcome of probability 0 is not offered). The outcome
+is the action {"outcome": c}; it collapses the component as measuring c does. A drawn game
+(equal points) then moves draw_second points from X to O (rule score-draw-second).
 """
 
 from __future__ import annotations
@@ -26,19 +34,24 @@ RULE_DEFAULTS: dict[str, Any] = {
     "game": "quantum",
     "board": 3,
     "measurer": "opponent",
+    "collapse": "choice",
+    "p": Fraction(1, 2),
     "two_cycles": True,
     "last_square": "forced",
     "untouched": "keep",
     "end": "first-line",
     "end_line": 0,
+    "draw_second": Fraction(0),
 }
 RULE_CHOICES: dict[str, tuple[str, ...]] = {
     "game": ("quantum",),
     "measurer": ("opponent", "creator"),
+    "collapse": ("choice", "chance-measurer", "chance-second"),
     "last_square": ("forced", "end"),
     "untouched": ("keep", "vanish"),
     "end": ("first-line", "full"),
 }
+FRACTION_RULES = ("p", "draw_second")  # read as exact fractions
 PATTERN_LENGTH = {"line": 0, "square": 2}
 AWARD_DEFAULTS: dict[str, dict[str, Any]] = {
     "per-pattern": {"points": "1"},
@@ -153,6 +166,7 @@ def load_variant(name_or_path: str | Path) -> Params:
     if unknown:
         raise ValueError(f"unknown rule keys: {sorted(unknown)}")
     params: Params = {**RULE_DEFAULTS, **rules}
+    _read_fractions(params)
     for key, choices in RULE_CHOICES.items():
         if params[key] not in choices:
             raise ValueError(f"bad value for {key}: {params[key]!r}")
@@ -166,6 +180,17 @@ def load_variant(name_or_path: str | Path) -> Params:
         raise ValueError("two_cycles must be a boolean")
     params["scoring"] = [_component(raw, board) for raw in (scoring or [])]
     return params
+
+
+def _read_fractions(params: Params) -> None:
+    """p and draw_second as exact fractions, in range."""
+    for key in FRACTION_RULES:
+        value = params[key]
+        if isinstance(value, (float, bool)):
+            raise ValueError(f"{key} must be exact, not {value!r}")
+        params[key] = Fraction(str(value))
+    if not Fraction(1, 2) <= params["p"] <= 1 or params["draw_second"] < 0:
+        raise ValueError("p is from 1/2 to 1, draw_second at least 0")
 
 
 # --------------------------------------------------------------------------- patterns
@@ -217,14 +242,15 @@ def _is_int(value: object) -> bool:
 
 
 def _parse(action: object) -> tuple[str, list[int]]:
-    """Check the JSON shape of an action; returns ("place", [a, b]) or ("measure", [c])."""
+    """Check the JSON shape of an action; returns ("place", [a, b]), ("measure", [c]) or
+    ("outcome", [c])."""
     if not isinstance(action, dict) or len(action) != 1:
         raise RefIllegal("record-format")
     ((key, value),) = action.items()
     if key == "place" and isinstance(value, list) and len(value) == 2 and all(_is_int(v) for v in value):
         return "place", [int(v) for v in value]
-    if key == "measure" and _is_int(value):
-        return "measure", [int(value)]
+    if key in ("measure", "outcome") and _is_int(value):
+        return key, [int(value)]
     raise RefIllegal("record-format")
 
 
@@ -246,6 +272,7 @@ class RefGame:
         self.phase = "place"
         self.measurer: str | None = None
         self.closing: int | None = None
+        self.named: int | None = None  # the cell a chance measurement named
         self.cycle: list[int] | None = None
         self.scores = {"x": Fraction(0), "o": Fraction(0)}
         self._end_check()
@@ -257,12 +284,24 @@ class RefGame:
         return [c for c in range(self.size) if self.classical[c] is None]
 
     def to_move(self) -> str | None:
-        """Who acts next: the measurer while measuring, the owner of `move` otherwise."""
+        """Who acts next: the measurer while measuring, chance during a chance turn, the owner of
+        `move` otherwise."""
         if self.phase == "over":
             return None
+        if self.phase == "chance":
+            return "chance"
         if self.phase == "measure":
             return self.measurer
         return owner(self.move)
+
+    def outcomes(self) -> list[tuple[int, Fraction]]:
+        """During a chance turn: (cell, probability) of each outcome that can happen, by cell."""
+        if self.phase != "chance":
+            return []
+        assert self.closing is not None
+        p = self.params["p"]
+        found = [(c, p if c == self.named else 1 - p) for c in sorted(set(self.spooky[self.closing]))]
+        return [(c, q) for c, q in found if q > 0]
 
     def state(self) -> dict[str, Any]:
         """The interchange v1 state JSON object."""
@@ -273,7 +312,7 @@ class RefGame:
                 board.append(f"{mark[0]}{mark[1]}")
             else:
                 board.append([f"{owner(k)}{k}" for k in sorted(self.spooky) if cell in self.spooky[k]])
-        return {
+        out = {
             "variant": self.variant,
             "board": board,
             "to_move": self.to_move(),
@@ -283,6 +322,9 @@ class RefGame:
             "over": self.phase == "over",
             "scores": {p: str(self.scores[p]) for p in PLAYERS},
         }
+        if self.phase == "chance":
+            out["chance"] = [{"action": {"outcome": c}, "probability": str(q)} for c, q in self.outcomes()]
+        return out
 
     def _forced(self) -> bool:
         return self.params["last_square"] == "forced" and len(self.open_cells()) == 1
@@ -291,6 +333,8 @@ class RefGame:
         """Every legal action, placements by (a, b), then the forced one, measurements by c."""
         if self.phase == "over":
             return []
+        if self.phase == "chance":
+            return [{"outcome": c} for c, _ in self.outcomes()]
         if self.phase == "measure":
             assert self.closing is not None
             return [{"measure": c} for c in sorted(set(self.spooky[self.closing]))]
@@ -351,7 +395,16 @@ class RefGame:
         kind, cells = _parse(action)
         if self.phase == "over":
             raise RefIllegal("over-no-action")
-        if kind == "measure":
+        if (self.phase == "chance") != (kind == "outcome"):
+            raise RefIllegal("collapse-chance")
+        if kind == "outcome":
+            if not 0 <= cells[0] < self.size:
+                raise RefIllegal("board-cells")
+            if cells[0] not in dict(self.outcomes()):
+                raise RefIllegal("collapse-chance")
+            assert self.closing is not None
+            self._collapse(self.closing, cells[0])
+        elif kind == "measure":
             self._measure(cells[0])
         else:
             self._place(cells[0], cells[1])
@@ -381,6 +434,8 @@ class RefGame:
             self.closing = self.move
             self.cycle = sorted(path)
             self.measurer = player if self.params["measurer"] == "creator" else other(player)
+            if self.params["collapse"] == "chance-second":
+                self.measurer = "o"  # whoever measures, the second player names the cell
         self.move += 1
 
     def _measure(self, cell: int) -> None:
@@ -391,7 +446,11 @@ class RefGame:
         assert self.closing is not None
         if cell not in self.spooky[self.closing]:
             raise RefIllegal("measure-cell")
-        self._collapse(self.closing, cell)
+        if self.params["collapse"] == "choice":
+            self._collapse(self.closing, cell)
+        else:  # the named cell waits for chance
+            self.phase = "chance"
+            self.named = cell
 
     def _collapse(self, closing: int, cell: int) -> None:
         """Brute force: try every assignment of the component's marks, keep the valid one."""
@@ -410,6 +469,7 @@ class RefGame:
             self.spooky.clear()
         self.phase = "place"
         self.closing = None
+        self.named = None
         self.cycle = None
         self.measurer = None
         self._end_check()
@@ -425,7 +485,7 @@ class RefGame:
 
     def _finish(self) -> None:
         self.phase = "over"
-        self.scores = score(self.params, self.n, self.classical)
+        self.scores = favour_second(self.params, score(self.params, self.n, self.classical))
 
     def _owned(self, cell_sets: list[tuple[int, ...]]) -> list[tuple[str, tuple[int, ...]]]:
         return owned(self.classical, cell_sets)
@@ -504,19 +564,44 @@ def score(params: Params, n: int, classical: list[tuple[str, int] | None]) -> di
     return total
 
 
+def favour_second(params: Params, total: dict[str, Fraction]) -> dict[str, Fraction]:
+    """A drawn game (equal points) moves draw_second points from X to O (rule score-draw-second)."""
+    if total["x"] != total["o"]:
+        return total
+    d = params.get("draw_second", Fraction(0))
+    return {"x": total["x"] - d, "o": total["o"] + d}
+
+
 # --------------------------------------------------------------------------- random play
+
+
+def chance_draw(outcomes: list[tuple[int, Fraction]], rng: random.Random) -> int:
+    """The outcome a generator picks, as the rules text states the order: one rng.random() u, then
+    the first outcome (by cell) whose cumulative probability is above u."""
+    u = Fraction(rng.random())
+    cumulative = Fraction(0)
+    for cell, q in outcomes:
+        cumulative += q
+        if u < cumulative:
+            return cell
+    raise AssertionError("probabilities do not sum to one")
 
 
 def random_game(
     params: Params, rng: random.Random, variant: str = "custom"
 ) -> tuple[list[Action], dict[str, Any]]:
-    """Play uniformly random legal actions until the end or a deadlock."""
+    """Play uniformly random legal actions until the end or a deadlock; a chance turn's outcome is
+    drawn by its probability (one rng.random() u, then the first outcome by cell whose cumulative
+    probability is above u)."""
     game = RefGame(params, variant)
     actions: list[Action] = []
     while True:
         options = game.legal()
         if not options:
             return actions, game.state()
-        action = rng.choice(options)
+        if game.phase == "chance":
+            action = {"outcome": chance_draw(game.outcomes(), rng)}
+        else:
+            action = rng.choice(options)
         game.apply(action)
         actions.append(action)

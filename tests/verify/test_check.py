@@ -146,10 +146,12 @@ def test_engine_matches_the_abstraction(name: str) -> None:
 
 def test_a_wrong_abstraction_is_caught() -> None:
     rs = load_ruleset("wikipedia")
-    wrong = A.Params(9, two_cycles=False, last_square="forced", untouched="keep")
+    wrong = A.Params(9, two_cycles=False, last_square="forced", untouched="keep", collapse="choice",
+                     p=Fraction(1, 2))
     mismatches = [A.simulates(wrong, s, True) for s in sampled_states("wikipedia", 5)]
     assert any(mismatches)
-    also_wrong = A.Params(9, two_cycles=True, last_square="forced", untouched="vanish")
+    also_wrong = A.Params(9, two_cycles=True, last_square="forced", untouched="vanish", collapse="choice",
+                          p=Fraction(1, 2))
     assert any(A.simulates(also_wrong, s, True) for s in sampled_states("wikipedia", 5))
     assert all(A.simulates(A.Params.of(rs), s, True) is None for s in sampled_states("wikipedia", 5))
 

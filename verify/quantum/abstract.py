@@ -11,7 +11,9 @@ is a forest, and a measurement makes its whole component classical):
   placements), a pair inside one component of size s closes a cycle (s(s-1)/2 placements, less
   the s - 1 live pairs when 2-cycles are forbidden);
 * measure: two choices, both making the cycle's component classical; with untouched = vanish
-  every other component falls apart into single cells.
+  every other component falls apart into single cells. Under a chance collapse (rule
+  collapse-chance) the two choices name a cell and lead to one chance turn, whose outcomes (two, or
+  one at p = 1) then collapse the component as a measurement does.
 
 The abstraction ignores the end by a line (end = first-line), so it over-approximates the games of
 such rulesets: every concrete game is an abstract path cut short, and a deadlock it finds must
@@ -23,13 +25,14 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
+from fractions import Fraction
 from functools import cache
 
 from qttt import Ruleset
 from qttt.quantum.engine import Action, State
 from qttt.quantum.game import compile_game
 
-PLACE, MEASURE, OVER = "place", "measure", "over"
+PLACE, MEASURE, OVER, CHANCE = "place", "measure", "over", "chance"
 
 
 @dataclass(frozen=True, order=True)
@@ -54,6 +57,8 @@ class Params:
     two_cycles: bool  # rule place-two-cycle
     last_square: str  # rule last-square
     untouched: str  # rule collapse-untouched
+    collapse: str  # rule collapse-chance
+    p: Fraction  # rule collapse-chance: the probability of the cell named
 
     @classmethod
     def of(cls, rs: Ruleset) -> Params:
@@ -78,9 +83,12 @@ def settle(p: Params, parts: tuple[int, ...]) -> Abstract:
 
 def moves(p: Params, a: Abstract) -> Iterator[tuple[int, Abstract]]:
     """The abstract successors of a, each with the number of concrete actions leading to it."""
-    if a.phase == MEASURE:
+    if a.phase == MEASURE and p.collapse != "choice":
+        yield 2, Abstract(CHANCE, a.parts, a.pending)
+        return
+    if a.phase in (MEASURE, CHANCE):
         rest = (1,) * sum(a.parts) if p.untouched == "vanish" else a.parts
-        yield 2, settle(p, rest)
+        yield 2 if a.phase == MEASURE or p.p != 1 else 1, settle(p, rest)
         return
     if a.phase == OVER:
         return
@@ -113,7 +121,8 @@ class Summary:
 def explore(p: Params) -> Summary:
     """Every abstract position reachable from the start: the ones with no action although not
     over, the longest action sequence (the graph is acyclic: each placement merges components or
-    closes a cycle, each measurement removes cells) and the number of complete action sequences."""
+    closes a cycle, each measurement or chance outcome removes cells) and the number of complete
+    action sequences."""
 
     @cache
     def longest(a: Abstract) -> tuple[int, tuple[Abstract, ...]]:
@@ -175,7 +184,7 @@ def abstract_of(state: State) -> Abstract:
     held = len(state.component[state.edges[state.pending][0]])
     parts = list(open_parts(state))
     parts.remove(held)
-    return Abstract(MEASURE, tuple(parts), held)
+    return Abstract(CHANCE if state.phase == CHANCE else MEASURE, tuple(parts), held)
 
 
 def simulates(p: Params, state: State, first_line: bool) -> str | None:

@@ -10,11 +10,15 @@ SHAPE_KEY = ("Shape key: two positions are one shape class when their open cells
              "the rules' legal actions and the shapes they lead to depend on nothing else")
 """The walk's key (`verify.quantum.exhaustive.shape_key`) in a sentence, for reports."""
 
-REFUSAL_ORDER = ("over-no-action", "measure-pending", "board-cells", "place-open", "place-distinct",
-                 "place-two-cycle", "measure-cell")
+REFUSAL_ORDER = ("over-no-action", "chance-turn", "measure-pending", "board-cells", "place-open",
+                 "place-distinct", "place-two-cycle", "measure-cell", "chance-outcome")
 """The rules an illegal action can break, in the order rule check-order reports them (after
 record-format, which a well-formed action never breaks): the rule the checker expects the engine
-(and the compiled core) to name when refusing an action."""
+(and the compiled core) to name when refusing an action. Rule collapse-chance is broken in two
+places of the order, named here by what breaks it (`RULE_OF`)."""
+RULE_OF = {"chance-turn": "collapse-chance", "chance-outcome": "collapse-chance"}
+"""The rule of each REFUSAL_ORDER entry that is not a rule id itself: an action other than an
+outcome during a chance turn, or an outcome outside one; an outcome the chance turn does not offer."""
 
 
 PROPERTIES: tuple[Property, ...] = (
@@ -33,13 +37,17 @@ PROPERTIES: tuple[Property, ...] = (
         "collapse-uniqueness", "A measurement has exactly two outcomes",
         "For each of the two cells of the cycle-closing move there is exactly one way to make every mark "
         "of the cycle's component classical in one of its two cells with one mark per cell, and the two "
-        "ways give different marks to exactly the cycle's cells.",
-        ("measure-cell", "collapse-component"),
+        "ways give different marks to exactly the cycle's cells. Under a chance collapse the measurement "
+        "names a cell and a chance turn offers exactly these two outcomes, the named cell with "
+        "probability p and the other with 1 − p, positive and summing to one (at p = 1 the other, of "
+        "probability 0, is not offered).",
+        ("measure-cell", "collapse-component", "collapse-chance"),
         "every quantum ruleset, components of 2..n² cells",
         "Z3 per component size (at most one, a constructive outcome, and for up to 9 cells a quantified "
         "existence query; outcomes differ exactly on the cycle); unreduced encodings up to 6 cells; "
         "enumeration of every unicyclic graph up to 6 cells; every measurement in sampled games against "
-        "the enumerated outcome.",
+        "the enumerated outcome; every chance turn of sampled games and of the walk against the "
+        "checker's own list of outcomes and probabilities (exact fractions).",
     ),
     Property(
         "collapse-totality", "A measurement settles its whole component and nothing else",
@@ -56,8 +64,10 @@ PROPERTIES: tuple[Property, ...] = (
     Property(
         "turn-order", "The right player acts",
         "Placements alternate x, o, x, ... by move number, and a pending cycle is measured by the player the "
-        "ruleset names (the opponent of its creator, or the creator); nobody acts once the game is over.",
-        ("turn-order", "measure-by", "turn-after-measure", "over-no-action"),
+        "ruleset names (the opponent of its creator, or the creator; under collapse = chance-second, o "
+        "names the cell); chance acts right after a chance measurement, and only then; nobody acts once "
+        "the game is over.",
+        ("turn-order", "measure-by", "collapse-chance", "turn-after-measure", "over-no-action"),
         "every quantum ruleset",
         "the checker's own count of the placements played gives the next move number, the pending move "
         "and who acts (never read back from the engine); compared with the engine's at every position of "
@@ -66,10 +76,10 @@ PROPERTIES: tuple[Property, ...] = (
     Property(
         "legal-actions", "Exactly the legal actions are allowed",
         "At every position the engine lists exactly the actions the rules allow, and refuses every "
-        "other action of the board's action space (every placement, every measurement, a cell off the "
-        "board) naming the first rule it breaks in the order of rule check-order.",
-        ("check-order", "over-no-action", "measure-pending", "board-cells", "place-open", "place-distinct",
-         "place-two-cycle", "measure-cell"),
+        "other action of the board's action space (every placement, every measurement, every chance "
+        "outcome, a cell off the board) naming the first rule it breaks in the order of rule check-order.",
+        ("check-order", "over-no-action", "collapse-chance", "measure-pending", "board-cells", "place-open",
+         "place-distinct", "place-two-cycle", "measure-cell"),
         "every quantum ruleset",
         "every action of the action space tried at every position of sampled games and of the walk, "
         "against the checker's own reading of the rules.",
@@ -86,19 +96,21 @@ PROPERTIES: tuple[Property, ...] = (
     ),
     Property(
         "no-deadlock", "A game never gets stuck",
-        "Every position that is not over has a legal action.",
+        "Every position that is not over has a legal action, whatever outcome chance gives.",
         ("place-open", "place-distinct", "place-two-cycle", "measure-pending", "turn-after-measure",
          "last-square", "end-full", "over-no-action"),
         "every quantum ruleset",
         "exhaustive over the component-size abstraction (exact for which actions are legal; the end by "
-        "a line is ignored, which only adds positions); a deadlock is confirmed by a game the engine "
-        "replays; the engine matched the abstraction on sampled positions.",
+        "a line is ignored, which only adds positions; every chance outcome is a branch of its own); a "
+        "deadlock is confirmed by a game the engine replays; the engine matched the abstraction on "
+        "sampled positions.",
     ),
     Property(
         "termination", "Every game ends within a computed bound",
         "No game has more actions than the bound the checker computes (the longest action sequence of "
-        "the component-size abstraction); with no-deadlock, every game ends within it; the engine ends a "
-        "game exactly when the end rules say.",
+        "the component-size abstraction, a chance outcome counted as an action); with no-deadlock, every "
+        "game ends within it, whatever outcomes chance gives; the engine ends a game exactly when the end "
+        "rules say.",
         ("turn-order", "cycle-close", "collapse-component", "end-line", "end-full", "last-square"),
         "every quantum ruleset",
         "exhaustive longest path of the component-size abstraction (acyclic: each placement merges "
@@ -107,11 +119,12 @@ PROPERTIES: tuple[Property, ...] = (
     ),
     Property(
         "scores-well-defined", "Scores are well defined",
-        "Every finished game gets exactly one score per player; no simultaneous lines are left equal by "
-        "the criteria the sources state (so that the result rests on a fallback or an award no source "
-        "states); the declared score range of each player is tight (both ends are reached).",
+        "Every finished game gets exactly one score per player, whatever outcomes chance gave on the "
+        "way; no simultaneous lines are left equal by the criteria the sources state (so that the result "
+        "rests on a fallback or an award no source states); the declared score range of each player is "
+        "tight (both ends are reached).",
         ("score-at-end", "score-per-pattern", "score-first-line", "score-tie-gap", "score-rank",
-         "pattern-line", "pattern-square"),
+         "score-draw-second", "pattern-line", "pattern-square"),
         "every quantum ruleset; ties concern first-line awards with source criteria; the range is "
         "computed up to 4×4",
         "case analysis of the awards (min-max never ties; min-sum only on lines of even length), a "

@@ -29,7 +29,7 @@ import z3
 from qttt import Ruleset, action_from_json, load_ruleset
 from qttt.processes import PRIORITY, Mapper, Once, Stopwatch, serial_mapper, submit
 from qttt.quantum import compiled
-from qttt.quantum.engine import Action, Measure, Place
+from qttt.quantum.engine import Action, Measure, Outcome, Place
 from qttt.spec import spec_dir
 
 from ..report import Confirmed, Finding, Part, Progress, Report, finding, worst
@@ -192,7 +192,7 @@ class Engine:
 
 def designed(record_: dict[str, Any]) -> list[Action]:
     """The actions of a designed game's record."""
-    return [a for a in map(action_from_json, record_["actions"]) if isinstance(a, (Place, Measure))]
+    return [a for a in map(action_from_json, record_["actions"]) if isinstance(a, (Place, Measure, Outcome))]
 
 
 def z3_part(prop: str, rs: Ruleset, mine: Sequence[Z.Discharged]) -> Part:
@@ -256,6 +256,20 @@ def graph_finding(prop: str, rs: Ruleset, evidence: Evidence, engine: Engine,
 
 
 def _walk_note(engine: Engine) -> str:
+    return _walked(engine) + _chance_note(engine)
+
+
+def _chance_note(engine: Engine) -> str:
+    """How a ruleset with chance had its chance turns explored (rule collapse-chance)."""
+    if engine.ctx.collapse == "choice":
+        return ""
+    return ("; chance turns (collapse-chance): the walk takes every outcome chance can give, the sampled "
+            "games draw each outcome uniformly from the checker's seeded generator (not by its probability, "
+            "so an unlikely outcome is explored as often), and every chance turn's outcomes and exact "
+            "probabilities are checked against the rules")
+
+
+def _walked(engine: Engine) -> str:
     w = engine.walk
     if w is None:
         return ""

@@ -19,6 +19,9 @@ Keys, and why each is sound for what is checked under it:
   pending component classical (and, under vanish, frees every other cell), the game ends when at
   most one cell is open; none of this looks at cell geometry, owners or move numbers. So the
   classes reachable, and the structural properties at each, are those of one representative.
+  Under a chance collapse a measurement names a cell and a chance turn follows; chance turns are
+  keyed as concrete positions (finer than a class, so nothing is merged wrongly), and the walk
+  takes every outcome chance can give, as it takes every legal action.
   Under end = first-line the line end only cuts games short: every position of the ruleset that
   is not over is a position of the same ruleset with end = full, with the same legal actions and
   the same successors' shapes. The structural walk therefore runs on that ruleset (`walk_ruleset`);
@@ -44,7 +47,9 @@ from qttt import Ruleset, load_ruleset, with_params
 from qttt.bounds import CODE, COUNT, MAX_PLY
 from qttt.io import read_checkpoint, write_checkpoint
 from qttt.processes import Mapper
-from qttt.quantum.engine import PHASES, STATE, Action, Measure, Place, State
+from qttt.quantum.analysis.count import encode as count_encode
+from qttt.quantum.compiled import decode as compiled_decode
+from qttt.quantum.engine import PHASES, STATE, Action, Measure, Outcome, Place, State
 
 from .abstract import abstract_of
 from .sampled import FAILURE_IDS, KEPT, LENGTH, SHAPE, Context, inspect
@@ -128,7 +133,11 @@ def _cycle_code(adj: dict[int, list[int]], cells: list[int], ends: dict[int, tup
 def shape_key(state: State) -> Key:
     """Phase, parity of the next move and the isomorphism class of the open cells' entanglement
     graph with the pending move marked (see the module docstring for why it is sound). A graph of
-    a shape the rules never produce gets an uncanonical key (its cells as they are)."""
+    a shape the rules never produce gets an uncanonical key (its cells as they are). A chance turn
+    (rule collapse-chance) is keyed as the position itself: which cell was named matters, and a
+    finer key only merges less."""
+    if state.phase == "chance":
+        return ("chance", state.key())
     ends = state.edges
     opens = state.open_cells
     adj: dict[int, list[int]] = {c: [] for c in opens}
@@ -169,7 +178,8 @@ SHAPE_COVER = STATE.cover(
     "verify.quantum.exhaustive:shape_key",
     kept={"spk": "as the isomorphism class of the open cells' entanglement graph",
           "move": "its parity (the player to place)", "phase": "as is",
-          "pending": "as the marked edge of its component"},
+          "pending": "as the marked edge of its component",
+          "chosen": "at a chance turn, as is: the whole position is the key there"},
     forgotten={"cls": "beyond which cells are open: under end = full no rule of legality, measurement or "
                       "end reads a classical mark's owner, number or cell (the module docstring; checked on "
                       "every class's other members, `check_members`)"})
@@ -179,9 +189,13 @@ SHAPE_COVER = STATE.cover(
 def shape_code(key: Key) -> Key | int:
     """A shape key as one integer, as the compiled core computes it (`qc_shape_key`): the phase
     (2 bits), the parity (1), the size of the pending component (5), then its code and the tree
-    codes as bits ('(' 0, ')' 1), left-aligned in 64 bits. An uncanonical (odd) key as it is."""
+    codes as bits ('(' 0, ')' 1), left-aligned in 64 bits. An uncanonical (odd) key as it is; a
+    chance turn's as CHANCE_CODE (it says no more than that: the walk keys a chance turn by the
+    position itself, never by this code)."""
     if key[0] == "odd":
         return key
+    if key[0] == "chance":
+        return CHANCE_CODE
     phase, parity, pend, trees = key
     bits = (f"{PHASES.index(phase):02b}{parity:b}{len(pend) // 2:05b}"
             + (pend + "".join(trees)).translate(_BITS))
@@ -189,6 +203,7 @@ def shape_code(key: Key) -> Key | int:
 
 
 _BITS = str.maketrans("()", "01")
+CHANCE_CODE = (1 << 64) - 2  # qc_shape_key of a chance turn (rule collapse-chance)
 
 
 def concrete_key(state: State) -> Key:
@@ -221,11 +236,13 @@ def relabel(path: Sequence[Action], cells: int, rng: random.Random) -> list[Acti
             out.append(closing)
         segment.clear()
 
-    moved = [Measure(perm[a.cell]) if isinstance(a, Measure) else Place(perm[a.a], perm[a.b]) for a in path]
+    moved = [Place(perm[a.a], perm[a.b]) if isinstance(a, Place) else type(a)(perm[a.cell]) for a in path]
     for act in moved:
         if isinstance(act, Measure):
             closing = segment.pop() if segment else None
             flush(closing)
+            out.append(act)
+        elif isinstance(act, Outcome):  # follows its measurement at once
             out.append(act)
         else:
             segment.append(act)
@@ -240,14 +257,8 @@ def relabel(path: Sequence[Action], cells: int, rng: random.Random) -> list[Acti
 # The walk ---------------------------------------------------------------------------------------
 
 
-def encode(action: Action, cells: int) -> int:
-    """An action as one integer: a placement a*cells+b, a measurement -(cell+1)."""
-    return -(action.cell + 1) if isinstance(action, Measure) else action.a * cells + action.b
-
-
-def decode(code: int, cells: int) -> Action:
-    """The action of `encode`."""
-    return Measure(-code - 1) if code < 0 else Place(*divmod(code, cells))
+encode = count_encode  # an action as one integer (qttt.quantum.analysis.count.encode)
+decode = compiled_decode  # the action of `encode` (qttt.quantum.compiled.decode)
 
 
 def actions_of(path: Sequence[int], cells: int) -> list[Action]:

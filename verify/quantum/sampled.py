@@ -22,15 +22,16 @@ from functools import cache
 from typing import Any
 
 from qttt import IllegalAction, Ruleset
+from qttt.chance import CHANCE, check_outcomes
 from qttt.processes import Mapper, serial_mapper
 from qttt.quantum import compiled
-from qttt.quantum.engine import Action, Measure, Place, State, player_of
+from qttt.quantum.engine import Action, Measure, Outcome, Place, State, player_of
 from qttt.quantum.game import compile_game
 
 from ..paths import Path, serving
 from ..report import Confirmed
 from .abstract import Params, simulates
-from .catalogue import REFUSAL_ORDER
+from .catalogue import REFUSAL_ORDER, RULE_OF
 from .graphs import Multigraph, assignments, is_forest, propagate
 from .scores import declared_range, expected_scores
 from .witness import record, replay
@@ -103,8 +104,37 @@ def check_shape(state: State) -> str | None:
     return None
 
 
+def collapsed_at(state: State, cell: int) -> State:
+    """The position after the pending cycle (measure phase) collapses with the closing move's mark
+    in `cell`: a measurement of it, and under a chance collapse the outcome `cell` of the chance
+    turn that follows (rule collapse-chance; the cell named always has a positive probability)."""
+    after = state.apply(Measure(cell))
+    return after.apply(Outcome(cell)) if after.phase == CHANCE else after
+
+
+def check_chance(ctx: Context, state: State) -> str | None:
+    """Rule collapse-chance, read by the checker: at a chance turn the outcomes are the two cells of
+    the cycle-closing move, the cell named with probability p and the other with 1 − p, those of
+    probability 0 left out; positive, and summing to exactly one."""
+    outcomes = state.chance_outcomes()
+    if state.phase != CHANCE:
+        return f"outcomes {outcomes} offered outside a chance turn" if outcomes else None
+    if state.pending is None or state.chosen not in state.edges.get(state.pending, ()):
+        return f"a chance turn without a named cell of the closing move (named {state.chosen})"
+    p = ctx.rs.rules.p
+    want = tuple((Outcome(c), p if c == state.chosen else 1 - p) for c in state.edges[state.pending])
+    want = tuple((o, q) for o, q in want if q > 0)
+    wrong = check_outcomes(outcomes)
+    if wrong is not None:
+        return f"chance outcomes {outcomes}: {wrong}"
+    if outcomes != want:
+        return f"chance offers {outcomes}; the rules give {want}"
+    return None
+
+
 def check_measurements(state: State, vanish: bool) -> tuple[str | None, str | None]:
-    """(uniqueness failure, totality failure) of the two measurements of the pending cycle."""
+    """(uniqueness failure, totality failure) of the two collapses of the pending cycle (by a
+    measurement, or by the chance outcome that follows it: `collapsed_at`)."""
     pending = state.pending
     assert pending is not None
     edges = state.edges
@@ -114,7 +144,7 @@ def check_measurements(state: State, vanish: bool) -> tuple[str | None, str | No
     graph = Multigraph(len(comp), tuple((index[edges[k][0]], index[edges[k][1]]) for k in moves))
     outcomes = []
     for cell in edges[pending]:
-        after = state.apply(Measure(cell))
+        after = collapsed_at(state, cell)
         landed = {after.classical[c]: c for c in comp}
         if sorted(landed) != moves or any(landed[k] not in edges[k] for k in moves):
             return None, f"measuring {cell}: component cells hold {[after.classical[c] for c in comp]}"
@@ -151,6 +181,7 @@ class Context:
     params: Params
     first_line: bool
     measurer: str  # rule measure-by, as the Game holds it
+    collapse: str  # rule collapse-chance, as the Game holds it
     end_masks: tuple[int, ...]
     declared: dict[str, Fraction] | None
     bound: int | None = None
@@ -170,7 +201,7 @@ class Context:
 def _context(rs: Ruleset, bound: int | None, cores: bool) -> Context:
     g = compile_game(rs)
     found = declared_range(rs)
-    return Context(rs, Params.of(rs), bool(g.end_masks), g.measurer, g.end_masks,
+    return Context(rs, Params.of(rs), bool(g.end_masks), g.measurer, g.collapse, g.end_masks,
                    found[0] if found else None, bound, compiled_core(rs) if cores else None,
                    serving(rs, "positions")[0] if cores else ())
 
@@ -203,7 +234,11 @@ def expected_turn(ctx: Context, state: State, path: Sequence[Action]) -> str | N
     if state.over:
         return None
     k = placed(path)
+    if path and isinstance(path[-1], Measure) and ctx.collapse != "choice":
+        return CHANCE  # a chance measurement names a cell; chance acts next (rule collapse-chance)
     if state.pending is not None:
+        if ctx.collapse == "chance-second":
+            return "o"  # the second player names the cell, whoever measures
         creator = player_of(k)
         return creator if ctx.measurer == "creator" else ("o" if creator == "x" else "x")
     return player_of(k + 1)
@@ -217,7 +252,8 @@ def check_bookkeeping(ctx: Context, state: State, path: Sequence[Action]) -> str
     last = path[-1] if path else None
     if not state.over and state.move != k + 1:
         return f"after {k} placements the engine's next move is {state.move}, the rules say {k + 1}"
-    if state.pending is not None and (state.pending != k or not isinstance(last, Place)):
+    named = state.phase == CHANCE and isinstance(last, Measure)  # a chance turn follows its naming
+    if state.pending is not None and (state.pending != k or not (isinstance(last, Place) or named)):
         return f"pending cycle closed by move {state.pending}; the last placement made was move {k}"
     held = state.fields()["pending"]  # the declared field as held, whatever the phase
     if held != (state.pending or 0):
@@ -229,9 +265,12 @@ def check_bookkeeping(ctx: Context, state: State, path: Sequence[Action]) -> str
             return f"the forced placement of move {k} left cell {a} holding {state.classical[a]}"
         if a != b and state.edges.get(k) != (a, b):
             return f"move {k} placed in {a} and {b}; the engine holds it at {state.edges.get(k)}"
-    if isinstance(last, Measure) and state.classical[last.cell] != k:
-        return (f"measuring cell {last.cell} makes the closing move {k} classical there; the engine holds "
-                f"{state.classical[last.cell]}")
+    collapsing = isinstance(last, Outcome) or (isinstance(last, Measure) and ctx.collapse == "choice")
+    if collapsing and state.classical[last.cell] != k:  # type: ignore[union-attr]
+        return (f"{last} makes the closing move {k} classical in cell {last.cell}; the engine holds "  # type: ignore[union-attr]
+                f"{state.classical[last.cell]}")  # type: ignore[union-attr]
+    if isinstance(last, Measure) and ctx.collapse != "choice" and state.chosen != last.cell:
+        return f"{last} names cell {last.cell} for chance; the engine holds {state.chosen}"
     want = expected_turn(ctx, state, path)
     if state.to_move != want:
         return (f"{state.to_move} to act; from the {k} placement{'s' if k != 1 else ''} played the rules "
@@ -278,7 +317,8 @@ def check_tie(state: State) -> str | None:
 def action_space(cells: int) -> tuple[Action, ...]:
     """Every action on a board of `cells` cells (a placement as a <= b), then one off the board."""
     return (*(Place(a, b) for a in range(cells) for b in range(a, cells)),
-            *(Measure(c) for c in range(cells)), Place(0, cells), Measure(cells))
+            *(Measure(c) for c in range(cells)), *(Outcome(c) for c in range(cells)),
+            Place(0, cells), Measure(cells), Outcome(cells))
 
 
 def expected_refusals(ctx: Context, state: State) -> dict[Action, str | None]:
@@ -289,21 +329,27 @@ def expected_refusals(ctx: Context, state: State) -> dict[Action, str | None]:
     opens = set(state.open_cells)
     live = set(state.edges.values()) if not ctx.rs.rules.two_cycles else set()
     ends = state.edges[pending] if pending is not None else ()
+    chance_turn = ctx.collapse != "choice" and state.chosen is not None
+    offered = {c for c in ends if c == state.chosen or ctx.rs.rules.p != 1} if chance_turn else set()
     out: dict[Action, str | None] = {}
     for act in action_space(cells):
         measure = isinstance(act, Measure)
-        on_board = [c for c in ((act.cell,) if isinstance(act, Measure) else act) if 0 <= c < cells]
+        on_board = [c for c in (act if isinstance(act, Place) else (act.cell,)) if 0 <= c < cells]
         broken = {"over-no-action": state.over,
+                  "chance-turn": chance_turn != isinstance(act, Outcome),  # rule collapse-chance
                   "measure-pending": (pending is None) == measure,
-                  "board-cells": len(on_board) < (1 if measure else 2)}
-        if isinstance(act, Place):
+                  "board-cells": len(on_board) < (1 if not isinstance(act, Place) else 2)}
+        if isinstance(act, Outcome):
+            broken["measure-pending"] = False
+            broken["chance-outcome"] = act.cell not in offered  # rule collapse-chance
+        elif isinstance(act, Place):
             a, b = act
             broken["place-open"] = any(c not in opens for c in on_board)
             broken["place-distinct"] = a == b and len(opens) != 1
             broken["place-two-cycle"] = (a, b) in live
         elif pending is not None:
             broken["measure-cell"] = act.cell not in ends
-        out[act] = next((rule for rule in REFUSAL_ORDER if broken.get(rule)), None)
+        out[act] = next((RULE_OF.get(rule, rule) for rule in REFUSAL_ORDER if broken.get(rule)), None)
     return out
 
 
@@ -352,6 +398,9 @@ def compare_cores(ctx: Context, state: State, path: Sequence[Action],
         differs = _view_differs(pos.view(), state) or _fields_differ(pos.fields(), state.fields())
         if differs:
             return CORES, f"the compiled core holds {differs}", None
+        if pos.chance_outcomes() != state.chance_outcomes():
+            return CORES, (f"chance outcomes: engine {state.chance_outcomes()}, compiled core "
+                           f"{pos.chance_outcomes()}"), None
         legal = [a for a, _ in children]
         core_legal = pos.legal()
         if set(core_legal) != set(legal):
@@ -381,12 +430,12 @@ def compare_cores(ctx: Context, state: State, path: Sequence[Action],
 
 def _view_differs(view: Any, state: State) -> str | None:
     """What differs between the compiled core's view of a position and the engine's state."""
-    engine = (state.phase, None if state.over else state.move, state.pending, state.to_move,
+    engine = (state.phase, None if state.over else state.move, state.pending, state.chosen, state.to_move,
               (state.scores["x"], state.scores["o"]), state.cycle, state.classical, state.spooky)
-    core = (view.phase, None if view.phase == "over" else view.move, view.pending, view.to_move,
+    core = (view.phase, None if view.phase == "over" else view.move, view.pending, view.chosen, view.to_move,
             view.scores, view.cycle, view.classical, view.spooky)
-    names = ("phase", "next move", "pending move", "player to act", "scores", "cycle", "classical marks",
-             "spooky marks")
+    names = ("phase", "next move", "pending move", "cell named", "player to act", "scores", "cycle",
+             "classical marks", "spooky marks")
     for name, mine, theirs in zip(names, core, engine, strict=True):
         if mine != theirs:
             return f"{name} {mine}, the engine {theirs}"
@@ -413,14 +462,16 @@ def _guarded(prop: str, run: Callable[[], str | None]) -> list[Failure]:
 
 def position_failures(ctx: Context, state: State, path: Sequence[Action]) -> list[Failure]:
     """The failures of the position itself: graph shape, the checker's bookkeeping, the end rules
-    and length bound, both measurements of a pending cycle, final scores and ties."""
+    and length bound, both collapses of a pending cycle (at a chance turn: its outcomes and their
+    probabilities), final scores and ties."""
     found = _guarded(SHAPE, lambda: check_shape(state))
     found += _guarded(TURN, lambda: check_bookkeeping(ctx, state, path))
     found += _guarded(LENGTH, lambda: None if state.over == (state.pending is None and ends_now(ctx, state))
                       else f"the engine says over = {state.over}, the end rules say {not state.over}")
     if ctx.bound is not None and len(path) > ctx.bound:
         found.append((LENGTH, f"{len(path)} actions, more than the bound {ctx.bound}", None))
-    if state.pending is not None:
+    found += _guarded(UNIQUE, lambda: check_chance(ctx, state))
+    if state.pending is not None and state.phase != CHANCE:
         try:
             unique, total = check_measurements(state, ctx.params.untouched == "vanish")
         except Exception as e:
@@ -451,7 +502,7 @@ def inspect(ctx: Context, state: State, path: Sequence[Action],
         try:
             children.append((act, state.apply(act)))
         except Exception as e:
-            found.append((TOTAL if isinstance(act, Measure) else SHAPE, f"{act}: " + raised(e), act))
+            found.append((SHAPE if isinstance(act, Place) else TOTAL, f"{act}: " + raised(e), act))
     refusals = expected_refusals(ctx, state)
     try:
         refused = check_legal(state, legal, refusals)
@@ -490,7 +541,8 @@ def sample_chunk(rs: Ruleset, seed: int, index: int, games: int, simulate: int =
                  cores: bool = True) -> Sample:
     """Chunk `index` of a sample: `games` uniformly random games, checking every position (and the
     abstraction on the first `simulate` positions), the compiled core alongside where it plays rs
-    (`cores`)."""
+    (`cores`). A chance turn's outcome is drawn like any action, uniformly from the chunk's seeded
+    generator (not by its probability: an unlikely outcome is explored as often as a likely one)."""
     started = time.thread_time()
     rng = random.Random(f"{seed}:{index}")
     out = Sample()
@@ -503,7 +555,7 @@ def sample_chunk(rs: Ruleset, seed: int, index: int, games: int, simulate: int =
             out.positions += 1
             check_abstraction = out.simulated < simulate
             out.simulated += check_abstraction
-            out.measurements += state.pending is not None
+            out.measurements += state.phase == "measure"
             found, children = inspect(ctx, state, actions, check_abstraction)
             for prop, message, _ in found:
                 out.fail(prop, message, actions)

@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import random
@@ -25,7 +26,7 @@ from fractions import Fraction
 
 from qttt import IllegalAction, Ruleset
 from qttt.geometry import Pattern, lines, patterns
-from qttt.quantum.engine import Action, Place, State
+from qttt.quantum.engine import Action, Outcome, Place, State, named_outcomes
 from qttt.quantum.game import compile_game
 from qttt.quantum.scoring import NONE, SOME, UNKNOWN
 from qttt.vocabulary import Component
@@ -98,7 +99,9 @@ def declared_range(rs: Ruleset) -> tuple[dict[str, Fraction], dict[str, int]] | 
     """The least and most each player can score (x min, x max, o min, o max), with a set of that
     player's cells (bitmask) reaching each: exhaustive over every full board (x's cells any set of
     the size `most_cells` allows, o's the rest) and, when a game can end with open cells, over
-    every set of at most `most_cells` cells, the opponent's unknown. None above 16 cells."""
+    every set of at most `most_cells` cells, the opponent's unknown. A drawn game (rule
+    score-draw-second) moves draw_second from x to o: x's least and o's greatest widen by it over
+    every board where equal totals are possible (`_draws`). None above 16 cells."""
     cells = rs.board * rs.board
     if cells > 16:
         return None
@@ -110,6 +113,7 @@ def declared_range(rs: Ruleset) -> tuple[dict[str, Fraction], dict[str, int]] | 
     ints = [[[(int(a * scale), int(b * scale)) for a, b in row] for row in t] for t in tables]
     value: dict[str, int] = {}
     where: dict[str, int] = {}
+    drawn: list[tuple[int, int, int, int]] = []  # rule score-draw-second: (low, high, x cells, o cells)
 
     def note(player: int, s: int, low: int, high: int) -> None:
         low_key, high_key = ENDS[2 * player], ENDS[2 * player + 1]
@@ -134,13 +138,66 @@ def declared_range(rs: Ruleset) -> tuple[dict[str, Fraction], dict[str, int]] | 
                 for chosen in itertools.combinations(range(cells), k):
                     s = sum(1 << c for c in chosen)
                     note(player, s, *bounds(s, None))
+        drawn += _draws(rs, cells, vanish, bounds)
     if not vanish:
         everything = (1 << cells) - 1
         for chosen in itertools.combinations(range(cells), most_cells(rs, 0, full=True)):
             x = sum(1 << c for c in chosen)
-            note(0, x, *bounds(x, everything & ~x))
-            note(1, everything & ~x, *bounds(everything & ~x, x))
-    return {k: Fraction(v, scale) for k, v in value.items()}, where
+            xs, os_ = bounds(x, everything & ~x), bounds(everything & ~x, x)
+            note(0, x, *xs)
+            note(1, everything & ~x, *os_)
+            if max(xs[0], os_[0]) <= min(xs[1], os_[1]):  # equal totals possible: a drawn game
+                drawn.append((max(xs[0], os_[0]), min(xs[1], os_[1]), x, everything & ~x))
+    out = {k: Fraction(v, scale) for k, v in value.items()}
+    _widen_for_draws(out, where, drawn, scale, compile_game(rs).draw_second)
+    return out, where
+
+
+def _draws(rs: Ruleset, cells: int, vanish: bool, bounds: Callable[[int, int | None], tuple[int, int]]
+           ) -> list[tuple[int, int, int, int]]:
+    """Under draw_second, the boards a game may end on with open cells where both totals can be
+    equal, as (least and greatest equal total, x's cells, o's cells): every pair of disjoint cell
+    sets of at most `most_cells` each on up to 9 cells; above, each player's sets with the opponent
+    unknown (any total of the player's own: wider, so still a bound)."""
+    if not compile_game(rs).draw_second:
+        return []
+    limits = (most_cells(rs, 0, full=vanish), most_cells(rs, 1, full=vanish))
+    out = []
+    for k in range(limits[0] + 1):
+        for chosen in itertools.combinations(range(cells), k):
+            x = sum(1 << c for c in chosen)
+            if cells > 9:
+                low, high = bounds(x, None)
+                out.append((low, high, x, x))
+                continue
+            rest = [c for c in range(cells) if not x >> c & 1]
+            for j in range(limits[1] + 1):
+                for theirs in itertools.combinations(rest, j):
+                    o = sum(1 << c for c in theirs)
+                    (lx, hx), (lo, ho) = bounds(x, o), bounds(o, x)
+                    if max(lx, lo) <= min(hx, ho):
+                        out.append((max(lx, lo), min(hx, ho), x, o))
+    if cells > 9:
+        for k in range(limits[1] + 1):
+            for chosen in itertools.combinations(range(cells), k):
+                o = sum(1 << c for c in chosen)
+                low, high = bounds(o, None)
+                out.append((low, high, o, o))
+    return out
+
+
+def _widen_for_draws(out: dict[str, Fraction], where: dict[str, int], drawn: list[tuple[int, int, int, int]],
+                     scale: int, d: Fraction) -> None:
+    """Rule score-draw-second: a drawn game moves d from x to o, so x's least and o's greatest may
+    move, by the least and greatest equal totals found (`drawn`: low, high, x cells, o cells)."""
+    if not d or not drawn:
+        return
+    low, _, xs_at, _ = min(drawn)
+    _, high, _, os_at = max(drawn, key=lambda t: t[1])
+    if Fraction(low, scale) - d < out["x min"]:
+        out["x min"], where["x min"] = Fraction(low, scale) - d, xs_at
+    if Fraction(high, scale) + d > out["o max"]:
+        out["o max"], where["o max"] = Fraction(high, scale) + d, os_at
 
 
 def score_board(rs: Ruleset, board: Board) -> tuple[tuple[Fraction, Fraction], tuple[str, ...]]:
@@ -232,7 +289,7 @@ def designs(rs: Ruleset, where: dict[str, int]) -> Iterator[Design]:
 def design_witness(rs: Ruleset, variant: str, design: Design) -> Witness | None:
     """The game of a design, when the engine agrees that it ends on the designed board."""
     assignment = {c: m for c, m in enumerate(design.board) if m}
-    acts = plan_actions([assignment], design.parked)
+    acts = named_outcomes(rs, plan_actions([assignment], design.parked))
     state = replay(rs, acts)
     if state is None or not state.over or state.classical != design.board:
         return None
@@ -300,17 +357,17 @@ def sole_collapse_game(rs: Ruleset, player: int, mask: int) -> tuple[list[Action
     state = State.initial(rs)
     acts: list[Action] = []
 
-    def act(a: Action) -> None:
+    def act(*actions: Action) -> None:
         nonlocal state
-        acts.append(a)
-        state = state.apply(a)
+        acts.extend(actions)
+        state = functools.reduce(State.apply, actions, state)
 
     def measure(goal: Callable[[State], bool]) -> bool:
-        while state.phase == "measure":
-            good = [a for a in state.legal_actions() if goal(state.apply(a))]
+        while state.phase == "measure":  # under a chance collapse, chance goes the named way
+            good = [a for a in state.legal_actions() if goal(_settled(state, a))]
             if not good:
                 return False
-            act(good[0])
+            act(*_and_named(state, good[0]))
         return True
 
     least = 2 if rs.rules.two_cycles else 3
@@ -347,6 +404,19 @@ def sole_collapse_game(rs: Ruleset, player: int, mask: int) -> tuple[list[Action
     except (IllegalAction, StopIteration, IndexError):
         return None
     return acts, state
+
+
+def _and_named(state: State, action: Action) -> list[Action]:
+    """A measurement and, under a chance collapse, the outcome it named (rule collapse-chance)."""
+    after = state.apply(action)
+    return [action, Outcome(action.cell)] if after.phase == "chance" else [action]  # type: ignore[union-attr]
+
+
+def _settled(state: State, action: Action) -> State:
+    """The state after a measurement and, under a chance collapse, the outcome it named."""
+    for a in _and_named(state, action):
+        state = state.apply(a)
+    return state
 
 
 def _owns(board: Board, mask: int) -> bool:
@@ -446,7 +516,7 @@ def tie_witness(rs: Ruleset, variant: str, comp: Component,
                     components.append({c: top + 1 + i for i, c in enumerate(rest)})
                 elif full and len(rest) == 1 and rs.rules.last_square == "forced":
                     tail = [Place(rest[0], rest[0])]
-                acts = plan_actions(components, tail=tail)
+                acts = named_outcomes(rs, plan_actions(components, tail=tail))
                 state = replay(rs, acts)
                 gap = state is not None and any(n.startswith("score-tie-gap") for n in state.score_notes)
                 if state is not None and state.over and gap:
@@ -486,6 +556,9 @@ def expected_scores(rs: Ruleset, board: Board) -> tuple[Fraction, Fraction]:
                 [Fraction(v) for v in ranks][:len(times)] + [Fraction(0)] * max(0, len(times) - len(ranks))
             for who in (0, 1):
                 total[who] += sum((worths[times.index(max(m))] for m in held[who]), Fraction(0))
+    d = rs.rules.draw_second
+    if total[0] == total[1]:  # a drawn game (rule score-draw-second)
+        return total[0] - d, total[1] + d
     return total[0], total[1]
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from qttt import Ruleset
 from qttt.geometry import lines
 from qttt.notation import action_to_json
-from qttt.quantum.engine import Action, Measure, Place, State, mark_name
+from qttt.quantum.engine import Action, Measure, Place, State, mark_name, named_outcomes
 
 from ..report import Witness
 
@@ -92,7 +92,7 @@ def deadlock_witness(rs: Ruleset, variant: str, end_masks: Sequence[int], attemp
         assignment = {c: i + 1 for i, c in enumerate(order[2:])}
         if owners_have_line(assignment, end_masks):
             continue
-        acts = plan_actions([assignment], {size + 1: (a, b)})
+        acts = named_outcomes(rs, plan_actions([assignment], {size + 1: (a, b)}))
         state = replay(rs, acts)
         if state is not None and not state.over and not state.legal_actions():
             joined = mark_name(size + 1)

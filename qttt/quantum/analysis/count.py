@@ -18,7 +18,7 @@ from ...errors import FileError, QtttError, UsageError
 from ...io import damaged, read_checkpoint, write_checkpoint
 from ...processes import Mapper
 from ...ruleset import Ruleset
-from ..engine import MEASURE, OVER, Board, Measure, Place, State
+from ..engine import MEASURE, OVER, Board, Measure, Outcome, Place, State
 from ..game import compile_game
 from .keys import Key, owner_key, partition_key
 
@@ -60,16 +60,21 @@ def key_kind(rs: Ruleset) -> str:
     return "partition" if rs.rules.end == "full" else "owner"
 
 
-def encode(action: Place | Measure, n2: int) -> int:
-    """An action as one integer: a placement a*n2+b (a <= b), a measurement -(cell+1)."""
+def encode(action: Place | Measure | Outcome, n2: int) -> int:
+    """An action as one integer: a placement a*n2+b (a <= b), a measurement -(cell+1), a chance
+    outcome -(n2+cell+1)."""
     if isinstance(action, Measure):
         return -(action.cell + 1)
+    if isinstance(action, Outcome):
+        return -(n2 + action.cell + 1)
     return action.a * n2 + action.b
 
 
 def apply_code(b: Board, code: int, n2: int) -> None:
     """Apply an encoded action to a board in place."""
-    if code < 0:
+    if code < -n2:
+        b.outcome(-code - n2 - 1)
+    elif code < 0:
         b.measure(-code - 1)
     else:
         b.place(*divmod(code, n2))

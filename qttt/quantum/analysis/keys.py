@@ -26,7 +26,7 @@ from typing import Any
 
 from ...geometry import cells_of
 from ...ruleset import Ruleset
-from ..engine import MEASURE, STATE, Board
+from ..engine import CHANCE_TURN, MEASURE, STATE, Board
 from ..game import Game, compile_game
 
 Key = tuple[Any, ...]
@@ -59,26 +59,30 @@ PARTITION_COVER = STATE.cover(
           "pending": "as the size of its component"},
     forgotten={"cls": "beyond which cells are open: under end = full no rule of legality reads a classical "
                       "mark's owner, number or cell",
+               "chosen": "a chance turn offers two outcomes (one at p = 1) whichever cell was named, each "
+                         "collapsing the same component",
                "move": "no rule of legality reads it (it names who acts, which counting does not ask)"})
 OWNER_COVER = STATE.cover(
     "qttt.quantum.analysis.keys:owner_key",
     kept={"cls": "as owners (open, x, o, dead), up to the board's symmetries",
           "spk": "as owner-labelled cell pairs, up to the board's symmetries", "move": "its parity",
-          "phase": "as is", "pending": "as its cell pair and owner"},
+          "phase": "as is", "pending": "as its cell pair and owner",
+          "chosen": "as its cell under the same symmetry, at a chance turn"},
     forgotten={})
 NUMBERED_COVER = STATE.cover(
     "qttt.quantum.analysis.keys:numbered_key",
     kept={"cls": "move numbers relabelled keeping order and parity (dead cells dropped), up to the board's "
                  "symmetries",
           "spk": "as numbered cell pairs, relabelled with the rest", "move": "relabelled with the rest",
-          "phase": "as is", "pending": "relabelled with the rest"})
+          "phase": "as is", "pending": "relabelled with the rest",
+          "chosen": "as its cell under the same symmetry, at a chance turn"})
 
 
 def partition_key(b: Board) -> Key:
     """Phase, sorted sizes of the other components, and the size of the pending cycle's component."""
     comps = {b.comp[c] for c in cells_of(b.open)}
     pend = 0
-    if b.phase == MEASURE:
+    if b.phase in (MEASURE, CHANCE_TURN):
         pmask = b.comp[b.ends[b.pending][0]]
         comps.discard(pmask)
         pend = pmask.bit_count()
@@ -98,18 +102,19 @@ def owner_key(rs: Ruleset, b: Board) -> Key:
         elif b.omask >> c & 1:
             code[c] = 2
     edges = [(a, e, k & 1) for k, (a, e) in b.ends.items()]
-    pend = b.ends[b.pending] + (b.pending & 1,) if b.phase == MEASURE else None
+    pend = b.ends[b.pending] + (b.pending & 1,) if b.phase in (MEASURE, CHANCE_TURN) else None
     best: Key | None = None
     for p, inv in _inverses(compile_game(rs)):
         cells = tuple([code[i] for i in inv])
         es = tuple(sorted([(p[a] * n2 + p[e] if p[a] < p[e] else p[e] * n2 + p[a]) * 2 + o
                            for a, e, o in edges]))
+        named = p[b.chosen] if b.phase == CHANCE_TURN else -1
         if pend is not None:
             a, e, o = pend
             pk = (p[a] * n2 + p[e] if p[a] < p[e] else p[e] * n2 + p[a]) * 2 + o
-            cand: Key = (cells, es, pk)
+            cand: Key = (cells, es, pk, named)
         else:
-            cand = (cells, es, -1)
+            cand = (cells, es, -1, named)
         if best is None or cand < best:
             best = cand
     assert best is not None
@@ -142,9 +147,10 @@ def numbered_key(rs: Ruleset, b: Board) -> Key:
     best: Key | None = None
     for p, inv in _inverses(compile_game(rs)):
         cand = (tuple([code[i] for i in inv]),
-                tuple([p[a] * n2 + p[e] if p[a] < p[e] else p[e] * n2 + p[a] for _, (a, e) in edges]))
+                tuple([p[a] * n2 + p[e] if p[a] < p[e] else p[e] * n2 + p[a] for _, (a, e) in edges]),
+                p[b.chosen] if b.phase == CHANCE_TURN else -1)
         if best is None or cand < best:
             best = cand
     assert best is not None
-    pend = ren[b.pending] if b.phase == MEASURE else 0
+    pend = ren[b.pending] if b.phase in (MEASURE, CHANCE_TURN) else 0
     return (b.phase, ren[b.move], pend, tuple(ren[k] for k, _ in edges), *best)

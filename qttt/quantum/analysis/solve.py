@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ...bounds import CODE
-from ...errors import FileError, UsageError
+from ...errors import FileError, QtttError, UsageError
 from ...family import CORES
 from ...io import FRACTION, read_checkpoint, write_checkpoint
 from ...native import CoreUnavailable
@@ -37,7 +37,7 @@ from ..compiled import (
     solver_supports,
 )
 from ..compiled import first_value as compiled_first_value
-from ..engine import OVER, Action, Board, Measure
+from ..engine import OVER, Action, Board, Measure, Place
 from ..game import compile_game
 from .count import board_after, encode
 from .keys import Key, numbered_key, owner_key
@@ -45,10 +45,12 @@ from .keys import Key, numbered_key, owner_key
 
 def _child(b: Board, act: Action) -> Board:
     c = b.copy()
-    if isinstance(act, Measure):
+    if isinstance(act, Place):
+        c.place(act.a, act.b)
+    elif isinstance(act, Measure):
         c.measure(act.cell)
     else:
-        c.place(act.a, act.b)
+        c.outcome(act.cell)
     return c
 
 
@@ -59,6 +61,10 @@ class Solver:
         self.rs = rs
         self.memo = memo
         game = compile_game(rs)
+        if game.chance:  # rule collapse-chance: a chance turn is no player's choice
+            raise QtttError("collapse-chance", f"{rs.canonical}: the solver searches the two players' "
+                            "choices (minimax); a chance collapse needs an expectimax, which it does not "
+                            "compute yet")
         self.numbered = game.uses_move_numbers
         self.scale = game.scale
         self.bound = int(game.bound * self.scale)
