@@ -67,11 +67,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="check every ruleset the project ships too: built-in and coverage variants")
     p.add_argument("--strict", action="store_true",
                    help="exit 1 on accepted findings too (violations the ambiguity register documents)")
-    p.add_argument("--json", action="store_true",
+    formats = p.add_mutually_exclusive_group()
+    formats.add_argument("--json", action="store_true",
                    help="JSON Lines on standard output, each line as soon as it is settled: the catalogue "
                         "(version, statuses, catalogue), then one object per ruleset in the order given "
                         "(ruleset, properties, ...), then the summary (summary, exit_status, partial)")
-    p.add_argument("--json-document", action="store_true",
+    formats.add_argument("--json-document", action="store_true",
                    help="one JSON document at the end instead: version, statuses, catalogue, rulesets, "
                         "summary, partial (results/verification/report.json is one)")
     p.add_argument("--games", type=integer(GAMES),
