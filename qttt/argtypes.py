@@ -57,3 +57,22 @@ class Deprecated(argparse.Action):
                        if a.dest == self.dest and a is not self and a.option_strings)
         print(f"{parser.prog}: {option_string} is deprecated; use {new}", file=sys.stderr)
         setattr(namespace, self.dest, values)
+
+
+class OutputPath(str):
+    """A file the command line names to write: its shape checked while parsing (`output_file`),
+    then, before the command runs, never one of the files the command reads (qttt.io)."""
+
+    __slots__ = ()
+
+
+def output_file(text: str) -> OutputPath:
+    """An argparse type: a file to write, refused at once when it cannot be one (qttt.io's one
+    rule: an empty name, a name ending in /, a directory, a directory that does not exist or
+    cannot be written)."""
+    from .io import output_problem  # the file layer, loaded by the commands that write anyway
+
+    problem = output_problem(text, inputs=False)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"cannot write {text or chr(34) * 2}: {problem}")
+    return OutputPath(text)

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 
 class Terminated(BaseException):
-    """SIGTERM arrived (the command line raises it from its handler): a command stops as after
-    Ctrl-C, with exit status 143 rather than 130."""
+    """A signal that ends the command arrived: SIGTERM (15, the default), SIGHUP, SIGQUIT, SIGUSR1
+    or SIGUSR2 (the command line raises it from its handler, qttt.stops): a command stops as after
+    Ctrl-C, with exit status 128 + the signal's number rather than 130."""
+
+    def __init__(self, signum: int = 15) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
 class QtttError(Exception):

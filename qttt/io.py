@@ -67,9 +67,57 @@ def input_problem(path: str | Path, stream: bool = False) -> str | None:
     return None
 
 
-def open_input(source: str | Path, rule: str | None = None, stream: bool = False) -> IO[bytes]:
+# The files this command reads as input ((device, inode): the name given) and the output files its
+# command line names (`start_command`): an output is never one of the inputs (`output_problem`).
+_INPUTS: dict[tuple[int, int], tuple[str, str]] = {}  # key: (name given, absolute path)
+_OUTPUTS: list[str] = []
+
+
+def start_command(outputs: Iterable[str] = ()) -> None:
+    """Begin a command: no input read yet, and `outputs` the files its command line names to write
+    (each checked by `output_problem`, and no two the same file); FileError otherwise."""
+    _INPUTS.clear()
+    _OUTPUTS.clear()
+    for out in outputs:
+        check_writable(out)
+        twice = next((o for o in _OUTPUTS if _same_file(o, out)), None)
+        if twice is not None:
+            raise FileError(None, f"cannot write {out}: the command writes {twice} already, the same file")
+        _OUTPUTS.append(out)
+
+
+def _file_id(path: str | Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _same_file(a: str, b: str) -> bool:
+    key = _file_id(a)
+    return (key is not None and key == _file_id(b)) or os.path.abspath(a) == os.path.abspath(b)
+
+
+def _note_input(f: IO[bytes], name: str) -> None:
+    """Record a file opened as input; FileError at once when it is an output the command line
+    names (before any work is done and anything written)."""
+    st = os.fstat(f.fileno())
+    key = (st.st_dev, st.st_ino)
+    for out in _OUTPUTS:
+        if _file_id(out) == key:
+            f.close()
+            raise FileError(None, f"cannot write {out}: it is {name}, which this command reads; "
+                            "give the output another name")
+    _INPUTS[key] = (name, os.path.abspath(f.name))
+
+
+def open_input(source: str | Path, rule: str | None = None, stream: bool = False,
+               own: bool = False) -> IO[bytes]:
     """The one way input is opened: a regular file (a FIFO too when `stream`), or standard input
-    for `-`; FileError naming the file and the real problem otherwise."""
+    for `-`; FileError naming the file and the real problem otherwise. The file is recorded as an
+    input of the command (never to be written over), unless `own`: a file the command reads to
+    update it (a checkpoint, a result file, its match folder's manifest)."""
     if str(source) == "-":
         if sys.stdin is None:
             raise FileError(rule, "standard input is closed")
@@ -78,22 +126,25 @@ def open_input(source: str | Path, rule: str | None = None, stream: bool = False
     if problem is not None:
         raise FileError(rule, f"{_name(source)} {problem}")
     try:
-        return open(source, "rb")
+        f = open(source, "rb")  # noqa: SIM115
     except OSError as e:
         raise FileError(rule, f"{_name(source)} {_why(e)}") from None
+    if not own:
+        _note_input(f, _name(source))
+    return f
 
 
 def text_chunks(source: str | Path, rule: str | None = None, cap: int | None = None,
-                start: int = 0, end: int | None = None) -> Iterator[str]:
+                start: int = 0, end: int | None = None, own: bool = False) -> Iterator[str]:
     """The UTF-8 text of a file or standard input (`-`), decoded CHUNK bytes at a time; the text
     before the first byte that is not UTF-8 comes, then a FileError naming that byte's offset; a
     FileError too when more than `cap` bytes come. Files read whole are capped and must be
-    regular files; a stream read record by record (no cap) may be a FIFO.
+    regular files; a stream read record by record (no cap) may be a FIFO. `own`: see open_input.
 
     A regular file is read at the multiples of CHUNK from its start, so that any stretch of it
     comes in the same pieces however much was read before; `start` and `end` read bytes
     [start, end) of it alone (a line start to a line start: a character is never cut)."""
-    stream = open_input(source, rule, stream=cap is None)
+    stream = open_input(source, rule, stream=cap is None, own=own)
     regular = str(source) != "-" and stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
     raw = getattr(stream, "raw", stream) if regular else stream
     read = raw.read if regular else getattr(stream, "read1", stream.read)  # a pipe: what is there
@@ -131,9 +182,9 @@ def text_chunks(source: str | Path, rule: str | None = None, cap: int | None = N
             stream.close()
 
 
-def read_text(source: str | Path, rule: str | None = None) -> str:
+def read_text(source: str | Path, rule: str | None = None, own: bool = False) -> str:
     """The whole UTF-8 text of a file (or of standard input for `-`), at most MAX_READ bytes."""
-    return "".join(text_chunks(source, rule, MAX_READ))
+    return "".join(text_chunks(source, rule, MAX_READ, own=own))
 
 
 def parse_json(text: str, where: str, rule: str | None = None) -> Any:
@@ -149,9 +200,9 @@ def parse_json(text: str, where: str, rule: str | None = None) -> Any:
                         "other, about 1,000 levels at most)") from None
 
 
-def read_json(source: str | Path, rule: str | None = None) -> Any:
-    """A JSON file (or standard input for `-`), parsed."""
-    return parse_json(read_text(source, rule), _name(source), rule)
+def read_json(source: str | Path, rule: str | None = None, own: bool = False) -> Any:
+    """A JSON file (or standard input for `-`), parsed (`own`: see open_input)."""
+    return parse_json(read_text(source, rule, own), _name(source), rule)
 
 
 def parse_toml(text: str, where: str, error: Callable[[str], Exception]) -> dict[str, Any]:
@@ -183,18 +234,20 @@ def write_atomic(path: str | Path, text: str | bytes | Iterable[str] | Iterable[
 
 @contextmanager
 def atomic_output(path: str | Path, make_dirs: bool = False) -> Iterator[BinaryIO]:
-    """A new temporary file in the directory of `path`, open for writing; when the block ends
-    normally it becomes `path` (a rename: a reader sees the old file or the whole new one), else it
-    is removed, whatever stopped the block. A failure to write is a FileError naming `path`."""
-    target = Path(path)
-    parent = target.parent
+    """A new temporary file in the directory of `path`, open for writing, once `output_problem`
+    finds nothing against the target (never a file this command read as input); when the block
+    ends normally it becomes `path` (a rename: a reader sees the old file or the whole new one),
+    else it is removed, whatever stopped the block: an error, Ctrl-C, or any signal that ends the
+    command (the command line turns SIGHUP, SIGQUIT, SIGUSR1/2 and SIGTERM into an exception,
+    qttt.stops). A failure to write is a FileError naming `path`."""
     if make_dirs:
-        parent.mkdir(parents=True, exist_ok=True)
-    check_writable(target)
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    check_writable(path)  # the name as given: Path() drops a trailing /
+    target = Path(path)
     try:
-        fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{target.name}.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as e:
-        raise FileError(None, f"cannot write {target}: {e.strerror}") from None
+        raise FileError(None, f"cannot write {path}: {e.strerror}") from None
     try:
         with os.fdopen(fd, "wb") as f:
             yield f
@@ -202,28 +255,37 @@ def atomic_output(path: str | Path, make_dirs: bool = False) -> Iterator[BinaryI
         os.replace(tmp, target)
     except OSError as e:
         Path(tmp).unlink(missing_ok=True)
-        raise FileError(None, f"cannot write {target}: {e.strerror}") from None
+        raise FileError(None, f"cannot write {path}: {e.strerror}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-def output_problem(path: str | Path) -> str | None:
-    """Why a file cannot be written at `path` (None when it can): the target is a directory or
-    not a regular file, its directory does not exist or cannot be written. A name ending in `/`
-    names a directory."""
+def output_problem(path: str | Path, inputs: bool = True) -> str | None:
+    """Why a file cannot be written at `path` (None when it can), the one rule of every output:
+    the name is empty; it ends in `/` (a name ending in / names a directory, and an output is a
+    file: refused, never taken as a file inside it); the target is a directory or not a regular
+    file; its directory does not exist or cannot be written; it is a file this command reads as
+    input (by device and inode, so a link or another spelling is the same file; unless not
+    `inputs`, for the command line's check while it is parsed, before any input is read)."""
+    name = str(path)
+    if name == "":
+        return "the name is empty"
+    if name.endswith(os.sep) or (os.altsep is not None and name.endswith(os.altsep)):
+        return "a name ending in / names a directory, not a file"
     target = Path(path)
     parent = target.parent
     if os.path.isdir(target):
         return "it is a directory"
-    if str(path).endswith(os.sep):
-        return "a name ending in / names a directory, not a file"
     if os.path.lexists(target) and not os.path.isfile(target):
         return "it is not a regular file"
     if not parent.is_dir():
         return f"directory {parent} does not exist"
     if not os.access(parent, os.W_OK | os.X_OK):
         return f"directory {parent} cannot be written: permission denied"
+    key = _file_id(target) if inputs else None
+    if key is not None and key in _INPUTS and _file_id(_INPUTS[key][1]) == key:  # (an inode reused: not)
+        return f"it is {_INPUTS[key][0]}, which this command reads; give the output another name"
     return None
 
 
@@ -345,7 +407,7 @@ def read_checkpoint(path: Path, schema: dict[str, Any], parse: Callable[[Any], T
     `schema` (see shape_problem); `damaged` when the file is not JSON, changed since it was
     written, not of the schema, or `parse` finds it inconsistent (a ValueError naming why)."""
     try:
-        data = read_json(path)
+        data = read_json(path, own=True)
     except FileError as e:
         raise damaged(path, e.message.removeprefix(f"{path}: ")) from None
     if not isinstance(data, dict) or "digest" not in data:

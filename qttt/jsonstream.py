@@ -7,7 +7,7 @@ suites, checkpoints, match records, ruleset names, the adapters): it takes JSON 
 it and refuses what Python's own decoder lets through, each named in the message (a `Refused`,
 which is a JSONDecodeError): an object with the same key twice, a number that is not finite
 (`NaN`, `Infinity`, or one too large to hold such as `1e400`), a string holding a lone
-surrogate (`"\ud800"`: not Unicode text), and an integer longer than MAX_DIGITS digits.
+surrogate (`"\\ud800"`: not Unicode text), and an integer longer than MAX_DIGITS digits.
 
 The scanner knows line and column numbers for messages, refuses a single value larger than
 `MAX_VALUE` characters or nested too deeply, and in line mode refuses a value that crosses a line

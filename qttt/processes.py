@@ -28,15 +28,18 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
-from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, Future, ProcessPoolExecutor
+from concurrent.futures import wait as futures_wait
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import BaseContext
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 PR_SET_PDEATHSIG = 1
-INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
+# the signals that stop a command (qttt.stops), held back while a worker starts (see _GuardedProcess)
+INTERRUPTS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2}
 MAX_LINE = 4 << 20  # bytes of one line read from a program (a response, a move)
 READ = 1 << 16
+T = TypeVar("T")
 Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
 """Runs a function over argument tuples (in this process, on local processes or on a cluster) and
 yields the results in the order of the arguments, each as soon as it and those before it are in.
@@ -51,9 +54,13 @@ so answers never depend on which worker ran what (`serial_mapper`, `local_mapper
 
 def worker_init(parent: int) -> None:
     """In each worker: die with the parent (Linux PR_SET_PDEATHSIG; elsewhere a watch thread),
-    and leave Ctrl-C and SIGTERM to the parent, which stops the pool (no worker tracebacks)."""
+    and leave Ctrl-C and the other stopping signals to the parent, which stops the pool (no worker
+    tracebacks: the handlers a forked worker inherits from the command line are put back to the
+    default, signals the parent ignores stay ignored)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    for sig in INTERRUPTS - {signal.SIGINT}:
+        if signal.getsignal(sig) != signal.SIG_IGN:
+            signal.signal(sig, signal.SIG_DFL)
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -69,7 +76,7 @@ def worker_init(parent: int) -> None:
 
 
 class _GuardedProcess(multiprocessing.context.ForkProcess):
-    """A forked process started with Ctrl-C and SIGTERM held back until it has its own handlers
+    """A forked process started with the stopping signals held back until it has its own handlers
     (worker_init lets them through): interrupted before, it would print a traceback, or go on as a
     copy of its parent when interrupted before it runs its target (seen: Ctrl-C to the process
     group while `qttt random` started 8 workers left the command running)."""
@@ -100,6 +107,37 @@ def worker_pool(workers: int, context: BaseContext | None = None) -> ProcessPool
                                initializer=worker_init, initargs=(os.getpid(),))
     pool.submit(int).result()  # the first piece of work forks every worker (fork start method)
     return pool
+
+
+HEALTH_SECONDS = 1.0  # how often a wait for a worker's result checks that the pool still runs
+
+
+def result(pool: Executor, future: Future[T]) -> T:
+    """`future.result()`, checking every HEALTH_SECONDS that the pool still runs (`_check`)."""
+    while True:
+        try:
+            return future.result(timeout=HEALTH_SECONDS)
+        except TimeoutError:
+            _check(pool)
+
+
+def first_done(pool: Executor, running: set[Future[T]]) -> tuple[set[Future[T]], set[Future[T]]]:
+    """The futures of `running` done once one is, and those still running (as concurrent.futures'
+    wait with FIRST_COMPLETED), checking every HEALTH_SECONDS that the pool still runs."""
+    while True:
+        finished, left = futures_wait(running, timeout=HEALTH_SECONDS, return_when=FIRST_COMPLETED)
+        if finished:
+            return finished, left
+        _check(pool)
+
+
+def _check(pool: Executor) -> None:
+    """RuntimeError (as when a thread cannot start) when a process pool's own thread, which
+    carries the results back, has stopped: under a memory or thread limit it can die as it starts,
+    and the results would never come."""
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if isinstance(pool, ProcessPoolExecutor) and (manager is None or not manager.is_alive()):
+        raise RuntimeError("can't start new thread: the worker pool's own thread is gone")
 
 
 def stop_pool(pool: ProcessPoolExecutor, interrupted: bool) -> None:
@@ -145,7 +183,7 @@ class _Queue:
             for a, out in zip(args, outs, strict=True):
                 heapq.heappush(self.waiting, (priority, next(self.order), fn, a, out))
         self.start()
-        return _results(outs)
+        return _results(self.pool, outs)
 
     def start(self) -> None:
         with self.lock:
@@ -179,11 +217,12 @@ class _Queue:
             self.waiting.clear()
 
 
-def _results(outs: list[Future[Any]]) -> Iterator[Any]:
-    """The futures' results in order; those not read are cancelled when the reader stops."""
+def _results(pool: Executor, outs: list[Future[Any]]) -> Iterator[Any]:
+    """The futures' results in order (each read with `result`: a pool whose own thread died fails
+    them); those not read are cancelled when the reader stops."""
     try:
         for out in outs:
-            yield out.result()
+            yield result(pool, out)
     finally:
         for out in outs:
             out.cancel()

@@ -12,18 +12,19 @@ from typing import Protocol
 
 from qttt.family import families, load
 
-STATUSES = ("proved", "exhaustive", "classes", "sampled", "argued", "unknown", "accepted", "violated",
-            "error")
+STATUSES = ("proved", "exhaustive", "classes", "sampled", "unknown", "accepted", "violated", "error")
 """From least to most severe: proved for every game (Z3, or exhaustive analysis of the rules); the
 engine checked at every reachable position (a walk without merging); the engine checked on one
-position per shape class and relabelled members of each; the engine checked in sampled games;
-argued from the rules by hand (not by machine), with sampled games; not settled; violated in a
-way the ambiguity register documents (a game shows it; `--strict` fails on it); violated (a game,
-replayed from the start under the real rules, shows the failure); the checker itself failed. A
-property's status is the weakest of the parts that settle it, and its label says how each part
-was settled."""
+position per class of positions the rules cannot tell apart (shape classes with relabelled
+members of each in the quantum family; symmetric images and unread cells in the classical and
+nested ones), every move out of it compared; the engine checked in sampled games (or on a walk
+of only the first plies); not settled; violated in a way the ambiguity register documents (a game
+shows it; `--strict` fails on it); violated (a game, replayed from the start under the real
+rules, shows the failure); the checker itself failed. A property's status is the weakest of the
+parts that settle it, and its label says how each part was settled. Nothing is settled by hand:
+every status names what a machine did."""
 LABELS = {"proved": "proved", "exhaustive": "exhaustive (engine)", "classes": "shape classes (engine)",
-          "sampled": "sampled (engine)", "argued": "argued (by hand)", "unknown": "unknown",
+          "sampled": "sampled (engine)", "unknown": "unknown",
           "accepted": "violated (accepted)", "violated": "violated", "error": "checker error"}
 
 

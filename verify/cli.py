@@ -29,7 +29,7 @@ from rich.table import Table
 
 from qttt import QtttError, builtin_names, load_ruleset
 from qttt.analysis.distributed import executor
-from qttt.argtypes import Deprecated, integer, seconds
+from qttt.argtypes import Deprecated, integer, output_file, seconds
 from qttt.bounds import GAMES, MAX_PLY, SEED, WORKERS
 from qttt.errors import Terminated
 from qttt.family import Family, family_of, load, tool
@@ -40,7 +40,7 @@ from qttt.spec import spec_dir
 from .catalogue import LABELS, notes, properties
 from .report import Report
 
-STYLES = {"proved": "green", "exhaustive": "green", "classes": "green", "sampled": "cyan", "argued": "cyan",
+STYLES = {"proved": "green", "exhaustive": "green", "classes": "green", "sampled": "cyan",
           "unknown": "yellow", "accepted": "magenta", "violated": "bold red", "error": "bold red"}
 
 
@@ -97,7 +97,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dask", metavar="ADDRESS",
                    help="run the work on a Dask cluster: a scheduler address, or 'local' for a new local "
                         "cluster of --workers processes; the same report")
-    p.add_argument("--checkpoint", metavar="FILE",
+    p.add_argument("--checkpoint", type=output_file, metavar="FILE",
                    help="save the walk after each ply to FILE and resume from it (one ruleset)")
     p.add_argument("--quiet", action="store_true",
                    help="no progress line (on a terminal, standard error shows the rulesets settled, the "
@@ -189,7 +189,7 @@ def settle(args: argparse.Namespace, names: list[str], checkers: dict[str, Calla
                 write.ruleset(reports[-1])
     except (KeyboardInterrupt, Terminated) as e:
         board.stop()
-        code = 143 if isinstance(e, Terminated) else 130
+        code = 128 + e.signum if isinstance(e, Terminated) else 130
         write.end(reports, args.strict, skipped, names[len(reports):], code)
         raise
     board.stop()

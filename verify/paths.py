@@ -74,6 +74,26 @@ PATHS: tuple[Path, ...] = (
                  "player to act, marks, scores), a chance turn's outcomes with their probabilities, the "
                  "legal list, the rule refusing every other action, the position after each measurement, "
                  "chance outcome and game-ending placement"),
+    Path("nested compiled core: positions (qttt perft's and the search player's positions)",
+         "nested-classical", "verify.nested.check:probe_positions",
+         symbols=("qn_new", "qn_free", "qn_pos_size", "qn_pos_init", "qn_apply", "qn_legal", "qn_export",
+                  "qn_marks"),
+         serves="verify.nested.check:core_reason",
+         settles="the v1 state (nested.family.core_state_json) after the same moves, the legal list, the "
+                 "rule refusing every other cell, the state after each move, against the checker's model of "
+                 "the rules, out of process (a crash or a hang is a violation)"),
+    Path("nested compiled core: qn_games (qttt random's writer, qttt analyze random's tally)",
+         "nested-classical", "verify.nested.check:writer_leaves", at="games", symbols=("qn_games",),
+         serves="verify.nested.check:core_reason",
+         settles="the games it writes for a seed are the rules' random games for the seed, move for move, "
+                 "and its tally counts their final points and lengths"),
+    Path("nested compiled core: qn_perft (qttt perft)", "nested-classical", "verify.nested.check:check_perft",
+         at="games", symbols=("qn_perft",), serves="verify.nested.check:core_reason",
+         settles="its counts from the start are the walk's counts of move sequences (once per walk)"),
+    Path("nested compiled core: qn_load, qn_playout (the search player's rollouts)", "nested-classical",
+         "verify.nested.check:check_rollouts", at="games", symbols=("qn_load", "qn_playout"),
+         serves="verify.nested.check:core_reason",
+         settles="a rollout from an engine state ends with the points of the same draws under the rules"),
 )
 
 UNCOMPARED: dict[str, str] = {
@@ -84,9 +104,6 @@ UNCOMPARED: dict[str, str] = {
               "Python keys in tests/project/test_position_state.py",
     **{s: "the walk's shape keys, not yet used by qttt check; compared with the Python shape key in "
           "tests/project/test_position_state.py" for s in ("qc_shape_key", "qc_child_keys")},
-    **{s: "the nested core is not yet compared with the engine (issue 30)"
-       for s in ("qn_new", "qn_free", "qn_pos_size", "qn_pos_init", "qn_apply", "qn_legal", "qn_load",
-                 "qn_export", "qn_marks", "qn_perft", "qn_games", "qn_playout")},
 }
 """Symbols of a compiled core that no registered path compares yet, with why: a gap the test
 holds to exactly these symbols (a symbol covered by a path, or no longer exported, must leave)."""

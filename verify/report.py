@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
+
+from qttt.processes import Mapper, serial_mapper
 
 from .catalogue import STATUSES, by_id
 
@@ -140,3 +143,16 @@ class Report:
 def worst(statuses: Sequence[str]) -> str:
     """The most severe status."""
     return max(statuses, key=STATUSES.index, default="proved")
+
+
+def one_unit(settle: Callable[..., Report], spec: str, mapper: Mapper, progress: Progress | None,
+             options: dict[str, Any]) -> Report:
+    """A family checker's whole check of spec (`settle(spec, progress=..., **options)`, a
+    module-level function) as one unit of work on mapper: in this process its stages are told to
+    progress, on a worker only that it runs there."""
+    if mapper is serial_mapper:
+        return settle(spec, progress=progress, **options)
+    if progress is not None:
+        progress("walks, games and Z3 on one worker")
+    report: Report = next(iter(mapper(partial(settle, **options), [(spec,)])))
+    return report

@@ -82,7 +82,7 @@ def load_results(path: Path) -> dict[str, Any]:
     """A result file's object, or an empty one when the file does not exist."""
     if not path.is_file():
         return {}
-    data = read_json(path)
+    data = read_json(path, own=True)  # read to be updated
     if not isinstance(data, dict):
         raise FileError(None, f"{path}: not a JSON object")
     return data

@@ -83,8 +83,8 @@ class ClassicalFamily(MarkFamily):
     award_rules: Mapping[str, str] = MappingProxyType({})
     position_state = STATE
     tools: Mapping[str, str] = MappingProxyType({
-             "cases": "qttt.classical.cases",
-                              "frameworks": "qttt.classical.frameworks:codec"})
+             "cases": "qttt.classical.cases", "frameworks": "qttt.classical.frameworks:codec",
+             "check": "verify.classical.check:check_classical", "catalogue": "verify.classical.catalogue"})
 
     def initial(self, rs: Ruleset) -> GameState:
         return ClassicalState.initial(rs)

@@ -12,18 +12,19 @@ ours, 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import codecs
 import contextlib
 import errno
 import importlib
+import io
 import os
 import pkgutil
 import signal
 import sys
 import threading
-from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from .. import __version__
+from .. import __version__, stops
 from ..errors import QtttError, Terminated
 from ..safe import SafeStream, escape
 
@@ -100,9 +101,12 @@ class JsonFlag(argparse.Action):
             return
         print(f"{parser.prog}: {option_string} FILE is deprecated; use --output FILE (--json alone "
               "prints the JSON report)", file=sys.stderr)
-        from pathlib import Path  # here: not loaded at start-up
+        from ..argtypes import output_file  # here: not loaded at start-up
 
-        namespace.output = Path(values)
+        try:
+            namespace.output = output_file(values)  # the one output rule, as --output takes it
+        except argparse.ArgumentTypeError as e:
+            raise argparse.ArgumentError(self, str(e)) from None
 
 
 def add_quiet(p: argparse.ArgumentParser, what: str = "no progress on standard error") -> None:
@@ -188,29 +192,58 @@ def console(**options: Any) -> Console:
     return Console(highlight=False, markup=False, **options)
 
 
-def _terminate(signum: int, frame: FrameType | None) -> None:
-    raise Terminated
+def _escaped(e: UnicodeError) -> tuple[str, int]:
+    """A codec error handler: characters the stream's encoding cannot write as JSON-style
+    `\\uXXXX` escapes (a pair of them beyond U+FFFF), so that any encoding prints everything."""
+    if not isinstance(e, UnicodeEncodeError):
+        raise e
+    out = []
+    for ch in e.object[e.start:e.end]:
+        n = ord(ch)
+        if n > 0xFFFF:
+            n -= 0x10000
+            out.append(f"\\u{0xD800 + (n >> 10):04x}\\u{0xDC00 + (n & 0x3FF):04x}")
+        else:
+            out.append(f"\\u{n:04x}")
+    return "".join(out), e.end
+
+
+codecs.register_error("qttt-escape", _escaped)
+
+
+def _encodings(streams: tuple[Any, ...], errors: list[str | None]) -> list[str | None]:
+    """Set each text stream's error handler to `errors` (qttt-escape on entry, the old ones on the
+    way out); the handlers replaced."""
+    old: list[str | None] = []
+    for stream, handler in zip(streams, errors, strict=True):
+        old.append(getattr(stream, "errors", None))
+        if handler is not None and isinstance(stream, io.TextIOWrapper):
+            with contextlib.suppress(OSError, ValueError):
+                stream.reconfigure(errors=handler)
+    return old
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status. Standard output and error go through
-    qttt.safe.SafeStream (control characters escaped); SIGTERM stops like Ctrl-C."""
+    qttt.safe.SafeStream (control characters escaped) and print every character whatever their
+    encoding (`_escaped`); every signal that ends a command stops it like Ctrl-C (qttt.stops)."""
     if sys.stderr is None:  # started with standard error closed: messages go nowhere
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
     if sys.stdout is None:
         print("qttt: standard output is closed; nothing can be written", file=sys.stderr)
         return 2
     streams = sys.stdout, sys.stderr
+    errors = _encodings(streams, ["qttt-escape", "qttt-escape"])
     sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)
-    handler = None
-    if threading.current_thread() is threading.main_thread():
-        handler = signal.signal(signal.SIGTERM, _terminate)
+    handlers = stops.install()
+    hook, threading.excepthook = threading.excepthook, stops.quiet_threads(threading.excepthook)
     try:
         return _run(argv)
     finally:
+        threading.excepthook = hook
+        stops.restore(handlers)
         sys.stdout, sys.stderr = streams
-        if handler is not None:
-            signal.signal(signal.SIGTERM, handler)
+        _encodings(streams, errors)
 
 
 def _quiet_stdout() -> None:
@@ -223,18 +256,18 @@ def _quiet_stdout() -> None:
 def _run(argv: list[str] | None) -> int:
     try:
         args = build_parser(lazy=True).parse_args(argv)
+        from .. import io as files  # loaded by the command's own modules anyway
+        from ..argtypes import OutputPath
+
+        files.start_command(v for v in vars(args).values() if isinstance(v, OutputPath))
         _answer_broken_pipes()
         status: int = args.run(args)
         sys.stdout.flush()
     except QtttError as e:
         print(f"qttt: {escape(str(e))}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("qttt: interrupted", file=sys.stderr)
-        return 130
-    except Terminated:
-        print("qttt: terminated", file=sys.stderr)
-        return 143
+    except (KeyboardInterrupt, Terminated) as e:
+        return _stopped(e)
     except BrokenPipeError:
         _quiet_stdout()  # the reader went away (as `| head` does): stop quietly, status 0
         return 0
@@ -242,7 +275,18 @@ def _run(argv: list[str] | None) -> int:
         print(f"qttt: input is not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start})",
               file=sys.stderr)
         return 2
-    except OSError as e:
+    except UnicodeEncodeError as e:  # a stream not set up by main (a child's, a reconfigured one)
+        print(f"qttt: cannot print a character in the encoding {e.encoding}; set PYTHONIOENCODING=utf-8",
+              file=sys.stderr)
+        return 2
+    except (MemoryError, RuntimeError, OSError, ImportError) as e:
+        limit = stops.exhausted(e)
+        if limit is not None:  # the environment's limit, not a bug of ours
+            _stop_workers()
+            print(f"qttt: {limit}", file=sys.stderr)
+            return 2
+        if not isinstance(e, OSError):
+            return _bug(e)
         if e.filename is None and e.errno in (errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT):
             _quiet_stdout()
             print(f"qttt: cannot write standard output: {e.strerror}", file=sys.stderr)
@@ -250,13 +294,51 @@ def _run(argv: list[str] | None) -> int:
             name = f"{escape(str(e.filename))}: " if e.filename is not None else ""
             print(f"qttt: {name}{e.strerror or e}", file=sys.stderr)
         return 2
-    except Exception as e:  # a bug of ours: one line, the traceback on request
-        if os.environ.get("QTTT_DEBUG"):
-            raise
-        print(f"qttt: internal error: {type(e).__name__}: {escape(str(e))[:300]} (set QTTT_DEBUG=1 "
-              "for the traceback; please report it)", file=sys.stderr)
-        return 3
+    except Exception as e:
+        return _bug(e)
     return status
+
+
+def _stop_workers() -> None:
+    """Kill the worker processes this command started and has not stopped: a pool whose own
+    thread could not start (a limit reached) leaves its workers waiting, and the interpreter
+    would wait for them at exit."""
+    multiprocessing = sys.modules.get("multiprocessing")
+    if multiprocessing is not None:
+        for child in multiprocessing.active_children():
+            child.kill()
+
+
+def _stopped(e: BaseException) -> int:
+    """Ctrl-C or a stopping signal answered: one line, its status (qttt.stops)."""
+    signum = e.signum if isinstance(e, Terminated) else signal.SIGINT
+    print(f"qttt: {stops.WORDS.get(signal.Signals(signum), 'stopped')}", file=sys.stderr)
+    stops.answered()
+    return stops.status(signum)
+
+
+def _bug(e: Exception) -> int:
+    """A bug of ours: one line, the traceback on request (QTTT_DEBUG), status 3; unless it was a
+    stop in disguise (Ctrl-C while a class was made is a RuntimeError caused by KeyboardInterrupt)
+    or the memory limit was reached, when whatever failed is the limit's (qttt.stops.exhausted)."""
+    cause: BaseException | None = e
+    while cause is not None:
+        if isinstance(cause, KeyboardInterrupt | Terminated):
+            return _stopped(cause)
+        cause = cause.__cause__ or cause.__context__
+    try:
+        limit = stops.exhausted(e) if stops.memory_short() else None
+    except MemoryError:
+        limit = "out of memory"
+    if limit is not None:
+        _stop_workers()
+        print(f"qttt: {limit}", file=sys.stderr)
+        return 2
+    if os.environ.get("QTTT_DEBUG"):
+        raise e
+    print(f"qttt: internal error: {type(e).__name__}: {escape(str(e))[:300]} (set QTTT_DEBUG=1 "
+          "for the traceback; please report it)", file=sys.stderr)
+    return 3
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from rich.progress import (
 from ..analysis.distributed import executor
 from ..analysis.results import DATA_ENV, known_results, load_results, save_section, saved_path
 from ..analysis.sample import LINE_RESULTS, sample_games
-from ..argtypes import integer
+from ..argtypes import integer, output_file
 from ..bounds import CHUNK, GAMES, MAX_PLY, SEED
 from ..conformance.perft import perft
 from ..errors import UsageError
@@ -55,13 +55,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         q.add_argument("--dask", metavar="ADDRESS",
                        help="run on a Dask cluster: a scheduler address, or 'local' for a local one")
         if checkpoint:
-            q.add_argument("--checkpoint", metavar="FILE", help="save progress here and resume from it")
+            q.add_argument("--checkpoint", type=output_file, metavar="FILE",
+                           help="save progress here and resume from it")
         add_json(q, "print the result as JSON")
         q.add_argument("--save", action="store_true",
                        help=f"keep the result in your data directory (${DATA_ENV}, else "
                             "~/.local/share/qttt/analysis/ or the platform's), where analyze fairness "
                             "reads it")
-        q.add_argument("-o", "--output", metavar="FILE", help="write the result to this JSON file "
+        q.add_argument("-o", "--output", type=output_file, metavar="FILE",
+                       help="write the result to this JSON file "
                        "(its other sections kept)")
         add_quiet(q, "no progress bar, and no note of what fairness computes")
         q.add_argument("--force", action="store_true",

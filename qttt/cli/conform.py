@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..argtypes import seconds
+from ..argtypes import output_file, seconds
 from ..conformance.report import LEVELS, Result
 from ..conformance.runner import (
     Engine,
@@ -48,8 +48,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="the level the exit status reports (default strict; both are always printed)")
     p.add_argument("--json", nargs="?", const=True, default=False, metavar="",
                    action=JsonFlag, help="the report as JSON on standard output instead of text")
-    p.add_argument("-o", "--output", type=Path, metavar="FILE", help="also write the report as JSON to FILE")
-    p.add_argument("--junit", type=Path, metavar="FILE", help="also write the report as JUnit XML")
+    p.add_argument("-o", "--output", type=output_file, metavar="FILE",
+                   help="also write the report as JSON to FILE")
+    p.add_argument("--junit", type=output_file, metavar="FILE", help="also write the report as JUnit XML")
     p.add_argument("--timeout", type=seconds, default=5.0, help="seconds per request (default 5)")
     p.add_argument("--perft-timeout", type=seconds, default=60.0,
                    help="seconds per perft request (default 60)")

@@ -10,7 +10,7 @@ import random
 import sys
 import textwrap
 
-from ..argtypes import integer
+from ..argtypes import integer, output_file
 from ..bounds import SEED
 from ..family import tool
 from ..io import check_writable
@@ -75,7 +75,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--no-colour", "--no-color", dest="no_colour", action="store_true",
                    help="plain text even on a terminal (colour is also off when NO_COLOR is set "
                         "or output is not a terminal)")
-    p.add_argument("--record", metavar="FILE",
+    p.add_argument("--record", type=output_file, metavar="FILE",
                    help="save the game record (JSON) here at the end, for `qttt replay FILE`")
     p.set_defaults(run=run)
 

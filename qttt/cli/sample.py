@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from ..argtypes import integer
+from ..argtypes import integer, output_file
 from ..bounds import SEED, STREAM, WORKERS
 from ..family import compiled_core
 from ..games import random_game
@@ -50,8 +50,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="number of games (default 1)")
     p.add_argument("--seed", type=integer(SEED), default=0,
                    help="random seed (default 0)")
-    p.add_argument("-o", "--output", help="write to this file (atomically, once every game is "
-                                          "played) instead of standard output")
+    p.add_argument("-o", "--output", type=output_file, metavar="FILE",
+                   help="write to this file (atomically, once every game is played) instead of "
+                        "standard output")
     p.add_argument("--core", choices=("auto", "compiled", "python"), default="auto",
                    help="rules engine: the compiled core, the Python engine, or auto (compiled when "
                         "it can; default); same games either way")

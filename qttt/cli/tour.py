@@ -7,7 +7,7 @@ import argparse
 import json
 import random
 
-from ..argtypes import integer
+from ..argtypes import integer, output_file
 from ..bounds import SEED
 from ..competition.match import make_seat
 from ..competition.referee import Clock, check_spec, play_game
@@ -40,7 +40,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", metavar="FILE", help="the tour file (TOML)")
     p.add_argument("--lang", choices=("ru", "en"), default="ru", help="language of the protocol (default ru)")
-    p.add_argument("--html", metavar="OUT", help="also write the protocol as a printable A4 page")
+    p.add_argument("--html", type=output_file, metavar="OUT",
+                   help="also write the protocol as a printable A4 page")
     p.add_argument("--blank", action="store_true", help="a blank sheet: names, no results")
     p.add_argument("--play", action="store_true", help="play the games that have no result yet")
     p.add_argument("--seed", type=integer(SEED), default=1,
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     if args.play:
         play_missing(tour, args.seed, quiet=args.quiet, stderr=args.json)
         tour = load_tour(args.file)
-    if args.html:
+    if args.html is not None:
         write_atomic(args.html, html_protocol(tour, args.lang, args.blank))
     if args.json:
         print(json.dumps(tour_json(tour), indent=1, ensure_ascii=False))

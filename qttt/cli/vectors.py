@@ -92,7 +92,7 @@ def run_generate(args: argparse.Namespace) -> int:
 def _committed_ids(path: Path) -> list[str]:
     """The ids of a committed suite (to retire those that disappear); FileError if it is damaged."""
     try:
-        ids = suite_ids(read_json(path))
+        ids = suite_ids(read_json(path, own=True))  # read to be regenerated
         if all(isinstance(i, str) for i in ids):
             return ids
     except (AttributeError, KeyError, TypeError):

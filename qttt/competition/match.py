@@ -19,7 +19,7 @@ import random
 import shlex
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import Future
 from contextlib import suppress
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -33,7 +33,7 @@ from ..games import new_game
 from ..io import read_json, write_atomic
 from ..notation import Json, record_from_json
 from ..players import PLAYERS, Player, SearchPlayer
-from ..processes import pool_of
+from ..processes import first_done, pool_of
 from ..ruleset import Ruleset
 from ..text import count
 from ..variant import load_ruleset
@@ -210,7 +210,7 @@ class Store:
                             "directory; give a directory (it is created if missing)")
         if target.is_file():
             try:
-                old = read_json(target)
+                old = read_json(target, own=True)
             except FileError:  # not JSON, not UTF-8, nested too deeply, not a file
                 old = None
             if not isinstance(old, dict) or old != manifest:
@@ -230,7 +230,7 @@ class Store:
         """The readable game records, by game number."""
         for p in sorted(self.root.glob("game-*.json")):
             try:
-                rec = read_json(p)
+                rec = read_json(p, own=True)
             except FileError:
                 continue  # a file not written by us: the game is played again
             if isinstance(rec, dict):
@@ -268,7 +268,7 @@ def run(jobs: list[Job], store: Store, done: dict[int, Json], workers: int,
         with pool_of(workers, multiprocessing.get_context("spawn")) as pool:
             running: set[Future[Json]] = {pool.submit(play_job, job) for job in todo}
             while running:
-                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                finished, running = first_done(pool, running)
                 for fut in finished:
                     rec = _finish(fut.result(), store, on_game)
                     results[int(rec["game"])] = rec

@@ -238,7 +238,7 @@ def read_retired(path: Path | None = None) -> list[str]:
     if not path.is_file():
         return []
     out = []
-    for line in read_text(path).splitlines():
+    for line in read_text(path, own=True).splitlines():  # read to be rewritten
         line = line.split("#", 1)[0].strip()
         if line:
             out.append(line)

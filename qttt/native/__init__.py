@@ -190,6 +190,8 @@ def bind(source: Path, name: str, sig: Signatures) -> ctypes.CDLL:
     try:
         lib = ctypes.CDLL(str(path))
     except OSError as e:
+        if "failed to map segment" in str(e) or "Cannot allocate memory" in str(e):
+            raise MemoryError from None  # the environment's limit, not a damaged file
         if name in OVERRIDE:  # the self-test's child: the check's words
             raise CoreUnavailable("core-compiled", "it cannot be loaded: "
                                   + str(e).removeprefix(f"{path}: ")) from None

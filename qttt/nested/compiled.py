@@ -326,7 +326,7 @@ class NestedPosition(Position):
             raise self._refusal(got, action.cell)
 
     def _refusal(self, code: int, cell: int) -> IllegalAction:
-        r, view = self.core.rules, self.view()
+        r = self.core.rules
         if code == 1:
             return IllegalAction("over-no-action", "the game is over; no action is legal")
         if code == 2:
@@ -334,13 +334,20 @@ class NestedPosition(Position):
                                  f"(cells 0 to {r.cells - 1})")
         if code == 3:
             return IllegalAction("nested-cell-empty", f"cell {cell} already holds a mark")
-        b = r.block_of[cell]
+        b, out = r.block_of[cell], self._export()
         if code == 4:
             return IllegalAction("nested-block-closed", f"cell {cell} is in block {b}, which is "
-                                 f"{'drawn' if view.blocks[b] == BLOCK_STATES[DRAWN] else 'won'}")
+                                 f"{'drawn' if out[HEADER + b] == DRAWN else 'won'}")
+        target = [k for k in r.route[r.position_of[out[3]]] if out[HEADER + k] == 0]  # the open blocks named
         return IllegalAction("nested-route", f"cell {cell} is in block {b}; the previous move (cell "
-                             f"{view.last}) sends this move to block "
-                             + " or ".join(map(str, view.target or ())))
+                             f"{out[3]}) sends this move to block " + " or ".join(map(str, target)))
+
+    def _export(self) -> ctypes.Array[ctypes.c_int64]:
+        """The core's header and block states (qn_export)."""
+        c = self.core
+        out = (ctypes.c_int64 * (HEADER + c.rules.side))()
+        c.lib.qn_export(c.handle, self.buf, out)
+        return out
 
     def legal(self) -> list[Mark]:
         """Legal moves in the engine's order (by cell)."""
@@ -353,8 +360,7 @@ class NestedPosition(Position):
         """What the core holds about the position."""
         c = self.core
         blocks = c.rules.side
-        out = (ctypes.c_int64 * (HEADER + blocks))()
-        c.lib.qn_export(c.handle, self.buf, out)
+        out = self._export()
         marks = (ctypes.c_uint64 * (2 * c.words))()
         c.lib.qn_marks(c.handle, self.buf, marks)
         raw = bytes(marks)

@@ -286,14 +286,15 @@ def play(rs: Ruleset, args: argparse.Namespace, read: Callable[[str], str], writ
     computers = any(p is not None for p in players.values()) or rs.rules.collapse != "choice"
     write(f"quantum tic-tac-toe, {rs.canonical}: x ({names['x']}) against o ({names['o']})"
           + (f", seed {seed}" if computers else "") + ". Type help for help.\n")
+    signum = 0
     try:
         how = game.play()
     except KeyboardInterrupt:
         write("\n")
         how = "interrupted"
-    except Terminated:
+    except Terminated as t:
         write("\n")
-        how = "terminated"
+        how, signum = "terminated", t.signum
     state = game.state
     if how == "over":
         write(result_text(state) + "\n")
@@ -310,4 +311,5 @@ def play(rs: Ruleset, args: argparse.Namespace, read: Callable[[str], str], writ
                             f"record saved to {args.record} ({len(record.actions)} actions); "
                             f"replay it with: qttt replay {args.record}\n"):
             return 2
-    return {"over": 0, "quit": 0, "deadlock": 0, "eof": 1, "interrupted": 130, "terminated": 143}[how]
+    stopped = {"interrupted": 130, "terminated": 128 + signum}
+    return {"over": 0, "quit": 0, "deadlock": 0, "eof": 1, **stopped}[how]

@@ -193,3 +193,27 @@ def test_tests_import_support_modules_not_other_tests() -> None:
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             bad += [f"{path.relative_to(ROOT)}: imports {n}" for n in names if n in test_modules]
     assert bad == []
+
+
+def unencodable_strings(source: str) -> list[tuple[int, str]]:
+    """(line, text) of each string constant in source that is not Unicode text (a lone surrogate)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node.value.encode("utf-8")
+            except UnicodeEncodeError:
+                found.append((node.lineno, node.value[:60]))
+    return found
+
+
+def test_every_string_in_the_product_is_unicode_text() -> None:
+    """A lone surrogate in a docstring (a `\\ud800` meant as text) stops the module loading in the
+    browser (Pyodide writes the module's strings as UTF-8): the play page could not start."""
+    bad = {name: found for name, path in modules().items()
+           if (found := unencodable_strings(path.read_text(encoding="utf-8")))}
+    assert bad == {}
+
+
+def test_a_planted_lone_surrogate_is_found() -> None:
+    assert unencodable_strings('"""a \\ud800 b"""\nx = r"\\ud800"\n') == [(1, "a \ud800 b")]

@@ -172,8 +172,8 @@ def core_source_changed(old: str, new: str) -> Patch:
         source = compiled.SOURCE.read_text(encoding="utf-8")
         assert old in source
         folder = Path(tempfile.mkdtemp())
-        for header in compiled.SOURCE.parent.glob("*.h"):  # the headers it includes, unchanged
-            shutil.copy(header, folder / header.name)
+        for kept in (*compiled.SOURCE.parent.glob("*.h"), compiled.SOURCE.with_name("_core.toml")):
+            shutil.copy(kept, folder / kept.name)  # the headers it includes and its builds, unchanged
         copy = folder / compiled.SOURCE.name
         copy.write_text(source.replace(old, new, 1), encoding="utf-8")
         mp.setattr(compiled, "SOURCE", copy)
@@ -183,7 +183,7 @@ def core_source_changed(old: str, new: str) -> Patch:
 
 
 # The compiled core keeps a stale pending move after a measurement.
-core_keeps_pending = core_source_changed("    p->pending = 0;\n    if (r->untouched", "    if (r->untouched")
+core_keeps_pending = core_source_changed("    p->pending = 0;\n    p->chosen = 0;", "    p->chosen = 0;")
 # A C-core-only scoring bug: a player owning two or more lines of a per-pattern award gets one extra.
 core_double_counts = core_source_changed("sx += c->points * nx;", "sx += c->points * (nx > 1 ? nx + 1 : nx);")
 TWO_CYCLES = str(Path(__file__).resolve().parents[2] / "spec" / "coverage" / "creator-no-2-cycles.toml")

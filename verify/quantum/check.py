@@ -4,8 +4,8 @@ that settled it within which bounds, the time taken and, for a violation, a witn
 Statuses (`verify.catalogue.STATUSES`), weakest support last: `proved` (for every game: Z3, or analysis
 of the rules), `exhaustive` (the engine at every reachable position), `classes` (the engine at one
 position per shape class and relabelled members of each), `sampled` (sampled games only),
-`argued` (by hand), `unknown` (not settled, with why), `accepted` (a violation the ambiguity
-register documents), `violated`, `error` (the checker itself failed). A property's status is the
+`unknown` (not settled, with why), `accepted` (a violation the ambiguity register documents),
+`violated`, `error` (the checker itself failed). A property's status is the
 weakest of its parts; its label names each part. A violation is reported only with a game that
 `sampled.confirm` has replayed from the start under the real ruleset, seeing the property fail.
 """
@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any, TypeVar
 
 import z3
@@ -36,7 +37,7 @@ from ..report import Confirmed, Finding, Part, Progress, Report, finding, worst
 from . import z3_graph as Z
 from .abstract import Params, Summary, explore, realize
 from .catalogue import PROPERTIES, SHAPE_KEY
-from .exhaustive import RELABELLED, Walk, walk, walk_ruleset
+from .exhaustive import RELABELLED, Walk, resumable, walk, walk_ruleset
 from .graphs import Tally, enumerate_collapse, enumerate_single_cycle
 from .sampled import (
     ABSTRACT,
@@ -634,6 +635,10 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
     report is the same whichever mapper runs them."""
     rs = load_ruleset(spec)
     say = progress or (lambda _: None)
+    walks = exhaustive or (exhaustive is None and walks_by_default(rs))
+    if walks and checkpoint is not None and Path(checkpoint).is_file():  # damaged: named before any work
+        key = walk_key(rs)
+        resumable(walk_ruleset(rs) if key == "shape" else rs, Path(checkpoint), key)
     proofs = z3_proofs(rs.board * rs.board, timeout, mapper)
     unreduced = unreduced_proofs(timeout, mapper)
     tallies = enumerations(mapper)
@@ -646,7 +651,7 @@ def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progr
         PRIORITY.reset(token)
     walked, own, walk_data = None, None, None
     walking = Stopwatch(mapper)
-    if exhaustive or (exhaustive is None and walks_by_default(rs)):
+    if walks:
         depth = max_ply if max_ply is not None else default_depth(rs)
         walked, own = run_walks(rs, spec, depth, walking, say, checkpoint)
         walk_data = _walk_json(walked, own)

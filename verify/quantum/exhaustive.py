@@ -482,6 +482,13 @@ def _resume(out: Walk, path: Path) -> tuple[int, dict[Key, Path_], set[Key]]:
     return ply, frontier, parts
 
 
+def resumable(rs: Ruleset, path: Path, key: str = "shape") -> None:
+    """Read the checkpoint `walk(rs, checkpoint=path, key=key)` would resume from, and nothing
+    else: FileError (`damaged`) at once when it cannot be resumed, so that a command names a
+    damaged checkpoint before its other work."""
+    _resume(Walk(rs.canonical, key=key), path)
+
+
 def _tuples(value: Any) -> Any:
     return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 

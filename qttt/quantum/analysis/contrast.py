@@ -214,6 +214,10 @@ def pair_contrasts() -> list[dict[str, Any]]:
     return out
 
 
+CHANCE_SKIPPED = ("chance decides its collapses (rule collapse-chance); a contrast replays one game's "
+                  "placements with each measurer choosing, so it compares only games the players decide")
+
+
 def parameter_contrasts() -> list[dict[str, Any]]:
     """Every 3×3 built-in ruleset against itself with one parameter changed."""
     out = []
@@ -222,6 +226,9 @@ def parameter_contrasts() -> list[dict[str, Any]]:
         if rs.board != 3:
             continue
         for label, other in parameter_variants(rs):
+            if other.rules.collapse != "choice":
+                out.append({"a": n, "b": other.canonical, "searched": 0, "skipped": CHANCE_SKIPPED})
+                continue
             out.append(contrast(rs, other, n, other.canonical, f"{n}:{label}"))
     return out
 

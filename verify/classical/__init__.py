@@ -1,0 +1,1 @@
+"""The checker of the classical family."""
