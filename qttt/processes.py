@@ -147,6 +147,42 @@ def stop_pool(pool: ProcessPoolExecutor, interrupted: bool) -> None:
     pool.shutdown(wait=not interrupted, cancel_futures=interrupted)
 
 
+KILL_SECONDS = 5.0  # how long kill_pool sees to it that the pool's own thread ends
+
+
+def kill_pool(pool: ProcessPoolExecutor) -> None:
+    """Shut a pool down now, its pending work cancelled and its workers killed with the pieces in
+    hand, for work that has nothing to finish in a worker. The pool's own thread, which the
+    interpreter joins at exit, then ends; a worker killed while it sent a result would leave that
+    thread reading the rest of it forever, so bytes written to its pipe here complete it
+    (garbage: the pool breaks, as it does anyway)."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    manager: threading.Thread | None = getattr(pool, "_executor_manager_thread", None)
+    results = getattr(pool, "_result_queue", None)
+    feed = None
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        feed = os.dup(results._writer.fileno())  # type: ignore[union-attr]  # ours: the pool closes its own
+    try:
+        pool.shutdown(wait=False, cancel_futures=True)
+        for p in workers:
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                p.kill()
+        if feed is not None:
+            os.set_blocking(feed, False)  # the pipe may be full and nobody reading: never wait here
+        if manager is not None:
+            manager.join(0.5)  # it sees the workers gone, breaks the pool and ends
+        deadline = time.monotonic() + KILL_SECONDS
+        zeros = bytes(READ)
+        while manager is not None and manager.is_alive() and feed is not None and time.monotonic() < deadline:
+            with contextlib.suppress(OSError):  # the pipe is full for now, or nobody reads it any more
+                while os.write(feed, zeros):
+                    pass
+            manager.join(0.01)
+    finally:
+        if feed is not None:
+            os.close(feed)
+
+
 @contextlib.contextmanager
 def pool_of(workers: int, context: BaseContext | None = None) -> Iterator[ProcessPoolExecutor]:
     """A worker_pool, stopped at once when the block is left by an interrupt or error."""
@@ -175,6 +211,7 @@ class _Queue:
         self.lock = threading.RLock()
         self.order = itertools.count()
         self.running = 0
+        self.handed: set[Future[Any]] = set()  # the pool has them
 
     def map(self, fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterator[Any]:
         outs: list[Future[Any]] = [Future() for _ in args]
@@ -197,24 +234,34 @@ class _Queue:
                     out.set_exception(e)
                     continue
                 self.running += 1
+                self.handed.add(out)
                 f.add_done_callback(functools.partial(self.finished, out))
 
     def finished(self, out: Future[Any], f: Future[Any]) -> None:
         with self.lock:
             self.running -= 1
-        if f.cancelled():
-            out.set_exception(CancelledError())
-        elif (e := f.exception()) is not None:
-            out.set_exception(e)
-        else:
-            out.set_result(f.result())
+            mine = out in self.handed  # not when cancelled with the queue
+            self.handed.discard(out)
+        if mine:  # set outside the lock: its callbacks may hand out more work
+            if f.cancelled():
+                out.set_exception(CancelledError())
+            elif (e := f.exception()) is not None:
+                out.set_exception(e)
+            else:
+                out.set_result(f.result())
         self.start()
 
     def cancel(self) -> None:
+        """Everything not done is cancelled: what waits here, and what the pool has (its workers
+        are about to be killed)."""
         with self.lock:
-            for *_, out in self.waiting:
-                out.cancel()
+            waiting, handed = [w[-1] for w in self.waiting], list(self.handed)
             self.waiting.clear()
+            self.handed.clear()
+        for out in waiting:
+            out.cancel()
+        for out in handed:
+            out.set_exception(CancelledError())
 
 
 def _results(pool: Executor, outs: list[Future[Any]]) -> Iterator[Any]:
@@ -229,16 +276,20 @@ def _results(pool: Executor, outs: list[Future[Any]]) -> Iterator[Any]:
 
 
 def local_mapper(workers: int) -> tuple[Mapper, Callable[..., None]]:
-    """A mapper over `workers` local processes, and the function that shuts it down (at once
-    when given True: after an interrupt or error). Work waits by `PRIORITY` and goes to the pool a
-    few pieces ahead of the workers."""
+    """A mapper over `workers` local processes, and the function that shuts it down: after its
+    work, or when given True (after an interrupt or error) at once, its workers killed with the
+    pieces in hand (`kill_pool`: a mapper's work is a function of its arguments, nothing in a
+    worker is left to finish, and a piece such as a Z3 query or a ruleset's whole check can take
+    minutes). Work waits by `PRIORITY` and goes to the pool a few pieces ahead of the workers."""
     pool = worker_pool(workers)
     queue = _Queue(pool, workers)
 
     def stop(interrupted: bool = False) -> None:
-        if interrupted:
-            queue.cancel()
-        stop_pool(pool, interrupted)
+        if not interrupted:
+            stop_pool(pool, False)
+            return
+        queue.cancel()
+        kill_pool(pool)
     return queue.map, stop
 
 

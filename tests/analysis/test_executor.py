@@ -4,6 +4,10 @@ from any thread, and shared work is done once."""
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import struct
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -69,6 +73,40 @@ def test_an_interrupted_pool_cancels_what_waits() -> None:
     m, stop = local_mapper(1)
     results = m(slept, [(0.3, i) for i in range(8)])
     stop(True)
+    with pytest.raises(CancelledError):
+        list(results)
+
+
+def managers() -> set[threading.Thread]:
+    """The threads of process pools (the interpreter joins them at exit)."""
+    return {t for t in threading.enumerate() if type(t).__name__ == "_ExecutorManagerThread"}
+
+
+def half_sent(size: int) -> None:
+    """A worker that starts sending a result (the header of `size` bytes, a few of them) and
+    stops there: the pool's own thread waits for the rest."""
+    frame = sys._getframe()
+    while "result_queue" not in frame.f_locals:  # the worker's loop (concurrent.futures.process)
+        frame = frame.f_back  # type: ignore[assignment]
+    queue = frame.f_locals["result_queue"]
+    os.write(queue._writer.fileno(), struct.pack("!i", size) + b"\x80\x04")
+    time.sleep(3600)
+
+
+@pytest.mark.parametrize("work", [(time.sleep, 3600), (half_sent, 1 << 20)])
+def test_an_interrupted_pool_kills_its_workers_at_once(work: tuple[Callable[..., Any], int]) -> None:
+    """Stopped after an interrupt, a pool's workers are killed with the pieces in hand (a Z3 query,
+    a ruleset's whole check), and its own thread ends, even when a worker was killed half way
+    through sending a result: nothing is left for the interpreter to wait for at exit."""
+    before, children = managers(), set(multiprocessing.active_children())
+    m, stop = local_mapper(2)
+    workers = set(multiprocessing.active_children()) - children
+    fn, arg = work
+    results = m(fn, [(arg,), (arg,)])
+    time.sleep(1.0)  # both at work
+    stop(True)
+    assert workers and not any(p.is_alive() for p in workers)
+    assert managers() == before
     with pytest.raises(CancelledError):
         list(results)
 

@@ -122,23 +122,42 @@ def test_the_progress_line_counts_rulesets_and_estimates_what_is_left() -> None:
 
 
 def started(argv: list[str]) -> subprocess.Popen[str]:
+    """`qttt check argv` in a session of its own (every process it starts is in it)."""
     return subprocess.Popen([sys.executable, "-m", "qttt", "check", *argv], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def in_session(sid: int) -> list[str]:
+    """The live processes of a session, as `pid command`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, ValueError):
+            continue  # not a process, or gone
+        state, _, _, session = stat[stat.rindex(")") + 2:].split()[:4]
+        if int(session) == sid and state != "Z":  # a zombie has ended, it waits to be reaped
+            found.append(f"{entry.name} {command}")
+    return found
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_an_interrupt_prints_what_was_settled(sig: signal.Signals, status: int) -> None:
     """Stopped once the first ruleset is printed: its report stands, the last line says the report
-    is partial and names what was not settled; the exit status is the signal's."""
+    is partial and names what was not settled; the exit status is the signal's; none of its
+    workers is left."""
     proc = started(["spec/coverage/small-vanish-ranks.toml", "wikipedia", "--games", "100", "--json",
                     "--workers", "2"])  # a 2×2 walk, then the 3×3 one (minutes)
     assert proc.stdout is not None and proc.stderr is not None
     head = json.loads(proc.stdout.readline())
     first = json.loads(proc.stdout.readline())
+    workers = in_session(proc.pid)
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=120)
+    assert len(workers) >= 3 and in_session(proc.pid) == []  # no worker outlives it
     last = json.loads(out.splitlines()[-1])
     assert "catalogue" in head and first["ruleset"] == "spec/coverage/small-vanish-ranks.toml"
     assert proc.returncode == status and last["partial"] is True and last["exit_status"] == status
