@@ -5,7 +5,6 @@ partial, and exits 130/143."""
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import random
@@ -98,14 +97,6 @@ def test_units_run_in_any_order_give_the_same_report(seed: int) -> None:
     mixed = check(spec, games=40, seed=3, mapper=shuffled(seed))
     assert json.dumps(mixed.to_json(False)) == json.dumps(alone.to_json(False))
     assert alone.games == 40 and alone.walk is not None and alone.walk["complete"]
-
-
-def test_processes_is_an_old_spelling_of_workers(capsys: pytest.CaptureFixture[str]) -> None:
-    parser = argparse.ArgumentParser(prog="qttt check")
-    cli.add_arguments(parser)
-    assert parser.parse_args(["wikipedia", "--processes", "3"]).workers == 3
-    assert "--processes is deprecated; use --workers" in capsys.readouterr().err
-    assert parser.parse_args(["wikipedia"]).workers == 0  # one per core
 
 
 def test_the_progress_line_counts_rulesets_and_estimates_what_is_left() -> None:
