@@ -194,7 +194,8 @@ def parse_json(text: str, where: str, rule: str | None = None) -> Any:
     try:
         return loads(text)
     except json.JSONDecodeError as e:
-        raise FileError(rule, f"{where}: not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+        raise FileError(rule, f"{where}: not JSON: {e.msg.removesuffix(' at')} at line {e.lineno} "
+                        f"column {e.colno}") from None
     except RecursionError:
         raise FileError(rule, f"{where}: JSON nested too deeply (arrays and objects within each "
                         "other, about 1,000 levels at most)") from None
@@ -397,8 +398,9 @@ def _digest(data: dict[str, Any]) -> str:
 
 
 def write_checkpoint(path: Path, data: dict[str, Any]) -> None:
-    """Save a checkpoint: `data` and the digest of its content (read_checkpoint checks it, so
-    a file cut, changed or made by hand is never taken for saved work)."""
+    """Save a checkpoint: `data` and the digest of its content. The digest is a checksum against
+    accidents (a file cut or changed by mistake), not a seal: anyone can recompute it, so each
+    reader's `parse` checks what it resumes for sense (docs/hostile-input.md)."""
     write_atomic(path, json.dumps({"digest": _digest(data), **data}, separators=(",", ":"), default=list))
 
 

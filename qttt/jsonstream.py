@@ -194,7 +194,8 @@ class Scanner:
 
     def error(self, message: str) -> ScanError:
         """A ScanError at the cursor."""
-        return ScanError("record-format", f"not JSON: {message} at line {self.line} column {self.column}")
+        return ScanError("record-format", f"not JSON: {message.removesuffix(' at')} at line {self.line} "
+                         f"column {self.column}")  # json's own messages can end "... at"
 
     # -- reading ------------------------------------------------------------------------------
 

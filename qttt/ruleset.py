@@ -257,6 +257,15 @@ def with_params(rs: Ruleset, **changes: Any) -> Ruleset:
     return derived(replace(rs, rules=params, path=None), rs)
 
 
+def with_scoring(rs: Ruleset, scoring: list[dict[str, Any]]) -> Ruleset:
+    """A copy of `rs` with other [[scoring]] tables (plain data, as `to_dict` gives them; validated),
+    keeping its base."""
+    where = rs.path or f"ruleset {rs.name!r}"
+    components_ = components(scoring, where, rs.rules)
+    check_scoring_game(components_, rs.rules, where)
+    return derived(replace(rs, scoring=components_, path=None), rs)
+
+
 def _unknown(key: str) -> Any:
     raise VariantError(RULE, f"parameters: unknown key {key!r}; allowed: "
                        + ", ".join(PARAMETER_BY_NAME))

@@ -154,9 +154,9 @@ def _read_file(path: Path) -> dict[str, Any]:
     name = meta.get("name")
     if name is None:
         raise VariantError(RULE, f"{where}: variant.name is missing; it is a non-empty string")
-    if not isinstance(name, str) or not name:
+    if not isinstance(name, str) or not name.strip():
         raise VariantError(RULE, f"{where}: variant.name = {toml_text(name)} is not allowed; "
-                           "allowed: a non-empty string")
+                           "allowed: a string with a letter or digit, not only white space")
     for key in ("title", "summary", "notes", "extends"):
         if key in meta and not isinstance(meta[key], str):
             raise VariantError(RULE, f"{where}: variant.{key} = {toml_text(meta[key])} is not allowed; "

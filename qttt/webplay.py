@@ -14,6 +14,7 @@ import random
 import tempfile
 from pathlib import Path
 
+from .chance import CHANCE, draw
 from .errors import QtttError, RecordError
 from .family import AnyAction, GameState, family_of
 from .games import new_game
@@ -33,6 +34,9 @@ from .players import PLAYERS
 from .ruleset import Ruleset
 from .variant import builtin_names, load_ruleset
 
+CHANCE_RULESETS = ("wikipedia(collapse=chance-measurer)", "wikipedia(collapse=chance-second,p=3/4)")
+"""The stochastic variant (a chance turn decides each collapse), offered beside the built-in
+rulesets: the measurer's pick comes true with probability 1/2, and the second player's with 3/4."""
 BOARD_PIXELS = 480  # the drawn board's side; the page lays its clickable squares over it
 MARGIN = 4  # the board drawing's margin around the board, in the same pixels
 
@@ -75,6 +79,15 @@ class Session:
         """The actions up to the cursor, under the ruleset's canonical name (it replays anywhere)."""
         return Record(self.ruleset.canonical, tuple(self.actions[:self.cursor]))
 
+    def drawn(self) -> str | None:
+        """What chance drew in the step that led here (None when the step was a player's)."""
+        if self.cursor == 0 or self.states[self.cursor - 1].to_move != CHANCE:
+            return None
+        action = self.actions[self.cursor - 1]
+        p = dict(self.states[self.cursor - 1].chance_outcomes())[action]
+        (cell,) = action_to_json(action).values()
+        return f"Chance drew square {cell + 1} (probability {frac(p)})."
+
     def view(self) -> Json:
         """Everything the page draws: the board, the status, what a click does, the legal actions,
         the outcome of each measurement, the result and the record."""
@@ -95,6 +108,7 @@ class Session:
             "previews": [{**action_to_json(action), "svg": fam.svg(after, BOARD_PIXELS, None), "text": text}
                          for action, after, text in fam.previews(state)],
             "result": result(state),
+            "drawn": self.drawn(),
             "ply": self.cursor, "plies": len(self.actions),
             "record": record_to_json(record),
             "notation": fam.notation(record.variant, record.actions) or "",
@@ -103,7 +117,10 @@ class Session:
 
 def rules_page(rs: Ruleset) -> str | None:
     """The site page (relative to the site's root) that teaches a built-in ruleset: its players'
-    rulebook; None for a ruleset of one's own."""
+    rulebook (the stochastic variant's for the chance rulesets offered); None for a ruleset of one's
+    own."""
+    if rs.canonical in CHANCE_RULESETS:
+        return "rulebook/chance/"
     if rs.canonical != rs.name or rs.name not in builtin_names(None):
         return None
     return f"rulebook/{rs.name}/"
@@ -170,7 +187,8 @@ class Bridge:
         """One request; the reply is the session's view, or `{"error": ..., "rule": ...}`."""
         cmd = request.get("cmd")
         if cmd == "rulesets":
-            return {"rulesets": [{"name": n, "title": load_ruleset(n).title} for n in builtin_names(None)],
+            names = (*builtin_names(None), *CHANCE_RULESETS)
+            return {"rulesets": [{"name": n, "title": load_ruleset(n).title} for n in names],
                     "players": ["person", *PLAYERS]}
         if cmd == "new":
             self.session = Session(_ruleset(request))
@@ -186,6 +204,12 @@ class Bridge:
                 raise RecordError("record-format", f"unknown player {kind!r}; players: {', '.join(PLAYERS)}")
             rng = random.Random(f"{seed}:{self.session.cursor}")
             self.session.act(PLAYERS[str(kind)](rng=rng).choose(self.session.state))
+        elif cmd == "draw":  # a chance turn: the page asks the engine to draw its outcome
+            state = self.session.state
+            if state.to_move != CHANCE:
+                raise RecordError("record-format", "nothing to draw: it is not chance's turn")
+            rng = random.Random(f"{request.get('seed', 0)}:chance:{self.session.cursor}")
+            self.session.act(draw(state.chance_outcomes(), rng))
         elif cmd == "goto":
             ply = request.get("ply")
             self.session.goto(ply if isinstance(ply, int) else 0)

@@ -100,6 +100,11 @@ UNCOMPARED: dict[str, str] = {
     **{s: "the quantum core's fast paths are not yet compared with the engine (issue 30)"
        for s in ("qc_jsonl", "qc_replay_jsonl", "qc_perft", "qc_games", "qc_sample", "qc_replay", "qc_score",
                  "qc_search", "qc_table_new", "qc_table_free", "qc_table_nodes", "qc_table_stored")},
+    **{s: "the expectimax of chance rulesets (qttt analyze solve, qttt analyze curve): values, which qttt "
+          "check does not compute; compared with the Python expectimax and with an independent expectimax "
+          "over the reference model in tests/analysis/test_expectimax.py"
+       for s in ("qc_evalue", "qc_etable_new", "qc_etable_free", "qc_etable_nodes", "qc_etable_stored",
+                 "qc_edegree")},
     "qc_key": "the solver's key (qttt analyze solve), which qttt check does not run; compared with the "
               "Python keys in tests/project/test_position_state.py",
     **{s: "the walk's shape keys, not yet used by qttt check; compared with the Python shape key in "

@@ -79,7 +79,7 @@
     Object.assign(squares.style, {left: inset, top: inset, width: side, height: side,
       gridTemplateColumns: `repeat(${n}, 1fr)`, gridTemplateRows: `repeat(${n}, 1fr)`});
     squares.replaceChildren();
-    const canClick = !view.state.over && !isBot(view.state.to_move);
+    const canClick = !view.state.over && !isChance() && !isBot(view.state.to_move);
     const measuring = view.state.phase === "measure";
     for (let c = 0; c < n * n; c++) {
       const b = document.createElement("button");
@@ -117,7 +117,10 @@
         choices.appendChild(b);
       }
     }
-    $("play-hint").textContent = canClick || view.state.over ? view.hint : `${view.state.to_move} is a built-in player: watch it move.`;
+    $("play-hint").textContent = canClick || view.state.over || isChance() ? view.hint
+      : `${view.state.to_move} is a built-in player: watch it move.`;
+    $("play-drawn").textContent = view.drawn || "";
+    root.dataset.drawn = view.drawn || "";
     renderResult();
     const link = $("play-rules-link");
     link.hidden = !view.ruleset.page;
@@ -165,7 +168,8 @@
 
   function atEnd() { return view.ply === view.plies; }
   function playerKind(mark) { return mark === "x" ? $("play-x").value : $("play-o").value; }
-  function isBot(mark) { return mark !== null && playerKind(mark) !== "person"; }
+  function isBot(mark) { return mark === "x" || mark === "o" ? playerKind(mark) !== "person" : false; }
+  function isChance() { return view.state.to_move === "chance"; }
 
   function clickSquare(c) {
     if (view.state.over) return;
@@ -186,7 +190,12 @@
 
   function schedule() {
     clearTimeout(botTimer);
-    if (view.state.over || !atEnd() || !isBot(view.state.to_move)) return;
+    if (view.state.over || !atEnd()) return;
+    if (isChance()) {  // the engine draws chance's outcome, after a moment to read the hint
+      botTimer = setTimeout(() => show(request({cmd: "draw", seed: game})), 600);
+      return;
+    }
+    if (!isBot(view.state.to_move)) return;
     botTimer = setTimeout(() => show(request({cmd: "bot", player: playerKind(view.state.to_move), seed: game})), 120);
   }
 

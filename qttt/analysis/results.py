@@ -21,7 +21,7 @@ from ..io import read_json, write_atomic
 from ..ruleset import Ruleset
 from ..spec import results_dir as results_root
 
-SECTIONS = ("count", "solve", "random", "fairness")
+SECTIONS = ("count", "solve", "curve", "random", "fairness")
 
 
 DATA_ENV = "QTTT_DATA"  # the variable naming the user's data directory

@@ -9,6 +9,7 @@ are summed as integers; exact fractions are made once, at the end.
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import time
@@ -23,6 +24,7 @@ from typing import Any, Protocol, runtime_checkable
 from ..bounds import CHUNK, COUNT, GAMES, SEED
 from ..errors import FileError, UsageError
 from ..family import Tally, compiled_core, family_of, tool
+from ..interop import rules_of
 from ..io import FRACTION, read_checkpoint, write_checkpoint
 from ..processes import Mapper
 from ..ruleset import Ruleset
@@ -189,7 +191,7 @@ def sample_games(rs: Ruleset, games: int, *, seed: int = 0, chunk: int = 2000,
     done: set[int] = set()
     cp = Path(checkpoint) if checkpoint is not None else None
     if cp is not None and cp.is_file():
-        done = _resume(cp, res, len(sizes))
+        done = _resume(cp, rs, res, sizes)
     left = [i for i in range(len(sizes)) if i not in done]
     todo = [(rs, seed, unit, core) for unit in _units(left, sizes, fast)]
     played = sum(sizes[i] for i in done)
@@ -203,7 +205,7 @@ def sample_games(rs: Ruleset, games: int, *, seed: int = 0, chunk: int = 2000,
     def save() -> None:
         if cp is not None:
             res.histogram = tally.points()
-            _save(cp, res, done, len(sizes))
+            _save(cp, res, done, len(sizes), games)
     try:
         for args, (scale, rows, lines, shapes) in zip(todo, results, strict=True):
             tally.add_rows(scale, rows)
@@ -257,38 +259,105 @@ class _Scaled:
         return Counter({(Fraction(x, s), Fraction(o, s)): k for (x, o), k in self.counts.items()})
 
 
-def _save(path: Path, res: SampleResult, done: set[int], chunks: int) -> None:
-    data = {"ruleset": res.ruleset, "seed": res.seed, "chunk": res.chunk, "chunks": chunks,
+def _save(path: Path, res: SampleResult, done: set[int], chunks: int, games: int) -> None:
+    data = {"ruleset": res.ruleset, "seed": res.seed, "chunk": res.chunk, "chunks": chunks, "games": games,
             "done": sorted(done), "histogram": [[str(x), str(o), c] for (x, o), c in res.histogram.items()],
             "lines": dict(res.lines), "shapes": [[m, e, c] for (m, e), c in res.shapes.items()]}
     write_checkpoint(path, data)
 
 
-CHECKPOINT = {"ruleset": str, "seed": SEED, "chunk": CHUNK, "chunks": GAMES,
+CHECKPOINT = {"ruleset": str, "seed": SEED, "chunk": CHUNK, "chunks": GAMES, "games": GAMES,
               "done": [COUNT], "histogram": [(FRACTION, FRACTION, COUNT)],
               "?lines": {f"?{k}": COUNT for k in LINE_RESULTS},
               "?shapes": [(COUNT, COUNT, COUNT)]}
 
 
-def _resume(path: Path, res: SampleResult, chunks: int) -> set[int]:
-    mine = {"ruleset": res.ruleset, "seed": res.seed, "chunk": res.chunk, "chunks": chunks}
+def _resume(path: Path, rs: Ruleset, res: SampleResult, sizes: list[int]) -> set[int]:
+    """The chunks a checkpoint of this very run (ruleset, seed, chunk size, number of games) has
+    played, its tallies added to `res`; FileError (`damaged`) when it is of another run, or when
+    its counts are not ones those chunks can give: every chunk named once, as many games tallied
+    as those chunks hold (in the histogram, and in the line results and shapes where the ruleset's
+    games are tallied so: `_kept`), each score and shape one a game of the ruleset can have
+    (`_histogram`, `_shapes`). The digest is only a checksum against accidents; these checks are
+    what keeps a file, written by anyone, from making the command print a result the rules
+    cannot produce."""
+    mine = {"ruleset": res.ruleset, "seed": res.seed, "chunk": res.chunk, "chunks": len(sizes),
+            "games": sum(sizes)}
 
     def parse(data: dict[str, Any]) -> tuple[dict[str, Any], Counter[tuple[Fraction, Fraction]],
                                              Counter[str], Counter[tuple[int, int]], set[int]]:
-        histogram: Counter[tuple[Fraction, Fraction]] = Counter()
-        for x, o, c in data["histogram"]:
-            histogram[(Fraction(x), Fraction(o))] += c
-        lines = Counter({str(k): int(c) for k, c in data.get("lines", {}).items()})
-        shapes = Counter({(m, e): c for m, e, c in data.get("shapes", [])})
+        theirs = {k: data.get(k) for k in mine}
+        if theirs != mine:  # checked before its counts, which are only meaningful for this run
+            return theirs, Counter(), Counter(), Counter(), set()
         done = set(data["done"])
-        if any(i >= data["chunks"] for i in done):
-            raise ValueError(f"done names a chunk beyond its {data['chunks']} chunks")
-        return {k: data.get(k) for k in mine}, histogram, lines, shapes, done
+        if len(done) != len(data["done"]):
+            raise ValueError("$.done names a chunk twice")
+        if any(i >= len(sizes) for i in done):
+            raise ValueError(f"$.done names a chunk beyond the run's {len(sizes)} chunks")
+        played = sum(sizes[i] for i in done)
+        histogram = _histogram(data["histogram"], rs)
+        if sum(histogram.values()) != played:
+            raise ValueError(f"$.histogram: {sum(histogram.values()):,} games tallied, but the "
+                             f"{len(done):,} chunks done hold {played:,}")
+        lines = Counter({str(k): int(c) for k, c in data.get("lines", {}).items() if c})
+        shapes = _shapes(data.get("shapes", []), rs)
+        kept = _kept(rs) if played else {"lines": False, "shapes": False}
+        for name, tally in (("lines", lines.values()), ("shapes", shapes.values())):
+            if sum(tally) != (played if kept[name] else 0):
+                raise ValueError(f"$.{name}: {sum(tally):,} games tallied, but " + (
+                    f"the chunks done hold {played:,}" if kept[name]
+                    else f"games of {rs.canonical} are not tallied by {name[:-1]}"))
+        return theirs, histogram, lines, shapes, done
 
     theirs, histogram, lines, shapes, done = read_checkpoint(path, CHECKPOINT, parse)
     if theirs != mine:
-        raise FileError(None, f"checkpoint {path} is for another run: {theirs}, not {mine}")
+        differ = "; ".join(f"{k} {json.dumps(v)} there, {json.dumps(mine[k])} now"
+                           for k, v in theirs.items() if v != mine[k])
+        raise FileError(None, f"checkpoint {path} is of another run ({differ}); run with its arguments, "
+                        "or delete it to start afresh")
     res.histogram.update(histogram)
     res.lines.update(lines)
     res.shapes.update(shapes)
     return done
+
+
+def _kept(rs: Ruleset) -> dict[str, bool]:
+    """Whether the games of `rs` are tallied by line result and by shape (whatever the core: one
+    game's tally tells)."""
+    _, lines, shapes = engine_tally(rs, random.Random(0), 1)
+    return {"lines": bool(lines), "shapes": bool(shapes)}
+
+
+def _histogram(rows: list[list[Any]], rs: Ruleset) -> Counter[tuple[Fraction, Fraction]]:
+    """A checkpoint's histogram rows (x, o, games), once each score is listed once, with games,
+    and is one a game of `rs` can end with (its score range and sums); else ValueError."""
+    codec = rules_of(rs).codec
+    x_lo, x_hi, o_lo, o_hi = codec.score_range
+    histogram: Counter[tuple[Fraction, Fraction]] = Counter()
+    for i, (x, o, c) in enumerate(rows):
+        score = (Fraction(x), Fraction(o))
+        if score in histogram:
+            raise ValueError(f"$.histogram[{i}]: the scores {x} - {o} are listed twice")
+        if c < 1:
+            raise ValueError(f"$.histogram[{i}]: {c} games with the scores {x} - {o}")
+        if not (x_lo <= score[0] <= x_hi and o_lo <= score[1] <= o_hi) or (
+                codec.sums is not None and sum(score) not in codec.sums):
+            raise ValueError(f"$.histogram[{i}]: {x} - {o} is no score a game of {rs.canonical} ends with "
+                             f"(x {x_lo} to {x_hi}, o {o_lo} to {o_hi})")
+        histogram[score] = c
+    return histogram
+
+
+def _shapes(rows: list[list[int]], rs: Ruleset) -> Counter[tuple[int, int]]:
+    """A checkpoint's shape rows (moves, cells left empty, games), once each is listed once, with
+    games, and fits a game of `rs` (its longest game, its cells); else ValueError."""
+    codec = rules_of(rs).codec
+    longest, cells = codec.max_length, codec.shape[-2] * codec.shape[-1]
+    shapes: Counter[tuple[int, int]] = Counter()
+    for i, (m, e, c) in enumerate(rows):
+        if (m, e) in shapes or c < 1 or m > longest or e > cells:
+            raise ValueError(f"$.shapes[{i}]: {c} games of {m} moves with {e} cells left empty (a game of "
+                             f"{rs.canonical} has at most {longest} moves and {cells} cells, each shape "
+                             "listed once)")
+        shapes[(m, e)] = c
+    return shapes

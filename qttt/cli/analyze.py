@@ -1,13 +1,16 @@
-"""`qttt analyze count|solve|random|fairness NAME|FILE`: game counts, solved values, random play."""
+"""`qttt analyze count|solve|curve|random|fairness NAME|FILE`: game counts, solved values, value curves
+over p, random play."""
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import shlex
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +85,25 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                 "or auto (compiled when it can; default); the same values either way")
     add_engine_alias(s)
     s.set_defaults(run=run_solve)
+
+    v = tasks.add_parser("curve", help="a chance ruleset's exact value over p, and where it crosses zero",
+                         description="The exact expected value x − o of a chance ruleset (collapse = "
+                                     "chance-measurer or chance-second) under perfect play at each p of a "
+                                     "grid (default 1/2, 11/20, ..., 1), each with the polynomial in p of "
+                                     "the piece beside it, and where the value stops having the sign it has "
+                                     "at a grid point: a bracket narrower than --width whose ends are solved "
+                                     "exactly, with the polynomial whose root the crossing is where one "
+                                     "piece holds at both ends. The ruleset's own p is replaced.")
+    common(v, checkpoint=False)
+    v.add_argument("--param", choices=("p",), default="p", help="the parameter varied (p, the probability "
+                   "of the named outcome; the only one today)")
+    v.add_argument("--points", type=fractions, default=None, metavar="P,P,...",
+                   help="the p tabulated, exact, increasing, from 1/2 to 1 (default 1/2,11/20,...,1)")
+    v.add_argument("--width", type=fraction_arg, default=None, metavar="W",
+                   help="a crossing's bracket is narrower than this (default 1/10000000000)")
+    add_core(v, "search: the compiled core, the pure Python expectimax, or auto (default); the same values "
+                "either way")
+    v.set_defaults(run=run_curve)
 
     r = tasks.add_parser("random", help="score statistics of uniformly random games")
     common(r)
@@ -193,10 +215,65 @@ def run_solve(args: argparse.Namespace) -> int:
     pv = family_of(rs).notation(rs.canonical, tuple(res.pv)) or json.dumps(record_to_json(
         Record(rs.canonical, tuple(res.pv))))
     firsts = "\n".join(f"  {json.dumps(action_to_json(a))}: {v}" for a, v in res.first)
-    text = (f"{rs.canonical}: value x − o under perfect play = {res.value}\n"
-            f"principal variation: {pv}\nfirst moves (one per symmetry class):\n{firsts}\n")
+    text = f"{rs.canonical}: value x − o under perfect play = {res.value}\n"
+    piece = getattr(res, "piece", None)
+    if piece is not None:  # a chance ruleset: the expected value at its p, and its polynomial there
+        side = "right" if res.side > 0 else "left"
+        text = (f"{rs.canonical}: expected value x − o under perfect play at p = {res.point}: {res.value}\n"
+                f"on the piece of [1/2, 1] {side} of p = {res.point} the value is {piece.text()}\n")
+        firsts = "\n".join(f"  {json.dumps(action_to_json(a))}: {v}  ({q.text()})"
+                           for (a, v), q in zip(res.first, res.pieces, strict=True))
+    text += f"principal variation: {pv}\nfirst moves (one per symmetry class):\n{firsts}\n"
     _emit(args, rs, "solve", res.to_json(), text)
     return 0
+
+
+def fraction_arg(text: str) -> Fraction:
+    """An exact positive number: an integer, a fraction such as 3/4 or a decimal such as 0.75."""
+    try:
+        value = Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an exact number such as 3/4 or 0.75") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number above 0")
+    return value
+
+
+def fractions(text: str) -> list[Fraction]:
+    """Exact numbers from 1/2 to 1, increasing, separated by commas."""
+    out = [fraction_arg(t) for t in text.split(",")]
+    if any(not Fraction(1, 2) <= v <= 1 for v in out) or any(a >= b for a, b in itertools.pairwise(out)):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected increasing values of p from 1/2 to 1")
+    return out
+
+
+def run_curve(args: argparse.Namespace) -> int:
+    rs = load_ruleset(args.ruleset)
+    value_curve = tool(rs, "curve")
+    _guard(args, rs, "curve", search=True)
+    with _mapper(args) as mapper, _bar(args, "curve") as bar:
+        res = value_curve(rs, args.points, width=args.width, core=args.core, mapper=mapper,
+                          progress=lambda done, total: bar(done, total, "points"))
+    rows = [f"{'p':>6}  {'value x − o':>14}  piece beside p"]
+    for q in res.points:
+        rows.append(f"{q.p!s:>6}  {q.value!s:>14}  {q.piece.text()}")
+    if not res.crossings:
+        rows.append("no crossing of zero between the tabulated points")
+    for c in res.crossings:
+        data = c.to_json()
+        if c.lo == c.hi:
+            where = f"exactly at p = {c.lo}"
+        else:
+            where = f"in [{c.lo}, {c.hi}]" + (f" (p ≈ {data['decimal']})" if data.get("decimal") else "")
+        root = (f", the root there of {c.polynomial.squarefree().text()}" if c.polynomial is not None
+                else "")
+        rows.append(f"after p = {c.start} the value leaves its sign {where}{root}")
+    rows.append(f"({res.solves} exact solves; method: {METHOD_SHORT})")
+    _emit(args, rs, "curve", res.to_json(), f"{rs.canonical}: value over p\n" + "\n".join(rows) + "\n")
+    return 0
+
+
+METHOD_SHORT = "exact expectimax at each p, the piecewise polynomial's root bracketed by exact solves"
 
 
 def run_random(args: argparse.Namespace) -> int:

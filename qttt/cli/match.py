@@ -112,7 +112,7 @@ def run_command(args: argparse.Namespace, kind: str, players: list[str]) -> int:
     people = any(split_name(p)[1] == "human" for p in players)
     workers = 1 if people else workers_of(args.workers)
     store = Store(args.out or f"{kind}-{_slug(args.ruleset)}")
-    done = store.open(manifest(kind, jobs, players, args.games))
+    done = store.open(manifest(kind, jobs, players, args.games), jobs)
     if len(done) < len(jobs):
         greet(jobs, players)
     total = len(jobs)

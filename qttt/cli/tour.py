@@ -10,7 +10,7 @@ import random
 from ..argtypes import integer, output_file
 from ..bounds import SEED
 from ..competition.match import make_seat
-from ..competition.referee import Clock, check_spec, play_game
+from ..competition.referee import check_spec, play_game
 from ..competition.sheet import html_protocol, text_protocol
 from ..competition.tour import Tour, load_tour, tour_json
 from ..io import write_atomic
@@ -86,13 +86,12 @@ def play_missing(tour: Tour, seed: int, quiet: bool = False, stderr: bool = Fals
                              human=lambda who: HumanSeat(who, seats_console))
             seat.name = name
             seats[side] = seat
-        clock = Clock(move=tour.team_seconds or None) if slot.stage == "team" else Clock.of(tour.ruleset)
+        clock = tour.clock(slot)
         console.print(f"game {n}: {slot.stage} {('board ' + str(slot.board)) if slot.board else ''} "
                       f"{names['x']} (x, {slot.x}) - {names['o']} (o, {slot.o})", markup=False)
         result = play_game(tour.ruleset, tour.variant, seats, clock,
                            chance=random.Random(f"{seed}:{slot.key()}:chance"))
-        record = {**result.to_json(), "tour": {"stage": slot.stage, "board": slot.board, "x": slot.x,
-                                               "o": slot.o, "extra": slot.extra}}
+        record = {**result.to_json(), "tour": slot.to_json()}
         write_atomic(tour.records / f"{slot.key()}.json", json.dumps(record, ensure_ascii=False) + "\n",
                      make_dirs=True)  # the tour's own record directory
         console.print(f"  x {result.scores['x']}, o {result.scores['o']}: {result.end}", markup=False)

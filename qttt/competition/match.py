@@ -16,6 +16,7 @@ import math
 import multiprocessing
 import os
 import random
+import re
 import shlex
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..errors import FileError, MatchError
 from ..family import family_of, having, tool
@@ -48,10 +49,12 @@ from .referee import (
     check_spec,
     describe,
     play_game,
+    refereed_problem,
     split_name,
 )
 
 RULE = "match-forfeit"
+RECORD_NAME = re.compile(r"game-([0-9]{4,})\.json")  # a game's record in a match folder
 STDERR = "stderr"  # the key under which a played job hands its programs' standard error to `run`
 
 
@@ -202,13 +205,17 @@ class Store:
     def path(self, index: int) -> Path:
         return self.root / f"game-{index:04d}.json"
 
-    def open(self, manifest: Json) -> dict[int, Json]:
-        """Create the directory or check it holds this match; the records already there."""
+    def open(self, manifest: Json, jobs: list[Job]) -> dict[int, Json]:
+        """Create the directory or check it holds this match; the records already there, each
+        checked against its game of the schedule by replaying it under the referee's rules
+        (`refereed_problem`): FileError naming the file and the field when one is not a record
+        this match can have written (edited, forged, of another schedule)."""
         target = self.root / "match.json"
         if os.path.lexists(self.root) and not self.root.is_dir():
             raise FileError(None, f"cannot keep the records in --out {self.root}: it is a file, not a "
                             "directory; give a directory (it is created if missing)")
-        if target.is_file():
+        found = sorted(self.root.glob("game-*.json")) if self.root.is_dir() else []
+        if os.path.lexists(target):
             try:
                 old = read_json(target, own=True)
             except FileError:  # not JSON, not UTF-8, nested too deeply, not a file
@@ -219,22 +226,45 @@ class Store:
                                  for k in changed) if isinstance(old, dict) else "it cannot be read"
                 raise MatchError(None, f"{self.root} holds another schedule ({target}: {what}); "
                                  "resume with the same arguments, or choose another --out")
+        elif found:
+            raise FileError(None, f"{self.root} holds game records but no match.json, so the schedule "
+                            "they belong to is unknown; restore match.json, or choose another --out")
         write_atomic(target, json.dumps(manifest, indent=1) + "\n", make_dirs=True)  # the match directory
+        by_index = {j.index: j for j in jobs}
+        rs = load_ruleset(jobs[0].variant)
         done = {}
-        for rec in self.records():
-            if isinstance(rec.get("game"), int) and isinstance(rec.get("result"), dict):
-                done[rec["game"]] = rec
+        for path in found:
+            rec = self._checked(path, by_index, rs)
+            done[rec["game"]] = rec
         return done
 
-    def records(self) -> Iterator[Json]:
-        """The readable game records, by game number."""
-        for p in sorted(self.root.glob("game-*.json")):
-            try:
-                rec = read_json(p, own=True)
-            except FileError:
-                continue  # a file not written by us: the game is played again
-            if isinstance(rec, dict):
-                yield rec
+    def _checked(self, path: Path, jobs: dict[int, Job], rs: Ruleset) -> Json:
+        """The record at `path`, once it is one this match can have written for its game."""
+        def damaged(why: str) -> FileError:
+            return FileError(None, f"match folder {self.root}: {path.name} is damaged ({why}); delete it "
+                             "to play that game again")
+        name = RECORD_NAME.fullmatch(path.name)
+        if name is None or int(name[1]) not in jobs:
+            raise damaged(f"no game of this schedule of {len(jobs):,} games is named so")
+        try:
+            rec = read_json(path, own=True)
+        except FileError as e:
+            raise damaged(e.message.removeprefix(f"{path}: ").removeprefix(f"{path} ")) from None
+        job = jobs[int(name[1])]
+        game = rec.get("game") if isinstance(rec, dict) else None
+        if isinstance(game, bool) or game != job.index:
+            raise damaged(f"game: {json.dumps(game)[:40]} is not {job.index}, the game of this file")
+        players = {"x": split_name(job.x)[0], "o": split_name(job.o)[0]}
+        clock = Clock.of(rs, job.move, job.game).to_json(job.ack)
+        problem = refereed_problem(rec, rs, job.variant, players, clock,
+                                   random.Random(f"{job.seed}:{job.index}:chance"))  # as play_job draws
+        if problem is not None:
+            raise damaged(problem)
+        return cast(Json, rec)
+
+    def records(self) -> Iterator[Path]:
+        """The game records saved so far."""
+        return iter(sorted(self.root.glob("game-*.json")))
 
     def save(self, record: Json) -> Path:
         """Write one game's record atomically."""

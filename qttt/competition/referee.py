@@ -24,8 +24,9 @@ from ..chance import CHANCE, draw
 from ..errors import IllegalAction, MatchError, RecordError
 from ..family import AnyAction, GameState, family_of
 from ..games import new_game
+from ..io import FRACTION as FRACTION_TEXT
 from ..jsonstream import loads
-from ..notation import Record, action_from_json, action_to_json, record_to_json
+from ..notation import Record, action_from_json, action_to_json, record_from_json, record_to_json
 from ..players import PLAYERS, Player, SearchPlayer
 from ..processes import ChannelClosed, LineChannel
 from ..ruleset import Ruleset
@@ -461,3 +462,104 @@ def check_spec(spec: str) -> str:
             raise MatchError(None, f"player {spec!r}: {kind} takes no argument")
         return spec
     raise MatchError(None, f"unknown player {spec!r}; a player is one of: {KINDS_HELP}")
+
+
+# -- records read back ----------------------------------------------------------------------------
+
+def _seconds_problem(value: Any) -> bool:
+    return isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < float("inf")
+
+
+def refereed_problem(rec: Any, rs: Ruleset, variant: str, players: dict[str, str] | None = None,
+                     clock: dict[str, float | None] | None = None,
+                     chance: random.Random | None = None) -> str | None:
+    """Where a game record read back departs from one the referee can have written for a game of
+    `rs` named `variant` (between `players`, under `clock`, drawing chance outcomes from `chance`,
+    when given): the field, then why; None when it is one. Its actions are replayed under the
+    rules, each chance outcome the referee's own draw (rule collapse-chance), so its result must
+    be the one the rules give: the final scores of a finished game or of a deadlock, or the forfeit
+    score when a side forfeited (rule match-forfeit). Nothing else in it is believed."""
+    if not isinstance(rec, dict):
+        return "$: a game record is a JSON object"
+    if rec.get("variant") != variant:
+        return f"variant: {_json(rec.get('variant'))} is not this match's ruleset {_json(variant)}"
+    if players is not None:
+        got = rec.get("players")
+        for side in ("x", "o"):
+            name = got.get(side) if isinstance(got, dict) else None
+            if name != players[side]:
+                return (f"players.{side}: {_json(name)} is not the player of {side} in this game, "
+                        f"{_json(players[side])}")
+    if clock is not None and rec.get("clock") != clock:
+        return f"clock: {_json(rec.get('clock'))} is not this match's clock {_json(clock)}"
+    try:
+        record = record_from_json(rec)
+    except RecordError as e:
+        return f"actions[{e.index}]: {e}" if e.index is not None else f"$: {e}"
+    state = new_game(rs)
+    for i, action in enumerate(record.actions):
+        if chance is not None and state.to_move == CHANCE and not state.over:
+            drawn = draw(state.chance_outcomes(), chance)
+            if action != drawn:
+                return (f"actions[{i}]: {json.dumps(action_to_json(action))} is not the chance outcome the "
+                        f"referee drew for this game, {json.dumps(action_to_json(drawn))} (rule "
+                        "collapse-chance)")
+        try:
+            state = state.apply(action)
+        except (IllegalAction, RecordError) as e:
+            return f"actions[{i}]: {json.dumps(action_to_json(action))} is not legal here ({e})"
+    return _result_problem(rec.get("result"), rs, state, len(record.actions), timed=clock is not None)
+
+
+def _result_problem(result: Any, rs: Ruleset, state: GameState, actions: int, timed: bool) -> str | None:
+    """Where a record's `result` departs from what the rules give after its actions (`state`); the
+    seconds, optional in a record (record.schema.json), are required where `timed` (the referee's
+    own records)."""
+    if not isinstance(result, dict):
+        return "result: a match record's result is an object"
+    end = result.get("end")
+    scores = result.get("scores")
+    if not (isinstance(scores, dict) and set(scores) == {"x", "o"} and all(
+            isinstance(v, str) and FRACTION_TEXT.fullmatch(v) and not v.endswith("/0")
+            for v in scores.values())):
+        return "result.scores: expected {\"x\": points, \"o\": points}, points as text such as \"1/2\""
+    got = {side: Fraction(v) for side, v in scores.items()}
+    forfeit = result.get("forfeit")
+    if end == "forfeit":
+        if not isinstance(forfeit, dict) or forfeit.get("side") not in ("x", "o"):
+            return "result.forfeit.side: a forfeit names the side that forfeits, x or o"
+        if forfeit.get("kind") not in FORFEIT_KINDS or not isinstance(forfeit.get("message"), str):
+            return f"result.forfeit.kind: one of {', '.join(FORFEIT_KINDS)}, with a message"
+        if state.over:
+            return f"result.end: \"forfeit\", but the game is over after its {actions} actions"
+        won, lost = rs.match.forfeit
+        want = {"x": lost, "o": won} if forfeit["side"] == "x" else {"x": won, "o": lost}
+    elif end in ("over", "deadlock"):
+        if forfeit is not None:
+            return f"result.forfeit: a game that ended {end} has no forfeit"
+        if end == "over" and not state.over:
+            return f"result.end: \"over\", but the game is not over after its {actions} actions"
+        if end == "deadlock" and (state.over or state.legal_actions()):
+            return "result.end: \"deadlock\", but " + ("the game is over" if state.over else
+                                                        "the side to move has legal actions")
+        want = dict(state.scores)
+    else:
+        return f"result.end: {_json(end)}; one of \"over\", \"deadlock\", \"forfeit\""
+    if got != want:
+        shown = " - ".join(str(want[s]) for s in ("x", "o"))
+        return (f"result.scores: {scores['x']} - {scores['o']} is not the score the rules give this game "
+                f"({shown}" + (", rule match-forfeit)" if end == "forfeit" else f" in {rs.canonical})"))
+    used, times = result.get("seconds"), result.get("action_seconds")
+    if (timed or used is not None) and not (isinstance(used, dict) and set(used) == {"x", "o"}
+                                            and not any(map(_seconds_problem, used.values()))):
+        return "result.seconds: expected each side's seconds used, 0 or more"
+    if (timed or times is not None) and not (isinstance(times, list)  # a chance turn's can be missing
+                                             and actions - 1 <= len(times) <= actions + 1
+                                             and not any(map(_seconds_problem, times))):
+        return "result.action_seconds: expected the seconds of each action, 0 or more"
+    return None
+
+
+def _json(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:56] + "..."

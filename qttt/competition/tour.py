@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -29,6 +30,7 @@ from ..notation import record_from_json
 from ..ruleset import Ruleset
 from ..safe import shown
 from ..variant import load_ruleset
+from .referee import ACK_SECONDS, Clock, refereed_problem
 
 RULE = "tour-protocol"
 FREE_BOARD = 5
@@ -78,6 +80,10 @@ class Slot:
     @property
     def o(self) -> str:
         return self.away if self.x == self.home else self.home
+
+    def to_json(self) -> dict[str, Any]:
+        """The game as its record says which it is (`tour` in a record `qttt tour --play` saves)."""
+        return {"stage": self.stage, "board": self.board, "x": self.x, "o": self.o, "extra": self.extra}
 
     def key(self) -> str:
         """A file name for the game's record."""
@@ -139,9 +145,15 @@ class Tour:
     records: Path
     date: str = ""
     place: str = ""
+    path: Path = Path()  # the tour file
 
     def team(self, name: str) -> Team:
         return next(t for t in self.teams if t.name == name)
+
+    def clock(self, slot: Slot) -> Clock:
+        """The clock a game is played under: the team stage's time per move, else the ruleset's
+        [match] clocks (rule match-clock)."""
+        return Clock(move=self.team_seconds or None) if slot.stage == "team" else Clock.of(self.ruleset)
 
     def meetings(self) -> list[tuple[Team, Team]]:
         """Every pair of teams, in file order."""
@@ -235,16 +247,16 @@ def load_tour(path: str | Path) -> Tour:
                       else str(path.parent / variant))
     factor = head.get("team_factor", 3)
     if not isinstance(factor, int) or isinstance(factor, bool) or factor < 1:
-        raise _fail(where, f"tour.team_factor = {factor!r}; allowed: a whole number >= 1 (3 in seed 004)")
+        raise _fail(where, f"tour.team_factor = {_shown(factor)}; allowed: a whole number >= 1 (3 in seed "
+                    "004)")
     seconds = head.get("team_move_seconds", 40)
     if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not 0 <= seconds < math.inf:
-        raise _fail(where, f"tour.team_move_seconds = {seconds!r}; allowed: seconds >= 0 (40 in seed 004)")
+        raise _fail(where, f"tour.team_move_seconds = {_shown(seconds)}; allowed: seconds >= 0 (40 in seed "
+                    "004)")
     teams = [_team(t, f"{where}: team {i}") for i, t in enumerate(_list(data.get("team"), where, "team"), 1)]
     if len(teams) < 2:
         raise _fail(where, "a tour needs at least two [[team]] tables")
-    names = [t.name for t in teams]
-    if len(set(names)) != len(names):
-        raise _fail(where, "two teams have the same name")
+    _unique(teams, where)
     players = data.get("players", {})
     if not isinstance(players, dict) or not all(isinstance(v, str) for v in players.values()):
         raise _fail(where, "players is a table of name = player (random, human, engine:COMMAND, ...)")
@@ -255,7 +267,7 @@ def load_tour(path: str | Path) -> Tour:
     records = path.parent / _str(head.get("records", path.stem + "-records"), where, "tour.records")
     tour = Tour(_str(head.get("title", path.stem), where, "tour.title"), variant, rs, factor, float(seconds),
                 teams, [], {}, dict(players), records, _str(head.get("date", ""), where, "tour.date"),
-                _str(head.get("place", ""), where, "tour.place"))
+                _str(head.get("place", ""), where, "tour.place"), path)
     tour.slots = _schedule(tour)
     for i, raw in enumerate(_list(data.get("game"), where, "game"), start=1):
         _game(tour, raw, f"{where}: game {i}", path.parent)
@@ -285,21 +297,21 @@ def _game(tour: Tour, raw: Any, where: str, base: Path) -> None:
     meeting = raw.get("meeting", names[:2] if len(names) == 2 else None)
     if not (isinstance(meeting, list) and len(meeting) == 2 and all(m in names for m in meeting)
             and meeting[0] != meeting[1]):
-        raise _fail(where, f"meeting = {meeting!r}; allowed: two of the teams {names}")
+        raise _fail(where, f"meeting = {_shown(meeting)}; allowed: two of the teams {_shown(names)}")
     home, away = sorted(meeting, key=names.index)
     stage = raw.get("stage", "individual")
     if stage not in STAGES:
-        raise _fail(where, f"stage = {stage!r}; allowed: individual, team")
+        raise _fail(where, f"stage = {_shown(stage)}; allowed: \"individual\" or \"team\"")
     board = raw.get("board", 0)
     x = raw.get("x")
     if x not in (home, away):
-        raise _fail(where, f"x = {x!r}; allowed: {home!r} or {away!r}, the team playing X")
+        raise _fail(where, f"x = {_shown(x)}; allowed: {_shown(home)} or {_shown(away)}, the team playing X")
     extra = raw.get("extra", False)
     if not isinstance(extra, bool) or (extra and stage == "team"):
         raise _fail(where, "extra = true marks the individual stage's optional extra pair of games")
     slot = Slot(home, away, stage, board if stage == "individual" else 0, x, extra)
     if stage == "individual" and Slot(home, away, stage, board, x) not in tour.slots:
-        raise _fail(where, f"board = {board!r} is not played in {home} - {away}; boards 1-4, and 5 "
+        raise _fail(where, f"board = {_shown(board)} is not played in {home} - {away}; boards 1-4, and 5 "
                     "when both teams have free players")
     if slot.extra and slot not in tour.slots:
         tour.slots.append(slot)
@@ -316,7 +328,7 @@ def _game(tour: Tour, raw: Any, where: str, base: Path) -> None:
 def _result(tour: Tour, slot: Slot, kind: str, value: Any, where: str, base: Path) -> Outcome:
     if kind == "score":
         if not (isinstance(value, list) and len(value) == 2):
-            raise _fail(where, f"score = {value!r}; allowed: [X's points, O's points]")
+            raise _fail(where, f"score = {_shown(value)}; allowed: [X's points, O's points]")
         if not all(_points(v) for v in value):
             raise _fail(where, f"score = {_shown(value)}; allowed: points from {SCORE.low} to "
                         f"{SCORE.high}, whole numbers or strings such as \"1/2\"")
@@ -325,7 +337,7 @@ def _result(tour: Tour, slot: Slot, kind: str, value: Any, where: str, base: Pat
         return Outcome({slot.x: px, slot.o: po}, "score")
     if kind == "forfeit":
         if value not in ("x", "o"):
-            raise _fail(where, f"forfeit = {value!r}; allowed: \"x\" or \"o\", the side that forfeits")
+            raise _fail(where, f"forfeit = {_shown(value)}; allowed: \"x\" or \"o\", the side that forfeits")
         return _forfeit(tour, slot, value)
     if not isinstance(value, str):
         raise _fail(where, "record = a path to a game record (JSON)")
@@ -347,7 +359,7 @@ def _plausible(tour: Tour, px: Fraction, po: Fraction, where: str, value: Any) -
     x_lo, x_hi, o_lo, o_hi = score_range(tour.ruleset)
     for side, v, lo, hi in (("X", px, x_lo, x_hi), ("O", po, o_lo, o_hi)):
         if not lo <= v <= hi:
-            raise _fail(where, f"score = {value!r}: {side} scores {v}, but a game of {tour.variant} "
+            raise _fail(where, f"score = {_shown(value)}: {side} scores {v}, but a game of {tour.variant} "
                         f"gives {side} {lo} to {hi} (or the forfeit score {won}-{lost})")
 
 
@@ -359,35 +371,51 @@ def _forfeit(tour: Tour, slot: Slot, side: str) -> Outcome:
     return Outcome({loser: lost, winner: won}, "forfeit", loser)
 
 
-def _from_record(tour: Tour, slot: Slot, path: Path, where: str, how: str = "record") -> Outcome:
+def _from_record(tour: Tour, slot: Slot, path: Path, where: str, played: bool = False) -> Outcome:
+    """The outcome a game record gives, once its actions replay under the tour's rules and its
+    result, when it has one, is the one the rules give (`refereed_problem`); a record the tour
+    played itself (`played`) must also be of that very game: its players, clock and tour slot."""
+    def damaged(why: str) -> MatchError:
+        return _fail(where, f"{path} is damaged ({why}); " + ("delete it to play that game again" if played
+                                                              else "correct or remove it"))
     try:
         obj = read_json(path)
         record = record_from_json(obj)
         if record.ruleset().key() != tour.ruleset.key():
-            raise _fail(where, f"{path} is a game of {record.variant}, not of the tour's {tour.variant}")
+            raise damaged(f"variant: a game of {record.variant}, not of the tour's {tour.variant}")
+        result = obj.get("result")
+        if played or result is not None:
+            problem = (refereed_problem(obj, tour.ruleset, tour.variant, tour.seat_names(slot),
+                                        tour.clock(slot).to_json(ACK_SECONDS)) if played
+                       else refereed_problem(obj, tour.ruleset, obj["variant"]))
+            if problem is None and played and obj.get("tour") != slot.to_json():
+                problem = (f"tour: {_shown(obj.get('tour'))} is not this game of the tour, "
+                           f"{_shown(slot.to_json())}")
+            if problem is not None:
+                raise damaged(problem)
         state = record.replay()
     except FileError as e:
         raise _fail(where, e.message) from None
     except MatchError:
         raise
     except QtttError as e:
-        raise _fail(where, f"{path}: {e}") from None
-    result = obj.get("result") if isinstance(obj, dict) else None
+        raise (damaged(str(e)) if played else _fail(where, f"{path}: {e}")) from None
     if isinstance(result, dict) and result.get("end") == "forfeit":
-        side = (result.get("forfeit") or {}).get("side")
-        if side in ("x", "o"):
-            return Outcome(_forfeit(tour, slot, side).points, how, _forfeit(tour, slot, side).forfeit)
+        outcome = _forfeit(tour, slot, result["forfeit"]["side"])
+        return Outcome(outcome.points, "played" if played else "record", outcome.forfeit)
     if not state.over:
         raise _fail(where, f"{path}: the game is not finished ({len(record.actions)} actions)")
-    return Outcome({slot.x: state.scores["x"], slot.o: state.scores["o"]}, how)
+    return Outcome({slot.x: state.scores["x"], slot.o: state.scores["o"]}, "played" if played else "record")
 
 
 def _played(tour: Tour) -> None:
-    """Results of games played with `qttt tour --play`, saved in the records directory."""
+    """Results of games played with `qttt tour --play`, saved in the records directory, each
+    checked as the game it stands for (a link that leads nowhere, a loop, is named with the tour
+    file that points to the folder)."""
     for slot in tour.slots:
         target = tour.records / f"{slot.key()}.json"
-        if slot not in tour.outcomes and target.is_file():
-            tour.outcomes[slot] = _from_record(tour, slot, target, str(target), "played")
+        if slot not in tour.outcomes and os.path.lexists(target):
+            tour.outcomes[slot] = _from_record(tour, slot, target, f"{tour.path}: records", played=True)
 
 
 def _team(raw: Any, where: str) -> Team:
@@ -397,12 +425,11 @@ def _team(raw: Any, where: str) -> Team:
     name = _str(raw.get("name"), where, "name")
     captain = _str(raw.get("captain", ""), where, "captain")
     main, free = raw.get("main"), raw.get("free", [])
-    if not (isinstance(main, list) and len(main) == 4 and all(isinstance(p, str) and p for p in main)):
-        raise _fail(where, f"main = {main!r}; allowed: the names of the four main players (tour rule 2)")
-    if not (isinstance(free, list) and all(isinstance(p, str) and p for p in free)):
-        raise _fail(where, f"free = {free!r}; allowed: a list of names (any number of free players)")
-    if len(set(main) | set(free)) != len(main) + len(free):
-        raise _fail(where, "a player is named twice")
+    if not (isinstance(main, list) and len(main) == 4 and all(_named(p) for p in main)):
+        raise _fail(where, f"main = {_shown(main)}; allowed: the names of the four main players (tour rule "
+                    "2)")
+    if not (isinstance(free, list) and all(_named(p) for p in free)):
+        raise _fail(where, f"free = {_shown(free)}; allowed: a list of names (any number of free players)")
     return Team(name, captain, tuple(shown(p) for p in main), tuple(shown(p) for p in free))
 
 
@@ -422,9 +449,28 @@ def _list(value: Any, where: str, name: str) -> list[Any]:
     return value
 
 
+def _named(value: Any) -> bool:
+    """Whether `value` is a name: a string with something besides white space."""
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _unique(teams: list[Team], where: str) -> None:
+    """No two teams of one name, no player in two places (two teams, or main and free), and no
+    player named as a team: the [players] table and the protocol name each once."""
+    seen: dict[str, str] = {}
+    for team in teams:
+        for name, role in ((team.name, "a team"), *((p, f"a player of {team.name}") for p in
+                                                    (*team.main, *team.free))):
+            if name in seen:
+                raise _fail(where, f"{_shown(name)} is {seen[name]} and {role}; each team and player "
+                            "has a name of its own (tour rule 2)")
+            seen[name] = role
+
+
 def _str(value: Any, where: str, name: str) -> str:
-    if not isinstance(value, str) or (not value and name == "name"):
-        raise _fail(where, f"{name} = {value!r}; allowed: a non-empty string")
+    if not isinstance(value, str) or (name == "name" and not value.strip()):
+        raise _fail(where, f"{name} = {_shown(value)}; allowed: a string"
+                    + (" with a letter or digit, not only white space" if name == "name" else ""))
     return shown(value)  # type: ignore[no-any-return]
 
 

@@ -19,7 +19,7 @@ from ..ruleset import Ruleset
 from ..spec import rules
 from ..variant import load_ruleset
 from .scope import rule_ids
-from .suite import expectation
+from .telling import expectation
 
 ORDER_RULE = "engine-protocol"  # the rule of spec/rules.toml that fixes the order of the legal list
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 Json = Any  # a JSON value as json.loads returns it
+MAX_DESCRIPTION = 100  # the longest description a case may have (qttt vectors check)
 
 
 @dataclass(frozen=True)

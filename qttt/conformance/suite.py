@@ -15,16 +15,17 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import FileError, QtttError, RecordError
-from ..family import GameState, cases, family_of
+from ..family import cases, family_of
 from ..games import new_game
 from ..io import read_json, read_text
-from ..notation import Json, action_from_json, action_to_json, state_to_json
+from ..notation import Json, action_from_json, state_to_json
 from ..ruleset import Ruleset
 from ..spec import spec_dir
 from ..variant import builtin_names, load_ruleset
 from .casespec import CaseSpec
 from .perft import perft_entries
 from .scope import rule_ids
+from .telling import expectation, settings, telling_case, tells
 
 SUITE_FORMAT = 1
 GENERATOR = "qttt-conformance 1"
@@ -143,12 +144,6 @@ def _error(e: QtttError) -> dict[str, str]:
     return {"kind": e.kind, "rule": e.rule}
 
 
-def expectation(state: GameState, variant: str) -> dict[str, Json]:
-    """What a case expects at a position: its state (v1 JSON, named `variant`) and legal actions."""
-    return {"state": state_to_json(state, variant),
-            "legal": [action_to_json(a) for a in state.legal_actions()]}
-
-
 def build_case(rs: Ruleset, prefix: str, spec: CaseSpec) -> dict[str, Json]:
     """A case with its expectations, computed by the engine."""
     variant = spec.variant if spec.variant is not None else rs.canonical
@@ -194,6 +189,11 @@ def build_suite(rs: Ruleset, prefix: str | None = None) -> dict[str, Json]:
     prefix = prefix or suite_prefix(rs.name)
     specs = cases(rs).case_specs(rs)
     built = [build_case(rs, prefix, spec) for spec in specs]
+    for setting in settings(rs):  # a case for each setting no other case tells from its default
+        if not any(tells(case, setting) for case in built):
+            spec = telling_case(rs, setting)
+            if spec is not None:
+                built.append(build_case(rs, prefix, spec))
     return {
         "suite": "qttt-conformance-vectors",
         "format": SUITE_FORMAT,

@@ -15,7 +15,16 @@ from fractions import Fraction
 from typing import Any
 
 from ..notation import Json
-from ..vocabulary import AWARD_FIELDS, AWARDS, CRITERIA, PARAMETERS, PATTERNS, format_value
+from ..vocabulary import (
+    AWARD_DECLARATIONS,
+    AWARD_FIELDS,
+    AWARDS,
+    CRITERIA,
+    PARAMETERS,
+    PATTERNS,
+    format_value,
+    lists,
+)
 
 # A reading: (what, value), e.g. ("measurer", "creator") or ("first-line.double", "stated").
 Reading = tuple[str, str]
@@ -99,3 +108,19 @@ def value_coverage(suites: Iterable[Mapping[str, Json]]) -> list[tuple[str, str,
         for reading in ruleset_readings(ruleset["parameters"]):
             found.setdefault(reading, []).append(str(ruleset["name"]))
     return [(what, value, sorted(found.get((what, value), []))) for what, value in readings()]
+
+
+def default_readings() -> set[Reading]:
+    """The readings every parameter and every award field at its default shows (the award kinds
+    aside: no award is a default): what a suite has nothing to tell apart from."""
+    params: dict[str, Any] = {p.name: lists(p.default) for p in PARAMETERS}
+    scoring = []
+    for award, declared in AWARD_DECLARATIONS.items():
+        table: dict[str, Any] = {"award": award}
+        if declared.scores_pattern:
+            table.update(pattern="line", length=0)
+        for name, (_, default, _) in declared.settings.items():
+            if default is not None:
+                table[name] = lists(str(default) if isinstance(default, Fraction) else default)
+        scoring.append(table)
+    return ruleset_readings({**params, "scoring": scoring}) - {("scoring.award", a) for a in AWARDS}

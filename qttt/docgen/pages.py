@@ -221,6 +221,9 @@ def ambiguities_page() -> list[str]:
         out += [f"**Parameter:** {param}. {p['other']}", ""]
         if p["rules"]:
             out += ["**Rules:** " + ", ".join(rule_link(r, "ambiguities.md") for r in p["rules"]), ""]
+        if p.get("design"):
+            out += ["**Design findings kept on purpose** (`qttt check` reports them): "
+                    + ", ".join(f"`{v}`" for v in p["design"]), ""]
     return out
 
 

@@ -23,7 +23,7 @@ from ..narration import frac
 from ..ruleset import Ruleset
 from ..spec import rules, spec_dir
 from ..variant import builtin_names, load_ruleset
-from .site import Site, load_toml, rule_link, source_link, table
+from .site import Site, img, load_toml, rule_link, source_link, table
 
 # The articles of the game's rules, in play order (titles in LANG.toml `articles`); then the
 # complete game and the competition rules.
@@ -203,9 +203,33 @@ def title(rs: Ruleset, w: dict[str, Any]) -> str:
     return str(w["title"].format(title=w.get("titles", {}).get(rs.name, rs.title)))
 
 
-def quick_start(rs: Ruleset, w: dict[str, Any]) -> list[str]:
-    """The one-screen quick start: five bullets, then where to learn more."""
-    return [*(f"- {line}" for line in book(rs).quick(rs, w)), "", w["quick"]["learn"], ""]
+def summary_readings(rs: Ruleset) -> tuple[list[list[str]], list[list[str]]]:
+    """The project's readings each line of the quick start and each row of the summary card sums
+    up: the ambiguity points of the paragraphs it summarises (spec/rulebook.toml `ours`)."""
+    ours = plan()["ruleset"][rs.name]["ours"]
+    quick, card = book(rs).summary_keys(rs)
+
+    def points(keys: tuple[str, ...]) -> list[str]:
+        return list(dict.fromkeys(ours[k] for k in keys if k in ours))
+    return [points(k) for k in quick], [points(k) for k in card]
+
+
+def reading_mark(points: list[str], w: dict[str, Any], page: str) -> str:
+    """The mark a summary line gets when it states the project's readings: the label, and a link to
+    each reading's register point."""
+    if not points:
+        return ""
+    base = "../" * page.count("/") + "ambiguities.md"
+    return f" (*{w['our_reading']}*: " + ", ".join(f"[{p}]({base}#{p})" for p in points) + ")"
+
+
+def quick_start(rs: Ruleset, w: dict[str, Any], page: str = "") -> list[str]:
+    """The one-screen quick start: five bullets, each marked where it states our reading, then where
+    to learn more."""
+    marks = summary_readings(rs)[0]
+    lines = book(rs).quick(rs, w)
+    return [*(f"- {line}{reading_mark(p, w, page)}" for line, p in zip(lines, marks, strict=True)), "",
+            w["quick"]["learn"], ""]
 
 
 def card_rows(rs: Ruleset, w: dict[str, Any]) -> list[tuple[str, str]]:
@@ -220,6 +244,9 @@ def rulebook_page(site: Site, name: str, lang: str = "en") -> list[str]:
     page = page_path(name, lang)
     paras = numbered(paragraphs(name, lang))
     out = [f"# {title(rs, w)}", "", w["lead"][name], ""]
+    other = plan()["ruleset"][name].get("see_also")
+    if other:  # a variant the ruleset's own source offers
+        out += [w["see_also"][name].format(link=f"{other}.md"), ""]
     # raw links: the other language's build is another site, which MkDocs does not check
     base = page_path(name, "en")
     others = [f'<a href="{language_url(base, lang, code)}" hreflang="{code}">{v["language"]}</a>'
@@ -227,11 +254,17 @@ def rulebook_page(site: Site, name: str, lang: str = "en") -> list[str]:
     if others:
         out += [w["other_languages"].format(links=", ".join(others)), ""]
     out += [w["card_link"].format(name=name, card="../" + card_path(name, lang)), ""]
-    out += [f"## {w['quick_start']}", "", *quick_start(rs, w), *b.hero(site, rs, w, page)]
-    rows = [[f"**{a}**", b] for a, b in card_rows(rs, w)]
-    out += [f"## {w['summary_card']}", "", *table(w["card_head"], rows)]
+    # what the Our reading mark means, before the quick start first uses it
     sources = ", ".join(source_link(s, page) for s in rs.sources)
     out += [w["reading_intro"].format(sources=sources), ""]
+    legend = site.board(f"legend-{rs.game}-{lang}", b.legend(w))
+    key = img(legend, page, b.legend_title(w), b.legend_title(w))
+    out += [f"## {w['quick_start']}", "", *quick_start(rs, w, page),
+            '<div class="qttt-figures" markdown>', "", *b.hero(site, rs, w, page), key, "", "</div>", ""]
+    card_marks = summary_readings(rs)[1]
+    rows = [[f"**{a}**", b + reading_mark(p, w, page)]
+            for (a, b), p in zip(card_rows(rs, w), card_marks, strict=True)]
+    out += [f"## {w['summary_card']}", "", *table(w["card_head"], rows)]
     for k in range(1, ARTICLES + 1):
         out += [f"## {w['article'].format(k=k)}: {b.articles(w)[k - 1]}", ""]
         out += [x for number, p in paras if p.article == k for x in _paragraph_lines(number, p, w, page)]
@@ -242,9 +275,7 @@ def rulebook_page(site: Site, name: str, lang: str = "en") -> list[str]:
     out += [x for number, p in paras if p.article == COMPETITION_PART
             for x in _paragraph_lines(number, p, w, page, choice=True)]
     out += [f"## {w['glossary']}", "", *table(w["glossary_head"], glossary_rows(name, lang))]
-    out += [f"## {w['notation']}", ""]
-    out += [x for text in b.notation(rs, w) for x in (text, "")]
-    out += ["---", "", w["implementers"].format(page=f"../rules/{name}.md#rulebook-paragraphs"), ""]
+    out += ["---", "", w["implementers"].format(page=f"../rules/{name}.md"), ""]
     return out
 
 
@@ -252,7 +283,7 @@ def glossary_rows(name: str, lang: str) -> list[list[str]]:
     """The glossary terms that apply to the ruleset, with their definitions in `lang`."""
     term, meaning = ("term", "meaning") if lang == "en" else (lang, f"meaning_{lang}")
     rs = load_ruleset(name)
-    vals = values(rs)
+    vals = values(rs, lang)
     return [[f"**{t[term]}**", t[meaning].format(**vals)] for t in glossary()
             if t["game"] == rs.game and name in t.get("rulesets", [name]) and t.get(term)]
 
@@ -295,7 +326,13 @@ def implementer_lines(name: str, page: str) -> list[str]:
         shown = ", ".join(f"`{c}`" for c in pinned[:4]) + more
         ours = f"our reading ([{p.point}](../ambiguities.md#{p.point}))" if p.point else "the sources"
         rows.append([number, ", ".join(rule_link(r, page) for r in rids), ours, shown or "none"])
-    return ["## Rulebook paragraphs {#rulebook-paragraphs}", "",
+    rs = load_ruleset(name)
+    notation = [x for text in book(rs).notation(rs, words("en")) for x in (text, "")]
+    return ["## Records {#records}", "",
+            f"How games of `{name}` are recorded, and the records of the games its "
+            f"[players' rulebook](../rulebook/{name}.md) plays through (the players' pages narrate "
+            "them in words).", "", *notation,
+            "## Rulebook paragraphs {#rulebook-paragraphs}", "",
             f"The [players' rulebook](../rulebook/{name}.md) states these rules in words, without ids; "
             "each numbered paragraph, the rules it states, whose statement it is and the conformance "
             f"cases of `{vectors}` that pin those rules. Rules that bind software only: "
@@ -320,6 +357,7 @@ th { width: 28mm; background: #f5f5f5; }
 .boards { display: flex; gap: 4mm; align-items: flex-start; justify-content: space-between; margin: 2mm 0; }
 .boards figure { margin: 0; text-align: center; font-size: 9pt; }
 .boards svg { width: 46mm; height: auto; display: block; }
+.ours { color: #6a1b9a; font-style: italic; white-space: nowrap; }
 .foot { font-size: 8.5pt; color: #616161; margin-top: 3mm; }
 """
 
@@ -330,8 +368,12 @@ def card_html(name: str, lang: str) -> str:
     rs, w = load_ruleset(name), words(lang)
     heading, sentence, figures = book(rs).card_figures(rs, w)
     boards = "".join(f"<figure>{svg}<figcaption>{escape(cap)}</figcaption></figure>" for svg, cap in figures)
-    quick = "".join(f"<li>{escape(line[2:])}</li>" for line in quick_start(rs, w)[:5])
-    rows = "".join(f"<tr><th>{escape(a_)}</th><td>{escape(b_)}</td></tr>" for a_, b_ in card_rows(rs, w))
+    quick_marks, card_marks = summary_readings(rs)
+    ours = f' <em class="ours">({escape(w["our_reading"])})</em>'
+    quick = "".join(f"<li>{escape(line)}{ours if p else ''}</li>"
+                    for line, p in zip(book(rs).quick(rs, w), quick_marks, strict=True))
+    rows = "".join(f"<tr><th>{escape(a_)}</th><td>{escape(b_)}{ours if p else ''}</td></tr>"
+                   for (a_, b_), p in zip(card_rows(rs, w), card_marks, strict=True))
     title_ = escape(title(rs, w))
     return "\n".join([
         "<!DOCTYPE html>", GENERATED_HTML, f'<html lang="{w["lang"]}">', "<head>", '<meta charset="utf-8">',
@@ -361,6 +403,9 @@ class Book(Protocol):
     def worked(self, site: Site, rs: Ruleset, w: dict[str, Any], page: str, lang: str) -> list[str]: ...
     def card_figures(self, rs: Ruleset, w: dict[str, Any]) -> tuple[str, str, list[tuple[str, str]]]: ...
     def notation(self, rs: Ruleset, w: dict[str, Any]) -> list[str]: ...
+    def legend(self, w: dict[str, Any]) -> str: ...
+    def summary_keys(self, rs: Ruleset) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]: ...
+    def legend_title(self, w: dict[str, Any]) -> str: ...
 
 
 def book(rs: Ruleset) -> Book:

@@ -4,6 +4,7 @@ and the spec data the pages cite (sources, ambiguities)."""
 from __future__ import annotations
 
 import tomllib
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -80,5 +81,15 @@ def source_link(source_id: str, page: str) -> str:
     return f"[{source_id}]({'../' * depth}sources.md#{source_id})"
 
 
-def img(site_path: str, page: str, alt: str) -> str:
-    return f"![{alt}]({'../' * page.count('/')}{site_path})"
+def img(site_path: str, page: str, alt: str, caption: str = "") -> str:
+    """A picture, on one line: with a caption, a figure (Markdown in HTML, md_in_html)."""
+    picture = f"![{alt}]({'../' * page.count('/')}{site_path})"
+    if not caption:
+        return picture
+    return f'<figure markdown="span">{picture}<figcaption>{escape(caption)}</figcaption></figure>'
+
+
+def figure(site_path: str, page: str, w: dict[str, Any], what: str) -> str:
+    """A rulebook picture: the board, described in the reader's language, with what it shows as its
+    caption (as written: a caption may begin with a mark, x1 or o4, never capitalised)."""
+    return img(site_path, page, w["alt_board"].format(what=what), what)

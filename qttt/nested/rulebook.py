@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..docgen.rulebook import winner_text
-from ..docgen.site import Site, img, load_toml
+from ..docgen.rulebook import plan, winner_text
+from ..docgen.site import Site, figure, load_toml
 from ..family import Mark
 from ..narration import frac
 from ..ruleset import Ruleset
 from ..spec import spec_dir
 from .engine import NestedState
-from .svg import nested_svg
+from .svg import legend_svg, nested_svg
 
 # Each article's paragraphs (the scoring article's come from spec/rulebook.toml).
 KEYS = ((1, "nested-board"), (1, "nested-turns"), (1, "nested-mark"),
@@ -114,7 +114,7 @@ class NestedBook:
         states = game(rs)
         i = _first(states, lambda st: any(b != "open" for b in st.blocks))
         path = site.board(f"rulebook-{rs.name}-first-block", _draw(states[i]))
-        return [img(path, page, w["alt_board"].format(what=_t(w)["caption_block"].format(k=i))), ""]
+        return [figure(path, page, w, _t(w)["caption_block"].format(k=i)), ""]
 
     def pictures(self, site: Site, rs: Ruleset, k: int, w: dict[str, Any], page: str) -> list[str]:
         """Each article's boards: the empty grid; routing after the first moves and a free move;
@@ -122,28 +122,28 @@ class NestedBook:
         name, t, states = rs.name, _t(w), game(rs)
         if k == 1:
             path = site.board(f"rulebook-{name}-empty", _draw(states[0]))
-            return [t["empty_text"], "", img(path, page, w["alt_board"].format(what=t["caption_empty"])), ""]
+            return [t["empty_text"], "", figure(path, page, w, t["caption_empty"]), ""]
         if k == 2:
             out = [t["route_intro"], ""]
             for i in (1, 2):
                 path = site.board(f"rulebook-{name}-route-{i}", _draw(states[i]))
                 out += [f"{i}. {narrate(states[i - 1], states[i], w)}", "",
-                        "    " + img(path, page, w["alt_board"].format(what=t["caption_route"].format(k=i))),
+                        "    " + figure(path, page, w, t["caption_route"].format(k=i)),
                         ""]
             free = _first(states, lambda st: not st.over and st.move > 1 and st.target is None)
             path = site.board(f"rulebook-{name}-free", _draw(states[free]))
             return [*out, t["free_intro"].format(k=free), "", narrate(states[free - 1], states[free], w), "",
-                    img(path, page, w["alt_board"].format(what=t["caption_free"].format(k=free))), ""]
+                    figure(path, page, w, t["caption_free"].format(k=free)), ""]
         if k == 3:
             i = _first(states, lambda st: any(b != "open" for b in st.blocks))
             path = site.board(f"rulebook-{name}-block", _draw(states[i]))
             return [t["block_intro"].format(k=i), "", narrate(states[i - 1], states[i], w), "",
-                    img(path, page, w["alt_board"].format(what=t["caption_block"].format(k=i))), ""]
+                    figure(path, page, w, t["caption_block"].format(k=i)), ""]
         if k == 4:
             final = states[-1]
             path = site.board(f"rulebook-{name}-end", _draw(final, 320.0))
             return [t["end_intro"].format(k=len(states) - 1), "", narrate(states[-2], final, w), "",
-                    img(path, page, w["alt_board"].format(what=t["caption_end"])), ""]
+                    figure(path, page, w, t["caption_end"]), ""]
         if k == 5:
             final = states[-1]
             counts = {p: sum(1 for b in final.blocks if b == p) for p in ("x", "o")}
@@ -151,7 +151,7 @@ class NestedBook:
             path = site.board(f"rulebook-{name}-scored", _draw(final, 320.0))
             text = t["score_example"].format(bx=counts["x"], bo=counts["o"], x=frac(s["x"]), o=frac(s["o"]))
             what = w["caption_final"].format(x=frac(s["x"]), o=frac(s["o"]))
-            return [text, "", img(path, page, w["alt_board"].format(what=what)), ""]
+            return [text, "", figure(path, page, w, what), ""]
         return []
 
     def worked(self, site: Site, rs: Ruleset, w: dict[str, Any], page: str, lang: str) -> list[str]:
@@ -164,7 +164,7 @@ class NestedBook:
             if states[i].blocks != states[i - 1].blocks or states[i].over:
                 path = site.board(f"rulebook-{name}-game-{i}", _draw(states[i]))
                 what = w["caption_step"].format(k=i)
-                out += ["    " + img(path, page, w["alt_board"].format(what=what)), ""]
+                out += ["    " + figure(path, page, w, what), ""]
         return [*out, f"**{winner_text(states[-1], w)}**", ""]
 
     def card_figures(self, rs: Ruleset, w: dict[str, Any]) -> tuple[str, str, list[tuple[str, str]]]:
@@ -179,6 +179,24 @@ class NestedBook:
     def notation(self, rs: Ruleset, w: dict[str, Any]) -> list[str]:
         """How games are written."""
         return [str(x).format(name=rs.name) for x in _t(w)["notation_text"]]
+
+    def summary_keys(self, rs: Ruleset) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+        """The paragraphs each quick-start line and each summary-card row sums up."""
+        scoring = (*plan()["ruleset"][rs.name]["scoring"], "count")
+        rows = [("nested-board", "nested-turns"), ("nested-mark", "nested-first"),
+                ("nested-route", "nested-free"),
+                ("nested-block-win", "nested-abandon", "nested-block-full"),
+                ("nested-game-win", "nested-game-end", *scoring)]
+        card = [("nested-mark", "nested-first"), rows[2], rows[3], ("nested-game-win", "nested-game-end"),
+                scoring]
+        return rows, card
+
+    def legend(self, w: dict[str, Any]) -> str:
+        """The key to the boards (beside the first board of a page)."""
+        return legend_svg(_t(w)["legend"])
+
+    def legend_title(self, w: dict[str, Any]) -> str:
+        return str(_t(w)["legend"]["title"])
 
     def glossary_game(self) -> str:
         """The family whose glossary terms apply."""

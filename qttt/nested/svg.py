@@ -55,3 +55,31 @@ def nested_svg(state: NestedState, size: float = 480, caption: str | None = None
         body.append(f'<text class="caption" x="{num(x0 + size / 2)}" y="{num(y0 + size + 22)}" '
                     f'font-size="14" text-anchor="middle" fill="{GRID}">{escape(caption)}</text>')
     return document(size + 8, size + 8 + (CAPTION if caption else 0), label, body)
+
+
+LEGEND = ("mark", "last", "target", "won", "drawn")
+"""What the nested boards' legend explains, in order; its words are LANG.toml's `nested.legend`."""
+
+
+def legend_svg(words: dict[str, str]) -> str:
+    """The key to the nested boards, drawn with their own colours and marks."""
+    row, icon, font = 30.0, 44.0, 13.0
+    body = []
+    for i, key in enumerate(LEGEND):
+        y = 4 + i * row
+        if key in ("target", "won", "drawn"):
+            fill = TARGET_FILL if key == "target" else BLOCK_FILL["x" if key == "won" else "drawn"]
+            body.append(f'<rect class="block {key}" x="8" y="{num(y + 3)}" width="{num(row - 6)}" '
+                        f'height="{num(row - 6)}" fill="{fill}" stroke="{GRID}" stroke-width="1"/>')
+            if key == "won":
+                body.append(f'<text x="{num(8 + (row - 6) / 2)}" y="{num(y + row - 7)}" font-size="20" '
+                            f'text-anchor="middle" fill="{INK["x"]}" fill-opacity="0.35">X</text>')
+        else:
+            weight = ' font-weight="bold"' if key == "last" else ""
+            for x, p in ((10, "x"), (24, "o")) if key == "mark" else ((10, "x"),):
+                body.append(f'<text class="mark {p}" x="{x}" y="{num(y + row - 9)}" font-size="18" '
+                            f'fill="{INK[p]}"{weight}>{p}</text>')
+        body.append(f'<text x="{num(icon + 8)}" y="{num(y + row / 2 + font * 0.35)}" font-size="{num(font)}" '
+                    f'fill="#212121">{escape(words[key])}</text>')
+    width = icon + 16 + max(len(t) for t in words.values()) * font * 0.56
+    return document(width, 8 + len(LEGEND) * row, words["title"], body)

@@ -859,6 +859,270 @@ static int64_t search(Search *s, const Pos *p, int64_t alpha, int64_t beta) {
     return best;
 }
 
+/* ---- expectimax: a chance ruleset's value as a polynomial in p (qttt/quantum/analysis/expectimax.py) ----
+
+   Under a chance collapse (rule collapse-chance) a chance turn is worth other + p (named - other)
+   and each player takes the best child, so the value of a position is a piecewise polynomial in p.
+   A game has at most cells / 2 chance turns (each collapse makes at least two cells classical), so
+   every value is a polynomial of degree at most DEG with integer coefficients (scores scaled), in
+   powers of p. The search compares values as they stand just right (side +1) or just left (side -1)
+   of a point p0 = pa / pb: by the sign of the first non-zero Taylor coefficient of their difference
+   at p0 (times (-1)^j on the left), computed exactly. Alpha-beta over that total order returns the
+   polynomial of the piece of the value next to p0; its value at p0 is the value there. Both outcomes
+   of a chance turn are searched whatever the ruleset's p (the other one has weight 1 - p, zero at
+   p = 1), with the full window: a chance turn's value is exact. A table holds one point. */
+
+#define DEG (MAXC / 2)
+#define ELIMIT ((int64_t)1 << 29) /* a value's coefficients stay below this (else overflow is reported) */
+#define EINF ((int64_t)1 << 30)   /* the window's infinities, as constant polynomials */
+#define NL ((DEG * 63 + 40 + 63) / 64 + 1) /* limbs of the exact sign: pb**DEG * 2**40 with a sign bit */
+
+typedef struct { int64_t c[DEG + 1]; } Poly;
+typedef struct { uint64_t w[NL]; } Big; /* two's complement */
+
+typedef struct {
+    uint64_t k1, k2;
+    int32_t lo[DEG + 1], hi[DEG + 1];
+    uint16_t best;
+    uint8_t work, used;
+} PEntry;
+
+typedef struct {
+    const Rules *r;
+    PEntry *tt;
+    uint64_t ttmask;
+    uint64_t nodes, stored;
+    uint64_t pa, pb; /* the point p0 = pa / pb */
+    int side;        /* +1: just right of p0, -1: just left */
+    int overflow;    /* a coefficient reached ELIMIT (or a value's degree DEG + 1) */
+    uint32_t hist[MAXM][NCODES];
+} ESearch;
+
+static void big_set(Big *x, int64_t v) {
+    x->w[0] = (uint64_t)v;
+    for (int i = 1; i < NL; i++) x->w[i] = v < 0 ? ~0ull : 0;
+}
+
+static void big_mul(Big *x, uint64_t m) { /* modulo 2**(64 NL): exact while the product fits */
+    unsigned __int128 carry = 0;
+    for (int i = 0; i < NL; i++) {
+        unsigned __int128 t = (unsigned __int128)x->w[i] * m + carry;
+        x->w[i] = (uint64_t)t;
+        carry = t >> 64;
+    }
+}
+
+static void big_add(Big *x, const Big *y) {
+    unsigned __int128 carry = 0;
+    for (int i = 0; i < NL; i++) {
+        unsigned __int128 t = (unsigned __int128)x->w[i] + y->w[i] + carry;
+        x->w[i] = (uint64_t)t;
+        carry = t >> 64;
+    }
+}
+
+static int big_sign(const Big *x) {
+    if (x->w[NL - 1] >> 63) return -1;
+    for (int i = 0; i < NL; i++)
+        if (x->w[i]) return 1;
+    return 0;
+}
+
+static const int64_t BINOM[DEG + 1][DEG + 1] = {
+#if DEG == 4
+    {1}, {1, 1}, {1, 2, 1}, {1, 3, 3, 1}, {1, 4, 6, 4, 1}
+#elif DEG == 8
+    {1}, {1, 1}, {1, 2, 1}, {1, 3, 3, 1}, {1, 4, 6, 4, 1}, {1, 5, 10, 10, 5, 1}, {1, 6, 15, 20, 15, 6, 1},
+    {1, 7, 21, 35, 35, 21, 7, 1}, {1, 8, 28, 56, 70, 56, 28, 8, 1}
+#else
+#error "binomials for this DEG"
+#endif
+};
+
+/* The sign of polynomial d (DEG + 1 coefficients) just beside the point: the j-th Taylor coefficient
+   at p0 = pa/pb is pb**-M * sum_m d[j+m] C(j+m, j) pa**m pb**(M-m) (M = the degree - j), evaluated
+   exactly by Horner's rule in NL limbs. */
+static int germ_sign(const ESearch *s, const int64_t *d) {
+    int top = DEG;
+    while (top >= 0 && d[top] == 0) top--;
+    if (top < 0) return 0;
+    if (top == 0) return d[0] > 0 ? 1 : -1;
+    if (top <= 4 && s->pb < (1u << 16)) { /* every term below 2**98: exact in 128 bits */
+        for (int j = 0; j <= top; j++) {
+            __int128 g = (__int128)d[top] * BINOM[top][j];
+            for (int i = top - j - 1; i >= 0; i--) {
+                __int128 t = (__int128)d[j + i] * BINOM[j + i][j];
+                for (int k = 0; k < top - j - i; k++) t *= (__int128)s->pb;
+                g = g * (__int128)s->pa + t;
+            }
+            if (g) { int sg = g > 0 ? 1 : -1; return (j & 1) && s->side < 0 ? -sg : sg; }
+        }
+        return 0;
+    }
+    for (int j = 0; j <= top; j++) {
+        int m = top - j;
+        Big g, t;
+        big_set(&g, d[top] * BINOM[top][j]);
+        for (int i = m - 1; i >= 0; i--) {
+            big_mul(&g, s->pa);
+            big_set(&t, d[j + i] * BINOM[j + i][j]);
+            for (int k = 0; k < m - i; k++) big_mul(&t, s->pb);
+            big_add(&g, &t);
+        }
+        int sg = big_sign(&g);
+        if (sg) return (j & 1) && s->side < 0 ? -sg : sg;
+    }
+    return 0; /* unreachable: a non-zero polynomial has a non-zero Taylor coefficient */
+}
+
+static int pcmp(const ESearch *s, const Poly *x, const Poly *y) {
+    int64_t d[DEG + 1];
+    for (int k = 0; k <= DEG; k++) d[k] = x->c[k] - y->c[k];
+    return germ_sign(s, d);
+}
+
+static void pconst(Poly *x, int64_t v) {
+    memset(x, 0, sizeof *x);
+    x->c[0] = v;
+}
+
+static int pequal(const Poly *x, const Poly *y) { return memcmp(x, y, sizeof *x) == 0; }
+
+static void pload(Poly *x, const int32_t *c) { for (int k = 0; k <= DEG; k++) x->c[k] = c[k]; }
+
+static void pstore(int32_t *c, const Poly *x) { for (int k = 0; k <= DEG; k++) c[k] = (int32_t)x->c[k]; }
+
+/* rule collapse-chance: the chance turn's value, other + p (named - other) */
+static void pmix(ESearch *s, Poly *out, const Poly *named, const Poly *other) {
+    if (named->c[DEG] != other->c[DEG]) s->overflow = 1;
+    out->c[0] = other->c[0];
+    for (int k = 1; k <= DEG; k++) {
+        out->c[k] = other->c[k] + named->c[k - 1] - other->c[k - 1];
+        if (out->c[k] >= ELIMIT || out->c[k] <= -ELIMIT) s->overflow = 1;
+    }
+}
+
+static PEntry *ptt_find(ESearch *s, uint64_t k1, uint64_t k2, int create) {
+    uint64_t h = (k1 * 0x9E3779B97F4A7C15ull) ^ (k2 * 0xC2B2AE3D27D4EB4Full);
+    h ^= h >> 29;
+    uint64_t base = h & s->ttmask & ~3ull;
+    PEntry *worst = NULL;
+    for (int i = 0; i < 4; i++) {
+        PEntry *e = &s->tt[base + i];
+        if (e->used && e->k1 == k1 && e->k2 == k2) return e;
+        if (!create) continue;
+        if (!e->used) { if (!worst || worst->used) worst = e; }
+        else if (!worst || (worst->used && e->work < worst->work)) worst = e;
+    }
+    if (!create) return NULL;
+    if (!worst->used) s->stored++;
+    Poly inf;
+    worst->used = 1; worst->k1 = k1; worst->k2 = k2;
+    pconst(&inf, -EINF); pstore(worst->lo, &inf);
+    pconst(&inf, EINF); pstore(worst->hi, &inf);
+    worst->best = NOACT; worst->work = 0;
+    return worst;
+}
+
+static void work_done(PEntry *e, uint64_t work) {
+    int w = 0;
+    while (work >>= 1) w++;
+    if (w > e->work) e->work = (uint8_t)w;
+}
+
+/* Fail-soft alpha-beta over the order beside the point, as `search` (the same move ordering, a
+   deadlock scored as the board stands); a chance turn is the exact mix of its two outcomes. */
+static void esearch(ESearch *s, const Pos *p, const Poly *alpha, const Poly *beta, Poly *out) {
+    const Rules *r = s->r;
+    s->nodes++;
+    if (p->phase == OVER) { pconst(out, diff_now(r, p)); return; }
+    uint64_t k1, k2;
+    pos_key(r, p, &k1, &k2);
+    PEntry *e = ptt_find(s, k1, k2, 0);
+    Poly lo, hi;
+    pconst(&lo, -EINF);
+    pconst(&hi, EINF);
+    int ttbest = NOACT;
+    if (e) {
+        pload(&lo, e->lo); pload(&hi, e->hi); ttbest = e->best;
+        if (pequal(&lo, &hi) || pcmp(s, &lo, beta) >= 0) { *out = lo; return; }
+        if (pcmp(s, &hi, alpha) <= 0) { *out = hi; return; }
+    }
+    uint64_t before = s->nodes;
+    if (p->phase == CHANCE) {
+        int named = p->chosen, other = p->ea[p->pending] + p->eb[p->pending] - named;
+        Pos kn = *p, ko = *p;
+        collapse_at(r, &kn, named);
+        collapse_at(r, &ko, other);
+        Poly vn, vo, ninf, pinf;
+        pconst(&ninf, -EINF);
+        pconst(&pinf, EINF);
+        esearch(s, &kn, &ninf, &pinf, &vn);
+        esearch(s, &ko, &ninf, &pinf, &vo);
+        pmix(s, out, &vn, &vo);
+        e = ptt_find(s, k1, k2, 1);
+        pstore(e->lo, out); pstore(e->hi, out);
+        work_done(e, s->nodes - before);
+        return;
+    }
+    int acts[NCODES];
+    int n = legal(r, p, acts);
+    if (n == 0) { /* deadlock: scored as the board stands */
+        pconst(out, diff_now(r, p));
+        e = ptt_find(s, k1, k2, 1);
+        pstore(e->lo, out); pstore(e->hi, out);
+        return;
+    }
+    Poly a = pcmp(s, alpha, &lo) > 0 ? *alpha : lo, b = pcmp(s, beta, &hi) < 0 ? *beta : hi;
+    Poly a0 = a, b0 = b;
+    int maxi = x_moves(r, p);
+    Pos kids[NPAIR + 2];
+    int64_t key[NPAIR + 2];
+    int idx[NPAIR + 2];
+    int mv = p->move < MAXM ? p->move : MAXM - 1;
+    for (int i = 0; i < n; i++) {
+        kids[i] = *p;
+        apply_code(r, &kids[i], acts[i]);
+        int64_t g;
+        if (acts[i] == ttbest) g = (int64_t)1 << 62;
+        else if (kids[i].phase == OVER) { int64_t v = diff_now(r, &kids[i]); g = ((int64_t)1 << 50) + (maxi ? v : -v) * 4096; }
+        else g = s->hist[mv][acts[i]];
+        key[i] = g;
+        idx[i] = i;
+    }
+    for (int i = 1; i < n; i++) {
+        int v = idx[i]; int j = i - 1;
+        while (j >= 0 && key[idx[j]] < key[v]) { idx[j + 1] = idx[j]; j--; }
+        idx[j + 1] = v;
+    }
+    Poly best;
+    pconst(&best, maxi ? -EINF - 1 : EINF + 1);
+    int bestact = acts[idx[0]];
+    for (int ii = 0; ii < n; ii++) {
+        int i = idx[ii];
+        Poly v;
+        esearch(s, &kids[i], &a, &b, &v);
+        if (maxi) {
+            if (pcmp(s, &v, &best) > 0) { best = v; bestact = acts[i]; if (pcmp(s, &v, &a) > 0) a = v; }
+        } else {
+            if (pcmp(s, &v, &best) < 0) { best = v; bestact = acts[i]; if (pcmp(s, &v, &b) < 0) b = v; }
+        }
+        if (pcmp(s, &a, &b) >= 0) { s->hist[mv][acts[i]] += 1; break; }
+    }
+    e = ptt_find(s, k1, k2, 1);
+    Poly elo, ehi;
+    pload(&elo, e->lo); pload(&ehi, e->hi);
+    if (pcmp(s, &best, &a0) <= 0) { if (pcmp(s, &best, &ehi) < 0) ehi = best; }
+    else if (pcmp(s, &best, &b0) >= 0) { if (pcmp(s, &best, &elo) > 0) elo = best; }
+    else elo = ehi = best;
+    if (pcmp(s, &elo, &lo) < 0) elo = lo;
+    if (pcmp(s, &ehi, &hi) > 0) ehi = hi;
+    pstore(e->lo, &elo); pstore(e->hi, &ehi);
+    e->best = (uint16_t)bestact;
+    work_done(e, s->nodes - before);
+    *out = best;
+}
+
 /* ---- configuration (qttt.quantum.compiled.config; field names from _config.h) --------------- */
 
 typedef struct { const int64_t *cfg; int64_t n, i; int bad; } Reader;
@@ -1223,6 +1487,48 @@ int64_t qc_search(const void *h, void *t, const void *pos, int64_t alpha, int64_
     Search *s = t;
     s->r = h;
     return search(s, pos, alpha, beta);
+}
+
+/* An expectimax table of 2**log2size entries for the point p0 = num / den (0 <= num <= den < 2**62)
+   approached from `side` (+1 right, -1 left; not beyond 0 or 1), NULL on failure. */
+void *qc_etable_new(int log2size, int64_t num, int64_t den, int side) {
+    if (den < 1 || den >= ((int64_t)1 << 62) || num < 0 || num > den || (side != 1 && side != -1)) return NULL;
+    if ((side > 0 && num == den) || (side < 0 && num == 0)) return NULL;
+    if (log2size < 4) log2size = 4;
+    ESearch *s = calloc(1, sizeof(ESearch));
+    if (!s) return NULL;
+    s->tt = calloc((size_t)1 << log2size, sizeof(PEntry));
+    if (!s->tt) { free(s); return NULL; }
+    s->ttmask = ((uint64_t)1 << log2size) - 1;
+    s->pa = (uint64_t)num; s->pb = (uint64_t)den; s->side = side;
+    return s;
+}
+
+void qc_etable_free(void *t) {
+    ESearch *s = t;
+    if (!s) return;
+    free(s->tt);
+    free(s);
+}
+
+uint64_t qc_etable_nodes(const void *t) { return ((const ESearch *)t)->nodes; }
+
+uint64_t qc_etable_stored(const void *t) { return ((const ESearch *)t)->stored; }
+
+/* The degree bound of a value: DEG + 1 coefficients come out of qc_evalue. */
+int qc_edegree(void) { return DEG; }
+
+/* The exact value x - o (scaled) of the position as a polynomial in p beside the table's point:
+   out[k] is the coefficient of p**k. 0, or 1 when a coefficient went beyond the core's limits. */
+int qc_evalue(const void *h, void *t, const void *pos, int64_t *out) {
+    ESearch *s = t;
+    s->r = h;
+    Poly ninf, pinf, v;
+    pconst(&ninf, -EINF);
+    pconst(&pinf, EINF);
+    esearch(s, pos, &ninf, &pinf, &v);
+    for (int k = 0; k <= DEG; k++) out[k] = v.c[k];
+    return s->overflow;
 }
 
 /* ---- replay (qttt replay --json): records as JSON Lines to final states -------------------------- */

@@ -144,6 +144,12 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "qc_table_nodes": (ctypes.c_uint64, [P]),
     "qc_table_stored": (ctypes.c_uint64, [P]),
     "qc_search": (ctypes.c_int64, [P, P, P, ctypes.c_int64, ctypes.c_int64]),
+    "qc_etable_new": (P, [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_int]),
+    "qc_etable_free": (None, [P]),
+    "qc_etable_nodes": (ctypes.c_uint64, [P]),
+    "qc_etable_stored": (ctypes.c_uint64, [P]),
+    "qc_edegree": (ctypes.c_int, []),
+    "qc_evalue": (ctypes.c_int, [P, P, P, I64]),
     "qc_key": (None, [P, P, U64]),
     "qc_shape_key": (ctypes.c_uint64, [P, P]),
     "qc_child_keys": (ctypes.c_int, [P, P, I32, U64]),
@@ -670,6 +676,77 @@ class FastSolver:
 
 
 DEFAULT_LOG2 = 24  # 2**24 entries of 32 bytes: 512 MiB per solver
+
+
+def expectimax_supports(rs: Ruleset) -> str | None:
+    """None when the compiled expectimax (`FastExpectimax`) handles `rs`, else the reason it does not."""
+    if rs.rules.collapse == "choice":
+        return "the compiled expectimax searches chance collapses; collapse = choice is solved by minimax"
+    return supports(rs, SOLVER_CELLS)
+
+
+class FastExpectimax:
+    """The core's exact expectimax for one chance ruleset of at most 9 cells: the value of a position
+    as a polynomial in p (integer coefficients of p**0, p**1, ..., scaled by `Game.scale`), compared
+    just right (side +1) or just left (-1) of `point` (default the ruleset's p), so the polynomial is
+    that of the piece of the value next to the point (`expectimax.Expectimax` in Python, the same
+    definition). Its own table of 2**log2size entries of 64 bytes, keyed as `FastSolver`'s."""
+
+    def __init__(self, rs: Ruleset, point: Fraction | None = None, side: int = 0,
+                 log2size: int = 22) -> None:
+        reason = expectimax_supports(rs)
+        if reason is not None:
+            raise CoreUnavailable("solve-fast", reason)
+        self.rs = rs
+        self.point = rs.rules.p if point is None else point
+        self.side = side or (-1 if self.point == 1 else 1)
+        if not 0 <= self.point <= 1 or self.point.denominator >= 1 << 62:
+            raise QtttError("collapse-chance", f"the compiled expectimax takes a point p from 0 to 1 with a "
+                            f"denominator below 2**62, not {self.point}")
+        self.scale = compile_game(rs).scale
+        self.rules = _Rules(rs, SOLVER_CELLS, config(rs))
+        self.lib = self.rules.lib
+        self.degree = compile_game(rs).cells // 2  # the most chance turns a game has
+        self.width = int(self.lib.qc_edegree()) + 1
+        handle = self.lib.qc_etable_new(log2size, self.point.numerator, self.point.denominator, self.side)
+        if not handle:
+            raise CoreUnavailable("solve-fast", f"cannot allocate an expectimax table of 2**{log2size} "
+                                  f"entries at p = {self.point} (side {self.side})")
+        self.handle: int = handle
+        self.pos = ctypes.create_string_buffer(int(self.lib.qc_pos_size()))
+
+    def close(self) -> None:
+        """Free the table."""
+        if self.handle:
+            self.lib.qc_etable_free(self.handle)
+            self.handle = 0
+
+    def __del__(self) -> None:
+        if getattr(self, "handle", 0):
+            self.close()
+
+    @property
+    def nodes(self) -> int:
+        """Positions searched so far."""
+        return int(self.lib.qc_etable_nodes(self.handle))
+
+    @property
+    def stored(self) -> int:
+        """Table entries in use."""
+        return int(self.lib.qc_etable_stored(self.handle))
+
+    def value(self, codes: tuple[int, ...] | list[int]) -> tuple[int, ...]:
+        """The exact value of the position after `codes` (encoded actions from the start), as the
+        scaled integer coefficients of its polynomial in p beside the point."""
+        arr = (ctypes.c_int32 * max(1, len(codes)))(*codes)
+        status = self.lib.qc_replay(self.rules.handle, self.pos, arr, len(codes))
+        if status:
+            raise QtttError("solve-fast", f"action {status - 1} of {list(codes)} is not legal")
+        out = (ctypes.c_int64 * self.width)()
+        if self.lib.qc_evalue(self.rules.handle, self.handle, self.pos, out) or any(out[self.degree + 1:]):
+            raise QtttError("solve-fast", f"{self.rs.canonical}: a value's coefficients went beyond the "
+                            "compiled expectimax's limits (2**29 score units, degree cells/2)")
+        return tuple(int(c) for c in out[:self.degree + 1])
 
 
 def first_value(rs: Ruleset, start: tuple[int, ...], code: int) -> tuple[str, int, int]:

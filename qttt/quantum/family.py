@@ -44,11 +44,16 @@ def hint(state: GameState) -> str:
         turn = quantum_state(state)
         k = turn.pending or 0
         odds = " or ".join(f"square {o.cell + 1} ({p})" for o, p in turn.chance_outcomes())
-        return (f"Chance decides where {mark_name(k)} lands: {odds}. Click the square chance gave "
-                "(this page does not draw it yet; qttt play and qttt match do).")
+        return f"Chance decides where {mark_name(k)} lands: {odds}. The page draws it now."
     if isinstance(first, Measure):
         k = quantum_state(state).pending or 0
         a, b = sorted(x.cell for x in legal if isinstance(x, Measure))
+        if state.ruleset.value("collapse") != "choice":  # the pick is a wish; chance decides
+            p = frac(Fraction(state.ruleset.value("p")))
+            return (f"Only squares {a + 1} and {b + 1} respond, the two squares of {mark_name(k)}, the move "
+                    f"that closed the cycle: click the one you want {mark_name(k)} to land in. Chance then "
+                    f"decides: your pick comes true with probability {p}. Point at a choice to see its "
+                    "outcome.")
         return (f"Only squares {a + 1} and {b + 1} respond, the two squares of {mark_name(k)}, the move "
                 f"that closed the cycle: click one (or a choice below) to make {mark_name(k)} classical "
                 "there. Point at a choice to see its outcome first.")
@@ -128,6 +133,7 @@ class QuantumFamily:
              "frameworks": "qttt.quantum.frameworks:codec",
              "core": "qttt.quantum.compiled", "tally": "qttt.quantum.analysis.tally:tally",
              "count": "qttt.quantum.analysis.count:count_games", "solve": "qttt.quantum.analysis.solve:solve",
+             "curve": "qttt.quantum.analysis.expectimax:value_curve",
              "fairness": "qttt.quantum.analysis.fairness:fairness_report"})
 
     def initial(self, rs: Ruleset) -> GameState:

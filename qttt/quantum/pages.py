@@ -21,6 +21,7 @@ from .family import FAMILY
 from .game import compile_game
 from .narration import describe_action, result_text
 from .notation import from_notation, to_notation
+from .rulebook import CHANCE_PAGE, chance_page
 from .svg import board_svg, measurement_svg
 
 
@@ -316,4 +317,5 @@ def claims_page(site: Site, root: Path) -> list[str]:
 
 
 # The site pages the quantum family contributes (its `site` tool): docs path -> page maker.
-SITE_PAGES = {"index.md": home_page, "comparison.md": comparison_page, "claims.md": claims_page}
+SITE_PAGES = {"index.md": home_page, "comparison.md": comparison_page, "claims.md": claims_page,
+              CHANCE_PAGE: chance_page}

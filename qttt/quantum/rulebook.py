@@ -5,24 +5,42 @@ stepped cycle, the last-square position and the complete game, drawn and narrate
 from __future__ import annotations
 
 import random
+import re
+from fractions import Fraction
+from html import escape
+from pathlib import Path
 from typing import Any
 
 from ..docgen.examples import EXAMPLES, Example
-from ..docgen.rulebook import amount, card_rows, plan, values, winner_text
-from ..docgen.site import Site, img
+from ..docgen.rulebook import (
+    CARD_CSS,
+    GENERATED_HTML,
+    amount,
+    card_rows,
+    plan,
+    reading_mark,
+    values,
+    winner_text,
+    words,
+)
+from ..docgen.site import Site, figure, img, source_link, table
 from ..geometry import patterns
 from ..narration import frac
 from ..notation import Record
 from ..ruleset import Ruleset
-from .engine import Measure, Place, State, mark_name, player_of, playout, quantum_state
+from ..variant import load_ruleset
+from .engine import Measure, Outcome, Place, State, mark_name, player_of, playout, quantum_state
 from .notation import from_notation, to_notation
-from .svg import board_svg
+from .svg import board_svg, legend_svg
 
 
 def _quantum_values(rs: Ruleset, lang: str = "en") -> dict[str, str]:
     n = rs.board
     line = rs.rules.end_line or n
-    out = {"n": str(n), "squares": str(n * n), "line": str(line)}
+    w = words(lang)
+    out = {"n": str(n), "squares": str(n * n), "line": str(line),
+           # "long" only where shorter diagonals exist to tell it from (a 3×3 board has none)
+           "diagonal": str(w["long_diagonal"] if n > 3 else w["diagonal"])}
     for comp in rs.scoring:
         length = comp.length or n
         if comp.award == "first-line":
@@ -124,11 +142,6 @@ def end_position(rs: Ruleset) -> State:
     raise LookupError(f"no random game of {rs.name} in 1000 reaches its last-square rule")
 
 
-def _alt(w: dict[str, Any], key: str, **kw: Any) -> str:
-    """A picture's alternative text: the board, and what it shows."""
-    return str(w["alt_board"].format(what=w[key].format(**kw)))
-
-
 def choice_text(pending: State, w: dict[str, Any]) -> str:
     """Who must measure a pending cycle, and the two squares they choose between."""
     k = pending.pending or 0
@@ -143,14 +156,14 @@ def _small(state: State) -> str:
 
 
 def _quantum_quick(rs: Ruleset, w: dict[str, Any]) -> list[str]:
-    vals = values(rs)
+    vals = values(rs, w["lang"])
     card = card_rows(rs, w)
     q = w["quick"]
     return [q["players"].format(**vals), q["move"], q["cycle"], card[3][1], card[4][1]]
 
 
 def _quantum_card_rows(rs: Ruleset, w: dict[str, Any]) -> list[tuple[str, str]]:
-    c, vals = w["card"], values(rs)
+    c, vals = w["card"], values(rs, w["lang"])
     measure = c[f"measure-{rs.value('measurer')}"]
     if rs.value("untouched") == "vanish":
         measure += " " + c["vanish"]
@@ -167,17 +180,17 @@ def _article_pictures(site: Site, rs: Ruleset, k: int, w: dict[str, Any], page: 
     states = quantum_states(cyc)
     if k == 1:
         path = site.board(f"rulebook-{name}-empty", board_svg(states[0], size=48.0 * rs.board))
-        return [img(path, page, _alt(w, "caption_start", squares=rs.board ** 2)), ""]
+        return [figure(path, page, w, w["caption_start"].format(squares=rs.board ** 2)), ""]
     if k == 2:
         path = site.board(f"rulebook-{name}-placed", _small(states[3]))
-        return [img(path, page, w["alt_board"].format(what=w["caption_step"].format(k=3))), ""]
+        return [figure(path, page, w, w["caption_step"].format(k=3)), ""]
     if k == 3:
-        out = [w["example_intro"].format(record=to_notation(cyc)), ""]
+        out = [w["example_intro"], ""]
         for i, action in enumerate(cyc.actions):
             assert isinstance(action, Place)
             path = site.board(f"rulebook-{name}-step-{i + 1}", _small(states[i + 1]))
             out += [f"{i + 1}. {narrate(states[i], action, states[i + 1], w)}", "",
-                    "    " + img(path, page, _alt(w, "caption_step", k=i + 1)), ""]
+                    "    " + figure(path, page, w, w["caption_step"].format(k=i + 1)), ""]
         pending = states[-1]
         m = mark_name(pending.pending or 0)
         q = w["narrate"]["mid"][pending.to_move or "x"]
@@ -188,7 +201,7 @@ def _article_pictures(site: Site, rs: Ruleset, k: int, w: dict[str, Any], page: 
             path = site.board(f"rulebook-{name}-outcome-{c + 1}", _small(after))
             what = narrate(pending, Measure(c), after, w)
             out += [w["example_outcome"].format(q=q, c=c + 1, what=what), "",
-                    img(path, page, _alt(w, "caption_outcome", m=m, c=c + 1)), ""]
+                    figure(path, page, w, w["caption_outcome"].format(m=m, c=c + 1)), ""]
         return [*out, w["example_after"], ""]
     if k == 4:
         state = end_position(rs)
@@ -197,14 +210,20 @@ def _article_pictures(site: Site, rs: Ruleset, k: int, w: dict[str, Any], page: 
         path = site.board(f"rulebook-{name}-end", _small(state))
         who = state.to_move or "x"
         sentence = w[key].format(P=w["narrate"][who], q=w["narrate"]["mid"][who], a=a + 1)
-        return [sentence, "", img(path, page, sentence), ""]
+        return [sentence, "", img(path, page, sentence, w["caption_last"].format(a=a + 1)), ""]
     if k == 5:
         final = quantum_states(from_notation(_worked(name).notation))[-1]
         s = final.scores
         path = site.board(f"rulebook-{name}-scored", board_svg(final, size=56.0 * rs.board))
-        return [img(path, page, w["alt_board"].format(
-            what=w["caption_final"].format(x=frac(s["x"]), o=frac(s["o"])))), ""]
+        return [figure(path, page, w, w["caption_final"].format(x=frac(s["x"]), o=frac(s["o"]))), ""]
     return []
+
+
+def small_marks(text: str) -> str:
+    """Mark names as the players' pages write them, small (x1, o4) as the boards draw them; the
+    examples' texts (spec/examples.toml) are shared with the rules pages, which write a record's
+    capitals (X1)."""
+    return re.sub(r"\b([XO])(\d+)\b", lambda m: m.group(1).lower() + m.group(2), text)
 
 
 def _worked_game(site: Site, rs: Ruleset, w: dict[str, Any], page: str, lang: str) -> list[str]:
@@ -213,15 +232,13 @@ def _worked_game(site: Site, rs: Ruleset, w: dict[str, Any], page: str, lang: st
     ex = _worked(name)
     record = from_notation(ex.notation)
     states = quantum_states(record)
-    shows = ex.shows if lang == "en" else w["games"][name]
-    out = [shows, "",
-           w["game_record"].format(record=to_notation(record)), ""]
-    tokens = to_notation(record).split()[1:]
+    shows = small_marks(ex.shows) if lang == "en" else w["games"][name]
+    out = [shows, ""]
     for i, action in enumerate(record.actions):
         assert isinstance(action, (Place, Measure))
         path = site.board(f"rulebook-{name}-game-{i + 1}", _small(states[i + 1]))
-        out += [f"{i + 1}. `{tokens[i]}` {narrate(states[i], action, states[i + 1], w)}", "",
-                "    " + img(path, page, w["alt_board"].format(what=w["caption_step"].format(k=i + 1))), ""]
+        out += [f"{i + 1}. {narrate(states[i], action, states[i + 1], w)}", "",
+                "    " + figure(path, page, w, w["caption_step"].format(k=i + 1)), ""]
     return [*out, f"**{winner_text(states[-1], w)}**", ""]
 
 
@@ -241,12 +258,29 @@ def _quantum_hero(site: Site, rs: Ruleset, w: dict[str, Any], page: str) -> list
     cyc = _cycle_record(rs)
     what = w["caption_cycle"].format(m=mark_name(len(cyc.actions)))
     path = site.board(f"rulebook-{rs.name}-cycle", board_svg(quantum_states(cyc)[-1]))
-    return [img(path, page, w["alt_board"].format(what=what)), ""]
+    return [figure(path, page, w, what), ""]
 
 
 def _quantum_notation(rs: Ruleset, w: dict[str, Any]) -> list[str]:
-    notation = [*w["notation_text"]] + ([w["notation_forced"]] if rs.value("last_square") == "forced" else [])
-    return [text.format(name=rs.name, squares=rs.board ** 2) for text in notation]
+    """How the ruleset's games are recorded, and the records of the rulebook's cycle and game (for
+    the ruleset's page: records are the software's, not the players')."""
+    r = w["records"]
+    notation = [*r["notation_text"]] + ([r["notation_forced"]] if rs.value("last_square") == "forced" else [])
+    records = [r["example_record"].format(record=to_notation(_cycle_record(rs))),
+               r["game_record"].format(record=to_notation(from_notation(_worked(rs.name).notation)))]
+    return [text.format(name=rs.name, squares=rs.board ** 2) for text in notation] + records
+
+
+def _summary_keys(rs: Ruleset) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    """The paragraphs each quick-start line and each summary-card row sums up (their readings are
+    marked on them)."""
+    by_article = {a: tuple(k for b, k in _keys(rs) if b == a) for a in (1, 2, 3, 4)}
+    scoring = (*plan()["ruleset"][rs.name]["scoring"], "count")
+    place = by_article[2] + ("numbers",)
+    measure = by_article[3]
+    quick = [tuple(k for k in by_article[1] if k != "numbers"), place, measure, by_article[4], scoring]
+    card = [place, ("cycle",), measure, by_article[4], scoring]
+    return quick, card
 
 
 class QuantumBook:
@@ -265,8 +299,106 @@ class QuantumBook:
     worked = staticmethod(_worked_game)
     card_figures = staticmethod(_quantum_card_figures)
     notation = staticmethod(_quantum_notation)
+    summary_keys = staticmethod(_summary_keys)
+
+    def legend(self, w: dict[str, Any]) -> str:
+        """The key to the boards (beside the first board of a page)."""
+        return legend_svg(w["legend"])
+
+    def legend_title(self, w: dict[str, Any]) -> str:
+        return str(w["legend"]["title"])
 
 
 QUANTUM_BOOK = QuantumBook()
 
 
+
+
+# -- the stochastic variant ------------------------------------------------------------------------
+
+CHANCE_PAGE, CHANCE_CARD = "rulebook/chance.md", "cards/chance.en.html"
+
+
+def chance_figures(site: Site | None = None) -> list[tuple[str, str, str]]:
+    """The chance collapse drawn from the engine: the rulebook's cycle with the pick, then each
+    outcome chance may draw, captioned with its probability; (board name, SVG, caption) each."""
+    c = words("en")["chance"]
+    rs = load_ruleset(plan()["chance"]["ruleset"])
+    pending = quantum_states(from_notation(f"[{rs.canonical}] " + plan()["cycle"][str(rs.board)]))[-1]
+    a, size = chance_pick(), 56.0 * rs.board
+    turn = pending.apply(Measure(a))
+    out = [("rulebook-chance-pick", board_svg(pending, size=size), c["caption_pick"].format(a=a + 1))]
+    for outcome, p in turn.chance_outcomes():
+        assert isinstance(outcome, Outcome)
+        out.append((f"rulebook-chance-outcome-{outcome.cell + 1}", board_svg(turn.apply(outcome), size=size),
+                    c["caption_outcome"].format(p=frac(p), c=outcome.cell + 1)))
+    return out
+
+
+def chance_pick() -> int:
+    """The cell the rulebook's pick names: the first cell of the cycle-closing move."""
+    rs = load_ruleset(plan()["chance"]["ruleset"])
+    pending = quantum_states(from_notation(f"[{rs.canonical}] " + plan()["cycle"][str(rs.board)]))[-1]
+    return pending.edges[pending.pending or 0][0]
+
+
+def _chance_values() -> dict[str, str]:
+    rs = load_ruleset(plan()["chance"]["ruleset"])
+    p = Fraction(rs.value("p"))
+    return {"p": frac(p), "q": frac(1 - p), "name": rs.canonical}
+
+
+def chance_page(site: Site, root: Path) -> list[str]:
+    """The stochastic variant's rulebook: what a chance collapse changes in the wikipedia rulebook,
+    in its style (quick start with the legend beside its first board, summary card, the changed
+    article with its reading marked, the chance collapse drawn with each outcome's probability),
+    and its A4 card."""
+    w = words("en")
+    c, vals, page = w["chance"], _chance_values(), CHANCE_PAGE
+    figures = [(site.board(name, svg), caption) for name, svg, caption in chance_figures()]
+    legend = site.board("legend-quantum-en", legend_svg(w["legend"]))
+    point = plan()["chance"]["ours"]
+    rows = [[f"**{a}**", b.format(**vals)] for a, b in zip(c["card_rows"], c["card"], strict=True)]
+    rows[1][1] += reading_mark([point], w, page)
+    numbered = [f"**3.{i + 1}** {text.format(**vals)}" for i, text in enumerate(c["paragraphs"])]
+    target = f"../ambiguities.md#{point}"
+    numbered[1] = (f'!!! note "{w["our_reading"]}"\n\n    {numbered[1]} ([{c["why"]}]({target}))')
+    quick = [f"- {line.format(**vals)}" for line in c["quick"]]
+    quick[1] += reading_mark([point], w, page)
+    site.add("docs/" + CHANCE_CARD, _chance_card(c, vals, figures))
+    return [
+        f"# {c['title']}", "", c["lead"].format(**vals), "",
+        c["card_link"].format(card="../" + CHANCE_CARD), "",
+        w["reading_intro"].format(sources=source_link("sakuta-tomioka-2017", page)), "",
+        f"## {w['quick_start']}", "", *quick, "",
+        '<div class="qttt-figures" markdown>', "", img(figures[0][0], page, figures[0][1], figures[0][1]), "",
+        img(legend, page, w["legend"]["title"], w["legend"]["title"]), "", "</div>", "",
+        f"## {w['summary_card']}", "", *table(w["card_head"], rows),
+        f"## {w['article'].format(k=3)}: {c['article']}", "", *(x for p in numbered for x in (p, "")),
+        c["example"].format(a=chance_pick() + 1), "",
+        *(x for path, caption in figures[1:]
+          for x in (img(path, page, w["alt_board"].format(what=caption), caption), "")),
+        "---", "", w["implementers"].format(page="../rules/common.md#collapse-chance"), ""]
+
+
+def _chance_card(c: dict[str, Any], vals: dict[str, str], figures: list[tuple[str, str]]) -> str:
+    """The stochastic variant's one-page A4 card: lead, quick start, summary card, the collapse drawn."""
+    _, svgs = zip(*[(n, s) for n, s, _ in chance_figures()], strict=True)
+    boards = "".join(f"<figure>{svg}<figcaption>{escape(cap)}</figcaption></figure>"
+                     for svg, (_, cap) in zip(svgs, figures, strict=True))
+    lead = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", c["lead"].format(**vals)).replace("`", "")
+    w = words("en")
+    ours = f' <em class="ours">({escape(w["our_reading"])})</em>'  # the pick: who picks is our reading
+    quick = "".join(f"<li>{escape(line.format(**vals))}{ours if i == 1 else ''}</li>"
+                    for i, line in enumerate(c["quick"]))
+    rows = "".join(f"<tr><th>{escape(a)}</th><td>{escape(b.format(**vals))}{ours if i == 1 else ''}</td></tr>"
+                   for i, (a, b) in enumerate(zip(c["card_rows"], c["card"], strict=True)))
+    return "\n".join([
+        "<!DOCTYPE html>", GENERATED_HTML, '<html lang="en">', "<head>", '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{escape(c['title'])}</title>", f"<style>{CARD_CSS}</style>", "</head>", "<body>",
+        f"<h1>{escape(c['title'])}</h1>", f"<p>{escape(lead)}</p>",
+        f"<h2>{escape(w['quick_start'])}</h2>", f"<ul>{quick}</ul>",
+        f"<h2>{escape(w['summary_card'])}</h2>", f"<table>{rows}</table>",
+        f"<h2>{escape(c['article'])}</h2>", f'<div class="boards">{boards}</div>',
+        f'<p class="foot">{escape(w["card_foot"])}</p>', "</body>", "</html>", ""])

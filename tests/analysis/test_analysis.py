@@ -8,6 +8,7 @@ from fractions import Fraction
 from functools import cache
 from math import comb
 from pathlib import Path
+from typing import Any
 
 import pytest
 from positions import THREE, midgame
@@ -15,6 +16,7 @@ from positions import THREE, midgame
 from qttt import load_ruleset
 from qttt.analysis.sample import sample_games
 from qttt.cli import main
+from qttt.errors import QtttError
 from qttt.geometry import board_symmetries
 from qttt.io import write_checkpoint
 from qttt.processes import local_mapper
@@ -139,7 +141,7 @@ def test_sampling_is_independent_of_workers_and_resumes(tmp_path: Path) -> None:
     sample_games(rs, 100, seed=3, chunk=50, checkpoint=cp)  # a first run that did 2 of 6 chunks
     data = json.loads(cp.read_text())
     del data["digest"]
-    data["chunks"] = 6  # as a run of 300 games saves it after 2 chunks
+    data["chunks"], data["games"] = 6, 300  # as a run of 300 games saves it after 2 chunks
     write_checkpoint(cp, data)
     resumed = sample_games(rs, 300, seed=3, chunk=50, checkpoint=cp)
     assert resumed.histogram == alone.histogram
@@ -174,3 +176,101 @@ def test_dask_local_cluster_gives_the_same_answers() -> None:
     assert sampled.histogram == sample_games(rs, 200, seed=1, chunk=50).histogram
     assert counted.nodes_by_ply == count_games(rs, kind="owner", max_ply=3).nodes_by_ply
     assert counted.positions_by_ply == count_games(rs, kind="owner", max_ply=3).positions_by_ply
+
+
+def _forged(data: dict[str, Any], field: str, value: Any) -> dict[str, Any]:
+    return {**data, field: value}
+
+
+@pytest.mark.parametrize(("field", "value", "words"), [
+    ("histogram", [["0", "1", 10 ** 18]], "$.histogram: 1,000,000,000,000,000,000 games tallied, but"),
+    ("histogram", [["5", "0", 100]], "$.histogram[0]: 5 - 0 is no score a game of wikipedia ends with"),
+    ("histogram", [["0", "3/2", 100]], "$.histogram[0]: 0 - 3/2 is no score"),
+    ("histogram", [["0", "1", 0], ["1", "0", 100]], "$.histogram[0]: 0 games"),
+    ("histogram", [["0", "1", 50], ["0", "1", 50]], "listed twice"),
+    ("histogram", [], "0 games tallied, but the 2 chunks done hold 100"),
+    ("done", [0, 0], "$.done names a chunk twice"),
+    ("done", [0, 2], "beyond the run's 2 chunks"),
+    ("lines", {"x": 10 ** 6}, "$.lines: 1,000,000 games tallied"),
+    ("lines", {}, "$.lines: 0 games tallied, but the chunks done hold 100"),  # wikipedia's are tallied
+    ("shapes", [[5, 0, 100]], "$.shapes: 100 games tallied, but games of wikipedia are not tallied by shape"),
+])
+def test_a_checkpoint_forged_with_a_valid_digest_is_damaged(tmp_path: Path, field: str, value: Any,
+                                                            words: str) -> None:
+    """A checkpoint's digest is a checksum anyone can recompute: what it holds is checked for
+    sense (issue 32 item 2), never printed as a result the rules cannot produce."""
+    rs = load_ruleset("wikipedia")
+    cp = tmp_path / "cp.json"
+    honest = sample_games(rs, 100, seed=1, chunk=50, checkpoint=cp)
+    data = json.loads(cp.read_text())
+    del data["digest"]
+    write_checkpoint(cp, data)
+    assert sample_games(rs, 100, seed=1, chunk=50, checkpoint=cp).histogram == honest.histogram
+    write_checkpoint(cp, _forged(data, field, value))
+    with pytest.raises(QtttError, match="damaged") as refused:
+        sample_games(rs, 100, seed=1, chunk=50, checkpoint=cp)
+    assert words in str(refused.value)
+
+
+def test_a_checkpoint_is_bound_to_its_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cp = tmp_path / "cp.json"
+    args = ["analyze", "random", "wikipedia", "--seed", "1", "--chunk", "50", "--checkpoint", str(cp),
+            "--quiet"]
+    assert main([*args, "-n", "100"]) == 0
+    capsys.readouterr()
+    assert main([*args, "-n", "4000"]) == 2
+    err = capsys.readouterr().err
+    assert "is of another run (chunks 2 there, 80 now; games 100 there, 4000 now)" in err, err
+    assert err.count("\n") == 1
+
+
+def test_a_solve_checkpoint_holds_only_values_the_rules_can_give(tmp_path: Path) -> None:
+    """A first action's saved value, its digest valid, is a score difference a game can end with,
+    and the checkpoint is of this very run (ruleset, start)."""
+    rs = load_ruleset("qttt(board=2)")
+    cp = tmp_path / "cp.json"
+    honest = solve(rs, checkpoint=cp, core="python")
+    data = json.loads(cp.read_text())
+    del data["digest"]
+    code = next(iter(data["values"]))
+    write_checkpoint(cp, {**data, "values": {**data["values"], code: "1000"}})
+    with pytest.raises(QtttError, match=rf"values\.{code}: 1000 is no score difference a game of "):
+        solve(rs, checkpoint=cp, core="python")
+    write_checkpoint(cp, {**data, "ruleset": "kumar"})
+    with pytest.raises(QtttError, match=r'is of another run \("kumar" from \[\], not "qttt\(board=2\)" from'):
+        solve(rs, checkpoint=cp, core="python")
+    write_checkpoint(cp, data)
+    assert solve(rs, checkpoint=cp, core="python").value == honest.value
+
+
+@pytest.fixture(scope="module")
+def count_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The content of a wikipedia count's checkpoint after two plies, checked to resume to the
+    count of three plies once saved again with its digest."""
+    rs = load_ruleset("wikipedia")
+    cp = tmp_path_factory.mktemp("count") / "cp.json"
+    count_games(rs, max_ply=2, checkpoint=cp)
+    data: dict[str, Any] = json.loads(cp.read_text())
+    del data["digest"]
+    write_checkpoint(cp, data)
+    assert count_games(rs, max_ply=3, checkpoint=cp).nodes_by_ply == count_games(rs, max_ply=3).nodes_by_ply
+    return data
+
+
+@pytest.mark.parametrize(("field", "value", "words"), [
+    ("games_by_ply", [10 ** 18, 0], "ply 0: 1 nodes, 1,000,000,000,000,000,000 games"),
+    ("nodes_by_ply", [2, 36], "a count starts from one position"),
+    ("nodes_by_ply", [1, 10 ** 6], "ply 1: 1,000,000 nodes, 0 games and 8 positions cannot follow 1"),
+    ("positions_by_ply", [1, 0], "ply 1: 36 nodes, 0 games and 0 positions"),
+    ("deadlocks", 5, "5 deadlocks among 0 games"),
+])
+def test_a_count_checkpoint_forged_with_a_valid_digest_is_damaged(
+        tmp_path: Path, count_checkpoint: dict[str, Any], field: str, value: Any, words: str) -> None:
+    """Counts a count cannot reach (more games than nodes, a second start, more children than a
+    position has actions, ...) are refused though the digest is valid."""
+    rs = load_ruleset("wikipedia")
+    cp = tmp_path / "cp.json"
+    write_checkpoint(cp, {**count_checkpoint, field: value})
+    with pytest.raises(QtttError, match="damaged") as refused:
+        count_games(rs, max_ply=3, checkpoint=cp)
+    assert words in str(refused.value), refused.value

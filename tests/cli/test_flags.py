@@ -28,6 +28,7 @@ ODD = {"--engine": "--core", "--solver": "--core", "--processes": "--workers", "
 # (--quiet), long work spread over processes (--workers).
 KINDS: dict[str, set[str]] = {
     "analyze count": {"report", "progress", "long"}, "analyze solve": {"report", "progress", "long"},
+    "analyze curve": {"report", "progress", "long"},
     "analyze random": {"report", "progress", "long"}, "analyze fairness": {"report", "progress", "long"},
     "check": {"report", "progress", "long"}, "conform": {"report", "progress"}, "engine": set(),
     "match": {"report", "progress", "long"}, "tournament": {"report", "progress", "long"},

@@ -29,6 +29,7 @@ from qttt.conformance.protocol import QtttEngine, respond
 from qttt.conformance.runner import load_suites
 from qttt.conformance.suite import suite_path
 from qttt.errors import QtttError
+from qttt.io import write_checkpoint
 from qttt.notation import parse_records
 from qttt.quantum.analysis.count import count_games
 from qttt.quantum.analysis.solve import solve
@@ -208,16 +209,22 @@ CHECKPOINT = st.one_of(
         "deadlocks": st.integers(0, 2) | JSON, "frontier": st.lists(st.tuples(st.lists(st.integers(-5, 20)),
                                                                               st.integers(0, 3))) | JSON,
         "seed": st.integers(0, 1), "chunk": st.integers(1, 3), "chunks": st.integers(1, 3),
+        "games": st.integers(1, 3),
         "done": st.lists(st.integers(-1, 3)) | JSON, "histogram": JSON, "lines": JSON,
         "start": st.just([]) | JSON, "values": st.dictionaries(st.text(max_size=3), JSON, max_size=3)}),
     JSON)
 
 
 @FUZZ
-@given(data=CHECKPOINT, task=st.sampled_from(["count", "random", "solve"]))
-def test_checkpoints(tmp_path: Path, data: object, task: str) -> None:
+@given(data=CHECKPOINT, task=st.sampled_from(["count", "random", "solve"]), digest=st.booleans())
+def test_checkpoints(tmp_path: Path, data: object, task: str, digest: bool) -> None:
+    """Any checkpoint, with a valid digest (anyone can compute one) or without: a result or a
+    QtttError, never a crash."""
     path = tmp_path / "cp.json"
-    path.write_text(json.dumps(data))
+    if digest and isinstance(data, dict):
+        write_checkpoint(path, data)
+    else:
+        path.write_text(json.dumps(data))
     rs = load_ruleset("qttt(board=2)")
     with within(SECONDS):
         try:

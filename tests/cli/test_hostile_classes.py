@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
@@ -411,14 +412,31 @@ def children(pid: int) -> set[int]:
     return {p for p, parent, _ in processes() if parent == pid}
 
 
+_STARTED: list[subprocess.Popen[str]] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_orphans() -> Iterator[None]:
+    """Whatever a test started is killed with its process group when the test ends (a test that
+    fails or times out before its command stops would otherwise leave it and its pool running)."""
+    yield
+    while _STARTED:
+        proc = _STARTED.pop()
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+
+
 def started(argv: list[str], workers: int = 0) -> subprocess.Popen[str]:
-    """`qttt ARGV` started, once it has `workers` children running."""
+    """`qttt ARGV` started in a process group of its own, once it has `workers` children running."""
     # SIGINT at its default in the child, as under a terminal: a test run from a background job
     # (CI started with `&`) would otherwise hand it on ignored, and a Ctrl-C sent before the command
     # sets its own handlers would be lost.
     proc = subprocess.Popen([sys.executable, "-m", "qttt", *argv], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+                            start_new_session=True)
+    _STARTED.append(proc)
     deadline = time.monotonic() + 60
     while len(children(proc.pid)) < workers and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -356,6 +356,7 @@ def test_variant_file_messages(tmp_path: Path, capsys: pytest.CaptureFixture[str
     cases = {'[variant]\nname = "x"\nextends = "gone.toml"\n': ["gone.toml", "not found"],
              '[variant]\ntitle = "no name"\n': ["variant.name is missing"],
              '[variant]\nname = 1979-05-27\n': ['"1979-05-27"'],
+             '[variant]\nname = " \\t"\n': ['variant.name = " \\t" is not allowed', "not only white space"],
              '[variant]\nname = "d"\n[rules]\nboard = 1979-05-27T07:32:00\n': ["rules.board"],
              "a = " + "[" * 5000 + "]" * 5000 + "\n": ["nested too deeply"]}
     for text, needles in cases.items():

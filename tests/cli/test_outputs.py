@@ -21,6 +21,9 @@ from typing import Any
 
 import pytest
 from contract import one_line, run
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lanes import examples
 
 from qttt import io
 from qttt.argtypes import output_file
@@ -164,6 +167,45 @@ def test_the_rule_holds_at_write_time_for_files_read_later(tmp_path: Path) -> No
     io.read_json(source, own=True)
     io.write_atomic(source, "[2]")
     assert source.read_text() == "[2]"
+
+
+ROUTES = ["d/in.json", "d/../d/in.json", "hard", "soft", "chain", "dlink/in.json", "dlink/../d/in.json"]
+
+
+@given(route=st.sampled_from([*ROUTES, "copy"]), absolute=st.booleans(),
+       padding=st.lists(st.sampled_from(["./", "/"]), max_size=3))
+@settings(max_examples=examples(40), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_an_input_is_no_output_however_it_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   route: str, absolute: bool, padding: list[str]) -> None:
+    """Any spelling of an input read (relative or absolute, `./`, `//`, `..`, a hard link, a
+    symbolic link or a chain of them, a link to its directory) is refused as an output, by
+    device and inode; a copy is another file and is written."""
+    folder = tmp_path / "w"
+    if not folder.exists():
+        (folder / "d").mkdir(parents=True)
+        source = folder / "d" / "in.json"
+        source.write_text("[1]")
+        os.link(source, folder / "hard")
+        (folder / "soft").symlink_to(source)
+        (folder / "chain").symlink_to(folder / "soft")
+        (folder / "dlink").symlink_to(folder / "d")
+    (folder / "copy").write_text("[1]")
+    monkeypatch.chdir(folder)
+    first, *rest = route.split("/")
+    name = first + "".join("/" + pad + part for pad, part in zip([*padding, *[""] * len(rest)], rest,
+                                                                   strict=False))  # d/./in.json, d//in.json
+    spelled = str(folder / name) if absolute else name
+    io.start_command()
+    io.read_json(folder / "d" / "in.json")
+    if route == "copy":
+        io.write_atomic(spelled, "[2]")
+        assert (folder / "copy").read_text() == "[2]"
+    else:
+        with pytest.raises(FileError, match="which this command reads"):
+            io.write_atomic(spelled, "[2]")
+    assert (folder / "d" / "in.json").read_text() == "[1]"
+    assert not [p for p in folder.rglob(".*")]  # no temporary file left
 
 
 # -- signals ---------------------------------------------------------------------------------------

@@ -15,12 +15,13 @@ from lanes import examples
 from qttt.notation import Record, action_from_json, action_to_json
 from qttt.quantum.engine import Measure, Place, State, playout, quantum_state
 from qttt.quantum.notation import to_notation
+from qttt.quantum.rulebook import CHANCE_PAGE
 from qttt.quantum.strategies import random_rulesets
 from qttt.quantum.text import status_line
 from qttt.ruleset import Ruleset
 from qttt.svg import board_svg
 from qttt.variant import load_ruleset
-from qttt.webplay import BOARD_PIXELS, Bridge, Session, call, rules_page
+from qttt.webplay import BOARD_PIXELS, CHANCE_RULESETS, Bridge, Session, call, rules_page
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -166,6 +167,8 @@ def test_intelligent_is_offered_and_plays_to_the_end_with_its_rules_page_linked(
 def test_rulebook_links_only_for_built_in_rulesets() -> None:
     assert rules_page(load_ruleset("wikipedia")) == "rulebook/wikipedia/"
     assert rules_page(load_ruleset("wikipedia(measurer=creator)")) is None
+    assert all(rules_page(load_ruleset(name)) == "rulebook/chance/" for name in CHANCE_RULESETS)
+    assert CHANCE_PAGE == "rulebook/chance.md"  # the page the link opens (test_rulebook.py holds it)
 
 
 def test_a_pasted_variant_of_another_family_plays_through_the_same_bridge() -> None:
@@ -182,3 +185,42 @@ def test_a_pasted_variant_of_another_family_plays_through_the_same_bridge() -> N
     scores = final.scores
     winner = "x" if scores["x"] > scores["o"] else "o" if scores["o"] > scores["x"] else None
     assert view["result"]["winner"] == winner
+
+
+def test_a_chance_ruleset_is_offered_and_the_page_draws_each_outcome_from_its_seed() -> None:
+    """The stochastic variant (collapse=chance-second, p=3/4) plays through the bridge: at a chance
+    turn the page asks the engine to draw; the outcome the second player picked comes true with
+    probability 3/4 (the view says so), the draw is the seed's, and the record replays."""
+    offered = [r["name"] for r in ask(Bridge(), cmd="rulesets")["rulesets"]]
+    assert set(CHANCE_RULESETS) <= set(offered)
+
+    def game(seed: int) -> tuple[list[Any], list[str]]:
+        bridge = Bridge()
+        view = ask(bridge, cmd="new", variant="wikipedia(collapse=chance-second,p=3/4)")
+        drawn = []
+        while not view["state"]["over"]:
+            if view["state"]["to_move"] == "chance":
+                assert view["hint"].endswith("The page draws it now.")
+                picked = view["record"]["actions"][-1]["measure"]  # the second player's pick
+                legal = view["legal"]
+                view = ask(bridge, cmd="draw", seed=seed)
+                outcome = view["record"]["actions"][-1]
+                assert outcome in legal
+                p = "3/4" if outcome["outcome"] == picked else "1/4"
+                assert view["drawn"] == f"Chance drew square {outcome['outcome'] + 1} (probability {p})."
+                drawn.append(view["drawn"])
+            else:
+                if view["state"]["phase"] == "measure":  # a pick, not a measurement: the hint says so
+                    assert "your pick comes true with probability 3/4" in view["hint"]
+                view = ask(bridge, cmd="bot", player="random", seed=seed)
+                assert view["drawn"] is None
+        record = view["record"]
+        assert Record(record["variant"], tuple(action_from_json(a) for a in record["actions"])).replay().over
+        return list(record["actions"]), drawn
+
+    results = [game(seed) for seed in range(4)]
+    assert all(drawn for _, drawn in results)
+    assert game(0) == results[0]
+    reply = json.loads(call(json.dumps({"cmd": "new", "variant": "wikipedia"})))
+    reply = json.loads(call(json.dumps({"cmd": "draw"})))
+    assert reply["rule"] == "record-format" and "not chance's turn" in reply["error"]

@@ -196,7 +196,11 @@ def test_resume_plays_only_missing_games(tmp_path: Path, capsys: pytest.CaptureF
     assert run_match(capsys, args)[0] == 0
     first = records(tmp_path)
     (tmp_path / "game-0003.json").unlink()
-    (tmp_path / "game-0004.json").write_text('{"game": 4, "varia')  # cut short by a crash
+    (tmp_path / "game-0004.json").write_text('{"game": 4, "varia')  # records are saved whole: damage
+    code = main(["match", *args])
+    err = capsys.readouterr().err
+    assert code == 2 and f"{tmp_path}: game-0004.json is damaged (not JSON" in err
+    (tmp_path / "game-0004.json").unlink()
     code, out, _ = run_match(capsys, args)
     assert code == 0 and "resuming: 2 of 4 games" in out
     assert re.findall(r"^game (\d)/4:", out, re.M) == ["3", "4"]  # played again

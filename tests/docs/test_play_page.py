@@ -239,6 +239,32 @@ def test_intelligent_tic_tac_toe_is_playable(page: Any) -> None:
     assert "blocks won" in text(page, "play-result")
 
 
+def test_a_chance_ruleset_is_offered_and_the_page_draws_and_shows_each_outcome(page: Any) -> None:
+    """The stochastic variant plays to the end with two built-in players: every chance turn is
+    drawn by the page (nobody clicks it), the draw is shown, and the record replays in the engine."""
+    name = "wikipedia(collapse=chance-second,p=3/4)"
+    choose(page, "play-x", "person")
+    choose(page, "play-o", "person")
+    choose(page, "play-ruleset", name)
+    assert text(page, "play-drawn") == ""
+    choose(page, "play-x", "random")
+    choose(page, "play-o", "random")
+    wait(page, "document.getElementById('qttt-play').dataset.over", "true", 120)
+    record = json.loads(text(page, "play-record-out"))
+    actions = tuple(action_from_json(a) for a in record["actions"])
+    assert record["variant"] == name and Record(name, actions).replay().over
+    states = Record(name, actions).states()
+    chance = [i for i, st in enumerate(states[:-1]) if st.to_move == "chance"]
+    assert chance, "no chance turn in the game"
+    choose(page, "play-x", "person")  # step back to the last draw: its line says what chance drew
+    choose(page, "play-o", "person")
+    while int(page.evaluate("document.getElementById('qttt-play').dataset.ply")) > chance[-1] + 1:
+        click(page, "#play-prev")
+    shown = text(page, "play-drawn")
+    assert re.fullmatch(r"Chance drew square \d \(probability (3/4|1/4)\)\.", shown), shown
+    assert f"square {action_to_json(actions[chance[-1]])['outcome'] + 1} " in shown
+
+
 def test_the_page_fits_a_phone_without_sideways_scrolling(page: Any) -> None:
     """At 375 px the controls, the board, the choices, the result and a long record fit the width."""
     page.call("Emulation.setDeviceMetricsOverride", width=375, height=800, deviceScaleFactor=1, mobile=True)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import re
+import xml.etree.ElementTree as ET
+from fractions import Fraction
 from functools import cache
 from pathlib import Path
 from typing import cast
@@ -26,6 +28,7 @@ from qttt.docgen.rulebook import (
     cases_by_rule,
     editions,
     glossary,
+    glossary_rows,
     implementers,
     languages,
     page_path,
@@ -38,8 +41,10 @@ from qttt.docgen.rulebook import (
 )
 from qttt.family import Mark, family_of
 from qttt.geometry import patterns
+from qttt.narration import frac
 from qttt.nested.engine import NestedState
 from qttt.notation import Record
+from qttt.quantum.engine import Measure, mark_name
 from qttt.quantum.notation import from_notation
 from qttt.quantum.rulebook import quantum_states
 from qttt.spec import rules
@@ -180,7 +185,9 @@ def test_rulebook_teaches_with_pictures_a_quick_start_and_a_summary_card(name: s
     rows = card_rows(load_ruleset(name), w)
     assert len(rows) == 5
     for row, what in rows:
-        assert f"| **{row}** | {what} |" in text
+        # the row, marked where it sums up a reading of ours
+        ours = rf"( \(\*{w['our_reading']}\*: [^|]*\))?"
+        assert re.search(re.escape(f"| **{row}** | {what}") + ours + r" \|", text)
 
 
 @pytest.mark.parametrize(("name", "lang"), QUANTUM_EDITIONS)
@@ -204,7 +211,10 @@ def test_quantum_rulebook_steps_through_a_cycle_and_a_complete_game(name: str, l
 def test_the_forced_last_move_appears_only_where_the_ruleset_has_it(name: str, lang: str) -> None:
     w, text = words(lang), player_page(name, lang)
     forced = load_ruleset(name).value("last_square") == "forced"
-    assert (w["notation_forced"].format(name=name) in text) == forced
+    # the record of a forced move is the software's: on the ruleset's page, never on the players'
+    rules_page = files()[f"docs/rules/{name}.md"]
+    assert (words("en")["records"]["notation_forced"] in rules_page) == forced
+    assert "`X9:5`" not in text
     assert (w["player"]["last-forced"] in text) == forced
     assert (w["card"]["end=full:end"] in text) == (load_ruleset(name).value("end") == "full" and not forced)
 
@@ -273,7 +283,9 @@ MISTRANSLATIONS = ["Другая клетка недопустима", "Знач
 def test_corrected_phrasings_stay_corrected(name: str, lang: str) -> None:
     text = player_page(name, lang) + card(name, lang)
     assert [m for m in MISTRANSLATIONS if m in text] == []
-    corrected = {"ru": "Любая другая клетка недопустима", "de": "Jedes andere Feld ist unzulässig"}
+    # the rule says no other square may be chosen (issue 34 reworded both: "недопустима" and
+    # "unzulässig" read as legal jargon)
+    corrected = {"ru": "Выбрать другую клетку нельзя", "de": "Ein anderes Feld darf nicht gewählt werden"}
     assert corrected[lang] in text
 
 
@@ -328,3 +340,130 @@ def test_intelligent_rulebook_draws_routing_a_block_won_the_end_and_a_whole_game
     assert f"the game scores X {s['x']}, O {s['o']}." in text
     assert files()["docs/boards/rulebook-intelligent-end.svg"] == family_of(load_ruleset("intelligent")).svg(
         states[-1], 320.0, None)
+
+
+@pytest.mark.parametrize(("name", "lang"), EDITIONS)
+def test_every_picture_has_a_caption_and_the_first_board_a_legend(name: str, lang: str) -> None:
+    """Each picture of a rulebook is a figure with a caption; the quick start's board has the key to
+    the boards beside it (the opening pictures included)."""
+    text = player_page(name, lang)
+    pictures = re.findall(r"!\[[^\]]*\]\([^)]*\.svg\)", text)
+    captioned = re.findall(r'<figure markdown="span">!\[[^\]]*\]\([^)]*\.svg\)<figcaption>[^<]+</figcaption>'
+                           r"</figure>", text)
+    assert pictures and len(captioned) == len(pictures)
+    quick = text.split(f"## {words(lang)['quick_start']}")[1].split("\n## ")[0]
+    block = re.search(r'<div class="qttt-figures" markdown>(.*?)</div>', quick, re.S)
+    assert block and block.group(1).count("<figure") == 2
+    legend = re.search(r"\]\(\.\./boards/(legend-[\w-]+)\.svg\)", block.group(1))
+    assert legend, "no legend beside the first board"
+    assert f"docs/boards/{legend.group(1)}.svg" in files()
+
+
+@pytest.mark.parametrize(("name", "lang"), EDITIONS)
+def test_the_quick_start_and_the_card_mark_every_reading_they_state(name: str, lang: str) -> None:
+    """Every reading of the game's rules (spec/rulebook.toml `ours`) is marked, with its register
+    point, on the quick start or the summary card that sums it up, on the page and on the A4 card."""
+    w = words(lang)
+    text = player_page(name, lang)
+    summary = text.split(f"## {w['quick_start']}")[1].split(f"## {w['article'].format(k=1)}")[0]
+    marked = set(re.findall(rf"\(\*{re.escape(w['our_reading'])}\*: ([^)]*\)(?:, [^)]*\))*)\)", summary))
+    points = {p for group in marked for p in re.findall(r"ambiguities\.md#([\w-]+)\)", group)}
+    assert points == set(plan()["ruleset"][name]["ours"].values())
+    card = files()["docs/" + card_path(name, lang)]
+    mark = f'<em class="ours">({w["our_reading"]})</em>'
+    assert card.count(mark) == summary.count(f"(*{w['our_reading']}*:")
+
+
+# Errors readers found in the rulebooks, kept out by class: per language, phrases a native editor
+# struck (calques, the wrong register, implementers' words) and patterns (a record's capital mark
+# names, a record's notation, the second person in the Russian text, which speaks of "the player").
+FORBIDDEN: dict[str, list[str]] = {
+    "ru": [r"стоит ход", r"ход стоит", r"Быстрый старт", r"Партия целиком", r"реестр\w* неоднозначност",
+           r"нес[ёе]т номер", r"[Зз]а индивидуальный этап", r"[Зз]а командный этап", r"проверочн\w+ случа",
+           r"\bфаз\w*", r"\b(вы|вас|вам|вами|ваш\w*)\b", r"без часов", r"лимит\w* времени",
+           r"для разработчиков", r"идентификатор"],
+    "de": [r"groß geschrieben", r"Register der Mehrdeutigkeiten", r"Konformität", r"Werkzeug", r"ohne Uhr",
+           r"Kennungen", r"Für Entwickler", r"Endbrett", r"unbegrenzt Zeit", r"Zug steht in"],
+    "en": [r"toolkit", r"conformance", r"ambiguity register", r"[Ff]or implementers", r"without a clock",
+           r"\bids\b"],
+}
+EVERY_LANGUAGE = [r"\b[XOХО]\d+\b", r"`[XO]\d+[:@]", r"\[\w[\w-]*\] X1:"]
+
+
+def player_texts(name: str, lang: str) -> list[str]:
+    """The player page and the A4 card of one edition, as their readers see the words (the
+    page's links and pictures left out)."""
+    page = re.sub(r"\]\([^)]*\)|<[^>]+>", "]", player_page(name, lang))
+    card = re.sub(r"<style>.*?</style>|<svg.*?</svg>|<[^>]+>", " ", files()["docs/" + card_path(name, lang)],
+                  flags=re.S)
+    return [page, card]
+
+
+@pytest.mark.parametrize(("name", "lang"), EDITIONS)
+def test_no_listed_error_comes_back(name: str, lang: str) -> None:
+    for text in player_texts(name, lang):
+        for pattern in (*FORBIDDEN[lang], *EVERY_LANGUAGE):
+            found = re.search(pattern, text, flags=re.I if pattern.islower() else 0)
+            assert not found, f"{name} ({lang}): {found.group(0)!r}"
+    text, rs = player_page(name, lang), load_ruleset(name)
+    if rs.game == "quantum" and rs.board == 3:  # no "long" diagonal where there is no short one
+        assert not re.search(r"long diagonal|lange Diagonale|(больш|длинн)\w+ диагонал", text), name
+    w = words(lang)
+    competition = text.split(f"## {w['article'].format(k=COMPETITION_PART)}")[1]
+    uses = (text.find(f"(*{w['our_reading']}*"), text.find(f'!!! note "{w["our_reading"]}"'))
+    first_mark = min(i for i in uses if i >= 0)
+    assert text.find(f"**{w['our_reading']}**") < first_mark, "Our reading is used before it is explained"
+    if f'!!! note "{w["our_choice"]}"' in competition:  # the box is explained before it first appears
+        intro = competition.split(f'!!! note "{w["our_choice"]}"')[0]
+        assert f"**{w['our_choice']}**" in intro
+
+
+def test_the_russian_rulebook_names_the_variant_its_source_offers() -> None:
+    """The Russian source's footnote offers the unstable variant: both editions of its rulebook
+    link that variant's rulebook."""
+    for lang in ("en", "ru"):
+        assert "](russian-unstable.md)" in player_page("russian", lang), lang
+
+
+def test_bonus4x4_uses_draw_for_one_thing_only() -> None:
+    """A draw is equal points (the winner paragraph); a game without a line of four is not called
+    a draw (issue: 5.9 and 5.11 used the word for both)."""
+    paras = [p for p in paragraphs("bonus4x4") if re.search(r"\bdraws?\b", p.text)]
+    assert [p.key for p in paras] == ["winner"]
+    # the glossary's example lines are lines of this board: four marks, not the 3×3 source's three
+    examples = [m.split() for m in re.findall(r"\b((?:[xX]\d+ )+[xX]\d+) and", words_of_glossary("bonus4x4"))]
+    assert examples and all(len(line) == 4 for line in examples), examples
+
+
+def words_of_glossary(name: str) -> str:
+    return " ".join(row[1] for row in glossary_rows(name, "en"))
+
+
+def test_the_chance_rulebook_draws_a_chance_collapse_with_each_outcomes_probability() -> None:
+    """The stochastic variant's rulebook and card: the pick, then the two outcomes, each captioned
+    with its probability by the rule (the picked square p, the other 1 − p) and drawn as the
+    measurement of that square collapses the cycle (the choice engine, apart from chance); the
+    legend beside the first board, every picture captioned, the reading marked; the card too."""
+    text, card_text = files()["docs/rulebook/chance.md"], files()["docs/cards/chance.en.html"]
+    name = plan()["chance"]["ruleset"]
+    p = Fraction(load_ruleset(name).value("p"))
+    pending = quantum_states(from_notation("[wikipedia] " + plan()["cycle"]["3"]))[-1]
+    a, b = pending.edges[pending.pending or 0]
+    svg_ns = "{http://www.w3.org/2000/svg}"
+    for cell, prob in ((a, p), (b, 1 - p)):
+        caption = f"<figcaption>probability {frac(prob)}: o4 in square {cell + 1}</figcaption>"
+        assert caption in text and caption in card_text
+        svg = files()[f"docs/boards/rulebook-chance-outcome-{cell + 1}.svg"]
+        drawn = sorted(e.get("data-mark") or "" for e in ET.fromstring(svg).iter(f"{svg_ns}text")
+                       if "classical" in (e.get("class") or ""))
+        after = pending.apply(Measure(cell))
+        assert drawn == sorted(mark_name(k) for k in after.classical if k)
+    assert f"O picks square {a + 1}" in text
+    pictures = re.findall(r"!\[[^\]]*\]\([^)]*\.svg\)", text)
+    assert len(re.findall(r"<figcaption>[^<]+</figcaption></figure>", text)) == len(pictures) == 4
+    assert "](../boards/legend-quantum-en.svg)" in text.split("## Summary card")[0]
+    assert f'!!! note "{words("en")["our_reading"]}"' in text and "ambiguities.md#chance-collapse" in text
+    assert card_text.count('<em class="ours">') == 2
+    for lang in ("en",):
+        for pattern in (*FORBIDDEN[lang], *EVERY_LANGUAGE):
+            assert not re.search(pattern, text, flags=re.I if pattern.islower() else 0), pattern

@@ -15,13 +15,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def build_site(out: Path) -> None:
-    """`mkdocs build --strict` into `out`; raises with mkdocs' output when the build fails."""
+def build_site(out: Path) -> str:
+    """`mkdocs build --strict` into `out`; returns what the build printed (with --quiet: its
+    warnings, if any), raises with mkdocs' output when the build fails. The theme's end-of-life
+    notice is switched off (NO_MKDOCS_2_WARNING): Material is pinned, and docs/developers.md ("The
+    site's theme") says what a move to its successor, Zensical, needs."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
                            "--site-dir", str(out)], cwd=ROOT, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise AssertionError(f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc.stdout + proc.stderr
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):

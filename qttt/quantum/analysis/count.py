@@ -15,6 +15,7 @@ from typing import Any
 
 from ...bounds import CODE, COUNT, MAX_PLY
 from ...errors import FileError, QtttError, UsageError
+from ...interop import rules_of
 from ...io import damaged, read_checkpoint, write_checkpoint
 from ...processes import Mapper
 from ...ruleset import Ruleset
@@ -223,6 +224,7 @@ def _resume(rs: Ruleset, kind: str, res: CountResult, path: Path,
         lengths = {len(p) for p, _ in frontier}
         if len(lengths) != 1 or min(lengths) < ply or min(m for _, m in frontier) < 1:
             raise ValueError(f"frontier entries are not positions after {ply} plies")
+        _possible(rs, data, sum(m for _, m in frontier), len(frontier))
         saved = CountResult(rs.canonical, kind, data["games_by_ply"], data["nodes_by_ply"],
                             data["positions_by_ply"], data["deadlocks"])
         return data["ruleset"], data["key"], ply, saved, frontier
@@ -240,6 +242,26 @@ def _resume(rs: Ruleset, kind: str, res: CountResult, path: Path,
         return ply, [(p, m, board_after(rs, p)) for p, m in frontier]
     except (QtttError, LookupError, ValueError, AssertionError):
         raise damaged(path, "a saved position is not reachable") from None
+
+
+def _possible(rs: Ruleset, data: dict[str, Any], frontier_nodes: int, frontier_positions: int) -> None:
+    """ValueError unless a checkpoint's counts are ones a count can reach (the digest is only a
+    checksum against accidents): one start, each ply's games and positions at most its nodes,
+    each ply's nodes between the previous ply's unfinished nodes and those times the most actions
+    a position can have (the frontier, the nodes of the next ply, included), deadlocks among the
+    games."""
+    nodes, games, positions = data["nodes_by_ply"], data["games_by_ply"], data["positions_by_ply"]
+    widest = rules_of(rs).codec.actions
+    if nodes[0] != 1 or positions[0] != 1:
+        raise ValueError("a count starts from one position (nodes_by_ply[0] and positions_by_ply[0] are 1)")
+    for k, (n, g, p) in enumerate(zip([*nodes, frontier_nodes], [*games, 0], [*positions, frontier_positions],
+                                      strict=True)):
+        left = nodes[k - 1] - games[k - 1] if k else 1
+        if not (g <= n and 1 <= p <= n and left <= n <= left * widest):
+            raise ValueError(f"ply {k}: {n:,} nodes, {g:,} games and {p:,} positions cannot follow "
+                             f"{left:,} unfinished nodes (at most {widest} actions each)")
+    if data["deadlocks"] > sum(games):
+        raise ValueError(f"{data['deadlocks']:,} deadlocks among {sum(games):,} games")
 
 
 def brute_force_nodes(rs: Ruleset, depth: int, start: Sequence[int] = ()) -> tuple[list[int], int]:

@@ -13,20 +13,16 @@ search otherwise; each checks the other in tests/analysis/test_solve_fast.py.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ...bounds import CODE
-from ...errors import FileError, QtttError, UsageError
+from ...errors import QtttError, UsageError
 from ...family import CORES
-from ...io import FRACTION, read_checkpoint, write_checkpoint
+from ...interop import rules_of
+from ...io import FRACTION, write_checkpoint
 from ...native import CoreUnavailable
-from ...notation import action_to_json
 from ...processes import Mapper
 from ...ruleset import Ruleset
 from ..compiled import (
@@ -37,21 +33,12 @@ from ..compiled import (
     solver_supports,
 )
 from ..compiled import first_value as compiled_first_value
-from ..engine import OVER, Action, Board, Measure, Place
+from ..engine import OVER, Action, Board
 from ..game import compile_game
 from .count import board_after, encode
+from .expectimax import choose_expectimax, solve_chance
 from .keys import Key, numbered_key, owner_key
-
-
-def _child(b: Board, act: Action) -> Board:
-    c = b.copy()
-    if isinstance(act, Place):
-        c.place(act.a, act.b)
-    elif isinstance(act, Measure):
-        c.measure(act.cell)
-    else:
-        c.outcome(act.cell)
-    return c
+from .solved import SolveResult, child, saved_values
 
 
 class Solver:
@@ -62,9 +49,9 @@ class Solver:
         self.memo = memo
         game = compile_game(rs)
         if game.chance:  # rule collapse-chance: a chance turn is no player's choice
-            raise QtttError("collapse-chance", f"{rs.canonical}: the solver searches the two players' "
-                            "choices (minimax); a chance collapse needs an expectimax, which it does not "
-                            "compute yet")
+            raise QtttError("collapse-chance", f"{rs.canonical}: this search is minimax over the two "
+                            "players' choices; a chance collapse is valued by the expectimax "
+                            "(qttt.quantum.analysis.expectimax, which qttt analyze solve uses)")
         self.numbered = game.uses_move_numbers
         self.scale = game.scale
         self.bound = int(game.bound * self.scale)
@@ -80,7 +67,7 @@ class Solver:
         out: list[tuple[Action, Board, Key | None]] = []
         seen: set[Key] = set()
         for act in b.legal():
-            c = _child(b, act)
+            c = child(b, act)
             if c.phase == OVER or not self.memo:
                 out.append((act, c, None))
                 continue
@@ -117,12 +104,12 @@ class Solver:
         if not kids:
             best = self.final(b)
         else:
-            best = self.best_child(kids, b.to_move() == "x", max(alpha, lo), min(beta, hi))
+            best = self.bestchild(kids, b.to_move() == "x", max(alpha, lo), min(beta, hi))
         if self.memo and key is not None:
             self.tt[key] = (best, best) if not kids else self.stored_bounds(best, lo, hi, alpha, beta)
         return best
 
-    def best_child(self, kids: list[tuple[Action, Board, Key | None]], maximising: bool, a: int,
+    def bestchild(self, kids: list[tuple[Action, Board, Key | None]], maximising: bool, a: int,
                    bt: int) -> int:
         """The best child value for the mover within the window (a, bt), cutting off at a >= bt."""
         if self.memo:
@@ -193,24 +180,6 @@ class Solver:
         return pv
 
 
-@dataclass
-class SolveResult:
-    """The value of a position, its principal variation and the value of each distinct first action."""
-
-    ruleset: str
-    value: Fraction
-    pv: list[Action]
-    first: list[tuple[Action, Fraction]] = field(default_factory=list)
-    nodes: int = 0
-    positions: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain data: fractions as strings, actions in the record format."""
-        return {"ruleset": self.ruleset, "value": str(self.value),
-                "pv": [action_to_json(a) for a in self.pv],
-                "first_moves": [{"action": action_to_json(a), "value": str(v)} for a, v in self.first]}
-
-
 def first_value(rs: Ruleset, start: tuple[int, ...], code: int) -> tuple[str, int, int]:
     """Exact value (as a string) after one encoded action from `start`, with nodes searched and table
     size: a unit of work for another process."""
@@ -236,20 +205,16 @@ def choose_solver(rs: Ruleset, core: str = "auto") -> str:
     return "python"
 
 
-CHECKPOINT = {"ruleset": str, "start": [CODE], "values": object}
-
-
-def _code(key: str) -> int:
-    """A first action's code as a key of the checkpoint field `values`."""
-    if not re.fullmatch(r"-?[0-9]{1,6}", key):
-        raise ValueError(f"values: {json.dumps(key)[:30]} is not an encoded action")
-    return int(key)
-
-
-def _value(code: str, value: Any) -> Fraction:
-    """A saved value of a first action (checkpoint field `values`): an exact number."""
+def _value(code: str, value: Any, rs: Ruleset) -> Fraction:
+    """A saved value of a first action (checkpoint field `values`): an exact number, and a score
+    difference a game of `rs` can end with (its score range), so that no file makes `solve` print
+    a value the rules cannot give."""
     if not isinstance(value, str) or not FRACTION.fullmatch(value) or value.endswith("/0"):
         raise ValueError(f"values.{code}: expected an exact number such as \"1/2\"")
+    x_lo, x_hi, o_lo, o_hi = rules_of(rs).codec.score_range
+    if not x_lo - o_hi <= Fraction(value) <= x_hi - o_lo:
+        raise ValueError(f"values.{code}: {value} is no score difference a game of {rs.canonical} ends with "
+                         f"({x_lo - o_hi} to {x_hi - o_lo})")
     return Fraction(value)
 
 
@@ -259,8 +224,12 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
     """Solve `rs` from the start (or from encoded actions `start`): the exact value of every distinct
     first action (one per symmetry class), the value and a principal variation. `mapper` solves
     first actions in parallel; `checkpoint` keeps finished first actions across runs; `core`
-    chooses the search (`choose_solver`); both give the same values."""
+    chooses the search (`choose_solver`); both give the same values. A chance ruleset's value is
+    its expected value at its p (`expectimax.solve_chance`)."""
     start = tuple(start)
+    if compile_game(rs).chance:  # rule collapse-chance: the expected value, exactly
+        return solve_chance(rs, start=start, mapper=mapper, checkpoint=checkpoint, progress=progress,
+                            compiled=choose_expectimax(rs, core))
     use_c = choose_solver(rs, core) == "compiled"
     solver = Solver(rs)
     root = board_after(rs, start)
@@ -269,15 +238,8 @@ def solve(rs: Ruleset, *, start: Sequence[int] = (), mapper: Mapper | None = Non
     n2 = rs.board ** 2
     kids = solver.children(root)
     codes = [encode(a, n2) for a, _, _ in kids]
-    values: dict[int, Fraction] = {}
     cp = Path(checkpoint) if checkpoint is not None else None
-    if cp is not None and cp.is_file():
-        ruleset, saved_start, values = read_checkpoint(cp, CHECKPOINT, lambda data: (
-            data["ruleset"], data["start"],
-            {int(k): _value(k, v) for k, v in data["values"].items() if _code(k) in codes}))
-        if ruleset != rs.canonical or saved_start != list(start):
-            raise FileError(None, f"checkpoint {cp} is for {ruleset!r} from {saved_start}, not "
-                            f"{rs.canonical!r} from {list(start)}")
+    values: dict[int, Fraction] = saved_values(cp, rs, start, codes, lambda k, v: _value(k, v, rs))
     todo = [c for c in codes if c not in values]
     nodes = 0
     fast = FastSolver(rs, DEFAULT_LOG2) if use_c else None
@@ -326,5 +288,5 @@ def minimax(b: Board) -> Fraction:
     legal = b.legal()
     if not legal:
         return b.score_difference()
-    vals = [minimax(_child(b, a)) for a in legal]
+    vals = [minimax(child(b, a)) for a in legal]
     return max(vals) if b.to_move() == "x" else min(vals)
