@@ -406,7 +406,7 @@ def test_cli_exit_status_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert "single-cycle-per-move" in out and "proved" in out
     assert "1 ruleset checked, 1 without findings; nothing violated; exit status 0" in out
     # bonus4x4's tie gap is documented (ambiguity bonus-simultaneous): accepted, exit 0; --strict: 1.
-    assert cli.main(["bonus4x4", "--games", "20", "--json"]) == 0
+    assert cli.main(["bonus4x4", "--games", "20", "--json-document"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [c["id"] for c in data["catalogue"]] == [p.id for p in properties()]
     (rep,) = data["rulesets"]
@@ -489,7 +489,7 @@ def test_relaxed_walk_deadlocks_are_never_reported_without_a_replaying_witness()
     such findings are dropped, and nothing is reported violated."""
     spec = "wikipedia(two_cycles=false,end_line=2)"
     rs = load_ruleset(spec)
-    relaxed, _ = run_walks(rs, spec, None, 1)
+    relaxed, _ = run_walks(rs, spec, None)
     assert relaxed.ruleset == walk_ruleset(rs).canonical != rs.canonical
     stuck = relaxed.failures.get("no-deadlock", [])
     assert stuck, "the relaxed walk finds deadlocks"

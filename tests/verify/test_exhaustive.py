@@ -138,13 +138,13 @@ def test_a_resumed_walk_is_never_labelled_exhaustive(tmp_path: Any,
     spec = "qttt(board=2)"
     assert main(["check", spec, "--exhaustive", "--max-ply", "2", "--checkpoint", str(saved), "--quiet"]) == 0
     capsys.readouterr()
-    assert main(["check", spec, "--exhaustive", "--checkpoint", str(saved), "--json"]) == 0
+    assert main(["check", spec, "--exhaustive", "--checkpoint", str(saved), "--json-document"]) == 0
     report = json.loads(capsys.readouterr().out)
     rows = [f for r in report["rulesets"] for f in r["properties"]]
     assert rows and all(f["status"] != "exhaustive" for f in rows)
     assert all("resumed from a checkpoint at ply 2" in f["label"] for f in rows
                if f["property"] in ("collapse-uniqueness", "no-deadlock"))
-    assert main(["check", spec, "--exhaustive", "--json"]) == 0  # the same walk, run whole
+    assert main(["check", spec, "--exhaustive", "--json-document"]) == 0  # the same walk, run whole
     whole = [f for r in json.loads(capsys.readouterr().out)["rulesets"] for f in r["properties"]]
     assert any(f["status"] == "exhaustive" for f in whole)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import json
 import shutil
 import tempfile
 import textwrap
@@ -27,6 +28,7 @@ import pytest
 from views import forget_views
 
 from qttt import IllegalAction, QtttError, load_ruleset
+from qttt.cli import main as cli_main
 from qttt.geometry import cells_of
 from qttt.quantum import compiled, engine, game, scoring
 from qttt.quantum.engine import MEASURE, PLACE, Board, Measure, Place
@@ -496,3 +498,21 @@ def test_an_inconsistent_position_is_reported_not_overrun(monkeypatch: pytest.Mo
         got = isolated.run(view, [0])[0]
     assert refused is not None and "self-test" in refused
     assert isinstance(got, str) and got.startswith("position inconsistent"), got
+
+
+@pytest.mark.slow
+def test_a_core_its_self_test_refuses_is_compared_by_every_worker(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`qttt check --workers 2` compares the core as built in its pool's workers too (they are
+    forked inside verify.built.every_core_as_built): a worker forked before would load the core its
+    self-test refuses as no core at all, and the check would exit 0 with cores-agree unknown."""
+    core_source_changed("    p->open &= (uint16_t)~component;\n", "")(monkeypatch)  # a collapse bug
+    assert compiled.available() is not None  # the self-test refuses it: qttt plays the Python engine
+    status = cli_main(["check", TWO, "--no-walk", "--games", "40", "--workers", "2", "--quiet",
+                       "--json-document"])
+    out, err = capsys.readouterr()
+    assert out, err
+    report = json.loads(out)
+    (cores,) = [f for f in report["rulesets"][0]["properties"] if f["property"] == "cores-agree"]
+    assert status == 1 and cores["status"] == "violated", cores["label"]
+    assert "self-test" in cores["label"]

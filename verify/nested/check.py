@@ -25,6 +25,7 @@ from qttt import Ruleset, VariantError, load_ruleset, with_params
 from qttt.family import Mark, family_of
 from qttt.nested import compiled
 from qttt.notation import action_to_json
+from qttt.processes import Mapper, serial_mapper
 from qttt.ruleset import check_scoring_game
 
 from ..built import as_built
@@ -51,7 +52,7 @@ from ..differential import walk as walk_classes
 from ..isolated import Died, Isolated
 from ..paths import Path as RegisteredPath
 from ..paths import serving
-from ..report import Confirmed, Finding, Part, Progress, Report, finding
+from ..report import Confirmed, Finding, Part, Progress, Report, finding, one_unit
 from . import probe as probes
 from .model import Position, rules_of
 from .proofs import points_range as rules_range
@@ -442,7 +443,13 @@ METHODS = {
 }
 
 
-def check_nested(spec: str, *, games: int | None = None, seed: int = 0, progress: Progress | None = None,
+def check_nested(spec: str, *, mapper: Mapper = serial_mapper, progress: Progress | None = None,
+                 **options: Any) -> Report:
+    """`settle_nested` of the ruleset named by spec as one unit of work on mapper (`one_unit`)."""
+    return one_unit(settle_nested, spec, mapper, progress, options)
+
+
+def settle_nested(spec: str, *, games: int | None = None, seed: int = 0, progress: Progress | None = None,
                  timeout: float = 60.0, exhaustive: bool | None = None, max_ply: int | None = None,
                  cores: bool = True, **options: object) -> Report:
     """Settle the nested-classical properties of the ruleset named by spec. The walks run unless

@@ -47,7 +47,7 @@ from typing import Any
 from qttt import Ruleset, load_ruleset, with_params
 from qttt.bounds import CODE, COUNT, MAX_PLY
 from qttt.io import read_checkpoint, write_checkpoint
-from qttt.processes import stop_pool, worker_pool
+from qttt.processes import Mapper
 from qttt.quantum.analysis.count import encode as count_encode
 from qttt.quantum.compiled import decode as compiled_decode
 from qttt.quantum.engine import PHASES, STATE, Action, Measure, Outcome, Place, State
@@ -374,16 +374,17 @@ def _ruleset(spec: dict[str, Any]) -> Ruleset:
     return with_params(rs, **spec["params"]) if spec["params"] else rs
 
 
-def walk(rs: Ruleset, *, max_ply: int | None = None, bound: int | None = None, processes: int = 1,
+def walk(rs: Ruleset, *, max_ply: int | None = None, bound: int | None = None, mapper: Mapper | None = None,
          chunk: int = 500, checkpoint: str | Path | None = None, progress: Progress | None = None,
          load: str | None = None, params: dict[str, Any] | None = None, key: str = "shape",
          budget: int | None = None, members: int = 0) -> Walk:
     """Walk every position of rs up to max_ply (all if None), ply by ply, merged by `key` (a name
     in KEYS), stopping unfinished once more than `budget` positions are checked.
-    `processes` > 1 spreads large plies over that many processes (they rebuild the ruleset from
-    `load`, a name or file, and `params`); `checkpoint` names a file saved after each ply and
-    resumed from; `bound` is the ply bound the walk checks; `members` relabelled members of each
-    position's shape class are checked too (`check_members`)."""
+    `mapper` runs a ply's batches of `chunk` positions (on processes or a cluster: they rebuild the
+    ruleset from `load`, a name or file, and `params`; without it or `load`, here: the walk is the
+    same either way); `checkpoint` names a file saved after each ply and resumed from; `bound` is
+    the ply bound the walk checks; `members` relabelled members of each position's shape class are
+    checked too (`check_members`)."""
     start = time.perf_counter()
     out = Walk(rs.canonical, key=key, max_ply=max_ply, relabelled=members)
     cells = rs.board * rs.board
@@ -393,45 +394,38 @@ def walk(rs: Ruleset, *, max_ply: int | None = None, bound: int | None = None, p
     if checkpoint is not None and Path(checkpoint).is_file():
         ply, frontier, partitions = _resume(out, Path(checkpoint))
         out.resumed_at = ply
-    pool = worker_pool(processes) if processes > 1 and load is not None else None
-    interrupted = True
     spec = {"load": load, "params": params or {}, "key": key, "bound": bound, "members": members}
-    try:
-        while frontier:
-            if bound is not None and ply > bound:
-                path = next(iter(frontier.values()))
-                out.fail(LENGTH, f"a position after {ply} actions, more than the bound {bound}",
-                         actions_of(path, cells))
-                break
-            paths = list(frontier.values())
-            out.positions_by_ply.append(len(paths))
-            batches = [paths[i:i + chunk] for i in range(0, len(paths), chunk)]
-            results = (pool.map(_expand_spec, [spec] * len(batches), batches)
-                       if pool is not None and len(batches) > 1
-                       else (expand(rs, b, key, bound, members) for b in batches))
-            merged: dict[Key, Path_] = {}
-            done = 0
-            for batch, (children, failures, parts, final, checked) in zip(batches, results, strict=True):
-                for k, path in children.items():
-                    merged.setdefault(k, path)
-                for prop, message, path in failures:
-                    out.fail(prop, message, actions_of(path, cells))
-                partitions |= parts
-                out.final_positions += final
-                out.members += checked
-                done += len(batch)
-                if progress:
-                    progress(ply, done, len(paths))
-            ply += 1
-            frontier = merged
-            if (max_ply is not None and ply > max_ply) or (budget is not None and out.positions > budget):
-                break
-            if checkpoint is not None and frontier:  # a finished walk keeps no checkpoint to resume
-                _save(Path(checkpoint), out, ply, frontier, partitions)
-        interrupted = False
-    finally:
-        if pool is not None:
-            stop_pool(pool, interrupted)
+    while frontier:
+        if bound is not None and ply > bound:
+            path = next(iter(frontier.values()))
+            out.fail(LENGTH, f"a position after {ply} actions, more than the bound {bound}",
+                     actions_of(path, cells))
+            break
+        paths = list(frontier.values())
+        out.positions_by_ply.append(len(paths))
+        batches = [paths[i:i + chunk] for i in range(0, len(paths), chunk)]
+        results = (mapper(_expand_spec, [(spec, b) for b in batches])
+                   if mapper is not None and load is not None
+                   else (expand(rs, b, key, bound, members) for b in batches))
+        merged: dict[Key, Path_] = {}
+        done = 0
+        for batch, (children, failures, parts, final, checked) in zip(batches, results, strict=True):
+            for k, path in children.items():
+                merged.setdefault(k, path)
+            for prop, message, path in failures:
+                out.fail(prop, message, actions_of(path, cells))
+            partitions |= parts
+            out.final_positions += final
+            out.members += checked
+            done += len(batch)
+            if progress:
+                progress(ply, done, len(paths))
+        ply += 1
+        frontier = merged
+        if (max_ply is not None and ply > max_ply) or (budget is not None and out.positions > budget):
+            break
+        if checkpoint is not None and frontier:  # a finished walk keeps no checkpoint to resume
+            _save(Path(checkpoint), out, ply, frontier, partitions)
     out.complete = not frontier
     out.partition_classes = len(partitions)
     out.seconds = time.perf_counter() - start

@@ -18,13 +18,16 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
+from typing import Any
 
 from qttt import IllegalAction, Ruleset
 from qttt.chance import CHANCE, check_outcomes
+from qttt.processes import Mapper, serial_mapper
 from qttt.quantum import compiled
 from qttt.quantum.engine import Action, Measure, Outcome, Place, State, player_of
 from qttt.quantum.game import compile_game
@@ -67,6 +70,7 @@ class Sample:
     longest: int = 0
     longest_game: tuple[Action, ...] = ()
     failures: dict[str, list[tuple[str, tuple[Action, ...]]]] = field(default_factory=dict)
+    seconds: float = 0.0  # CPU seconds playing and checking the games, summed over the chunks
 
     def fail(self, prop: str, message: str, actions: Sequence[Action]) -> None:
         """Keep the first few failures of a property (a witness must still replay: `confirm`)."""
@@ -196,10 +200,17 @@ class Context:
     @classmethod
     def of(cls, rs: Ruleset, bound: int | None = None, cores: bool = True) -> Context:
         """The context of a ruleset, read from its compiled Game (with the registered paths
-        compared at positions, `verify.paths`, that serve rs when `cores`)."""
-        g = compile_game(rs)
-        found = declared_range(rs)
-        return cls(rs, Params.of(rs), bool(g.end_masks), g.measurer, g.collapse, g.end_masks,
+        compared at positions, `verify.paths`, that serve rs when `cores`); made once per process
+        (the declared range of a 4×4 ruleset takes about a second), however many units of work ask
+        for it."""
+        return _context(rs, bound, cores)
+
+
+@cache
+def _context(rs: Ruleset, bound: int | None, cores: bool) -> Context:
+    g = compile_game(rs)
+    found = declared_range(rs)
+    return Context(rs, Params.of(rs), bool(g.end_masks), g.measurer, g.collapse, g.end_masks,
                    found[0] if found else None, bound, serving(rs, "positions")[0] if cores else ())
 
 
@@ -578,13 +589,19 @@ def confirm(ctx: Context, variant: str, prop: str, path: Sequence[Action]) -> Co
     return None
 
 
-def sample(rs: Ruleset, games: int, seed: int = 0, simulate: int = 200, bound: int | None = None,
-           cores: bool = True) -> Sample:
-    """Play `games` uniformly random games, checking every position (and the abstraction on the
-    first `simulate` positions), the compiled core alongside where it plays rs (`cores`). A chance
-    turn's outcome is drawn like any action, uniformly from the checker's own seeded generator (not
-    by its probability: an unlikely outcome is explored as often as a likely one)."""
-    rng = random.Random(seed)
+CHUNK = 25
+"""Games per unit of sampled work: chunk i plays its games from `random.Random(f"{seed}:{i}")`, so
+a sample depends on the ruleset, the seed and the number of games, never on who played which chunk."""
+
+
+def sample_chunk(rs: Ruleset, seed: int, index: int, games: int, simulate: int = 0, bound: int | None = None,
+                 cores: bool = True) -> Sample:
+    """Chunk `index` of a sample: `games` uniformly random games, checking every position (and the
+    abstraction on the first `simulate` positions), the compiled core alongside where it plays rs
+    (`cores`). A chance turn's outcome is drawn like any action, uniformly from the chunk's seeded
+    generator (not by its probability: an unlikely outcome is explored as often as a likely one)."""
+    started = time.thread_time()
+    rng = random.Random(f"{seed}:{index}")
     out = Sample()
     ctx = Context.of(rs, bound, cores)
     visits: list[Visit] = []
@@ -610,4 +627,39 @@ def sample(rs: Ruleset, games: int, seed: int = 0, simulate: int = 200, bound: i
             for at, (prop, message, _) in compare_paths(ctx, visits):
                 out.fail(prop, message, at)
             visits.clear()
+    out.seconds = time.thread_time() - started
     return out
+
+
+def chunks(rs: Ruleset, games: int, seed: int = 0, simulate: int = 200, bound: int | None = None,
+           cores: bool = True) -> list[tuple[Any, ...]]:
+    """The arguments of `sample_chunk` for each chunk of a sample of `games` games: CHUNK games
+    each; the first chunk checks the abstraction on its first `simulate` positions."""
+    return [(rs, seed, i, min(CHUNK, games - start), simulate if i == 0 else 0, bound, cores)
+            for i, start in enumerate(range(0, games, CHUNK))]
+
+
+def merged(parts: Iterable[Sample]) -> Sample:
+    """The chunks of a sample as one, in chunk order (the failures kept are the first few of the
+    whole sample, the longest game the first of its length)."""
+    out = Sample()
+    for part in parts:
+        out.games += part.games
+        out.positions += part.positions
+        out.measurements += part.measurements
+        out.simulated += part.simulated
+        out.seconds += part.seconds
+        if part.longest > out.longest:
+            out.longest, out.longest_game = part.longest, part.longest_game
+        for prop, kept in part.failures.items():
+            for message, actions in kept:
+                out.fail(prop, message, actions)
+    return out
+
+
+def sample(rs: Ruleset, games: int, seed: int = 0, simulate: int = 200, bound: int | None = None,
+           cores: bool = True, mapper: Mapper = serial_mapper) -> Sample:
+    """Play `games` uniformly random games in chunks (`sample_chunk`, run by `mapper`), checking every
+    position (and the abstraction on the first `simulate` positions), the compiled core alongside
+    where it plays rs (`cores`)."""
+    return merged(mapper(sample_chunk, chunks(rs, games, seed, simulate, bound, cores)))
