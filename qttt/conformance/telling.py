@@ -41,6 +41,10 @@ STRUCTURAL = ("game", "board")
 itself; every case names cells of its board."""
 
 SEARCH_GAMES = 300  # seeded random games searched for a difference before a setting is given up
+SEARCH_POSITIONS = 30_000
+"""Positions replayed at most in that search: more than 300 games of any shipped board (a 9×9
+nested board's come to about 24,000), a bound on the boards where 300 games would take hours (a
+49×49 nested board's come to about 700,000)."""
 LEAD = 2  # actions of a telling case's steps before the one that differs
 
 
@@ -252,13 +256,17 @@ def random_actions(rs: Ruleset, seed: int) -> list[Json]:
 def telling_game(rs: Ruleset, other: Ruleset, games: int = SEARCH_GAMES, tag: str = "",
                  given: Iterable[Sequence[Json]] = (), first: bool = False) -> Telling | None:
     """The shortest telling game (`first_difference`) among the `given` games of rs, then `games`
-    seeded random games of rs (with `first`, the first of them that tells: a witness, not the
-    shortest); None when none differs."""
+    seeded random games of rs, SEARCH_POSITIONS positions at most (with `first`, the first of them
+    that tells: a witness, not the shortest); None when none differs."""
     base = seed_of(f"telling:{rs.canonical}:{other.canonical}:{tag}")
     candidates = itertools.chain(((None, list(g)) for g in given),
                                  ((base + i, random_actions(rs, base + i)) for i in range(games)))
     best: Telling | None = None
+    replayed = 0
     for seed, actions in candidates:
+        if replayed >= SEARCH_POSITIONS:
+            break
+        replayed += len(actions)
         if best is not None:
             actions = actions[:len(best.actions)]
         found = first_difference(rs, other, actions)
