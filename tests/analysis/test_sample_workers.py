@@ -6,16 +6,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-import multiprocessing
 import operator
 import os
 import signal
-import struct
-import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -168,38 +163,3 @@ def test_a_stopped_run_keeps_its_units(tmp_path: Path, monkeypatch: pytest.Monke
     assert len(json.loads(cp.read_text())["done"]) == 4  # two units of two chunks
     resumed = sample_games(rs, 1000, seed=2, chunk=50, checkpoint=cp)
     assert answer(resumed) == answer(sample_games(rs, 1000, seed=2, chunk=50))
-
-
-def managers() -> set[threading.Thread]:
-    """The threads of process pools (the interpreter joins them at exit)."""
-    return {t for t in threading.enumerate() if type(t).__name__ == "_ExecutorManagerThread"}
-
-
-def half_sent(size: int) -> None:
-    """A worker that starts sending a result (the header of `size` bytes, a few of them) and
-    stops there: the pool's own thread waits for the rest."""
-    frame = sys._getframe()
-    while "result_queue" not in frame.f_locals:  # the worker's loop (concurrent.futures.process)
-        frame = frame.f_back  # type: ignore[assignment]
-    queue = frame.f_locals["result_queue"]
-    os.write(queue._writer.fileno(), struct.pack("!i", size) + b"\x80\x04")
-    time.sleep(3600)
-
-
-@pytest.mark.parametrize("work", [(time.sleep, 3600), (half_sent, 1 << 20)])
-def test_an_interrupted_pool_kills_its_workers_at_once(work: tuple[Callable[..., Any], int]) -> None:
-    """Stopped after an interrupt, a pool's workers are killed with the pieces in hand, and its own
-    thread ends, even when a worker was killed half way through sending a result: nothing is left
-    for the interpreter to wait for at exit (an interrupted `analyze count --workers 2` waited for
-    its workers' pieces)."""
-    before, children = managers(), set(multiprocessing.active_children())
-    m, stop = local_mapper(2)
-    fn, arg = work
-    results = m(fn, [(arg,), (arg,)])
-    time.sleep(1.0)  # both at work
-    workers = set(multiprocessing.active_children()) - children
-    stop(True)
-    assert workers and not any(p.is_alive() for p in workers)
-    assert managers() == before
-    with pytest.raises(BrokenProcessPool):
-        list(results)
