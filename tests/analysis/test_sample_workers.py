@@ -19,9 +19,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from lanes import examples
 
-from qttt.analysis import sample
+from qttt.analysis import distributed, sample
 from qttt.analysis.sample import SampleResult, sample_games
-from qttt.cli import analyze as analyze_cli
 from qttt.cli import main
 from qttt.processes import Mapper, local_mapper
 from qttt.quantum.strategies import rulesets
@@ -119,12 +118,12 @@ def test_every_core_by_default(monkeypatch: pytest.MonkeyPatch, capsys: pytest.C
     def recording(address: str | None = None, workers: int | None = None) -> Iterator[Mapper]:
         asked.append((address, workers))
         yield lambda fn, args: [fn(*a) for a in args]
-    monkeypatch.setattr(analyze_cli, "dask_mapper", recording)
+    monkeypatch.setattr(distributed, "dask_mapper", recording)
     pools: list[int] = []
     def counting(workers: int) -> tuple[Mapper, Callable[..., None]]:
         pools.append(workers)
         return local_mapper(workers)
-    monkeypatch.setattr(analyze_cli, "local_mapper", counting)
+    monkeypatch.setattr(distributed, "local_mapper", counting)
     monkeypatch.setattr(os, "cpu_count", lambda: 3)
     argv = ["analyze", "random", "kumar", "-n", "500", "--quiet"]
     for extra in ([], ["--dask", "local"], ["--dask", "local", "--workers", "2"], ["--dask", "host:8786"]):

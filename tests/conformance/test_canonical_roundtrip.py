@@ -3,8 +3,9 @@ built-in ruleset (each other allowed value of each parameter, each pattern kind 
 list, each canonical-name scoring key), the suite generated for the canonical name passes
 `vectors check` and our own engine passes it at the strict level. Changes the resolver refuses
 (an end line longer than the board, the other family's scoring) are refused in one line by rule
-variant-file. The whole sweep is slow; the full run also has one cheap change per ruleset, the quick
-lane those of wikipedia and intelligent (one per family) and the command-line round trip."""
+variant-file. The whole sweep is slow, and its boards of 6 cells a side and more are the deep lane's;
+the full run also has one cheap change per ruleset, the quick lane those of wikipedia and intelligent
+(one per family) and the command-line round trip."""
 
 from __future__ import annotations
 
@@ -116,8 +117,19 @@ def round_trip(name: str) -> None:
     assert report.status("strict") == 0, (name, [r.lines() for r in report.results if r.lines()])
 
 
+def _board(name: str) -> int:
+    """The board size a change of `name` asks for (0: the change keeps the ruleset's own)."""
+    return int(name.split("board=", 1)[1].split(",")[0].rstrip(")")) if "(board=" in name else 0
+
+
+DEEP_BOARD = 6
+"""Boards from 6 cells a side are the deep lane's (minutes each on two cores, up to 7 for the nested
+boards of 8×8 blocks); CI runs every other change, the board changes up to 5 among them."""
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", CHANGES)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.deep) if _board(n) >= DEEP_BOARD else n
+                                  for n in CHANGES])
 def test_every_single_parameter_change_round_trips(name: str) -> None:
     round_trip(name)
 

@@ -16,6 +16,7 @@ import pytest
 from qttt import load_ruleset
 from qttt.interop import Rules
 from verify.paths import PATHS
+from verify.quantum import sampled
 from verify.quantum.check import check, designed
 from verify.quantum.sampled import CORES, Context, confirm
 from verify.report import Finding, Report
@@ -36,13 +37,14 @@ ADAPTERS = [p.name for p in PATHS if p.compare.startswith("verify.quantum.adapte
 
 @pytest.fixture(autouse=True)
 def fresh() -> Iterator[None]:
-    """Each test starts and ends with the checker's games and environments built anew (none kept
-    from a patched run)."""
-    frameworks._openspiel.cache_clear()
-    frameworks._pettingzoo.cache_clear()
+    """Each test starts and ends with the checker's games, environments and contexts (the paths
+    that serve a ruleset here) built anew: none kept from a patched run or another test's modules."""
+    caches = (frameworks._openspiel, frameworks._pettingzoo, sampled._context)
+    for c in caches:
+        c.cache_clear()
     yield
-    frameworks._openspiel.cache_clear()
-    frameworks._pettingzoo.cache_clear()
+    for c in caches:
+        c.cache_clear()
 
 
 def margin_not_zero_sum(mp: pytest.MonkeyPatch) -> None:
@@ -176,6 +178,6 @@ def test_without_the_frameworks_the_report_says_so(monkeypatch: pytest.MonkeyPat
     f = cores(check(TWO, games=5, exhaustive=False, timeout=30))
     for adapter in ("OpenSpiel", "PettingZoo"):
         assert f"unknown ({adapter} adapter not compared: {adapter} is not installed here" in f.label, f.label
-    assert f.status == "unknown"
+    assert f.status == "unknown", (f.label, f.witness and f.witness.shows)
     statuses = {p["path"]: p["status"] for p in f.details["paths"]}
     assert all(statuses[name] == "unknown" for name in ADAPTERS)
