@@ -237,3 +237,19 @@ def test_ctrl_c_to_the_group_while_workers_start_is_one_line(tmp_path: Path) -> 
         _, err = proc.communicate(timeout=60)
         assert (proc.returncode, err.decode()) == (130, "qttt: interrupted\n")
         assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("status", [130, 143])
+def test_a_stopped_command_exits_whatever_an_exit_handler_waits_for(status: int) -> None:
+    """A command that answered a stop exits with its status within qttt.stops.EXIT_SECONDS, even when
+    a thread the interpreter joins at exit never ends (as a process pool's may, when Ctrl-C came
+    while it started its workers)."""
+    code = ("import sys, threading, qttt.cli, qttt.__main__\n"
+            "def stopped(argv=None):\n"
+            "    threading.Thread(target=threading.Event().wait).start()  # never ends, not a daemon\n"
+            f"    return {status}\n"
+            "qttt.cli.main = stopped\n"
+            "qttt.__main__.main()\n")
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60, check=False)
+    assert proc.returncode == status and time.monotonic() - started < 30, proc

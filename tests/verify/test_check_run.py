@@ -90,7 +90,7 @@ def shuffled(seed: int) -> Callable[[Callable[..., Any], list[tuple[Any, ...]]],
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("seed", [1, pytest.param(2, marks=pytest.mark.deep)])
 def test_units_run_in_any_order_give_the_same_report(seed: int) -> None:
     spec = "spec/coverage/small-vanish-ranks.toml"
     alone = check(spec, games=40, seed=3, mapper=serial_mapper)

@@ -136,7 +136,7 @@ def test_a_resumed_walk_is_never_labelled_exhaustive(tmp_path: Any,
     check says so and is labelled sampled, never exhaustive (a file cannot buy that label)."""
     saved = tmp_path / "walk.json"
     spec = "qttt(board=2)"
-    one = ["--workers", "1"]  # the shared work (Z3, enumerations) done once, in this process
+    one = ["--workers", "1", "--games", "20"]  # the shared work (Z3, enumerations) once, in this process
     assert main(["check", spec, "--exhaustive", "--max-ply", "2", "--checkpoint", str(saved), "--quiet",
                  *one]) == 0
     capsys.readouterr()
