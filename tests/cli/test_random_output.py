@@ -222,6 +222,14 @@ def test_a_reader_gone_away_stops_every_worker() -> None:
     assert writers(seed) == []
 
 
+def as_from_a_terminal() -> None:
+    """A command's signals as a shell at a terminal starts it: Ctrl-C answered, nothing blocked. The
+    test process may have had SIGINT ignored by a test before it (seen under pytest-xdist in CI:
+    the command, started with it ignored, rightly kept ignoring it and wrote 9.8 GB in 60 s)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
 def test_ctrl_c_to_the_group_while_workers_start_is_one_line(tmp_path: Path) -> None:
     """Ctrl-C at a terminal reaches every process of the group; sent while the workers are being
     started (the first one seen), no worker prints a traceback (they start with it blocked)."""
@@ -229,7 +237,7 @@ def test_ctrl_c_to_the_group_while_workers_start_is_one_line(tmp_path: Path) -> 
         target = tmp_path / f"games{attempt}.jsonl"
         proc = subprocess.Popen([sys.executable, "-m", "qttt", "random", "wikipedia", "-n", "50000000",
                                  "--workers", "8", "-o", str(target)], stderr=subprocess.PIPE,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=as_from_a_terminal)
         deadline = time.monotonic() + 60
         while len(writers(str(target))) < 2 and time.monotonic() < deadline:  # the command and a worker
             time.sleep(0.001)
