@@ -18,6 +18,7 @@ import os
 import time
 
 from qttt import builtin_names, load_ruleset
+from qttt.analysis.distributed import executor
 from verify.quantum.abstract import Params, explore
 from verify.quantum.check import check, run_walks
 from verify.quantum.sampled import sample
@@ -41,10 +42,11 @@ def main() -> int:
         s = sample(rs, 300, bound=explore(Params.of(rs)).longest)
         sample_rate = s.positions / (time.perf_counter() - start)
         start = time.perf_counter()
-        one, own = run_walks(rs, name, None, 1)
+        one, own = run_walks(rs, name, None)
         single = time.perf_counter() - start
         start = time.perf_counter()
-        run_walks(rs, name, None, args.processes)
+        with executor(args.processes) as mapper:
+            run_walks(rs, name, None, mapper)
         spread = time.perf_counter() - start
         positions = one.positions + (own.positions if own else 0)
         walk_rate = positions / single
@@ -54,7 +56,8 @@ def main() -> int:
         total = 0.0
         for name in args.ruleset:
             start = time.perf_counter()
-            report = check(name, processes=args.processes)
+            with executor(args.processes) as mapper:
+                report = check(name, mapper=mapper)
             seconds = time.perf_counter() - start
             total += seconds
             print(f"check {name} (walk by default): {seconds:.1f} s, statuses "

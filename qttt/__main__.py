@@ -5,15 +5,19 @@ module's imports to the standard library and qttt.stops."""
 
 import sys
 
-from .stops import early
+from .stops import early, exit_within
 
 
 def main() -> None:
-    """Run the command line and exit with its status."""
+    """Run the command line and exit with its status; stopped by a signal (status 128 + its number),
+    within a few seconds whatever a library's exit handlers wait for."""
     early()
     from .cli import main as run
 
-    sys.exit(run())
+    code = run()
+    if code > 128:
+        exit_within(code)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,11 @@ from .family import AnyAction, GameState, family_of
 from .notation import FORMAT, cell_text
 
 
+def mark_text(action: AnyAction) -> str:
+    """A mark as the framework adapters name its move: its square from 1 in parentheses, (41)."""
+    return f"({getattr(action, 'cell', -1) + 1})"
+
+
 class MarkFamily:
     """The Family methods a family of one-cell marks inherits."""
 

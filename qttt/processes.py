@@ -8,8 +8,12 @@ that is killed as a whole.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import ctypes
 import fcntl
+import functools
+import heapq
+import itertools
 import multiprocessing
 import os
 import pickle
@@ -23,8 +27,8 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, Future, ProcessPoolExecutor
 from concurrent.futures import wait as futures_wait
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import BaseContext
@@ -37,7 +41,13 @@ MAX_LINE = 4 << 20  # bytes of one line read from a program (a response, a move)
 READ = 1 << 16
 T = TypeVar("T")
 Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], Iterable[Any]]
-"""Runs a function over argument tuples (on processes or a cluster), results in their order."""
+"""Runs a function over argument tuples (in this process, on local processes or on a cluster) and
+yields the results in the order of the arguments, each as soon as it and those before it are in.
+The work is handed out when the mapper is called (on processes and clusters), not when the results
+are read; a mapper may be called from several threads at once. The function and its arguments
+must pickle (a module-level function; a ruleset or plain data), and a result depends only on them,
+so answers never depend on which worker ran what (`serial_mapper`, `local_mapper`,
+`qttt.analysis.distributed.dask_mapper`, chosen by `executor`)."""
 
 
 # -- worker pools ---------------------------------------------------------------------------------
@@ -88,10 +98,15 @@ FORK = _GuardedContext()
 
 
 def worker_pool(workers: int, context: BaseContext | None = None) -> ProcessPoolExecutor:
-    """The one way a pool of worker processes is made (see worker_init)."""
+    """The one way a pool of worker processes is made (see worker_init). Its workers are forked
+    now, by this thread: Linux kills a worker when the thread that started it ends (the death
+    signal follows the thread), and a pool started by a thread that ends before it, such as a
+    mapper's reader (`submit`), would lose its workers."""
     default = FORK if sys.platform.startswith("linux") else multiprocessing.get_context()
-    return ProcessPoolExecutor(max_workers=workers, mp_context=context or default,
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context or default,
                                initializer=worker_init, initargs=(os.getpid(),))
+    pool.submit(int).result()  # the first piece of work forks every worker (fork start method)
+    return pool
 
 
 HEALTH_SECONDS = 1.0  # how often a wait for a worker's result checks that the pool still runs
@@ -132,6 +147,42 @@ def stop_pool(pool: ProcessPoolExecutor, interrupted: bool) -> None:
     pool.shutdown(wait=not interrupted, cancel_futures=interrupted)
 
 
+KILL_SECONDS = 5.0  # how long kill_pool sees to it that the pool's own thread ends
+
+
+def kill_pool(pool: ProcessPoolExecutor) -> None:
+    """Shut a pool down now, its pending work cancelled and its workers killed with the pieces in
+    hand, for work that has nothing to finish in a worker. The pool's own thread, which the
+    interpreter joins at exit, then ends; a worker killed while it sent a result would leave that
+    thread reading the rest of it forever, so bytes written to its pipe here complete it
+    (garbage: the pool breaks, as it does anyway)."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    manager: threading.Thread | None = getattr(pool, "_executor_manager_thread", None)
+    results = getattr(pool, "_result_queue", None)
+    feed = None
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        feed = os.dup(results._writer.fileno())  # type: ignore[union-attr]  # ours: the pool closes its own
+    try:
+        pool.shutdown(wait=False, cancel_futures=True)
+        for p in workers:
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                p.kill()
+        if feed is not None:
+            os.set_blocking(feed, False)  # the pipe may be full and nobody reading: never wait here
+        if manager is not None:
+            manager.join(0.5)  # it sees the workers gone, breaks the pool and ends
+        deadline = time.monotonic() + KILL_SECONDS
+        zeros = bytes(READ)
+        while manager is not None and manager.is_alive() and feed is not None and time.monotonic() < deadline:
+            with contextlib.suppress(OSError):  # the pipe is full for now, or nobody reads it any more
+                while os.write(feed, zeros):
+                    pass
+            manager.join(0.01)
+    finally:
+        if feed is not None:
+            os.close(feed)
+
+
 @contextlib.contextmanager
 def pool_of(workers: int, context: BaseContext | None = None) -> Iterator[ProcessPoolExecutor]:
     """A worker_pool, stopped at once when the block is left by an interrupt or error."""
@@ -144,18 +195,210 @@ def pool_of(workers: int, context: BaseContext | None = None) -> Iterator[Proces
     stop_pool(pool, False)
 
 
-def local_mapper(workers: int) -> tuple[Mapper, Callable[..., None]]:
-    """A mapper over `workers` local processes, and the function that shuts it down (at once
-    when given True: after an interrupt or error)."""
-    pool = worker_pool(workers)
+PRIORITY: contextvars.ContextVar[float] = contextvars.ContextVar("qttt_priority", default=0)
+"""The priority of work handed to a mapper from this context: lower values first, in the order
+handed out among equals (the checker sets each ruleset's place on the command line, so that the
+first ruleset's tables come first and later ones fill idle workers, and a fraction more for work
+that can wait within a ruleset: its sampled games after the walk, whose plies follow each other)."""
 
-    def mapper(fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterable[Any]:
-        futures = [pool.submit(fn, *a) for a in args]
-        return (result(pool, f) for f in futures)
+
+class _Queue:
+    """Work for a pool waiting here by `PRIORITY`, handed to it a few pieces ahead of its workers."""
+
+    def __init__(self, pool: ProcessPoolExecutor, workers: int) -> None:
+        self.pool, self.ahead = pool, 2 * workers
+        self.waiting: list[tuple[float, int, Callable[..., Any], tuple[Any, ...], Future[Any]]] = []
+        self.lock = threading.RLock()
+        self.order = itertools.count()
+        self.running = 0
+        self.handed: set[Future[Any]] = set()  # the pool has them
+
+    def map(self, fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterator[Any]:
+        outs: list[Future[Any]] = [Future() for _ in args]
+        priority = PRIORITY.get()
+        with self.lock:
+            for a, out in zip(args, outs, strict=True):
+                heapq.heappush(self.waiting, (priority, next(self.order), fn, a, out))
+        self.start()
+        return _results(self.pool, outs)
+
+    def start(self) -> None:
+        with self.lock:
+            while self.waiting and self.running < self.ahead:
+                _, _, fn, args, out = heapq.heappop(self.waiting)
+                if not out.set_running_or_notify_cancel():
+                    continue
+                try:
+                    f = self.pool.submit(fn, *args)
+                except BaseException as e:  # the pool is shut down: the caller sees why
+                    out.set_exception(e)
+                    continue
+                self.running += 1
+                self.handed.add(out)
+                f.add_done_callback(functools.partial(self.finished, out))
+
+    def finished(self, out: Future[Any], f: Future[Any]) -> None:
+        with self.lock:
+            self.running -= 1
+            mine = out in self.handed  # not when cancelled with the queue
+            self.handed.discard(out)
+        if mine:  # set outside the lock: its callbacks may hand out more work
+            if f.cancelled():
+                out.set_exception(CancelledError())
+            elif (e := f.exception()) is not None:
+                out.set_exception(e)
+            else:
+                out.set_result(f.result())
+        self.start()
+
+    def cancel(self) -> None:
+        """Everything not done is cancelled: what waits here, and what the pool has (its workers
+        are about to be killed)."""
+        with self.lock:
+            waiting, handed = [w[-1] for w in self.waiting], list(self.handed)
+            self.waiting.clear()
+            self.handed.clear()
+        for out in waiting:
+            out.cancel()
+        for out in handed:
+            out.set_exception(CancelledError())
+
+
+def _results(pool: Executor, outs: list[Future[Any]]) -> Iterator[Any]:
+    """The futures' results in order (each read with `result`: a pool whose own thread died fails
+    them); those not read are cancelled when the reader stops."""
+    try:
+        for out in outs:
+            yield result(pool, out)
+    finally:
+        for out in outs:
+            out.cancel()
+
+
+def local_mapper(workers: int) -> tuple[Mapper, Callable[..., None]]:
+    """A mapper over `workers` local processes, and the function that shuts it down: after its
+    work, or when given True (after an interrupt or error) at once, its workers killed with the
+    pieces in hand (`kill_pool`: a mapper's work is a function of its arguments, nothing in a
+    worker is left to finish, and a piece such as a Z3 query or a ruleset's whole check can take
+    minutes). Work waits by `PRIORITY` and goes to the pool a few pieces ahead of the workers."""
+    pool = worker_pool(workers)
+    queue = _Queue(pool, workers)
 
     def stop(interrupted: bool = False) -> None:
-        stop_pool(pool, interrupted)
-    return mapper, stop
+        if not interrupted:
+            stop_pool(pool, False)
+            return
+        queue.cancel()
+        kill_pool(pool)
+    return queue.map, stop
+
+
+def serial_mapper(fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterator[Any]:
+    """The mapper of one worker: each call in this process, in turn, as its result is read."""
+    return (fn(*a) for a in args)
+
+
+def workers_wanted(workers: int) -> int:
+    """A command's `--workers N` as a number of processes: N, or one per core for 0."""
+    return workers or os.cpu_count() or 1
+
+
+def submit(mapper: Mapper, fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> list[Future[Any]]:
+    """A mapper's results as futures: the work is handed out now, in this thread (so in the order
+    of the calls, at the caller's PRIORITY), and its results read by a thread of their own while
+    the caller goes on. A failed or cancelled call fails its future and every later one."""
+    out: list[Future[Any]] = [Future() for _ in args]
+    for f in out:
+        f.set_running_or_notify_cancel()
+    try:
+        results = iter(mapper(fn, args))
+    except BaseException as e:
+        for f in out:
+            f.set_exception(e)
+        return out
+
+    def read() -> None:
+        done = 0
+        try:
+            for result in results:
+                out[done].set_result(result)
+                done += 1
+        except BaseException as e:  # handed to whoever waits on the futures
+            for f in out[done:]:
+                f.set_exception(e)
+    context = contextvars.copy_context()  # the caller's PRIORITY, for a mapper that works as it is read
+    threading.Thread(target=context.run, args=(read,), daemon=True,
+                     name=f"submit {getattr(fn, '__name__', fn)}").start()
+    return out
+
+
+def timed_call(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, float]:
+    """fn(*args) and the CPU seconds it took, where it ran (the thread's: a unit runs on one thread,
+    and other work of its process, or of a loaded machine, does not count)."""
+    start = time.thread_time()
+    result = fn(*args)
+    return result, time.thread_time() - start
+
+
+class Stopwatch:
+    """A mapper over another that adds up the CPU seconds its units of work take, wherever they
+    run (the work a job did, whatever the number of workers or the machine's load)."""
+
+    def __init__(self, mapper: Mapper) -> None:
+        self.mapper, self.seconds = mapper, 0.0
+        self._lock = threading.Lock()
+
+    def __call__(self, fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterator[Any]:
+        results = iter(self.mapper(timed_call, [(fn, a) for a in args]))  # handed out now
+        return self._read(results)
+
+    def _read(self, results: Iterator[tuple[Any, float]]) -> Iterator[Any]:
+        for result, seconds in results:
+            with self._lock:
+                self.seconds += seconds
+            yield result
+
+
+class Once:
+    """Results computed at most once per process, by key, however many threads ask: the keys not
+    asked for before go to the asking thread's mapper together (`submit`), at `priority` when given
+    (work that every asker needs goes first, whoever happens to ask first), the others wait for the
+    first asker's results. A failed piece is forgotten, so that a later call asks again."""
+
+    def __init__(self, priority: float | None = None) -> None:
+        self._lock = threading.RLock()
+        self._futures: dict[Hashable, Future[Any]] = {}
+        self.priority = priority
+
+    def get(self, mapper: Mapper, fn: Callable[..., Any],
+            keyed: Sequence[tuple[Hashable, tuple[Any, ...]]]) -> list[Future[Any]]:
+        """The future of `fn(*args)` for each (key, args)."""
+        with self._lock:
+            mine = {k: f for k, _ in keyed if (f := self._futures.get(k)) is not None}
+            new = [(k, a) for k, a in dict(keyed).items() if k not in mine]
+            if new:
+                token = PRIORITY.set(self.priority) if self.priority is not None else None
+                try:
+                    handed = submit(mapper, fn, [a for _, a in new])
+                finally:
+                    if token is not None:
+                        PRIORITY.reset(token)
+                for (k, _), f in zip(new, handed, strict=True):
+                    mine[k] = self._futures[k] = f
+                    f.add_done_callback(functools.partial(self._forget, k))
+            return [mine[k] for k, _ in keyed]
+
+    def _forget(self, key: Hashable, f: Future[Any]) -> None:
+        if f.cancelled() or f.exception() is not None:
+            with self._lock:
+                if self._futures.get(key) is f:
+                    del self._futures[key]
+
+    def results(self) -> dict[Hashable, Any]:
+        """Every result in so far, by key."""
+        with self._lock:
+            return {k: f.result() for k, f in self._futures.items()
+                    if f.done() and not f.cancelled() and f.exception() is None}
 
 
 # -- pieces written in order by the processes that make them --------------------------------------

@@ -6,9 +6,10 @@ the engine interprets them.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from .canonical import SCORING_KEYS, NameChanges, canonical_name, canonical_value, set_field
 from .errors import VariantError
@@ -103,6 +104,31 @@ class Ruleset:
     def key(self) -> tuple[Parameters, tuple[Component, ...]]:
         """What makes two rulesets the same rules, whatever their names."""
         return (self.rules, self.scoring)
+
+
+T = TypeVar("T")
+
+
+class PerRuleset(Generic[T]):
+    """An engine's view of rulesets (its compiled tables), built once per ruleset: found by
+    identity, then by equality (the rules and the names alike), never by the rules alone, so that
+    a view carries the ruleset it was asked for and not another with the same rules under another
+    name (russian and russian-unstable(untouched=keep): states would print the other's name)."""
+
+    def __init__(self, build: Callable[[Ruleset], T]) -> None:
+        self._build = build
+        self._by_id: dict[int, tuple[Ruleset, T]] = {}
+        self._by_ruleset: dict[Ruleset, T] = {}
+
+    def __call__(self, rs: Ruleset) -> T:
+        hit = self._by_id.get(id(rs))
+        if hit is not None and hit[0] is rs:
+            return hit[1]
+        view = self._by_ruleset.get(rs)
+        if view is None:
+            view = self._by_ruleset[rs] = self._build(rs)
+        self._by_id[id(rs)] = (rs, view)
+        return view
 
 
 def default_ruleset() -> Ruleset:

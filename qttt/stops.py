@@ -15,6 +15,7 @@ import errno
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable
 from types import FrameType
 from typing import Any
@@ -89,6 +90,21 @@ def answered() -> None:
         ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt").value = 0
     except (ImportError, ValueError, AttributeError, OSError):  # another Python: nothing to undo
         pass
+
+
+EXIT_SECONDS = 5.0
+"""How long a stopped command may take to exit once it has answered (its line printed, its
+temporary files removed, its workers stopped)."""
+
+
+def exit_within(code: int, seconds: float = EXIT_SECONDS) -> None:
+    """End the process with `code` if it has not ended `seconds` from now: a stopped command's exit
+    must not wait on a thread a library joins at exit (a process pool's, when the stop came while it
+    started its workers)."""
+    def watch() -> None:
+        time.sleep(seconds)
+        os._exit(code)
+    threading.Thread(target=watch, daemon=True, name="qttt-exit-within").start()
 
 
 def restore(old: dict[signal.Signals, Handler]) -> None:

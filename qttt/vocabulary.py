@@ -319,15 +319,16 @@ class Component:
             out.update(pattern=self.pattern, length=self.length)
         for name, value in self.settings:
             if value is not None:
-                out[name] = _plain(value)
+                out[name] = plain_value(value)
         return out
 
 
-def _plain(value: Any) -> Any:
+def plain_value(value: Any) -> Any:
+    """A value as [[scoring]] data holds it: fractions as strings, lists for tuples."""
     if isinstance(value, Fraction):
         return str(value)
     if isinstance(value, tuple):
-        return [_plain(v) for v in value]
+        return [plain_value(v) for v in value]
     return value
 
 

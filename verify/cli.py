@@ -9,24 +9,35 @@ accepts, or a design property is a finding: verify.design), else 0.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import json
+import select
+import shlex
 import sys
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from qttt import QtttError, builtin_names, load_ruleset
-from qttt.argtypes import integer, output_file, seconds
+from qttt.analysis.distributed import executor
+from qttt.argtypes import Deprecated, integer, output_file, seconds
 from qttt.bounds import GAMES, MAX_PLY, SEED, WORKERS
+from qttt.errors import Terminated
 from qttt.family import Family, family_of, load, tool
 from qttt.notation import Record, record_from_json
+from qttt.processes import PRIORITY, Mapper, serial_mapper, submit
 from qttt.spec import spec_dir
 
+from .built import every_core_as_built
 from .catalogue import LABELS, notes, properties
 from .design import Designed
 from .report import KINDS, Report
@@ -64,7 +75,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strict", action="store_true",
                    help="exit 1 on accepted findings too (violations the ambiguity register documents) and "
                         "on design findings (rules that cannot matter)")
-    p.add_argument("--json", action="store_true", help="one JSON report on standard output")
+    formats = p.add_mutually_exclusive_group()
+    formats.add_argument("--json", action="store_true",
+                   help="JSON Lines on standard output, each line as soon as it is settled: the catalogue "
+                        "(version, statuses, catalogue), then one object per ruleset in the order given "
+                        "(ruleset, properties, ...), then the summary (summary, exit_status, partial)")
+    formats.add_argument("--json-document", action="store_true",
+                   help="one JSON document at the end instead: version, statuses, catalogue, rulesets, "
+                        "summary, partial (results/verification/report.json is one)")
     p.add_argument("--games", type=integer(GAMES),
                    help="random games to sample per ruleset (default 1000 on 3×3, 200 above)")
     p.add_argument("--seed", type=integer(SEED), default=0,
@@ -78,11 +96,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                       help="sampled games only, no walk (faster)")
     p.add_argument("--max-ply", type=integer(MAX_PLY), metavar="N",
                    help="depth of the walk (default: all of it up to 3×3, 8 plies above)")
-    p.add_argument("--processes", type=integer(WORKERS, 1), default=2, metavar="N",
-                   help="processes for the walk (default 2)")
+    p.add_argument("--workers", type=integer(WORKERS), default=0, metavar="N",
+                   help="processes the work is spread over: rulesets, Z3 queries, chunks of sampled games, "
+                        "a walk's positions, properties (default 0: one per core; 1: this process only); "
+                        "the same report whatever the number")
+    p.add_argument("--processes", dest="workers", type=integer(WORKERS), action=Deprecated, metavar="N",
+                   help="deprecated spelling of --workers")
+    p.add_argument("--dask", metavar="ADDRESS",
+                   help="run the work on a Dask cluster: a scheduler address, or 'local' for a new local "
+                        "cluster of --workers processes; the same report")
     p.add_argument("--checkpoint", type=output_file, metavar="FILE",
                    help="save the walk after each ply to FILE and resume from it (one ruleset)")
-    p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress line (on a terminal, standard error shows the rulesets settled, the "
+                        "stage and the time left)")
+    p.add_argument("--verbose", action="store_true",
+                   help="say in full how each property was settled (a column of the tables; the JSON has it)")
     p.add_argument("--no-timing", action="store_true",
                    help="leave times out of the JSON report, so that it is the same on every run")
 
@@ -112,7 +141,9 @@ def targets(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Check each ruleset; print a table per ruleset, or one JSON report."""
+    """Check each ruleset; print each one's table (or JSON) as soon as it and those before it are
+    settled, then the summary. Interrupted (Ctrl-C, SIGTERM), print what was settled, marked
+    partial, and stop with the interrupt."""
     names = targets(args)
     if not names:
         print("qttt check: name a ruleset or give --all", file=sys.stderr)
@@ -129,37 +160,212 @@ def run(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as e:
         print(f"qttt check: {e.name} is not installed (pip install 'qttt[verify]')", file=sys.stderr)
         return 2
+    with every_core_as_built(), executor(args.workers, args.dask) as mapper:
+        return settle(args, names, checkers, skipped, mapper)
 
-    def check(name: str, progress: Callable[[str], None] | None = None, **kw: Any) -> Report:
-        report: Report = checkers[name](name, progress=progress, **kw)
-        return report
 
+def settle(args: argparse.Namespace, names: list[str], checkers: Mapping[str, Callable[..., Report]],
+           skipped: dict[str, str], mapper: Mapper) -> int:
+    """Run each ruleset's checker on mapper, every ruleset at once (one at a time in this process),
+    the earlier ones first (`PRIORITY`); print each report in order as it comes."""
+    started = time.perf_counter()
     err = Console(stderr=True, highlight=False)
-    show = not args.quiet and err.is_terminal
-    reports = []
-    start = time.perf_counter()
-    for name in names:
-        if show:
-            with err.status(f"checking {name}") as status:
+    board = Board(err if not args.quiet and err.is_terminal else None, names)
+    write = (Lines(args, started) if args.json else Document(args, started) if args.json_document
+             else Text(args))
+    runs: dict[int, Future[Report]] = {}
 
-                def progress(text: str, name: str = name) -> None:
-                    status.update(f"checking {name}: {text}")
+    def begin(i: int) -> None:
+        def one() -> Report:
+            PRIORITY.set(i)
+            report: Report = checkers[names[i]](names[i], progress=functools.partial(board.tell, names[i]),
+                                                mapper=mapper, **options(args))
+            return report
+        runs[i] = submit(serial_mapper, one, [()])[0]
 
-                reports.append(check(name, progress=progress, **options(args)))
-            err.print(f"[dim]checked {name}[/dim]")
-        else:
-            reports.append(check(name, **options(args)))
-    if args.json:
-        data = report_json(reports, None if args.no_timing else time.perf_counter() - start)
-        data["summary"] = summary(reports, args.strict, skipped)
-        print(json.dumps(data, indent=2, ensure_ascii=False))
-    else:
-        out = Console(highlight=False, width=max(120, Console().width))
-        for report in reports:
-            print_report(out, report)
-        print_shared(out, reports)
-        print(summary(reports, args.strict, skipped))
+    for i in range(len(names) if mapper is not serial_mapper else 0):
+        begin(i)
+    reports: list[Report] = []
+    write.begin()
+    try:
+        for i, name in enumerate(names):
+            if i not in runs:
+                begin(i)
+            reports.append(outcome(runs[i]))
+            board.done(name)
+            with board.paused():
+                write.ruleset(reports[-1])
+    except (KeyboardInterrupt, Terminated) as e:
+        board.stop()
+        code = 128 + e.signum if isinstance(e, Terminated) else 130
+        write.end(reports, args.strict, skipped, names[len(reports):], code)
+        raise
+    board.stop()
+    write.end(reports, args.strict, skipped)
     return exit_status(reports, args.strict)
+
+
+def outcome(run: Future[Report]) -> Report:
+    """A ruleset's report once settled; BrokenPipeError as soon as standard output's reader has
+    gone (`| head`): nobody reads the rest, so the work stops at once rather than at the next line."""
+    while True:
+        with contextlib.suppress(TimeoutError):
+            return run.result(timeout=0.5)
+        if reader_gone():
+            raise BrokenPipeError
+
+
+def reader_gone() -> bool:
+    """Whether standard output is a pipe or socket whose reader has closed it."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    poll = select.poll()
+    poll.register(fd, 0)  # errors and hang-ups are always reported
+    return any(events & (select.POLLERR | select.POLLHUP) for _, events in poll.poll(0))
+
+
+class Board:
+    """The progress line on standard error (when given a console): rulesets settled of the total,
+    the stage of the first one not settled and how many others run, and the time left, estimated
+    from the rulesets settled so far."""
+
+    def __init__(self, err: Console | None, names: list[str]) -> None:
+        self.names, self.stages, self.settled = names, dict[str, str](), 0
+        self.started = time.perf_counter()
+        self.lock = threading.Lock()
+        self.status = err.status("checking", spinner="dots") if err is not None else None
+        self.live = False
+        if self.status is not None:
+            self.status.start()
+            self.live = True
+            self.draw()
+
+    def tell(self, name: str, text: str) -> None:
+        """The stage a ruleset has reached."""
+        with self.lock:
+            self.stages[name] = text
+        self.draw()
+
+    def done(self, name: str) -> None:
+        """One more ruleset settled."""
+        with self.lock:
+            self.settled += 1
+            self.stages.pop(name, None)
+        self.draw()
+
+    def text(self) -> str:
+        """The progress line."""
+        with self.lock:
+            total, settled = len(self.names), self.settled
+            first = self.names[settled] if settled < total else None
+            running = len([n for n in self.stages if n != first])
+            stage = self.stages.get(first, "starting") if first is not None else ""
+        elapsed = time.perf_counter() - self.started
+        left = (f"about {duration(elapsed * (total - settled) / settled)} left" if settled
+                else "time left: after the first ruleset")
+        more = f" (+{running} running)" if running else ""
+        return (f"{settled}/{plural(total, 'ruleset')} settled in {duration(elapsed)}; "
+                f"{escape(first or '')}: {escape(stage)}{more}; {left}")
+
+    def draw(self) -> None:
+        if self.status is not None and self.live:
+            self.status.update(self.text())
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """The line taken off the terminal while a report is printed on it."""
+        live = self.live and self.status is not None and sys.stdout.isatty()
+        if live and self.status is not None:
+            self.status.stop()
+        try:
+            yield
+        finally:
+            if live and self.status is not None:
+                self.status.start()
+                self.draw()
+
+    def stop(self) -> None:
+        """The line taken off for good."""
+        if self.status is not None and self.live:
+            self.status.stop()
+            self.live = False
+
+
+def duration(seconds: float) -> str:
+    """`42 s`, `3 min 05 s`, `1 h 02 min`."""
+    s = round(seconds)
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
+class Text:
+    """The report as tables: one per ruleset as it is settled, then the work shared by rulesets,
+    what the walks' keys mean, and the summary."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.out = Console(highlight=False, width=max(120, Console().width))
+        self.verbose = args.verbose
+
+    def begin(self) -> None:
+        pass
+
+    def ruleset(self, report: Report) -> None:
+        print_report(self.out, report, verbose=self.verbose)
+
+    def end(self, reports: list[Report], strict: bool, skipped: dict[str, str],
+            unsettled: Sequence[str] = (), interrupted: int | None = None) -> None:
+        print_shared(self.out, reports)
+        keys = dict.fromkeys(r.walk["key"] for r in reports if r.walk is not None)
+        for key in keys:
+            if key in notes():
+                self.out.print(f"[dim]{escape(notes()[key])}.[/dim]")
+        print(summary(reports, strict, skipped, unsettled, interrupted), flush=True)
+
+
+class Lines:
+    """The report as JSON Lines: the catalogue, each ruleset as it is settled, the summary."""
+
+    def __init__(self, args: argparse.Namespace, started: float) -> None:
+        self.timing, self.started = not args.no_timing, started
+
+    def line(self, data: dict[str, Any]) -> None:
+        print(json.dumps(data, ensure_ascii=False), flush=True)
+
+    def begin(self) -> None:
+        self.line(catalogue_json())
+
+    def ruleset(self, report: Report) -> None:
+        self.line(report.to_json(self.timing))
+
+    def end(self, reports: list[Report], strict: bool, skipped: dict[str, str],
+            unsettled: Sequence[str] = (), interrupted: int | None = None) -> None:
+        self.line(summary_json(reports, strict, skipped, unsettled, interrupted,
+                               time.perf_counter() - self.started if self.timing else None))
+
+
+class Document:
+    """The report as one JSON document, at the end."""
+
+    def __init__(self, args: argparse.Namespace, started: float) -> None:
+        self.timing, self.started = not args.no_timing, started
+
+    def begin(self) -> None:
+        pass
+
+    def ruleset(self, report: Report) -> None:
+        pass
+
+    def end(self, reports: list[Report], strict: bool, skipped: dict[str, str],
+            unsettled: Sequence[str] = (), interrupted: int | None = None) -> None:
+        data = report_json(reports, time.perf_counter() - self.started if self.timing else None)
+        data["summary"] = summary(reports, strict, skipped, unsettled, interrupted)
+        data["partial"] = bool(unsettled) or interrupted is not None
+        print(json.dumps(data, indent=2, ensure_ascii=False), flush=True)
 
 
 def exit_status(reports: list[Report], strict: bool) -> int:
@@ -179,9 +385,11 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word[:-1]}ies" if word.endswith("y") else f"{n} {word}s"
 
 
-def summary(reports: list[Report], strict: bool, skipped: dict[str, str] | None = None) -> str:
+def summary(reports: list[Report], strict: bool, skipped: dict[str, str] | None = None,
+            unsettled: Sequence[str] = (), interrupted: int | None = None) -> str:
     """One line: how many rulesets were checked, which have violations, accepted findings, checker
-    errors or design findings, which shipped ones have no checker, and the exit status."""
+    errors or design findings, which shipped ones have no checker, and the exit status; after an
+    interrupt (its exit status), that the report is partial and what was not settled."""
     parts = []
     for status, what in (("violated", "violated"), ("accepted", "accepted (documented gaps)"),
                          ("error", "checker errors")):
@@ -196,15 +404,41 @@ def summary(reports: list[Report], strict: bool, skipped: dict[str, str] | None 
     code = exit_status(reports, strict)
     found = "; ".join(parts) if parts else "nothing violated"
     found += "".join(f"; not checked: {name} ({why})" for name, why in (skipped or {}).items())
+    if interrupted is not None:
+        left = f" (not settled: {', '.join(unsettled)})" if unsettled else ""
+        total = plural(len(reports) + len(unsettled), "ruleset")
+        return (f"partial report, interrupted: {len(reports)} of {total} settled{left}, {clean} without "
+                f"findings; {found}; exit status {interrupted}")
     return (f"{plural(len(reports), 'ruleset')} checked, {clean} without findings; {found}; "
             f"exit status {code}"
             + (" (--strict)" if strict and code == 1 and not any(r.has("violated") for r in reports) else ""))
 
 
+def summary_json(reports: list[Report], strict: bool, skipped: dict[str, str], unsettled: Sequence[str],
+                 interrupted: int | None, seconds: float | None) -> dict[str, Any]:
+    """The last line of `--json`: the summary, the exit status, whether the report is partial and
+    what was not settled (with the time taken unless seconds is None)."""
+    code = exit_status(reports, strict) if interrupted is None else interrupted
+    out: dict[str, Any] = {"summary": summary(reports, strict, skipped, unsettled, interrupted),
+                           "exit_status": code,
+                           "partial": interrupted is not None, "not_settled": list(unsettled),
+                           "not_checked": skipped}
+    if seconds is not None:
+        out["seconds"] = round(seconds, 3)
+    return out
+
+
 def options(args: argparse.Namespace) -> dict[str, Any]:
-    """The keyword arguments of `check` from the command line."""
+    """The keyword arguments of `check` from the command line (the mapper aside)."""
     return {"games": args.games, "seed": args.seed, "timeout": args.timeout, "exhaustive": args.exhaustive,
-            "max_ply": args.max_ply, "processes": args.processes, "checkpoint": args.checkpoint}
+            "max_ply": args.max_ply, "checkpoint": args.checkpoint}
+
+
+def catalogue_json() -> dict[str, Any]:
+    """The statuses and the catalogue as plain data (the first line of `--json`)."""
+    return {"version": 1, "statuses": LABELS,
+            "catalogue": [{"id": p.id, "title": p.title, "statement": p.statement, "rules": list(p.rules),
+                           "applies_to": p.applies_to, "method": p.method} for p in properties()]}
 
 
 def report_json(reports: list[Report], seconds: float | None) -> dict[str, Any]:
@@ -213,9 +447,7 @@ def report_json(reports: list[Report], seconds: float | None) -> dict[str, Any]:
     out: dict[str, Any] = {"version": 1}
     if seconds is not None:
         out["seconds"] = round(seconds, 3)
-    out["statuses"] = LABELS
-    out["catalogue"] = [{"id": p.id, "title": p.title, "statement": p.statement, "rules": list(p.rules),
-                         "applies_to": p.applies_to, "method": p.method} for p in properties()]
+    out |= catalogue_json()
     out["rulesets"] = [r.to_json(seconds is not None) for r in reports]
     return out
 
@@ -230,50 +462,98 @@ def short_witness(record: dict[str, Any]) -> str:
 def settled_by(parts: Sequence[tuple[str, str]]) -> str:
     """The status column: each part of a finding, short (`proved (Z3)`, `shape classes (engine)`,
     `violated (accepted: score-tie-gap)`), weakest first."""
-    out = []
+    heads: dict[str, list[str]] = {}  # parts of one status share it: `proved (tiebreak, declared range)`
     for _, label in parts:
         head, _, inside = label.partition(" (")
         if head == "violated" and inside.startswith("accepted: "):
-            out.append(f"violated (accepted: {inside[10:].split(',')[0].rstrip(')')})")
-            continue
-        first = inside.split(",")[0].split(":")[0].split(";")[0].rstrip(")")
-        out.append(f"{head} ({first})" if first and len(first) <= 40 else head)
-    return " + ".join(dict.fromkeys(out))
+            head, first = "violated", f"accepted: {inside[10:].split(',')[0].rstrip(')')}"
+        else:
+            first = inside.split(",")[0].split(":")[0].split(";")[0].rstrip(")")
+        said = heads.setdefault(head, [])
+        if first and len(first) <= 40 and first not in said:
+            said.append(first)
+    return " + ".join(f"{head} ({', '.join(said)})" if said else head for head, said in heads.items())
 
 
-def print_report(out: Console, report: Report) -> None:
-    """One ruleset's table, then the witnesses of its violated properties."""
-    table = Table("property", "status (what settled it)", "how it was settled", "time", "witness",
-                  title=f"{report.spec}  ({report.canonical}, {report.board}×{report.board}; "
-                        f"{report.cores})", title_justify="left")
+def print_report(out: Console, report: Report, verbose: bool = False) -> None:
+    """One ruleset's table (property, status with what settled it, time, witness; with verbose
+    how each part was settled, in full), the work its properties share, then what to do next:
+    the witness of each violation to replay, the flag that would settle a property better."""
+    named = f"{report.canonical}, " if verbose and report.canonical != report.spec else ""
+    table = Table("property", "status (what settled it)", *(["how it was settled"] * verbose), "time",
+                  "witness", title=f"{report.spec}  ({named}{report.board}×{report.board}; {report.cores})",
+                  title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
     for f in report.findings:
         witness = f"{len(f.witness.record['actions'])} actions" if f.witness else ""
-        seconds = "shared" if f.details.get("z3_shared") else f"{f.seconds:.2f} s"
-        table.add_row(f.property, f"[{STYLES[f.status]}]{escape(settled_by(f.parts))}[/]", escape(f.label),
-                      seconds, witness)
+        seconds = f"{f.seconds:.2f} s" + (" + shared" if f.shared else "")
+        table.add_row(f.property, f"[{STYLES[f.status]}]{escape(settled_by(f.parts))}[/]",
+                      *([escape(f.label)] * verbose), seconds, witness)
     out.print(table)
-    for f in report.findings:
-        if f.witness:
-            out.print(f"[bold]{f.property}[/bold] ({LABELS[f.status]}): {escape(f.witness.shows)}")
-            out.print(f"  {short_witness(f.witness.record)}", markup=False)
-            out.print(f"  {json.dumps(f.witness.record)}", markup=False)
-    walk = report.walk
-    if walk is not None:
-        if walk["key"] == "concrete":
-            what = f"every reachable position, {walk['positions']} positions, none merged"
-        else:
-            what = (f"one position per shape class, {walk['positions']} classes, each also on up to K = "
-                    f"{walk['members_per_class']} other members ({walk['members_checked']} checked)")
-        extent = "" if walk["complete"] else f", to ply {walk.get('max_ply')} only"
-        if "resumed_at" in walk:
-            extent += (f", resumed from a checkpoint at ply {walk['resumed_at']} "
-                       "(earlier plies read, not walked)")
-        out.print(f"[dim]walk of {escape(walk['ruleset'])}: {what}{extent}, in {walk['seconds']:.1f} s[/dim]")
-        note = notes().get(walk["key"])
-        if note:
-            out.print(f"[dim]{escape(note)}.[/dim]")
-    out.print(f"[dim]{plural(report.games, 'game')} sampled in {report.sampling_seconds:.1f} s[/dim]\n")
+    out.print(f"[dim]{escape(shared_line(report, verbose))}[/dim]")
+    note = notes().get(report.walk["key"]) if report.walk and verbose else None
+    if note:  # what the walk's key means, and how it chooses a class's members
+        out.print(f"[dim]{escape(note)}.[/dim]")
+    if verbose:
+        for f in report.findings:  # the registered paths each property compared (verify.paths)
+            for p in f.details.get("paths", []):
+                out.print(f"[dim]{f.property}: {escape(p['path'])}: {escape(p['label'])}[/dim]")
+    for line in next_steps(report):
+        out.print(line, soft_wrap=True)
+    out.print()
     print_design(out, report)
+
+
+def shared_line(report: Report, verbose: bool = False) -> str:
+    """The work the properties marked `+ shared` rest on, each with its seconds of work."""
+    parts = []
+    for key, (what, took) in report.shared.items():
+        covered = (f" ({walk_text(report.walk, report.canonical, verbose)})" if key == "walk" and report.walk
+                   else "")
+        parts.append(f"{what} {took:.1f} s{covered}")
+    if not parts:  # a family that says nothing of shared work
+        return f"{plural(report.games, 'game')} sampled in {report.sampling_seconds:.1f} s"
+    return "shared (CPU seconds of work): " + "; ".join(parts)
+
+
+def walk_text(walk: dict[str, Any], canonical: str, verbose: bool = False) -> str:
+    """What a walk covered (naming the ruleset walked when it is not the one checked: in full when
+    verbose or short)."""
+    name = walk["ruleset"]
+    of = ("" if name == canonical else f" of {name}" if verbose or len(name) <= 40
+          else " of another ruleset (--verbose names it)")
+    if walk["key"] == "concrete":
+        what = f"every reachable position{of}, {walk['positions']} positions, none merged"
+    else:
+        what = (f"one position per shape class{of}, {walk['positions']} classes, each also on up to K = "
+                f"{walk['members_per_class']} other members ({walk['members_checked']} checked)")
+    if "published" in walk:
+        what += f", published in {walk['published']} (not re-run)"
+    if "lost" in walk:
+        what += f", stopped early: {walk['lost']}"
+    elif not walk["complete"]:
+        what += f", to ply {walk.get('max_ply')} only"
+    if "resumed_at" in walk:
+        what += f", resumed from a checkpoint at ply {walk['resumed_at']} (earlier plies read, not walked)"
+    return what
+
+
+def next_steps(report: Report) -> list[str]:
+    """Markup lines: each violation's witness and the command that replays it, each checker error,
+    each property something would settle better."""
+    out = []
+    for f in report.findings:
+        if f.witness is not None:
+            record = json.dumps(f.witness.record, ensure_ascii=False)
+            out += [f"[bold]{f.property}[/bold] ({LABELS[f.status]}): {escape(f.witness.shows)}",
+                    f"  {escape(short_witness(f.witness.record))}",
+                    f"  [bold]next:[/bold] replay it: {escape(f'echo {shlex.quote(record)} | qttt replay -')}"
+                    + ("; --strict fails on it" if f.status == "accepted" else "")]
+        elif f.status == "error":
+            out.append(f"[bold]next:[/bold] {f.property}: the checker itself failed (a bug of ours; please "
+                       f"report it with this line): {escape(f.label)}")
+        elif f.next:
+            out.append(f"[bold]next:[/bold] {f.property}: {escape(f.next)}")
+    return out
 
 
 def print_design(out: Console, report: Report) -> None:
@@ -364,6 +644,9 @@ def markdown(data: dict[str, Any]) -> list[str]:
             out.append(f"| `{p['property']}` | {data['statuses'][p['status']]} | {p['label']} | "
                        f"{p['method']} |")
         out.append("")
+        compared = [f"- `{p['property']}`: {path['path']}: {path['label']}" for p in rep["properties"]
+                    for path in p.get("details", {}).get("paths", [])]
+        out += ["Paths compared with the engine:", "", *compared, ""] if compared else []
         for p in rep["properties"]:
             if "witness" in p:
                 out += [f"Witness for `{p['property']}`: {p['witness']['shows']}", "",

@@ -78,12 +78,15 @@ def family_design(rs: Ruleset) -> FamilyDesign | None:
 @dataclass(frozen=True)
 class Designed:
     """A family's checker with the ruleset's design properties added to its report (`qttt check`
-    runs every checker so)."""
+    runs every checker so), once the rule properties found the engine sound: the design games are
+    the engine's, so over a violated or erroneous check they are not played (none is reported)."""
 
     checker: Callable[..., Report]
 
     def __call__(self, spec: str, progress: Progress | None = None, **options: Any) -> Report:
         report = self.checker(spec, progress=progress, **options)
+        if report.has("violated") or report.has("error"):
+            return report  # the engine plays these rules wrongly: no design question has an answer yet
         if progress is not None:
             progress("design properties")
         report.design = check(spec)

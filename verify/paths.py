@@ -8,14 +8,16 @@ path (or listed in `UNCOMPARED`, with why).
 
 Registering a path is one entry of `PATHS`:
 
-    Path("compiled core: qc_jsonl (qttt random)", "quantum", "verify.quantum.fastpaths:jsonl",
+    Path("compiled core: qc_jsonl (qttt random)", "quantum", "verify.quantum.fastpaths:jsonl", at="games",
          symbols=("qc_jsonl",), serves="verify.quantum.sampled:core_reason",
          settles="records byte for byte equal to the engine's records of the same games")
 
 - `compare` names the comparison ("module:attribute", loaded when the checker runs it). Its
-  arguments are the family checker's (`verify.quantum.sampled` says the quantum family's); `at`
+  arguments are the family checker's (`verify.quantum.fastpaths` says the quantum family's); `at`
   says when the checker calls it: "positions", on the positions it visits (sampled games and
-  walks), or "games", once per ruleset on the seed and number of games it samples.
+  walks), or "games", once per ruleset on the seed and number of games it samples. A comparison
+  runs its path in a child process (`verify.isolated.run`), so that a crash, an abort or a hang
+  is a finding with the game that shows it.
 - `serves` names a function of the ruleset giving None when the path plays it and else why not
   (left out: every ruleset of the family); a path that does not serve a ruleset is reported as not
   compared, with that reason.
@@ -65,8 +67,8 @@ AT = ("positions", "games")
 """When a family's checker runs a path's comparison (see the module docstring)."""
 
 PATHS: tuple[Path, ...] = (
-    Path("compiled core: positions (qttt engine --core compiled, qttt perft's positions)", "quantum",
-         "verify.quantum.sampled:compare_cores",
+    Path("compiled core: positions (qttt engine --core compiled)", "quantum",
+         "verify.quantum.fastpaths:positions",
          symbols=("qc_new", "qc_free", "qc_pos_size", "qc_pos_init", "qc_apply", "qc_legal", "qc_export",
                   "qc_chance"),
          serves="verify.quantum.sampled:core_reason",
@@ -74,6 +76,60 @@ PATHS: tuple[Path, ...] = (
                  "player to act, marks, scores), a chance turn's outcomes with their probabilities, the "
                  "legal list, the rule refusing every other action, the position after each measurement, "
                  "chance outcome and game-ending placement"),
+    Path("compiled core: qc_replay_jsonl (qttt replay --json)", "quantum",
+         "verify.quantum.fastpaths:replay_json",
+         symbols=("qc_replay_jsonl",), serves="verify.quantum.sampled:core_reason",
+         settles="the state JSON written for the record of each position, finished or not, equal to the "
+                 "engine's, the player to act included"),
+    Path("compiled core: perft (qttt perft)", "quantum", "verify.quantum.fastpaths:perft",
+         symbols=("qc_perft",), serves="verify.quantum.sampled:core_reason",
+         settles="perft counts to depth 2 of the core and of the solver's build equal to the engine's"),
+    Path("compiled core: solver (qttt analyze solve)", "quantum", "verify.quantum.fastpaths:solver",
+         symbols=("qc_replay", "qc_score", "qc_search", "qc_table_new", "qc_table_free", "qc_table_nodes",
+                  "qc_table_stored"),
+         serves="verify.quantum.fastpaths:solver_reason",
+         settles="the value under perfect play equal to the engine's minimax, and the board scored as it "
+                 "stands, at positions with at most 4 open cells"),
+    Path("compiled core: expectimax (qttt analyze solve and curve on chance rulesets)", "quantum",
+         "verify.quantum.fastpaths:expectimax",
+         symbols=("qc_evalue", "qc_etable_new", "qc_etable_free", "qc_etable_nodes", "qc_etable_stored",
+                  "qc_edegree"),
+         serves="verify.quantum.fastpaths:expectimax_reason",
+         settles="the value's polynomial in p, at the ruleset's p, equal to the engine's expectimax (chance "
+                 "turns weighted by their probabilities), at positions with at most 4 open cells"),
+    Path("compiled core: position keys (qttt analyze solve's table, the walk's shape classes)", "quantum",
+         "verify.quantum.fastpaths:keys", symbols=("qc_key", "qc_shape_key", "qc_child_keys"),
+         serves="verify.quantum.sampled:core_reason",
+         settles="the shape key of the position equal to the checker's own; at the start and at positions "
+                 "with at most 4 open cells, also that of each legal action's position, and the solver's key "
+                 "merging exactly the positions one action on that the engine's key merges (where the "
+                 "solver plays the ruleset, or the 16-cell build's)"),
+    Path("compiled core: qc_jsonl (qttt random)", "quantum", "verify.quantum.fastpaths:jsonl", at="games",
+         symbols=("qc_jsonl",), serves="verify.quantum.sampled:core_reason",
+         settles="records byte for byte equal to the engine's records of the same games"),
+    Path("compiled core: qc_games (random games)", "quantum", "verify.quantum.fastpaths:games", at="games",
+         symbols=("qc_games",), serves="verify.quantum.sampled:core_reason",
+         settles="the same actions, final phase, scores and digest as the engine's games from the same "
+                 "generator, left in the same state"),
+    Path("compiled core: qc_sample (qttt analyze random)", "quantum", "verify.quantum.fastpaths:tally",
+         at="games", symbols=("qc_sample",), serves="verify.quantum.sampled:core_reason",
+         settles="the tally of final scores and line results equal to the engine's tally of the same games"),
+    Path("OpenSpiel adapter: python_qttt (qttt.openspiel)", "quantum",
+         "verify.quantum.adapters:openspiel_positions", serves="verify.frameworks:openspiel_reason",
+         settles="the game's state at the same position (reached by apply_action from the last one): "
+                 "terminal or not, the current player (the measurer at a measurement, chance at a chance "
+                 "turn), legal_actions(), a chance turn's chance_outcomes() and chance_fractions(), every "
+                 "other action or outcome number refused by apply_action under the rule with the state "
+                 "unchanged (every number at one position in 32, a few in turn elsewhere), and the returns "
+                 "at the end under returns=result, margin (both zero-sum) and points"),
+    Path("PettingZoo adapter: qttt.pettingzoo.env", "quantum",
+         "verify.quantum.adapters:pettingzoo_positions", serves="verify.frameworks:pettingzoo_reason",
+         settles="the environment stepped through the same action numbers: terminations, the agent "
+                 "selected (the measurer at a measurement), the action mask of the acting agent and an "
+                 "empty one for the waiting agent, a chance turn's outcome drawn where its generator lands "
+                 "and told in infos, every other number ending the game as a forfeit naming the rule "
+                 "(every number at one position in 32, a few in turn elsewhere), and the rewards at the "
+                 "end under returns=result, margin (both zero-sum) and points"),
     Path("nested compiled core: positions (qttt perft's and the search player's positions)",
          "nested-classical", "verify.nested.check:probe_positions",
          symbols=("qn_new", "qn_free", "qn_pos_size", "qn_pos_init", "qn_apply", "qn_legal", "qn_export",
@@ -97,26 +153,12 @@ PATHS: tuple[Path, ...] = (
 )
 
 UNCOMPARED: dict[str, str] = {
-    **{s: "the quantum core's fast paths are not yet compared with the engine (issue 30)"
-       for s in ("qc_jsonl", "qc_replay_jsonl", "qc_perft", "qc_games", "qc_sample", "qc_replay", "qc_score",
-                 "qc_search", "qc_table_new", "qc_table_free", "qc_table_nodes", "qc_table_stored")},
-    **{s: "the expectimax of chance rulesets (qttt analyze solve, qttt analyze curve): values, which qttt "
-          "check does not compute; compared with the Python expectimax and with an independent expectimax "
-          "over the reference model in tests/analysis/test_expectimax.py"
-       for s in ("qc_evalue", "qc_etable_new", "qc_etable_free", "qc_etable_nodes", "qc_etable_stored",
-                 "qc_edegree")},
-    "qc_key": "the solver's key (qttt analyze solve), which qttt check does not run; compared with the "
-              "Python keys in tests/project/test_position_state.py",
-    **{s: "the checker's own walk key, not rules output: the key each class representative was merged under "
-          "is held to the Python shape key at every class (a difference is a checker error), and in "
-          "tests/project/test_position_state.py" for s in ("qc_shape_key", "qc_child_keys")},
-    **{s: "the checker's own walk by the compiled core (verify.quantum.exhaustive.core_process), not rules "
-          "output: every failure it finds is replayed by the engine, the engine checks a share of its "
-          "classes with both cores compared there, and its classes are held to the engine's walk in "
-          "tests/verify/test_exhaustive.py"
-       for s in ("qc_walk_table", "qc_walk_table_free", "qc_walk_size", "qc_walk_dump", "qc_walk_load",
-                 "qc_walk_process")},
-}
+    s: "the checker's own walk by the compiled core (verify.quantum.exhaustive.core_process, in a child "
+       "process), not rules output: every failure it finds is replayed by the engine, the engine checks a "
+       "share of its classes with every registered path compared there, and its classes are held to the "
+       "engine's walk in tests/verify/test_exhaustive.py"
+    for s in ("qc_walk_table", "qc_walk_table_free", "qc_walk_size", "qc_walk_dump", "qc_walk_load",
+              "qc_walk_process")}
 """Symbols of a compiled core that no registered path compares yet, with why: a gap the test
 holds to exactly these symbols (a symbol covered by a path, or no longer exported, must leave)."""
 

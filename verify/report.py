@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
+
+from qttt.processes import Mapper, serial_mapper
 
 from .catalogue import STATUSES, by_id
 
@@ -87,6 +90,11 @@ class Finding:
     witness: Witness | None = None
     details: dict[str, Any] = field(default_factory=dict)
     parts: list[Part] = field(default_factory=list)
+    shared: tuple[str, ...] = ()
+    """The work it rests on that other properties share (keys of its report's `shared`): its
+    `seconds` are its own work only."""
+    next: str = ""
+    """What would settle it better, when something would (a flag, a tool)."""
 
     def to_json(self, timing: bool = True) -> dict[str, Any]:
         """Plain data (without the time taken unless timing)."""
@@ -94,6 +102,10 @@ class Finding:
                                "method": self.method, "rules": list(by_id()[self.property].rules)}
         if timing:
             out["seconds"] = round(self.seconds, 3)
+        if self.shared:
+            out["shared"] = list(self.shared)
+        if self.next:
+            out["next"] = self.next
         if self.witness is not None:
             out["witness"] = {"record": self.witness.record, "shows": self.witness.shows}
         if self.details:
@@ -143,6 +155,9 @@ class Report:
     walk: dict[str, Any] | None = None
     cores: str = "engine (Python)"
     design: list[Design] = field(default_factory=list)
+    shared: dict[str, tuple[str, float]] = field(default_factory=dict)
+    """The work several of its properties rest on, by key: what it is and the seconds it took
+    (summed over the units of work, wherever they ran)."""
 
     def has(self, status: str) -> bool:
         """Whether some property has this status."""
@@ -166,6 +181,9 @@ class Report:
             out["sampling_seconds"] = round(self.sampling_seconds, 3)
         if self.walk is not None:
             out["exhaustive"] = self.walk if timing else _untimed(self.walk)
+        if self.shared:
+            out["shared"] = {k: {"what": what, **({"seconds": round(sec, 3)} if timing else {})}
+                             for k, (what, sec) in self.shared.items()}
         out["properties"] = [f.to_json(timing) for f in self.findings]
         if self.design:
             out["design"] = [d.to_json() for d in self.design]
@@ -175,3 +193,16 @@ class Report:
 def worst(statuses: Sequence[str]) -> str:
     """The most severe status."""
     return max(statuses, key=STATUSES.index, default="proved")
+
+
+def one_unit(settle: Callable[..., Report], spec: str, mapper: Mapper, progress: Progress | None,
+             options: dict[str, Any]) -> Report:
+    """A family checker's whole check of spec (`settle(spec, progress=..., **options)`, a
+    module-level function) as one unit of work on mapper: in this process its stages are told to
+    progress, on a worker only that it runs there."""
+    if mapper is serial_mapper:
+        return settle(spec, progress=progress, **options)
+    if progress is not None:
+        progress("walks, games and Z3 on one worker")
+    report: Report = next(iter(mapper(partial(settle, **options), [(spec,)])))
+    return report

@@ -1,4 +1,5 @@
-"""Running counts and samples on a Dask cluster (optional: pip install "dask[distributed]").
+"""Running counts, samples and checks on a Dask cluster (optional: pip install "dask[distributed]"),
+and the executor of the long commands (`executor`: this process, local processes or Dask).
 
 The same units of work as local processes (`count._expand_remote`, `sample.play_chunks`) are
 submitted to the cluster; results come back in submission order, so answers do not depend on it.
@@ -15,7 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..errors import UsageError
-from ..processes import Mapper, worker_init
+from ..processes import PRIORITY, Mapper, local_mapper, serial_mapper, worker_init, workers_wanted
 
 CONNECT_SECONDS = 10  # how long a scheduler address is tried
 
@@ -29,9 +30,9 @@ class DaskMapper:
         self.client = client
 
     def __call__(self, fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterable[Any]:
-        futures = [self.client.submit(fn, *a, pure=False) for a in args]
-        for f in futures:
-            yield f.result()
+        priority = -PRIORITY.get()  # Dask runs higher priorities first
+        futures = [self.client.submit(fn, *a, pure=False, priority=priority) for a in args]  # handed out now
+        return (f.result() for f in futures)
 
 
 @contextmanager
@@ -79,3 +80,26 @@ def dask_mapper(address: str | None = None, workers: int | None = None
         client.close()  # type: ignore[no-untyped-call]
         if cluster is not None:
             cluster.close()
+
+
+@contextmanager
+def executor(workers: int = 0, dask: str | None = None) -> Iterator[Mapper]:
+    """The mapper a command's `--workers N` (0: one per core) and `--dask ADDRESS|local` ask for:
+    this process for one worker, else a pool of local processes, or a Dask cluster (a new local
+    one of that many worker processes for `local`). Shut down when the block is left: at once,
+    its pending work cancelled, when it is left by an interrupt or an error."""
+    if dask:
+        with dask_mapper(None if dask == "local" else dask, workers_wanted(workers)) as m:
+            yield m
+        return
+    n = workers_wanted(workers)
+    if n == 1:
+        yield serial_mapper
+        return
+    m, stop = local_mapper(n)
+    try:
+        yield m
+    except BaseException:
+        stop(True)
+        raise
+    stop(False)

@@ -4,7 +4,8 @@ Games are played in chunks; chunk i uses `random.Random(f"{seed}:{i}")`, so the 
 the seed, the number of games and the chunk size, never on how many processes ran the chunks.
 Aggregates are exact: a histogram of final (x, o) scores, from which means and variances follow.
 Chunks report scores as integers in units of 1/scale (the compiled core tallies them so in C) and
-are summed as integers; exact fractions are made once, at the end.
+are summed as integers; exact fractions are made once, at the end. `qttt random` seeds its blocks of
+records the same way (`record_block`).
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ from typing import Any, Protocol, runtime_checkable
 from ..bounds import CHUNK, COUNT, GAMES, SEED
 from ..errors import FileError, UsageError
 from ..family import Tally, compiled_core, family_of, tool
+from ..games import random_game
 from ..interop import rules_of
 from ..io import FRACTION, read_checkpoint, write_checkpoint
+from ..notation import Record, record_to_json
 from ..processes import Mapper
 from ..ruleset import Ruleset
 
@@ -46,6 +49,35 @@ LINE_RESULTS = ("x", "o", "neither", "tie", "unfinished")
 
 # scale; histogram rows (x, o, games) with x and o in units of 1/scale; line results; shapes
 Chunk = tuple[int, list[tuple[int, int, int]], list[tuple[str, int]], list[tuple[int, int, int]]]
+
+
+RECORD_BLOCK = 10_000
+"""Games per block of `qttt random`: the unit of seeding, of work for a process and of output."""
+
+
+@runtime_checkable
+class WritesRecords(Protocol):
+    """A compiled core that writes random games as JSON Lines itself (`compiled.Core.jsonl`)."""
+
+    def jsonl(self, rng: random.Random, games: int, head: str, tail: str) -> bytes: ...
+
+
+def record_block(rs: Ruleset, seed: int, index: int, games: int, core: str) -> bytes:
+    """The JSON Lines records of `qttt random`'s block `index`, ASCII (JSON escapes the rest): `games`
+    random games drawn from `random.Random(f"{seed}:{index}")`."""
+    rng = random.Random(f"{seed}:{index}")
+    name = rs.canonical  # a name that replays anywhere, whatever spelling or file was given
+    fast = compiled_core(rs, core)
+    if isinstance(fast, WritesRecords):
+        empty = json.dumps(record_to_json(Record(name, ())), separators=(",", ":"))
+        cut = empty.rindex("[]") + 1  # the actions come last; a canonical name may hold "[]" too
+        return fast.jsonl(rng, games, empty[:cut], empty[cut:] + "\n")
+    if fast is not None:
+        played = fast.random_actions(rng, games)
+    else:
+        played = [random_game(rs, rng)[0] for _ in range(games)]
+    return "".join(json.dumps(record_to_json(Record(name, tuple(actions))), separators=(",", ":")) + "\n"
+                   for actions in played).encode("ascii")
 
 
 @runtime_checkable
@@ -331,8 +363,9 @@ def _kept(rs: Ruleset) -> dict[str, bool]:
 def _histogram(rows: list[list[Any]], rs: Ruleset) -> Counter[tuple[Fraction, Fraction]]:
     """A checkpoint's histogram rows (x, o, games), once each score is listed once, with games,
     and is one a game of `rs` can end with (its score range and sums); else ValueError."""
-    codec = rules_of(rs).codec
-    x_lo, x_hi, o_lo, o_hi = codec.score_range
+    rules = rules_of(rs)
+    codec = rules.codec
+    x_lo, x_hi, o_lo, o_hi = rules.score_range
     histogram: Counter[tuple[Fraction, Fraction]] = Counter()
     for i, (x, o, c) in enumerate(rows):
         score = (Fraction(x), Fraction(o))

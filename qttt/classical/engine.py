@@ -15,7 +15,7 @@ from ..boardstate import Derived, Field, PositionState
 from ..errors import IllegalAction, RecordError
 from ..family import Mark
 from ..geometry import lines
-from ..ruleset import Ruleset
+from ..ruleset import PerRuleset, Ruleset
 
 PLAYERS = ("x", "o")
 WIN, LOSS, HALF = Fraction(1), Fraction(0), Fraction(1, 2)
@@ -31,16 +31,13 @@ class ClassicalRules:
     lines: tuple[int, ...]  # rule classical-line: every k-in-a-row as a bitmask
 
 
-_COMPILED: dict[Any, ClassicalRules] = {}
+def _compile_classical(rs: Ruleset) -> ClassicalRules:
+    n = rs.board
+    return ClassicalRules(rs, n, n * n, tuple(p.mask for p in lines(n, rs.rules.end_line)))
 
 
-def compile_classical(rs: Ruleset) -> ClassicalRules:
-    """The engine's view of a classical ruleset (memoised by its rules)."""
-    key = rs.key()
-    if key not in _COMPILED:
-        n = rs.board
-        _COMPILED[key] = ClassicalRules(rs, n, n * n, tuple(p.mask for p in lines(n, rs.rules.end_line)))
-    return _COMPILED[key]
+compile_classical = PerRuleset(_compile_classical)
+"""The engine's view of a classical ruleset (built once per ruleset: `PerRuleset`)."""
 
 
 STATE = PositionState("classical", fields=(

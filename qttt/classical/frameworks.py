@@ -7,6 +7,7 @@ from fractions import Fraction
 
 from ..family import AnyAction, GameState, Mark
 from ..interop import Codec
+from ..marks import mark_text
 from ..ruleset import Ruleset
 from .engine import ClassicalState
 
@@ -21,10 +22,8 @@ def codec(rs: Ruleset) -> Codec:
             return action.cell
         raise ValueError(f"{action!r} is not a classical action")
 
-    def decode(code: int) -> AnyAction:
-        if not 0 <= code < cells:
-            raise ValueError(f"action {code} is not one of 0 to {cells - 1}")
-        return Mark(code)
+    def decode(code: int) -> AnyAction | None:
+        return Mark(code) if 0 <= code < cells else None
 
     def planes(state: GameState) -> list[int]:
         """x's marks, o's marks, x to act."""
@@ -40,6 +39,6 @@ def codec(rs: Ruleset) -> Codec:
     def points(state: GameState) -> tuple[Fraction, Fraction]:
         return state.scores["x"], state.scores["o"]
 
-    one = Fraction(1)
-    return Codec(cells, encode, decode, (3, n, n), planes, points,
-                 (Fraction(0), one, Fraction(0), one), frozenset({one}), cells)
+    zero, one = Fraction(0), Fraction(1)
+    return Codec(cells, encode, decode, mark_text, (3, n, n), planes, points,
+                 lambda: (zero, one, zero, one), frozenset({one}), cells)

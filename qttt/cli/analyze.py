@@ -23,7 +23,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from ..analysis.distributed import dask_mapper
+from ..analysis.distributed import executor
 from ..analysis.results import DATA_ENV, known_results, load_results, save_section, saved_path
 from ..analysis.sample import LINE_RESULTS, sample_games
 from ..argtypes import integer, output_file
@@ -33,10 +33,10 @@ from ..errors import UsageError
 from ..family import family_of, tool
 from ..games import new_game
 from ..notation import Record, action_to_json, record_to_json
-from ..processes import local_mapper
+from ..processes import serial_mapper
 from ..ruleset import Ruleset
 from ..variant import load_ruleset
-from . import add_core, add_engine_alias, add_json, add_quiet, add_workers, workers
+from . import add_core, add_engine_alias, add_json, add_quiet, add_workers
 
 SEARCH_CELLS = 9  # boards an exact count or solve is attempted on without --force (3×3)
 RANDOM_GAMES = 10_000  # random games fairness samples when none are saved (analyze random's default)
@@ -134,21 +134,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 @contextmanager
 def _mapper(args: argparse.Namespace) -> Iterator[Any]:
     """The mapper the options ask for (None: this process), shut down afterwards."""
-    count = workers(args.workers)
-    if getattr(args, "dask", None):
-        with dask_mapper(None if args.dask == "local" else args.dask, count) as m:
-            yield m
-        return
-    if count <= 1:
-        yield None
-        return
-    m, stop = local_mapper(count)
-    try:
-        yield m
-    except BaseException:
-        stop(True)
-        raise
-    stop(False)
+    with executor(args.workers, getattr(args, "dask", None)) as m:
+        yield None if m is serial_mapper else m
 
 
 @contextmanager

@@ -111,7 +111,7 @@ def run_command(args: argparse.Namespace, kind: str, players: list[str]) -> int:
     jobs = plan(args.ruleset, players, args.games, args.seed, args.move_time, args.game_time, args.ack_time)
     people = any(split_name(p)[1] == "human" for p in players)
     workers = 1 if people else workers_of(args.workers)
-    store = Store(args.out or f"{kind}-{_slug(args.ruleset)}")
+    store = Store(args.out or f"{kind}-{_slug(args.ruleset)}", kind)
     done = store.open(manifest(kind, jobs, players, args.games), jobs)
     if len(done) < len(jobs):
         greet(jobs, players)

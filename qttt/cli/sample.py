@@ -1,43 +1,30 @@
 """`qttt random NAME|FILE -n N`: uniformly random legal games as JSON Lines records.
 
-Games are played in blocks of `BLOCK`; block i draws from `random.Random(f"{seed}:{i}")` (as
-`qttt analyze random` seeds its chunks), so the output depends on the seed and the number of games,
-never on the workers that played the blocks or on the engine: blocks are written in order, and the
-compiled core (which writes the records itself, `compiled.Core.jsonl`) plays the Python engine's
-games. Each worker process writes the blocks it plays itself, in turn (`processes.write_pieces`):
-to a file (-o, or standard output redirected to one) at their places side by side, to a pipe
-one after another; no block passes through the parent.
+Games are played in blocks of `RECORD_BLOCK` (qttt.analysis.sample.record_block); block i draws
+from `random.Random(f"{seed}:{i}")` (as `qttt analyze random` seeds its chunks), so the output
+depends on the seed and the number of games, never on the workers that played the blocks or on the
+engine: blocks are written in order, and the compiled core (which writes the records itself,
+`compiled.Core.jsonl`) plays the Python engine's games. Each worker process writes the blocks it
+plays itself, in turn (`processes.write_pieces`): to a file (-o, or standard output redirected to
+one) at their places side by side, to a pipe one after another; no block passes through the parent.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import random
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
 
+from ..analysis import sample as random_play
 from ..argtypes import integer, output_file
 from ..bounds import SEED, STREAM, WORKERS
 from ..family import compiled_core
-from ..games import random_game
 from ..io import atomic_output
-from ..notation import Record, record_to_json
 from ..processes import seekable_output, write_pieces
 from ..ruleset import Ruleset
 from ..variant import load_ruleset
-
-BLOCK = 10_000  # games per block: the unit of seeding, of work for a process and of output
-
-
-@runtime_checkable
-class WritesRecords(Protocol):
-    """A compiled core that writes random games as JSON Lines itself (`compiled.Core.jsonl`)."""
-
-    def jsonl(self, rng: random.Random, games: int, head: str, tail: str) -> bytes: ...
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -57,27 +44,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="rules engine: the compiled core, the Python engine, or auto (compiled when "
                         "it can; default); same games either way")
     p.add_argument("--workers", type=integer(WORKERS), default=0,
-                   help=f"processes playing blocks of {BLOCK:,} games (default 0: one per core); "
-                        "same output whatever the number")
+                   help=f"processes playing blocks of {random_play.RECORD_BLOCK:,} games (default 0: one "
+                        "per core); same output whatever the number")
     p.set_defaults(run=run)
-
-
-def block(rs: Ruleset, seed: int, index: int, games: int, core: str) -> bytes:
-    """The JSON Lines records of block `index`, ASCII (JSON escapes the rest): `games` random games
-    drawn from `random.Random(f"{seed}:{index}")`."""
-    rng = random.Random(f"{seed}:{index}")
-    name = rs.canonical  # a name that replays anywhere, whatever spelling or file was given
-    fast = compiled_core(rs, core)
-    if isinstance(fast, WritesRecords):
-        empty = json.dumps(record_to_json(Record(name, ())), separators=(",", ":"))
-        cut = empty.index("[]") + 1
-        return fast.jsonl(rng, games, empty[:cut], empty[cut:] + "\n")
-    if fast is not None:
-        played = fast.random_actions(rng, games)
-    else:
-        played = [random_game(rs, rng)[0] for _ in range(games)]
-    return "".join(json.dumps(record_to_json(Record(name, tuple(actions))), separators=(",", ":")) + "\n"
-                   for actions in played).encode("ascii")
 
 
 @dataclass(frozen=True)
@@ -94,12 +63,13 @@ class Blocks:
         return -(-self.count // self.size)
 
     def __call__(self, index: int, before: int = 0) -> bytes:
-        return block(self.rs, self.seed, index, min(self.size, self.count - index * self.size), self.core)
+        games = min(self.size, self.count - index * self.size)
+        return random_play.record_block(self.rs, self.seed, index, games, self.core)
 
 
 def blocks(rs: Ruleset, count: int, seed: int, core: str) -> Iterator[bytes]:
     """The records of `count` games, block by block in order, played here."""
-    made = Blocks(rs, seed, count, core, BLOCK)
+    made = Blocks(rs, seed, count, core, random_play.RECORD_BLOCK)
     return (made(i) for i in range(len(made)))
 
 
@@ -108,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     # refuses --core compiled here, before any work, when it cannot serve; decided once for the workers
     core = args.core if compiled_core(rs, args.core) is not None else "python"
     workers = args.workers or os.cpu_count() or 1
-    made = Blocks(rs, args.seed, args.games, core, BLOCK)
+    made = Blocks(rs, args.seed, args.games, core, random_play.RECORD_BLOCK)
     if args.output:
         with atomic_output(args.output) as f:
             write_pieces([f.fileno()], len(made), made, workers, positioned=True)

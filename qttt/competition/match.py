@@ -197,10 +197,11 @@ def play_job(job: Job, human: Callable[[str], Seat] | None = None, watch: Watch 
 
 
 class Store:
-    """A match directory: the manifest and one record per finished game."""
+    """A match or tournament directory (`kind`, as its messages call it): the manifest and one
+    record per finished game."""
 
-    def __init__(self, root: str | Path) -> None:
-        self.root = Path(root)
+    def __init__(self, root: str | Path, kind: str = "match") -> None:
+        self.root, self.kind = Path(root), kind
 
     def path(self, index: int) -> Path:
         return self.root / f"game-{index:04d}.json"
@@ -241,8 +242,8 @@ class Store:
     def _checked(self, path: Path, jobs: dict[int, Job], rs: Ruleset) -> Json:
         """The record at `path`, once it is one this match can have written for its game."""
         def damaged(why: str) -> FileError:
-            return FileError(None, f"match folder {self.root}: {path.name} is damaged ({why}); delete it "
-                             "to play that game again")
+            return FileError(None, f"{self.kind} folder {self.root}: {path.name} is damaged ({why}); "
+                             "delete it to play that game again")
         name = RECORD_NAME.fullmatch(path.name)
         if name is None or int(name[1]) not in jobs:
             raise damaged(f"no game of this schedule of {len(jobs):,} games is named so")

@@ -347,7 +347,7 @@ def _result(tour: Tour, slot: Slot, kind: str, value: Any, where: str, base: Pat
 def score_range(rs: Ruleset) -> tuple[Fraction, Fraction, Fraction, Fraction]:
     """The least and most X and O can score in a game of `rs` (x min, x max, o min, o max): the
     ruleset's declared range, as the checker proves it."""
-    return rules_of(rs).codec.score_range
+    return rules_of(rs).score_range
 
 
 def _plausible(tour: Tour, px: Fraction, po: Fraction, where: str, value: Any) -> None:

@@ -32,7 +32,7 @@ from ..games import new_game
 from ..notation import Json, action_from_json, action_to_json, state_to_json
 from ..ruleset import Ruleset, with_params, with_scoring
 from ..spec import spec_dir
-from ..vocabulary import AWARD_DECLARATIONS, COMMON_FIELDS, PARAMETERS, format_value, lists
+from ..vocabulary import AWARD_DECLARATIONS, COMMON_FIELDS, PARAMETERS, format_value, lists, plain_value
 from .casespec import MAX_DESCRIPTION, CaseSpec, seed_of
 from .values import Reading, default_readings, readings, ruleset_readings
 
@@ -41,6 +41,10 @@ STRUCTURAL = ("game", "board")
 itself; every case names cells of its board."""
 
 SEARCH_GAMES = 300  # seeded random games searched for a difference before a setting is given up
+SEARCH_POSITIONS = 30_000
+"""Positions replayed at most in that search: more than 300 games of any shipped board (a 9×9
+nested board's come to about 24,000), a bound on the boards where 300 games would take hours (a
+49×49 nested board's come to about 700,000)."""
 LEAD = 2  # actions of a telling case's steps before the one that differs
 
 
@@ -130,7 +134,7 @@ def _fields(table: Mapping[str, Any]) -> Iterator[tuple[str, Any, Any]]:
         if name == "length":
             default = 0 if table.get("pattern", COMMON_FIELDS["pattern"].default) == "line" else 2
         if not _same(setting.kind, value, default):
-            yield name, value, None if default is None else _plain(default)
+            yield name, value, None if default is None else plain_value(default)
 
 
 def _same(kind: str, value: Any, default: Any) -> bool:
@@ -141,15 +145,6 @@ def _same(kind: str, value: Any, default: Any) -> bool:
     if isinstance(default, tuple):
         return bool(list(value) == list(default))
     return bool(value == default)
-
-
-def _plain(value: Any) -> Any:
-    """A default as [[scoring]] data holds it: fractions as strings, lists for tuples."""
-    if isinstance(value, Fraction):
-        return str(value)
-    if isinstance(value, tuple):
-        return [_plain(v) for v in value]
-    return value
 
 
 # -- telling them apart ------------------------------------------------------------------------
@@ -210,12 +205,15 @@ class Telling:
     seed: int | None = None
 
 
-def _what(mine: Mapping[str, Json], theirs: Mapping[str, Json]) -> str:
-    """What differs between two expectations: `legal actions`, or the first field of the state."""
-    if mine["legal"] != theirs["legal"]:
+def _what(mine: GameState, theirs: GameState, label: str) -> str | None:
+    """What differs between the expectations at two positions (`expectation`): `legal actions`, or
+    the first field of the state; None when nothing does. Equal legal actions are equal as JSON, so
+    only a difference is written out (a 9×9 board has thousands of legal placements)."""
+    legal, others = mine.legal_actions(), theirs.legal_actions()
+    if legal != others and [action_to_json(a) for a in legal] != [action_to_json(a) for a in others]:
         return "legal actions"
-    state, other = mine["state"], theirs["state"]
-    return next((key for key in state if state[key] != other.get(key)), "state")
+    state, other = state_to_json(mine, label), state_to_json(theirs, label)
+    return next((key for key in state if state[key] != other.get(key)), None if state == other else "state")
 
 
 def first_difference(rs: Ruleset, other: Ruleset, actions: Sequence[Json]) -> tuple[int, str] | None:
@@ -224,9 +222,8 @@ def first_difference(rs: Ruleset, other: Ruleset, actions: Sequence[Json]) -> tu
     they never do."""
     label = rs.canonical
     mine, theirs = new_game(rs), new_game(other)
-    a, b = expectation(mine, label), expectation(theirs, label)
-    if a != b:
-        return 0, _what(a, b)
+    if (what := _what(mine, theirs, label)) is not None:
+        return 0, what
     for i, action in enumerate(actions):
         act = action_from_json(action)
         try:
@@ -237,9 +234,8 @@ def first_difference(rs: Ruleset, other: Ruleset, actions: Sequence[Json]) -> tu
             theirs = theirs.apply(act)
         except QtttError:
             return i + 1, "refusal"
-        a, b = expectation(mine, label), expectation(theirs, label)
-        if a != b:
-            return i + 1, _what(a, b)
+        if (what := _what(mine, theirs, label)) is not None:
+            return i + 1, what
     return None
 
 
@@ -260,13 +256,17 @@ def random_actions(rs: Ruleset, seed: int) -> list[Json]:
 def telling_game(rs: Ruleset, other: Ruleset, games: int = SEARCH_GAMES, tag: str = "",
                  given: Iterable[Sequence[Json]] = (), first: bool = False) -> Telling | None:
     """The shortest telling game (`first_difference`) among the `given` games of rs, then `games`
-    seeded random games of rs (with `first`, the first of them that tells: a witness, not the
-    shortest); None when none differs."""
+    seeded random games of rs, SEARCH_POSITIONS positions at most (with `first`, the first of them
+    that tells: a witness, not the shortest); None when none differs."""
     base = seed_of(f"telling:{rs.canonical}:{other.canonical}:{tag}")
     candidates = itertools.chain(((None, list(g)) for g in given),
                                  ((base + i, random_actions(rs, base + i)) for i in range(games)))
     best: Telling | None = None
+    replayed = 0
     for seed, actions in candidates:
+        if replayed >= SEARCH_POSITIONS:
+            break
+        replayed += len(actions)
         if best is not None:
             actions = actions[:len(best.actions)]
         found = first_difference(rs, other, actions)

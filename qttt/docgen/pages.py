@@ -100,14 +100,14 @@ def _choices(rule: Rule) -> list[str]:
 def verification_page(root: Path) -> list[str]:
     """The checker's report, from the committed results/verification/report.json."""
     out = ["# Verification report", "",
-           "The consistency checker (`qttt check --all --json`) proves properties of every built-in "
-           "ruleset and searches for the cases the sources leave open. This page renders its committed "
-           "output, `results/verification/report.json`.", ""]
+           "The consistency checker (`qttt check --all --json-document`) proves properties of every "
+           "built-in ruleset and searches for the cases the sources leave open. This page renders its "
+           "committed output, `results/verification/report.json`.", ""]
     report = root / "results" / "verification" / "report.json"
     if not report.is_file():
         return [*out, "No report is committed yet. Produce it with "
-                "`qttt check --all --json > results/verification/report.json`; the next site build "
-                "renders it.", ""]
+                "`qttt check --all --json-document --no-timing > results/verification/report.json`; the next "
+                "site build renders it.", ""]
     return out + markdown(loads(report.read_text(encoding="utf-8")))
 
 

@@ -31,7 +31,7 @@ ARTICLES = 5
 WORKED, COMPETITION_PART = ARTICLES + 1, ARTICLES + 2
 # Rules for those who write software, not for players.
 IMPLEMENTERS = ("check-order", "record-format", "record-variant", "variant-file", "engine-protocol",
-                "solve-fast", "core-compiled")
+                "solve-fast", "core-compiled", "framework-action")
 # Which broken rule a family reports: the software rule of each family's scope (the rule of
 # spec/rules.toml whose id ends in check-order, by its scope).
 CHECK_ORDER = {r.scope: r.id for r in rules().values() if r.id.endswith("check-order")}

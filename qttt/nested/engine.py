@@ -18,7 +18,7 @@ from ..boardstate import BoardState, Derived, Field, PositionState
 from ..errors import IllegalAction, RecordError
 from ..family import Mark
 from ..geometry import grid_patterns
-from ..ruleset import Ruleset
+from ..ruleset import PerRuleset, Ruleset
 from ..vocabulary import AWARD_DECLARATIONS, NESTED, Component
 
 OPEN, X_WON, O_WON, DRAWN = 0, 1, 2, 3
@@ -60,21 +60,13 @@ class NestedRules:
     score: Callable[[int, tuple[int, ...]], Scores]
 
 
-_COMPILED: dict[Any, NestedRules] = {}
-
-
 def cell_of(n: int, block: int, position: int) -> int:
     """The cell at `position` (row-major in its block) of `block` (row-major in the board)."""
     side = n * n
     return ((block // n) * n + position // n) * side + (block % n) * n + position % n
 
 
-def compile_nested(rs: Ruleset) -> NestedRules:
-    """The engine's view of a nested-classical ruleset (memoised by its rules)."""
-    key = rs.key()
-    hit = _COMPILED.get(key)
-    if hit is not None:
-        return hit
+def _compile_nested(rs: Ruleset) -> NestedRules:
     n = rs.board
     side, blocks = n * n, n * n
     cells = side * side
@@ -96,8 +88,11 @@ def compile_nested(rs: Ruleset) -> NestedRules:
         route_mask=tuple(sum(block_mask[b] for b in r) for r in route), route=route,
         full_block=rs.rules.full_block, bonus=rs.rules.bonus,
         score=compile_nested_scoring(rs.scoring, blocks))
-    _COMPILED[key] = rules
     return rules
+
+
+compile_nested = PerRuleset(_compile_nested)
+"""The engine's view of a nested-classical ruleset (built once per ruleset: `PerRuleset`)."""
 
 
 def award_weights(c: Component, blocks: int) -> tuple[Fraction, ...]:

@@ -4,11 +4,11 @@ observation planes; the checker's score range; one move per cell at most."""
 from __future__ import annotations
 
 from fractions import Fraction
-
-from verify.nested.check import points_range
+from functools import partial
 
 from ..family import AnyAction, GameState, Mark
-from ..interop import Codec
+from ..interop import Codec, Range
+from ..marks import mark_text
 from ..ruleset import Ruleset
 from ..vocabulary import Component
 from .engine import NestedState
@@ -24,10 +24,8 @@ def codec(rs: Ruleset) -> Codec:
             return action.cell
         raise ValueError(f"{action!r} is not a nested-classical action")
 
-    def decode(code: int) -> AnyAction:
-        if not 0 <= code < cells:
-            raise ValueError(f"action {code} is not one of 0 to {cells - 1}")
-        return Mark(code)
+    def decode(code: int) -> AnyAction | None:
+        return Mark(code) if 0 <= code < cells else None
 
     def planes(state: GameState) -> list[int]:
         """x's marks, o's marks, the legal cells; a bonus move; x to act."""
@@ -46,10 +44,17 @@ def codec(rs: Ruleset) -> Codec:
     def points(state: GameState) -> tuple[Fraction, Fraction]:
         return state.scores["x"], state.scores["o"]
 
+    return Codec(cells, encode, decode, mark_text, (5, side, side), planes, points,
+                 partial(_nested_range, rs), _nested_sums(rs.scoring), cells)
+
+
+def _nested_range(rs: Ruleset) -> Range:
+    """The checker's range of a player's points, won and drawn games together."""
+    from verify.nested.check import points_range  # the checker's computation, when asked for
+
     (won_low, won_high), (drawn_low, drawn_high) = points_range(rs, True), points_range(rs, False)
     low, high = min(won_low, drawn_low), max(won_high, drawn_high)
-    return Codec(cells, encode, decode, (5, side, side), planes, points, (low, high, low, high),
-                 _nested_sums(rs.scoring), cells)
+    return low, high, low, high
 
 
 def _nested_sums(scoring: tuple[Component, ...]) -> frozenset[Fraction] | None:

@@ -9,7 +9,12 @@
    (64-bit move masks, solver keys hashed). The ruleset arrives as the int64 array
    `compiled.config` serialises from `qttt.game.Game`; its field names and codes come from
    _config.h, which Python generates from the same declarations (`compiled.config_header`). Scores
-   are integers scaled by a common denominator chosen in Python. */
+   are integers scaled by a common denominator chosen in Python.
+
+   Every stack and buffer is bounded by construction: a position the rules cannot produce (a bug
+   in the rules, here or upstream of a test) gets the phase BAD, which no rule produces and from
+   which nothing follows (no legal action, no deeper search), and the entry points report it as
+   QC_INCONSISTENT, rather than walk it past the end of an array. */
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -49,6 +54,9 @@ typedef int64_t value_t;
 #define MEASURE 1
 #define OVER 2
 #define CHANCE 3 /* rule collapse-chance: a measurement has named `chosen`, chance decides */
+#define BAD 4 /* the position is inconsistent: a measurement met a mark or a cell twice, or moves ran out */
+#define QC_TOO_MANY 9      /* qc_apply: more moves than this build holds */
+#define QC_INCONSISTENT 12 /* an entry point met a position the rules cannot produce */
 
 typedef struct {
     uint8_t cls[MAXC];
@@ -132,6 +140,7 @@ HOT void settle(const Rules *r, Pos *p) {
 
 /* rules turn-order, entanglement, cycle-close, last-square */
 HOT void place(const Rules *r, Pos *p, int a, int b) {
+    if (p->move >= MAXM - 1) { p->phase = BAD; return; } /* no move number left */
     int k = p->move++;
     if (a == b) {
         p->cls[a] = (uint8_t)k;
@@ -161,11 +170,18 @@ HOT void place(const Rules *r, Pos *p, int a, int b) {
    becomes classical in cell */
 HOT void collapse_at(const Rules *r, Pos *p, int cell) {
     uint16_t component = p->comp[cell];
-    int sm[2 * MAXM], sc[2 * MAXM], sp = 0;
+    /* each move is pushed at most once (`pushed`), so the stack holds at most MAXM entries; a
+       move met again, or a cell filled twice, means the position is inconsistent */
+    int sm[MAXM], sc[MAXM], sp = 0;
+    moves_t pushed = (moves_t)1 << p->pending;
+    uint32_t filled = 0;
+    int bad = 0;
     sm[sp] = p->pending; sc[sp] = cell; sp++;
     while (sp) {
         sp--;
         int m = sm[sp], c = sc[sp];
+        if (filled >> c & 1) { bad = 1; continue; }
+        filled |= 1u << c;
         p->cls[c] = (uint8_t)m;
         int a = p->ea[m], b = p->eb[m];
         moves_t bit = (moves_t)1 << m;
@@ -176,6 +192,8 @@ HOT void collapse_at(const Rules *r, Pos *p, int cell) {
         while (rest) {
             int j = ctz(rest);
             rest &= rest - 1;
+            if (pushed >> j & 1) { bad = 1; continue; }
+            pushed |= (moves_t)1 << j;
             sm[sp] = j; sc[sp] = p->ea[j] + p->eb[j] - c; sp++;
         }
     }
@@ -198,6 +216,7 @@ HOT void collapse_at(const Rules *r, Pos *p, int cell) {
         }
     }
     settle(r, p);
+    if (bad) p->phase = BAD;
 }
 
 /* rule measure-cell: the measurement names cell; under a chance collapse a chance turn follows
@@ -266,7 +285,7 @@ static int x_moves(const Rules *r, const Pos *p) {
    place-distinct, place-two-cycle). */
 HOT int legal(const Rules *r, const Pos *p, int *out) {
     int n = 0;
-    if (p->phase == OVER) return 0;
+    if (p->phase == OVER || p->phase == BAD) return 0;
     if (p->phase == MEASURE) {
         out[n++] = r->sq + p->ea[p->pending];
         out[n++] = r->sq + p->eb[p->pending];
@@ -417,9 +436,10 @@ static int line_result(const Rules *r, const Pos *p) {
 
 static uint64_t digest_step(uint64_t h, int64_t v) { return (h ^ (uint64_t)v) * DIGESTP; }
 
-/* One random game from the start; codes (if not NULL) receive its actions (as Python encodes them).
-   Returns the number of actions (-1 when the game outgrows this build's move masks); p->phase says
-   whether it ended (else it stopped at a deadlock, scored 0-0). */
+/* One random game from the start; codes (if not NULL, room for 4 * MAXM) receive its actions (as
+   Python encodes them). Returns the number of actions (-2 when the game outgrows this build's move
+   masks, -3 when a position is inconsistent); p->phase says whether it ended (else it stopped at a
+   deadlock, scored 0-0). */
 static int playout(const Rules *r, MT *g, Pos *p, int32_t *codes, uint64_t *digest) {
     init_pos(r, p);
     int n = 0;
@@ -427,8 +447,9 @@ static int playout(const Rules *r, MT *g, Pos *p, int32_t *codes, uint64_t *dige
     int cells = r->cells;
     for (;;) {
         int32_t code;
+        if (p->phase == BAD || n >= 4 * MAXM) return -3; /* each placement is measured at most once */
         if (p->phase == PLACE) {
-            if (p->move >= MAXM - 1) return -1;
+            if (p->move >= MAXM - 1) return -2;
             int opens[MAXC], m = 0;
             for (uint32_t q = p->open; q; q &= q - 1) opens[m++] = ctz(q);
             if (m == 1) {
@@ -474,16 +495,19 @@ static void final_scores(const Rules *r, const Pos *p, int64_t *xs, int64_t *os)
 
 /* ---- perft (qttt/conformance/perft.py) ------------------------------------------------------- */
 
-static void perft_walk(const Rules *r, const Pos *p, int level, int depth, uint64_t *counts) {
+/* Counts the sequences; 0, or QC_INCONSISTENT when an action leads to an inconsistent position. */
+static int perft_walk(const Rules *r, const Pos *p, int level, int depth, uint64_t *counts) {
     int acts[NCODES];
-    int n = legal(r, p, acts);
+    int n = legal(r, p, acts), bad = 0;
     counts[level] += (uint64_t)n;
-    if (level + 1 >= depth) return;
+    if (level + 1 >= depth) return 0;
     for (int i = 0; i < n; i++) {
         Pos q = *p;
         apply_code(r, &q, acts[i]);
-        perft_walk(r, &q, level + 1, depth, counts);
+        if (q.phase == BAD) { bad = 1; continue; }
+        bad |= perft_walk(r, &q, level + 1, depth, counts) != 0;
     }
+    return bad ? QC_INCONSISTENT : 0;
 }
 
 /* ---- solver: position keys ---------------------------------------------------------------------- */
@@ -517,7 +541,7 @@ static void pos_key(const Rules *r, const Pos *p, uint64_t *k1, uint64_t *k2) {
         for (int c = 0; c < r->cells; c++)
             if (p->cls[c] && !(dead >> c & 1)) cellof[p->cls[c]] = (int8_t)c;
         int loc[MAXC + 2], par[MAXC + 2], n = 0;
-        for (int k = 1; k < p->move; k++) {
+        for (int k = 1; k < p->move && n < MAXC + 2; k++) { /* n < MAXC + 2 unless inconsistent */
             if (p->live >> k & 1) { loc[n] = 9 + r->pidx[p->ea[k]][p->eb[k]]; par[n++] = k & 1; }
             else if (cellof[k] >= 0) { loc[n] = cellof[k]; par[n++] = k & 1; }
         }
@@ -785,13 +809,37 @@ static Entry *tt_find(Search *s, uint64_t k1, uint64_t k2, int create) {
     return worst;
 }
 
+/* The children of p in the order the searches try them: the table's best move, then immediate
+   results best for the mover, then history counts (hist: this move number's). kids[i] is p after
+   acts[i]; idx lists the i in that order. */
+static void order_children(const Rules *r, const Pos *p, const int *acts, int n, int ttbest,
+                           const uint32_t *hist, Pos *kids, int *idx) {
+    int maxi = x_moves(r, p);
+    int64_t key[NPAIR + 2];
+    for (int i = 0; i < n; i++) {
+        kids[i] = *p;
+        apply_code(r, &kids[i], acts[i]);
+        int64_t g;
+        if (acts[i] == ttbest) g = (int64_t)1 << 62;
+        else if (kids[i].phase == OVER) { int64_t v = diff_now(r, &kids[i]); g = ((int64_t)1 << 50) + (maxi ? v : -v) * 4096; }
+        else g = hist[acts[i]];
+        key[i] = g;
+        idx[i] = i;
+    }
+    for (int i = 1; i < n; i++) {
+        int v = idx[i]; int j = i - 1;
+        while (j >= 0 && key[idx[j]] < key[v]) { idx[j + 1] = idx[j]; j--; }
+        idx[j + 1] = v;
+    }
+}
+
 /* Fail-soft alpha-beta with a table of bounds; moves ordered by the table's best move, then
    immediate results best for the mover, then history counts. A deadlock is scored as the board
    stands. */
 static int64_t search(Search *s, const Pos *p, int64_t alpha, int64_t beta) {
     const Rules *r = s->r;
     s->nodes++;
-    if (p->phase == OVER) return diff_now(r, p);
+    if (p->phase == OVER || p->phase == BAD) return diff_now(r, p); /* over, or inconsistent: searched no deeper */
     uint64_t k1, k2;
     pos_key(r, p, &k1, &k2);
     Entry *e = tt_find(s, k1, k2, 0);
@@ -814,24 +862,9 @@ static int64_t search(Search *s, const Pos *p, int64_t alpha, int64_t beta) {
     }
     int maxi = x_moves(r, p);
     Pos kids[NPAIR + 2];
-    int64_t key[NPAIR + 2];
     int idx[NPAIR + 2];
     int mv = p->move < MAXM ? p->move : MAXM - 1;
-    for (int i = 0; i < n; i++) {
-        kids[i] = *p;
-        apply_code(r, &kids[i], acts[i]);
-        int64_t g;
-        if (acts[i] == ttbest) g = (int64_t)1 << 62;
-        else if (kids[i].phase == OVER) { int64_t v = diff_now(r, &kids[i]); g = ((int64_t)1 << 50) + (maxi ? v : -v) * 4096; }
-        else g = s->hist[mv][acts[i]];
-        key[i] = g;
-        idx[i] = i;
-    }
-    for (int i = 1; i < n; i++) {
-        int v = idx[i]; int j = i - 1;
-        while (j >= 0 && key[idx[j]] < key[v]) { idx[j + 1] = idx[j]; j--; }
-        idx[j + 1] = v;
-    }
+    order_children(r, p, acts, n, ttbest, s->hist[mv], kids, idx);
     int64_t best = maxi ? -VINF - 1 : VINF + 1;
     int bestact = acts[idx[0]];
     for (int ii = 0; ii < n; ii++) {
@@ -1035,7 +1068,7 @@ static void work_done(PEntry *e, uint64_t work) {
 static void esearch(ESearch *s, const Pos *p, const Poly *alpha, const Poly *beta, Poly *out) {
     const Rules *r = s->r;
     s->nodes++;
-    if (p->phase == OVER) { pconst(out, diff_now(r, p)); return; }
+    if (p->phase == OVER || p->phase == BAD) { pconst(out, diff_now(r, p)); return; } /* or inconsistent */
     uint64_t k1, k2;
     pos_key(r, p, &k1, &k2);
     PEntry *e = ptt_find(s, k1, k2, 0);
@@ -1077,24 +1110,9 @@ static void esearch(ESearch *s, const Pos *p, const Poly *alpha, const Poly *bet
     Poly a0 = a, b0 = b;
     int maxi = x_moves(r, p);
     Pos kids[NPAIR + 2];
-    int64_t key[NPAIR + 2];
     int idx[NPAIR + 2];
     int mv = p->move < MAXM ? p->move : MAXM - 1;
-    for (int i = 0; i < n; i++) {
-        kids[i] = *p;
-        apply_code(r, &kids[i], acts[i]);
-        int64_t g;
-        if (acts[i] == ttbest) g = (int64_t)1 << 62;
-        else if (kids[i].phase == OVER) { int64_t v = diff_now(r, &kids[i]); g = ((int64_t)1 << 50) + (maxi ? v : -v) * 4096; }
-        else g = s->hist[mv][acts[i]];
-        key[i] = g;
-        idx[i] = i;
-    }
-    for (int i = 1; i < n; i++) {
-        int v = idx[i]; int j = i - 1;
-        while (j >= 0 && key[idx[j]] < key[v]) { idx[j + 1] = idx[j]; j--; }
-        idx[j + 1] = v;
-    }
+    order_children(r, p, acts, n, ttbest, s->hist[mv], kids, idx);
     Poly best;
     pconst(&best, maxi ? -EINF - 1 : EINF + 1);
     int bestact = acts[idx[0]];
@@ -1215,12 +1233,14 @@ void qc_pos_init(const void *h, void *pos) { init_pos(h, pos); }
 /* Apply an action after checking it (rule check-order). 0 when applied, else the broken rule:
    1 over-no-action, 2 measure-pending (a placement while a cycle waits), 3 measure-pending
    (nothing to measure), 4 board-cells, 5 place-open, 6 place-distinct, 7 place-two-cycle,
-   8 measure-cell, 9 too many moves for this core, 10 collapse-chance (another action during a
-   chance turn, or an outcome when none is due), 11 collapse-chance (an outcome not offered).
-   kind 0 places (a, b), 1 measures a, 2 is the chance outcome a. */
+   8 measure-cell, 9 too many moves for this core (QC_TOO_MANY), 10 collapse-chance (another action
+   during a chance turn, or an outcome when none is due), 11 collapse-chance (an outcome not offered),
+   12 the position is inconsistent (QC_INCONSISTENT: before the action, or the collapse met a mark or
+   a cell twice). kind 0 places (a, b), 1 measures a, 2 is the chance outcome a. */
 int qc_apply(const void *h, void *pos, int kind, int a, int b) {
     const Rules *r = h;
     Pos *p = pos;
+    if (p->phase == BAD) return QC_INCONSISTENT;
     if (p->phase == OVER) return 1;
     if (p->phase == CHANCE || kind == 2) {
         if (p->phase != CHANCE || kind != 2) return 10;
@@ -1230,14 +1250,14 @@ int qc_apply(const void *h, void *pos, int kind, int a, int b) {
         int n = chance_outcomes(r, p, cells, num, den);
         if (!(cells[0] == a || (n > 1 && cells[1] == a))) return 11;
         collapse_at(r, p, a);
-        return 0;
+        return p->phase == BAD ? QC_INCONSISTENT : 0;
     }
     if (kind == 1) {
         if (p->phase != MEASURE) return 3;
         if (a < 0 || a >= r->cells) return 4;
         if (a != p->ea[p->pending] && a != p->eb[p->pending]) return 8;
         measure(r, p, a);
-        return 0;
+        return p->phase == BAD ? QC_INCONSISTENT : 0;
     }
     if (p->phase == MEASURE) return 2;
     if (a < 0 || a >= r->cells || b < 0 || b >= r->cells) return 4;
@@ -1245,13 +1265,13 @@ int qc_apply(const void *h, void *pos, int kind, int a, int b) {
     if (a == b && p->open != (1u << a)) return 6;
     if (a > b) { int t = a; a = b; b = t; }
     if (!r->two_cycles && a != b && pair_live(p, a, b)) return 7;
-    if (p->move >= MAXM - 1) return 9;
+    if (p->move >= MAXM - 1) return QC_TOO_MANY;
     place(r, p, a, b);
     return 0;
 }
 
 /* The position after encoded actions (as Python encodes them) from the start: 0, or 1 + the index
-   of the first action qc_apply refuses. */
+   of the first action qc_apply refuses (negated when it found the position inconsistent). */
 int qc_replay(const void *h, void *pos, const int32_t *codes, int n) {
     const Rules *r = h;
     init_pos(r, pos);
@@ -1261,7 +1281,7 @@ int qc_replay(const void *h, void *pos, const int32_t *codes, int n) {
         int refused = code < -cells ? qc_apply(r, pos, 2, -code - cells - 1, 0)
                       : code < 0 ? qc_apply(r, pos, 1, -code - 1, 0)
                                  : qc_apply(r, pos, 0, code / cells, code % cells);
-        if (refused) return i + 1;
+        if (refused) return refused == QC_INCONSISTENT ? -(i + 1) : i + 1;
     }
     return 0;
 }
@@ -1277,8 +1297,9 @@ int qc_legal(const void *h, const void *pos, int32_t *out) {
 /* The position as plain numbers: phase, move, pending (as held, whatever the phase), to-move
    (0 x, 1 o, 2 chance, -1 none), x score, o score (as the board stands), cycle cell mask (0 if
    none), the cell a chance measurement named (-1 outside a chance turn), then per cell its
-   classical move number, then per cell its spooky move-number mask. */
-void qc_export(const void *h, const void *pos, int64_t *out) {
+   classical move number, then per cell its spooky move-number mask. Returns 0, or QC_INCONSISTENT
+   for a position the rules cannot produce (then the cycle mask is 0). */
+int qc_export(const void *h, const void *pos, int64_t *out) {
     const Rules *r = h;
     const Pos *p = pos;
     int pending = p->phase == MEASURE || p->phase == CHANCE;
@@ -1291,6 +1312,7 @@ void qc_export(const void *h, const void *pos, int64_t *out) {
     out[4] = xs;
     out[5] = os;
     int64_t cyc = 0;
+    int bad = p->phase == BAD;
     if (pending) { /* rule cycle-close: the closing move plus the path it closes */
         int a = p->ea[p->pending], b = p->eb[p->pending];
         int parent[MAXC], queue[MAXC], qh = 0, qt = 0;
@@ -1305,12 +1327,16 @@ void qc_export(const void *h, const void *pos, int64_t *out) {
                 if (v >= 0 && parent[v] < 0) { parent[v] = u; queue[qt++] = v; }
             }
         }
-        for (int c = b;; c = parent[c]) { cyc |= 1ll << c; if (c == a) break; }
+        if (parent[b] >= 0) /* BFS parents lead back to a */
+            for (int c = b;; c = parent[c]) { cyc |= 1ll << c; if (c == a) break; }
+        else
+            bad = 1; /* no path closes the cycle */
     }
     out[6] = cyc;
     out[7] = p->phase == CHANCE ? p->chosen : -1;
     for (int c = 0; c < r->cells; c++) out[8 + c] = p->cls[c];
     for (int c = 0; c < r->cells; c++) out[8 + r->cells + c] = (int64_t)p->spk[c];
+    return bad ? QC_INCONSISTENT : 0;
 }
 
 /* The outcomes of a chance turn (none outside one) as Python encodes them, each with its exact
@@ -1350,16 +1376,19 @@ int qc_child_keys(const void *h, const void *pos, int32_t *codes, uint64_t *keys
 /* Score of the board as it stands (x, o), whatever the phase. */
 void qc_score(const void *h, const void *pos, int64_t *out) { score(h, pos, &out[0], &out[1]); }
 
-/* Action sequences of length 1..depth from the position (a finished game has no continuation). */
-void qc_perft(const void *h, const void *pos, int depth, uint64_t *counts) {
+/* Action sequences of length 1..depth from the position (a finished game has no continuation).
+   Returns 0, or QC_INCONSISTENT when a position on the way is one the rules cannot produce. */
+int qc_perft(const void *h, const void *pos, int depth, uint64_t *counts) {
     for (int i = 0; i < depth; i++) counts[i] = 0;
-    if (depth > 0) perft_walk(h, pos, 0, depth, counts);
+    if (((const Pos *)pos)->phase == BAD) return QC_INCONSISTENT;
+    return depth > 0 ? perft_walk(h, pos, 0, depth, counts) : 0;
 }
 
 /* `games` random games; per game its number of actions (lens), final x and o (scores, 2 per
    game, 0-0 for a deadlock), phase at the end (phases) and digest of the actions; codes gets the
    actions (capacity cap, NULL for none). The generator state (625 words) is read and updated.
-   Returns the number of codes written, or -1 when cap is too small; -2 when a game outgrows this build's move masks. */
+   Returns the number of codes written, or -1 when cap is too small; -2 when a game outgrows this
+   build's move masks; -3 when a position is inconsistent. */
 int64_t qc_games(const void *h, uint32_t *state, int64_t games, int32_t *codes, int64_t cap,
                  int32_t *lens, int64_t *scores, int8_t *phases, uint64_t *digests) {
     const Rules *r = h;
@@ -1371,7 +1400,7 @@ int64_t qc_games(const void *h, uint32_t *state, int64_t games, int32_t *codes, 
     for (int64_t i = 0; i < games; i++) {
         uint64_t d;
         int n = playout(r, &g, &p, buf, &d);
-        if (n < 0) return -2;
+        if (n < 0) return n;
         if (codes) {
             if (used + n > cap) return -1;
             memcpy(codes + used, buf, (size_t)n * sizeof *buf);
@@ -1391,7 +1420,8 @@ int64_t qc_games(const void *h, uint32_t *state, int64_t games, int32_t *codes, 
 /* `games` random games written as JSON Lines records (qttt random): per game `head`, its actions'
    JSON texts joined by commas (frag from fragoff[i] to fragoff[i+1] for the action coded i: a*cells+b
    places, cells*cells+c measures c, as Python's notation writes them), then `tail`. The generator
-   state is read and updated. Returns the bytes written, or -1 when cap is too small; -2 when a game outgrows this build's move masks. */
+   state is read and updated. Returns the bytes written, or -1 when cap is too small; -2 when a game
+   outgrows this build's move masks; -3 when a position is inconsistent. */
 int64_t qc_jsonl(const void *h, uint32_t *state, int64_t games, const char *frag, const int32_t *fragoff,
                  const char *head, int headlen, const char *tail, int taillen, char *out, int64_t cap) {
     const Rules *r = h;
@@ -1402,7 +1432,7 @@ int64_t qc_jsonl(const void *h, uint32_t *state, int64_t games, const char *frag
     int64_t at = 0;
     for (int64_t i = 0; i < games; i++) {
         int n = playout(r, &g, &p, buf, NULL);
-        if (n < 0) return -2;
+        if (n < 0) return n;
         if (at + headlen > cap) return -1;
         memcpy(out + at, head, (size_t)headlen);
         at += headlen;
@@ -1424,7 +1454,8 @@ int64_t qc_jsonl(const void *h, uint32_t *state, int64_t games, const char *frag
 
 /* `games` random games tallied as a histogram of final (x, o): rows of (x, o, count) in hist
    (room for cap rows), and by line result (`line_result`; 5: a deadlock, unfinished).
-   Returns the number of rows, or -1 when cap is too small; -2 when a game outgrows this build's move masks. */
+   Returns the number of rows, or -1 when cap is too small; -2 when a game outgrows this build's
+   move masks; -3 when a position is inconsistent. */
 int64_t qc_sample(const void *h, uint32_t *state, int64_t games, int64_t *hist, int64_t cap,
                   int64_t *lines) {
     const Rules *r = h;
@@ -1437,7 +1468,8 @@ int64_t qc_sample(const void *h, uint32_t *state, int64_t games, int64_t *hist, 
     int64_t rows = 0;
     Pos p;
     for (int64_t i = 0; i < games; i++) {
-        if (playout(r, &g, &p, NULL, NULL) < 0) { free(slot); return -2; }
+        int n = playout(r, &g, &p, NULL, NULL);
+        if (n < 0) { free(slot); return n; }
         int64_t xs, os;
         final_scores(r, &p, &xs, &os);
         lines[p.phase == OVER ? line_result(r, &p) : 5]++;
@@ -1711,6 +1743,15 @@ int64_t qc_replay_jsonl(const void *h, const char *in, int64_t n, int final, con
     const char *s = in, *end = in + n;
     char *o = out;
     int64_t records = 0, lines = 0;
+    /* the most one state can take, whatever the caller says: the head, the fixed text (keys, the
+       player, phase, move, over, two scores of up to 20 digits each side of the slash, and a chance
+       turn's two outcomes with their probabilities, 20 digits each side of the slash: under 600
+       bytes), and per cell ", [" "]" and up to MAXM marks with ", ", or a cycle cell */
+    int widest = 0;
+    for (int k = 0; k <= MAXM; k++)
+        if (markoff[k + 1] - markoff[k] > widest) widest = markoff[k + 1] - markoff[k];
+    int64_t need = headlen + 600 + (int64_t)r->cells * (8 + MAXM * (widest + 2));
+    if (most < need) most = need;
     int why = 0;
     Pos p;
     while (s < end) {

@@ -71,6 +71,7 @@ CONFIG_FIELDS = ("cells", *(f for p in COMPILED for f in p.c_fields), "uses_move
 MAX_MOVES = 64  # move numbers a build holds at most (MAXM)
 HEADER = 8  # phase, move, pending, to-move, x score, o score, cycle mask, cell named; then cells
 PHASES = ("place", "measure", "over", "chance")  # the core's phase codes (engine.PHASES)
+TOO_MANY, INCONSISTENT = 9, 12  # the core's status codes beyond the refusals (QC_TOO_MANY, QC_INCONSISTENT)
 POSITION = {"cls": ("cls",), "spk": ("spk",), "move": ("move",), "phase": ("phase",), "pending": ("pending",),
             "chosen": ("chosen",)}
 """The C position (`Pos` in _core.c): the members holding each declared field of the position state
@@ -95,6 +96,14 @@ KEY_COVERS = (
 )
 """How the solver's keys in C hold each declared field (the 9-cell build's is the Python keys'
 reading: tests/analysis/test_solve_fast.py compares them)."""
+
+
+def inconsistent() -> QtttError:
+    """The error of a core that met a position the rules cannot produce (a measurement that meets a
+    mark or a cell twice, a cycle no path closes, move numbers run out): a bug in the rules, reported
+    instead of walking past the end of the core's arrays."""
+    return QtttError("core-compiled", "position inconsistent: the compiled core met a position the rules "
+                                      "cannot produce (a bug in the rules)")
 
 
 def config_header() -> str:
@@ -125,10 +134,10 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "qc_apply": (ctypes.c_int, [P, P, ctypes.c_int, ctypes.c_int, ctypes.c_int]),
     "qc_replay": (ctypes.c_int, [P, P, I32, ctypes.c_int]),
     "qc_legal": (ctypes.c_int, [P, P, I32]),
-    "qc_export": (None, [P, P, I64]),
+    "qc_export": (ctypes.c_int, [P, P, I64]),
     "qc_chance": (ctypes.c_int, [P, P, I32, I64, I64]),
     "qc_score": (None, [P, P, I64]),
-    "qc_perft": (None, [P, P, ctypes.c_int, U64]),
+    "qc_perft": (ctypes.c_int, [P, P, ctypes.c_int, U64]),
     "qc_games": (ctypes.c_int64, [P, U32, ctypes.c_int64, I32, ctypes.c_int64, I32, I64,
                                   ctypes.POINTER(ctypes.c_int8), U64]),
     "qc_sample": (ctypes.c_int64, [P, U32, ctypes.c_int64, I64, ctypes.c_int64, I64]),
@@ -295,8 +304,10 @@ class Core:
 
     def _overflow(self, status: int, what: str) -> QtttError:
         """The error of a core call that returned `status` < 0: -2 a game longer than the build's
-        move masks hold (rare: only rulesets whose games can pass 62 placements), else `what`
-        overflowed."""
+        move masks hold (rare: only rulesets whose games can pass 62 placements), -3 an inconsistent
+        position, else `what` overflowed."""
+        if status == -3:
+            return inconsistent()
         if status == -2:
             return QtttError("core-compiled", f"a random game of {self.rs.canonical} outgrew the compiled "
                              "core's move numbers; use --core python")
@@ -592,8 +603,10 @@ class CorePosition(Position):
             got = c.lib.qc_apply(c.handle, self.buf, 1 if isinstance(action, Measure) else 2, action.cell, 0)
         else:
             got = c.lib.qc_apply(c.handle, self.buf, 0, action.a, action.b)
-        if got == 9:
+        if got == TOO_MANY:
             raise QtttError("core-compiled", "more moves than the compiled core holds")
+        if got == INCONSISTENT:
+            raise inconsistent()
         if got:
             rule, message = _REFUSALS[got]
             raise IllegalAction(rule, message)
@@ -618,7 +631,8 @@ class CorePosition(Position):
         c = self.core
         n = c.cells
         out = (ctypes.c_int64 * (HEADER + 2 * n))()
-        c.lib.qc_export(c.handle, self.buf, out)
+        if c.lib.qc_export(c.handle, self.buf, out):
+            raise inconsistent()
         phase = PHASES[out[0]]
         pending = phase in ("measure", "chance")
         return CoreView(
@@ -667,7 +681,8 @@ class CorePosition(Position):
         """The number of action sequences of length 1..depth from here."""
         c = self.core
         counts = (ctypes.c_uint64 * max(depth, 1))()
-        c.lib.qc_perft(c.handle, self.buf, depth, counts)
+        if c.lib.qc_perft(c.handle, self.buf, depth, counts):
+            raise inconsistent()
         return [counts[i] for i in range(depth)]
 
 
@@ -746,6 +761,8 @@ class FastSolver:
     def _replay(self, codes: tuple[int, ...] | list[int]) -> None:
         arr = (ctypes.c_int32 * max(1, len(codes)))(*codes)
         status = self.lib.qc_replay(self.rules.handle, self.pos, arr, len(codes))
+        if status < 0:
+            raise inconsistent()
         if status:
             raise QtttError("solve-fast", f"action {status - 1} of {list(codes)} is not legal")
 
@@ -759,7 +776,8 @@ class FastSolver:
         stands (the final score once over)."""
         self._replay(codes)
         view = (ctypes.c_int64 * (HEADER + 2 * self.rs.board ** 2))()
-        self.lib.qc_export(self.rules.handle, self.pos, view)
+        if self.lib.qc_export(self.rules.handle, self.pos, view):
+            raise inconsistent()
         xo = (ctypes.c_int64 * 2)()
         self.lib.qc_score(self.rules.handle, self.pos, xo)
         return PHASES[view[0]], xo[0] - xo[1]
@@ -769,7 +787,8 @@ class FastSolver:
         core's own move generator (as `conformance.perft.perft_counts` counts them)."""
         self._replay(codes)
         counts = (ctypes.c_uint64 * max(1, depth))()
-        self.lib.qc_perft(self.rules.handle, self.pos, depth, counts)
+        if self.lib.qc_perft(self.rules.handle, self.pos, depth, counts):
+            raise inconsistent()
         return [int(c) for c in counts[:depth]]
 
     def key(self, codes: tuple[int, ...] | list[int]) -> tuple[int, int]:

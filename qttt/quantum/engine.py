@@ -211,6 +211,17 @@ class Board:
         self.chosen = -1
         self.collapse(cell)
 
+    def after(self, act: Action) -> Board:
+        """A copy of the board after `act`, an action check() accepted."""
+        nb = self.copy()
+        if isinstance(act, Place):
+            nb.place(act.a, act.b)
+        elif isinstance(act, Measure):
+            nb.measure(act.cell)
+        else:
+            nb.outcome(act.cell)
+        return nb
+
     def chance_outcomes(self) -> Outcomes[Outcome]:
         """The chance turn's outcomes with their probabilities, by cell (rule collapse-chance): the
         cell named with probability p, the other with 1 − p; none of probability 0."""
@@ -425,16 +436,7 @@ class State(BoardState[Board]):
 
     def apply(self, action: object) -> State:
         """The state after `action`; raises IllegalAction (naming the rule) if it is illegal."""
-        b = self._b
-        act = b.check(action)
-        nb = b.copy()
-        if isinstance(act, Place):
-            nb.place(act.a, act.b)
-        elif isinstance(act, Measure):
-            nb.measure(act.cell)
-        else:
-            nb.outcome(act.cell)
-        return State(nb)
+        return State(self._b.after(self._b.check(action)))
 
     def chance_outcomes(self) -> Outcomes[Outcome]:
         """During a chance turn (to_move "chance"), its outcomes with their exact probabilities, by

@@ -1,31 +1,26 @@
 """The quantum family for game frameworks (qttt.interop): a placement in cells a <= b is a·n² + b
-(a = b: the forced last square), a measurement in cell c is n⁴ + c; the observation planes; the
-checker's score range and termination bound."""
+(a = b: the forced last square), a measurement in cell c is n⁴ + c (a number a·n² + b with a > b
+stands for no action); under a chance collapse (rule collapse-chance) the chance turn's outcome in
+cell c is outcome number c; the observation planes; the checker's score range, computed when asked
+for; the longest game bounded without exploring (`longest`)."""
 
 from __future__ import annotations
 
 from fractions import Fraction
 from functools import partial
 
-from verify.quantum.abstract import Params, explore
-from verify.quantum.scores import declared_range
-
-from ..errors import QtttError
 from ..family import AnyAction, GameState
 from ..interop import Codec, Range
 from ..ruleset import Ruleset
 from ..vocabulary import Component
-from .engine import Measure, Place, State
+from .engine import Measure, Outcome, Place, State
 from .game import Game, compile_game
 from .scoring import UNKNOWN
 
 
 def codec(rs: Ruleset) -> Codec:
-    """The framework view of a quantum ruleset (not yet of one with chance: QtttError)."""
+    """The framework view of a quantum ruleset."""
     game = compile_game(rs)
-    if game.chance:
-        raise QtttError("collapse-chance", f"{rs.canonical}: the OpenSpiel and PettingZoo adapters do "
-                        "not model chance yet; play it with qttt play, qttt match or qttt random")
     n, cells = game.n, game.cells
     moves = game.length_bound
     places = cells * cells
@@ -33,27 +28,57 @@ def codec(rs: Ruleset) -> Codec:
     def encode(action: AnyAction) -> int:
         if isinstance(action, Measure):
             return places + action.cell
+        if isinstance(action, Outcome):
+            return action.cell
         if isinstance(action, Place):
             a, b = sorted(action)
             return a * cells + b
         raise ValueError(f"{action!r} is not a quantum action")
 
-    def decode(code: int) -> AnyAction:
+    def decode(code: int) -> AnyAction | None:
         if not 0 <= code < places + cells:
-            raise ValueError(f"action {code} is not one of 0 to {places + cells - 1}")
-        return Measure(code - places) if code >= places else Place(*divmod(code, cells))
+            return None
+        if code >= places:
+            return Measure(code - places)
+        a, b = divmod(code, cells)
+        return Place(a, b) if a <= b else None
 
-    return Codec(places + cells, encode, decode, (3 * moves + 3, n, n),
-                 partial(_quantum_planes, moves, cells), partial(_quantum_points, game),
-                 _quantum_range(rs), _quantum_sums(rs.scoring),
-                 explore(Params.of(rs)).longest)
+    def outcome(code: int) -> AnyAction | None:
+        return Outcome(code) if game.chance and 0 <= code < cells else None
+
+    return Codec(places + cells, encode, decode, _quantum_text, (3 * moves + 3 + game.chance, n, n),
+                 partial(_quantum_planes, moves, cells, game.chance), partial(_quantum_points, game),
+                 partial(_quantum_range, rs), _quantum_sums(rs.scoring), longest(game),
+                 cells if game.chance else 0, outcome)
 
 
-def _quantum_planes(moves: int, cells: int, state: GameState) -> list[int]:
+def longest(game: Game) -> int:
+    """Most actions in a game, bounded without exploring: the most placements (`length_bound`)
+    and a measurement per cycle, which takes two placements at least (its moves become classical
+    or vanish, never to close another), each followed by a chance turn under a chance collapse;
+    for untouched = keep and no chance exactly the component-size abstraction's longest game on
+    every board it has been explored on (3×3 to 6×6: 13, 24, 37, 54)."""
+    return game.length_bound + (1 + game.chance) * (game.length_bound // 2)
+
+
+def _quantum_text(action: AnyAction) -> str:
+    """A placement as (1,9), the forced last square as (5), a measurement as @6, a chance outcome as
+    =6 (as the notation writes them): squares from 1."""
+    if isinstance(action, Measure):
+        return f"@{action.cell + 1}"
+    if isinstance(action, Outcome):
+        return f"={action.cell + 1}"
+    assert isinstance(action, Place)
+    a, b = sorted(action)
+    return f"({a + 1})" if a == b else f"({a + 1},{b + 1})"
+
+
+def _quantum_planes(moves: int, cells: int, chance: bool, state: GameState) -> list[int]:
     """Per move k (1 to the most placements): its classical mark, its spooky marks; the next move
-    number (one-hot); measuring; x to act."""
+    number (one-hot); measuring; x to act; under a chance collapse, the cell a measurement named
+    during its chance turn (rule collapse-chance)."""
     assert isinstance(state, State)
-    out = [0] * ((3 * moves + 3) * cells)
+    out = [0] * ((3 * moves + 3 + chance) * cells)
     for c, k in enumerate(state.classical):
         if k:
             out[(k - 1) * cells + c] = 1
@@ -67,6 +92,8 @@ def _quantum_planes(moves: int, cells: int, state: GameState) -> list[int]:
         whole.append(3 * moves + 2)
     for plane in whole:
         out[plane * cells:(plane + 1) * cells] = [1] * cells
+    if chance and state.chosen is not None and state.chosen >= 0:
+        out[(3 * moves + 3) * cells + state.chosen] = 1
     return out
 
 
@@ -83,6 +110,8 @@ def _quantum_points(game: Game, state: GameState) -> tuple[Fraction, Fraction]:
 
 def _quantum_range(rs: Ruleset) -> Range:
     """The checker's declared score range; above 16 cells, each award's extremes added up."""
+    from verify.quantum.scores import declared_range  # the checker's computation, when asked for
+
     declared = declared_range(rs)
     if declared is not None:
         v = declared[0]

@@ -12,11 +12,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 from math import lcm
-from typing import Any
 
 from ..errors import VariantError
 from ..geometry import Pattern, board_symmetries, cells_of, lines
-from ..ruleset import Ruleset
+from ..ruleset import PerRuleset, Ruleset
 from ..vocabulary import PARAMETERS, QUANTUM, Parameters
 from .scoring import Award, Scorer, compile_awards, compile_scoring, score_bound, score_scale
 
@@ -93,31 +92,21 @@ class Game:
 
 # The quantum parameters the compiled core reads: each is a Game field of its name.
 COMPILED = tuple(q for q in PARAMETERS if q.compiled and QUANTUM in q.games)
-_COMPILED: dict[Any, Game] = {}
-_BY_ID: dict[int, tuple[Ruleset, Game]] = {}
-
-
-def compile_game(rs: Ruleset) -> Game:
-    """The game of a ruleset (memoised by identity, then by the ruleset's rules)."""
-    hit = _BY_ID.get(id(rs))
-    if hit is not None and hit[0] is rs:
-        return hit[1]
+def _compile_game(rs: Ruleset) -> Game:
     if rs.game != "quantum":
         raise VariantError("record-variant", f"{rs.name} is a {rs.game} ruleset; this command plays "
                            "quantum rulesets only")
-    key = rs.key()
-    game = _COMPILED.get(key)
-    if game is None:
-        p = rs.rules
-        awards = compile_awards(rs)
-        end_lines = lines(p.board, p.end_line) if p.end == "first-line" else ()
-        game = Game(
-            ruleset=rs, rules=p, n=p.board, cells=p.board * p.board,
-            **{q.name: getattr(p, q.name) for q in COMPILED},
-            end_lines=end_lines, end_masks=tuple(p.mask for p in end_lines),
-            awards=awards,
-            score=compile_scoring(awards, p.draw_second),
-        )
-        _COMPILED[key] = game
-    _BY_ID[id(rs)] = (rs, game)
-    return game
+    p = rs.rules
+    awards = compile_awards(rs)
+    end_lines = lines(p.board, p.end_line) if p.end == "first-line" else ()
+    return Game(
+        ruleset=rs, rules=p, n=p.board, cells=p.board * p.board,
+        **{q.name: getattr(p, q.name) for q in COMPILED},
+        end_lines=end_lines, end_masks=tuple(p.mask for p in end_lines),
+        awards=awards,
+        score=compile_scoring(awards, p.draw_second),
+    )
+
+
+compile_game = PerRuleset(_compile_game)
+"""The game of a ruleset (built once per ruleset: `PerRuleset`)."""

@@ -51,17 +51,17 @@ POSITION_COVER = STATE.cover(
           "chosen": "as @s, the square named, at a chance turn"})
 
 
-def cell_json(state: State, cell: int) -> str | list[str]:
-    """A cell of the v1 state: its classical mark, or its spooky marks in move order."""
-    k = state.classical[cell]
-    return mark_name(k) if k else [mark_name(m) for m in state.spooky[cell]]
+def board_json(state: State) -> list[str | list[str]]:
+    """The cells of the v1 state: each its classical mark, or its spooky marks in move order."""
+    return [mark_name(k) if k else [mark_name(m) for m in marks]
+            for k, marks in zip(state.classical, state.spooky, strict=True)]
 
 
 def state_json(state: State, variant: str) -> dict[str, Any]:
     """The v1 state object of a quantum game; during a chance turn with its `chance` field."""
     out: dict[str, Any] = {
         "variant": variant,
-        "board": [cell_json(state, c) for c in range(len(state.classical))],
+        "board": board_json(state),
         "to_move": state.to_move,
         "phase": state.phase,
         "move": state.move,
@@ -142,10 +142,8 @@ def position(state: State) -> str:
     A cell is `X1` (classical), `x3o4` (spooky marks in move order) or `-` (empty).
     """
     n = state.ruleset.board
-    cells = []
-    for c in range(n * n):
-        k = state.classical[c]
-        cells.append(mark_name(k).upper() if k else "".join(mark_name(m) for m in state.spooky[c]) or "-")
+    cells = [mark_name(k).upper() if k else "".join(mark_name(m) for m in marks) or "-"
+             for k, marks in zip(state.classical, state.spooky, strict=True)]
     rows = "/".join(",".join(cells[r * n:(r + 1) * n]) for r in range(n))
     named = f" @{state.chosen + 1}" if state.chosen is not None else ""
     return f"{state.ruleset.canonical} {rows} {state.move}{named}"

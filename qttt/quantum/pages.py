@@ -4,8 +4,10 @@ with the cycle example, and the comparison of the quantum rulesets with the comm
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
+from ..analysis.piecewise import Polynomial
 from ..docgen.examples import EXAMPLES, INTRO, Example, contrasts
 from ..docgen.prose import parameter_statement
 from ..docgen.rulebook import implementer_lines
@@ -13,6 +15,7 @@ from ..docgen.site import Site, img, load_toml, rule_link, source_link, sources,
 from ..jsonstream import loads
 from ..notation import Record, record_to_json
 from ..spec import spec_dir
+from ..svg import curve_svg
 from ..variant import builtin_names, load_ruleset
 from ..vocabulary import PARAMETERS, format_value
 from .analysis.claims import compute, load_claims
@@ -183,7 +186,45 @@ def comparison_page(site: Site, root: Path) -> list[str]:
     if files:
         out += analysistable(files)
     out += scale_section(root / "results" / "analysis" / "scale")
+    out += chance_section(site, root / "results" / "analysis" / "chance")
     return out
+
+
+CURVE_COLOURS = ("#c62828", "#1565c0", "#ef9a9a", "#90caf9")
+
+
+def chance_section(site: Site, folder: Path) -> list[str]:
+    """The value of the chance rulesets over p (results/analysis/chance/runs.toml): a plot of the
+    exact values with each crossing of zero marked, the table, and the comparison with the paper."""
+    index = folder / "runs.toml"
+    if not index.is_file():
+        return []
+    data = load_toml(index)
+    runs = [(r, loads((folder / r["result"]).read_text(encoding="utf-8"))["curve"]) for r in data["run"]]
+    series = [(r["label"], CURVE_COLOURS[i % len(CURVE_COLOURS)],
+               [(float(Fraction(q["p"])), float(Fraction(q["value"]))) for q in c["points"]],
+               [float(Fraction(x["lo"])) for x in c["crossings"]]) for i, (r, c) in enumerate(runs)]
+    path = site.board("chance-value-curve", curve_svg(
+        series, "the expected value x − o under perfect play against p, for each reading", "p",
+        "expected x − o"))
+    grid = sorted({q["p"] for _, c in runs for q in c["points"]}, key=Fraction)
+    rows = [[p, *(next((q["value"] for q in c["points"] if q["p"] == p), "") for _, c in runs)] for p in grid]
+    out = ["## Chance collapses: the value over p", "", data["intro"], "",
+           img(path, "comparison.md", "the value against p for each reading, crossings of zero circled"), "",
+           *table(["p", *(r["label"] for r, _ in runs)], rows)]
+    for r, c in runs:
+        for x in c["crossings"]:
+            near = f" (p ≈ {x['decimal']})" if x.get("decimal") else ""
+            where = (f"exactly at p = {x['lo']}" if x["lo"] == x["hi"]
+                     else f"between p = {x['lo']} and {x['hi']}{near}")
+            root = (f", the root there of {Polynomial.of(Fraction(c) for c in x['root_of']).text()}"
+                    if "root_of" in x else "")
+            out.append(f"- {r['label']}: the value leaves its sign {where}{root}.")
+        if not c["crossings"]:
+            out.append(f"- {r['label']}: no crossing of zero between the tabulated points.")
+    out += ["", data["comparison"], ""]
+    out += [f"- {r['label']}: `{r['command']}`, {r['time']}." for r, _ in runs]
+    return [*out, ""]
 
 
 def scale_section(folder: Path) -> list[str]:

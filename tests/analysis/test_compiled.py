@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from lanes import examples
 
 from qttt import builtin_names, load_ruleset
+from qttt.analysis import sample as random_play
 from qttt.analysis.sample import sample_games
 from qttt.cli import main
 from qttt.cli import sample as sample_cli
@@ -263,7 +264,7 @@ def test_random_records_are_the_python_engines_whatever_the_blocks(rs: Ruleset, 
                                                                   size: int) -> None:
     """`qttt random`'s records from the compiled core (written in C) are the Python engine's,
     byte for byte, block by block."""
-    with mock.patch.object(sample_cli, "BLOCK", size):
+    with mock.patch.object(random_play, "RECORD_BLOCK", size):
         mine = b"".join(sample_cli.blocks(rs, games, seed, "compiled"))
         theirs = b"".join(sample_cli.blocks(rs, games, seed, "python"))
     assert mine == theirs and mine.count(b"\n") == games
@@ -293,7 +294,7 @@ def test_analyze_random_tallies_in_integers_what_the_engine_plays(rs: Ruleset, s
 @needs_core
 def test_random_output_is_the_same_on_any_number_of_workers(capsys: pytest.CaptureFixture[str]) -> None:
     out = []
-    with mock.patch.object(sample_cli, "BLOCK", 7):
+    with mock.patch.object(random_play, "RECORD_BLOCK", 7):
         for workers in ("1", "2", "3"):
             assert main(["random", "wikipedia", "-n", "40", "--seed", "5", "--workers", workers]) == 0
             out.append(capsys.readouterr().out)

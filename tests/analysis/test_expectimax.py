@@ -9,9 +9,12 @@ from __future__ import annotations
 import copy
 import json
 import random
+import tomllib
 from collections.abc import Callable
 from fractions import Fraction
 from functools import cache
+from pathlib import Path
+from typing import Any
 
 import pytest
 from positions import midgame
@@ -26,7 +29,6 @@ from qttt.quantum import compiled
 from qttt.quantum.analysis.count import board_after, encode
 from qttt.quantum.analysis.expectimax import Expectimax, Point, crossing, value_curve
 from qttt.quantum.analysis.solve import Solver, solve
-from qttt.quantum.analysis.solved import child
 from qttt.quantum.engine import OVER, playout
 
 F = Fraction
@@ -178,7 +180,7 @@ def test_solve_a_chance_ruleset_in_both_searches() -> None:
     assert slow.to_json()["p"] == "3/4" and slow.value == e.polynomial(e.value(board_after(rs, ())))(F(3, 4))
     b = board_after(rs, ())
     for act in slow.pv:
-        b = child(b, act)
+        b = b.after(act)
     assert b.phase == OVER  # the principal line is a whole game the engine replays
     if compiled.available() is None:
         assert solve(rs, core="compiled").to_json() == slow.to_json()
@@ -249,8 +251,84 @@ def test_crossing_follows_pieces_to_their_root() -> None:
     assert c.lo == c.hi == F(7, 8) and c.polynomial == Polynomial.of([F(7, 4), -2])
 
 
+def test_a_value_leaving_zero_at_a_tabulated_point_crosses_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tabulated value of exactly 0 whose piece is not 0 leaves zero at that very point."""
+    from qttt.quantum.analysis import expectimax
+    zero_at_half = piecewise([(HALF, Polynomial.of([1, -2]))])
+    monkeypatch.setattr(expectimax, "value_at", lambda rs, p, side=0, compiled=True, log2size=24:
+                        zero_at_half(p, side or (-1 if p == 1 else 1)))
+    c = value_curve(load_ruleset("wikipedia(board=2,collapse=chance-second)"), [HALF, F(1)], core="python")
+    assert [(x.lo, x.hi) for x in c.crossings] == [(HALF, HALF)] and c.crossings[0].polynomial is not None
+
+
 def test_value_curve_tabulates_exact_values() -> None:
     rs = load_ruleset("wikipedia(board=2,collapse=chance-second,draw_second=1/4)")
     c = value_curve(rs, [HALF, F(3, 4), F(1)], core="python")
     assert [q.value for q in c.points] == [reference("wikipedia", "chance-second", "1/4", [], p, board=2)
                                            for p in (HALF, F(3, 4), F(1))]
+
+
+# ----------------------------------------------------------------- the published curves
+
+CHANCE_RESULTS = Path(__file__).resolve().parents[2] / "results" / "analysis" / "chance"
+
+
+def _published(kind: str = "run") -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    index = CHANCE_RESULTS / "runs.toml"
+    if not index.is_file():
+        return []
+    runs = tomllib.loads(index.read_text(encoding="utf-8")).get(kind, [])
+    return [(r, json.loads((CHANCE_RESULTS / r["result"]).read_text(encoding="utf-8"))) for r in runs]
+
+
+def test_chance_measurer_at_p_one_solves_to_the_published_minimax_values() -> None:
+    """The published chance-measurer solve at p = 1 from the empty board: the value and every
+    first-move class's value equal the published minimax solve of ishizeki-complete."""
+    solves = _published("solve")
+    assert solves
+    for run, data in solves:
+        assert f"-o results/analysis/chance/{run['result']}" in run["command"]
+        solved = data["solve"]
+        base = solved["ruleset"].split("(")[0]
+        choice = json.loads((CHANCE_RESULTS.parent / f"{base}.json").read_text(encoding="utf-8"))["solve"]
+        assert solved["p"] == "1" and solved["value"] == choice["value"]
+        assert sorted(json.dumps(m["action"]) + m["value"] for m in solved["first_moves"]) == sorted(
+            json.dumps(m["action"]) + m["value"] for m in choice["first_moves"])
+
+
+def test_published_curves_hold_together() -> None:
+    """Each published curve: made by its command, every value its piece at p, every crossing where
+    its piece is 0 (exact) or changes sign (bracket), and chance-measurer at p = 1 the published
+    minimax value of choice (Ishizeki & Matsuura: results/analysis/ishizeki-complete.json)."""
+    runs = _published()
+    assert runs, "results/analysis/chance/runs.toml lists the published curves"
+    for run, data in runs:
+        assert f"-o results/analysis/chance/{run['result']}" in run["command"]
+        assert f"'{data['ruleset']}'" in run["command"] or f'"{data["ruleset"]}"' in run["command"]
+        curve = data["curve"]
+        for q in curve["points"]:
+            piece = Polynomial.of([F(c) for c in q["piece"]])
+            assert piece(F(q["p"])) == F(q["value"])
+        for c in curve["crossings"]:
+            if "piece" not in c:
+                continue
+            piece = Polynomial.of([F(x) for x in c["piece"]])
+            lo, hi = F(c["lo"]), F(c["hi"])
+            assert piece(lo) == 0 if lo == hi else piece(lo) * piece(hi) < 0
+        if "collapse=chance-measurer" in data["ruleset"] and "draw_second" not in data["ruleset"]:
+            solved = json.loads((CHANCE_RESULTS.parent / "ishizeki-complete.json").read_text())["solve"]
+            solved = solved["value"]
+            assert data["ruleset"].startswith("ishizeki-complete(")
+            assert next(q["value"] for q in curve["points"] if q["p"] == "1") == solved
+
+
+@pytest.mark.slow
+def test_a_published_point_recomputes() -> None:
+    """Drift: p = 1/2 of the first published curve, solved again with the compiled core."""
+    if compiled.available() is not None:
+        pytest.skip(f"compiled core unavailable: {compiled.available()}")
+    data = _published()[0][1]
+    first = data["curve"]["points"][0]
+    from qttt.quantum.analysis.expectimax import value_at
+    point = value_at(load_ruleset(data["ruleset"]), F(first["p"]), log2size=22)
+    assert point.to_json() == first

@@ -19,11 +19,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from lanes import examples
 
-from qttt.analysis import sample
+from qttt.analysis import distributed, sample
 from qttt.analysis.sample import SampleResult, sample_games
-from qttt.cli import analyze as analyze_cli
 from qttt.cli import main
-from qttt.cli import sample as sample_cli
 from qttt.processes import Mapper, local_mapper
 from qttt.quantum.strategies import rulesets
 from qttt.ruleset import Ruleset
@@ -120,12 +118,12 @@ def test_every_core_by_default(monkeypatch: pytest.MonkeyPatch, capsys: pytest.C
     def recording(address: str | None = None, workers: int | None = None) -> Iterator[Mapper]:
         asked.append((address, workers))
         yield lambda fn, args: [fn(*a) for a in args]
-    monkeypatch.setattr(analyze_cli, "dask_mapper", recording)
+    monkeypatch.setattr(distributed, "dask_mapper", recording)
     pools: list[int] = []
     def counting(workers: int) -> tuple[Mapper, Callable[..., None]]:
         pools.append(workers)
         return local_mapper(workers)
-    monkeypatch.setattr(analyze_cli, "local_mapper", counting)
+    monkeypatch.setattr(distributed, "local_mapper", counting)
     monkeypatch.setattr(os, "cpu_count", lambda: 3)
     argv = ["analyze", "random", "kumar", "-n", "500", "--quiet"]
     for extra in ([], ["--dask", "local"], ["--dask", "local", "--workers", "2"], ["--dask", "host:8786"]):
@@ -141,7 +139,7 @@ def test_random_records_whatever_the_workers(name: str, core: str, capsys: pytes
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """`qttt random`: the same records on 1, 2 or 3 worker processes, whichever engine plays them
     (tests/cli/test_random_output.py tests every kind of output)."""
-    monkeypatch.setattr(sample_cli, "BLOCK", 7)
+    monkeypatch.setattr(sample, "RECORD_BLOCK", 7)  # qttt random's blocks
     out = []
     for workers in ("1", "2", "3"):
         assert main(["random", name, "-n", "30", "--seed", "5", "--core", core, "--workers", workers]) == 0

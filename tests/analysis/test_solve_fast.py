@@ -108,8 +108,8 @@ def test_other_rules_equal_minimax_near_the_end(rs: Ruleset) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "back"), [
     ("kumar", 6), ("russian", 6), ("russian-unstable", 6), ("wikipedia", 4), ("ishizeki-complete", 4),
-    pytest.param("wikipedia", 6, marks=pytest.mark.slow),  # 2 minutes
-    pytest.param("ishizeki-complete", 6, marks=pytest.mark.slow),
+    pytest.param("wikipedia", 6, marks=pytest.mark.deep),  # 2 to 4 minutes on two cores
+    pytest.param("ishizeki-complete", 6, marks=pytest.mark.deep),
 ])
 def test_deeper_positions_equal_python_solver(name: str, back: int) -> None:
     """Positions `back` actions before the end of random games (the Python solver is the bound)."""

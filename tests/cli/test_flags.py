@@ -47,8 +47,6 @@ EXCEPTIONS = {
     "match: --workers defaults to 1, not 0": "games under clocks: one at a time, so that each program "
                                              "thinks alone, unless asked",
     "tournament: --workers defaults to 1, not 0": "as match",
-    "check: --processes is not --workers": "until check-executor lands check --workers",
-    "check: a long command without --workers": "until check-executor lands check --workers",
 }
 
 
@@ -147,6 +145,7 @@ OLD_ENGINE = "--engine is deprecated; use --core"
     (["analyze", "fairness", "kumar", "--engine", "auto"], "core", "auto", OLD_ENGINE),
     (["conform", "--engine", "x", "--json", "r.json"], "output", "r.json",
      "--json FILE is deprecated; use --output"),
+    (["check", "wikipedia", "--processes", "3"], "workers", "3", "--processes is deprecated; use --workers"),
 ])
 def test_an_old_spelling_works_with_a_one_line_note(argv: list[str], attribute: str, value: str, note: str,
                                                    capsys: pytest.CaptureFixture[str]) -> None:

@@ -137,7 +137,7 @@ def test_a_forged_sample_checkpoint_is_refused_or_gives_a_possible_result(forged
     is refused as damaged or of another run, or resumed to a result the rules can give (every game
     counted once, every score in the ruleset's range)."""
     rs = load_ruleset("wikipedia")
-    x_lo, x_hi, o_lo, o_hi = rules_of(rs).codec.score_range
+    x_lo, x_hi, o_lo, o_hi = rules_of(rs).score_range
     with tempfile.TemporaryDirectory() as folder:
         cp = Path(folder) / "cp.json"
         honest = sample_games(rs, 100, seed=1, chunk=50, checkpoint=cp)

@@ -420,8 +420,9 @@ def test_check_says_why_it_exits_1(capsys: pytest.CaptureFixture[str],
     import verify.quantum.check
     fake = {"wikipedia": (), "bonus4x4": ("violated",)}
     monkeypatch.setattr(verify.quantum.check, "check", lambda name, **kw: SimpleNamespace(
-        spec=name, walk=None, findings=[], has=lambda status, name=name: status in fake[name]))
-    monkeypatch.setattr(verify.cli, "print_report", lambda out, report: None)
+        spec=name, walk=None, findings=[], design=[], design_findings=[],
+        has=lambda status, name=name: status in fake[name]))
+    monkeypatch.setattr(verify.cli, "print_report", lambda out, report, verbose=False: None)
     status, out, _ = run(["check", "wikipedia", "bonus4x4", "--quiet"], capsys)
     assert status == 1
     one_line(out, "2 rulesets checked", "exit status 1", "violated: bonus4x4")

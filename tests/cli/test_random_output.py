@@ -6,6 +6,7 @@ after an error or a signal, and no worker outlives the command."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -21,6 +22,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from lanes import examples
 
+from qttt.analysis import sample as random_play
 from qttt.cli import main
 from qttt.cli import sample as sample_cli
 from qttt.errors import QtttError
@@ -148,16 +150,27 @@ def test_random_writes_the_same_bytes_to_every_output(tmp_path: Path) -> None:
     assert all(out == outs[0] for out in outs) and outs[0].count(b"\n") == 25000
 
 
+def test_records_are_whole_when_the_ruleset_name_holds_brackets() -> None:
+    """A canonical name may hold "[]" (a scoring with an empty fallback): the compiled writer's
+    records still end with the actions, as the engine writes them (it once cut the name there; qttt
+    check's random-games-agree found it)."""
+    rs = load_ruleset(str(Path(__file__).resolve().parents[2] / "spec/coverage/creator-no-2-cycles.toml"))
+    assert "[]" in rs.canonical
+    mine = random_play.record_block(rs, 3, 0, 20, "compiled")
+    assert mine == random_play.record_block(rs, 3, 0, 20, "python")
+    assert [json.loads(line)["variant"] for line in mine.splitlines()] == [rs.canonical] * 20
+
+
 def test_an_error_in_a_worker_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                              capsys: pytest.CaptureFixture[str]) -> None:
-    real = sample_cli.block
+    real = random_play.record_block
 
     def failing(rs: object, seed: int, index: int, games: int, core: str) -> bytes:
         if index == 2:
             raise QtttError("core-compiled", "a random game outgrew the compiled core's move numbers")
         return real(rs, seed, index, games, core)  # type: ignore[arg-type]
-    monkeypatch.setattr(sample_cli, "block", failing)  # the workers are forked: they inherit it
-    monkeypatch.setattr(sample_cli, "BLOCK", 10)
+    monkeypatch.setattr(random_play, "record_block", failing)  # the workers are forked: they inherit it
+    monkeypatch.setattr(random_play, "RECORD_BLOCK", 10)
     target = tmp_path / "games.jsonl"
     assert main(["random", "wikipedia", "-n", "100", "--workers", "3", "-o", str(target)]) == 2
     assert "outgrew the compiled core's move numbers" in capsys.readouterr().err
@@ -209,6 +222,14 @@ def test_a_reader_gone_away_stops_every_worker() -> None:
     assert writers(seed) == []
 
 
+def as_from_a_terminal() -> None:
+    """A command's signals as a shell at a terminal starts it: Ctrl-C answered, nothing blocked. The
+    test process may have had SIGINT ignored by a test before it (seen under pytest-xdist in CI:
+    the command, started with it ignored, rightly kept ignoring it and wrote 9.8 GB in 60 s)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
 def test_ctrl_c_to_the_group_while_workers_start_is_one_line(tmp_path: Path) -> None:
     """Ctrl-C at a terminal reaches every process of the group; sent while the workers are being
     started (the first one seen), no worker prints a traceback (they start with it blocked)."""
@@ -216,7 +237,7 @@ def test_ctrl_c_to_the_group_while_workers_start_is_one_line(tmp_path: Path) -> 
         target = tmp_path / f"games{attempt}.jsonl"
         proc = subprocess.Popen([sys.executable, "-m", "qttt", "random", "wikipedia", "-n", "50000000",
                                  "--workers", "8", "-o", str(target)], stderr=subprocess.PIPE,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=as_from_a_terminal)
         deadline = time.monotonic() + 60
         while len(writers(str(target))) < 2 and time.monotonic() < deadline:  # the command and a worker
             time.sleep(0.001)
@@ -224,3 +245,19 @@ def test_ctrl_c_to_the_group_while_workers_start_is_one_line(tmp_path: Path) -> 
         _, err = proc.communicate(timeout=60)
         assert (proc.returncode, err.decode()) == (130, "qttt: interrupted\n")
         assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("status", [130, 143])
+def test_a_stopped_command_exits_whatever_an_exit_handler_waits_for(status: int) -> None:
+    """A command that answered a stop exits with its status within qttt.stops.EXIT_SECONDS, even when
+    a thread the interpreter joins at exit never ends (as a process pool's may, when Ctrl-C came
+    while it started its workers)."""
+    code = ("import sys, threading, qttt.cli, qttt.__main__\n"
+            "def stopped(argv=None):\n"
+            "    threading.Thread(target=threading.Event().wait).start()  # never ends, not a daemon\n"
+            f"    return {status}\n"
+            "qttt.cli.main = stopped\n"
+            "qttt.__main__.main()\n")
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60, check=False)
+    assert proc.returncode == status and time.monotonic() - started < 30, proc

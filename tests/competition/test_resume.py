@@ -200,3 +200,20 @@ def test_a_loop_behind_a_tour_record_names_the_tour_file(tour_played: Path, tmp_
     assert main(["tour", str(folder / "t.toml")]) == 2
     err = capsys.readouterr().err
     assert f"{folder / 't.toml'}: records: " in err and "symbolic link loop" in err and err.count("\n") == 1
+
+
+def test_a_damaged_tournament_folder_is_called_one(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """The refusal names the folder as the command that wrote it calls it."""
+    out = tmp_path / "t"
+    argv = ["tournament", "wikipedia", "random", "greedy", "r2=random", "--games", "2", "--out", str(out),
+            "--quiet"]
+    assert main(argv) == 0
+    record = next(iter(sorted(out.glob("game-*.json"))))
+    rec = json.loads(record.read_text())
+    rec["result"]["scores"]["x"] = "1000"
+    record.write_text(json.dumps(rec))
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"qttt: tournament folder {out}: {record.name} is damaged ("), err

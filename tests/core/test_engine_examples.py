@@ -442,6 +442,17 @@ def test_a_drawn_game_moves_draw_second_points_to_o() -> None:
     assert scores(play("wikipedia(draw_second=1/2)", drawn)) == {"x": "-1/2", "o": "1/2"}
 
 
+@covers("framework-action")
+def test_an_action_number_standing_for_no_action_is_refused_under_framework_action() -> None:
+    from qttt.interop import rules_of
+    rules = rules_of("wikipedia")
+    start = rules.start()
+    legal = rules.legal(start)
+    assert rules.refusal(start, legal[0]) is None
+    beyond = rules.refusal(start, rules.codec.actions)  # one past the last action number
+    assert beyond is not None and beyond.rule == "framework-action" and "no action" in beyond.message
+
+
 def test_every_cited_rule_is_exercised() -> None:
     literals, _ = cited_ids()
     cited = literals & set(rules())

@@ -51,7 +51,7 @@ def load_error(tmp_path: Path, text: str, name: str = "v.toml") -> tuple[Path, s
     ('[variant]\nname = "v"\n[rules]\ntwo_cycles = 1\n', ["two_cycles", "= 1", "true, false"]),
     ('[variant]\nname = "v"\n[rules]\nend_line = 4\n', ["end_line", "4", "board = 3"]),
     ('[variant]\nname = "v"\nauthor = "me"\n', ["variant.author", "allowed", "extends"]),
-    ('[variant]\nname = 3\n', ["name", "3", "non-empty string"]),
+    ('[variant]\nname = 3\n', ["name", "3", "a string with a letter or digit"]),
     ('[rules]\nboard = 3\n', ["[variant]"]),
     ('[variant]\nname = "v"\n[[scoring]]\naward = "bonus"\n',
      ["scoring[0]", "award", "bonus", '"per-pattern"', '"rank"']),

@@ -56,6 +56,7 @@ SOURCES: dict[str, str] = {
     "docs/hooks/*.py": "the MkDocs hooks",
     "results/analysis/README.md": "the result format",
     "results/analysis/scale/runs.toml": "each scale run's command and time",
+    "results/analysis/chance/runs.toml": "each chance curve's (and solve's) command and time",
     "results/analysis/scale/bonus4x4-verdonschot.toml": "the variant file a scale run reads",
 }
 
@@ -76,6 +77,13 @@ def _scale() -> set[str]:
     """The -o targets of the scale runs' commands."""
     runs = tomllib.loads((ROOT / "results" / "analysis" / "scale" / "runs.toml").read_text(encoding="utf-8"))
     return {m[1] for r in runs["run"] if (m := re.search(r" -o (\S+)", r["command"]))}
+
+
+def _chance() -> set[str]:
+    """The -o targets of the chance runs' commands (curves and solves)."""
+    runs = tomllib.loads((ROOT / "results" / "analysis" / "chance" / "runs.toml").read_text(encoding="utf-8"))
+    commands = [r["command"] for r in [*runs["run"], *runs.get("solve", [])]]
+    return {m[1] for c in commands if (m := re.search(r" -o (\S+)", c))}
 
 
 def _rel(path: Path) -> str:
@@ -102,8 +110,10 @@ GENERATED = (
               "tests/analysis/test_analysis_results.py"),
     Generated("results/analysis/scale/runs.toml", _scale, True,
               "tests/analysis/test_scale_results.py"),
-    Generated("qttt check --all --json --no-timing", lambda: {"results/verification/report.json"}, True,
-              "tests/verify/test_verification_report.py"),
+    Generated("results/analysis/chance/runs.toml", _chance, True,
+              "tests/analysis/test_expectimax.py"),
+    Generated("qttt check --all --json-document --no-timing", lambda: {"results/verification/report.json"},
+              True, "tests/verify/test_verification_report.py"),
     Generated("python -m verify.quantum.published",
               lambda: {"results/verification/walks/bonus4x4.json"}, True,
               "tests/verify/test_published_walks.py"),

@@ -2,7 +2,8 @@
 
 A lane marker says what a test costs or needs; the `quick` lane is every test that carries none of
 them (`pytest -m quick`: what a contributor runs after a change, with the `dev` extra). CI runs
-every lane. The Hypothesis profile of a run is chosen here too: `ci` under CI (derandomised, full
+every lane but `deep` (`-m "not deep"`): the bigger cases of tests CI runs smaller, run before a
+release (`-m deep`). The Hypothesis profile of a run is chosen here too: `ci` under CI (derandomised, full
 counts), `quick` for the quick lane (fewer examples, see `examples`), else `default`; the
 HYPOTHESIS_PROFILE variable or `--hypothesis-profile` overrides the choice.
 
@@ -22,6 +23,7 @@ from hypothesis import HealthCheck, settings
 # (tests/project/test_lanes.py holds the two together).
 LANES: dict[str, str] = {
     "slow": "takes more than a couple of seconds (a walk, a checker run, many subprocesses)",
+    "deep": "a sweep too large for CI (minutes on two cores): a bigger case of a test CI runs smaller",
     "docs": "needs the docs extra (MkDocs): builds or reads the site",
     "frameworks": "needs OpenSpiel or PettingZoo (the openspiel and pettingzoo extras)",
     "browser": "drives a headless Chromium",

@@ -18,7 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from views import forget_views
 
+from qttt.native import OVERRIDE, builds, compiler
+from qttt.native.build import compile_build
 from qttt.nested import compiled, engine
 from qttt.nested.engine import Scores
 from verify.isolated import Isolated
@@ -28,9 +31,17 @@ Patch = Callable[[pytest.MonkeyPatch], None]
 
 
 def use_source(path: str) -> None:
-    """In the child: build the compiled nested core from `path` (once per path)."""
+    """In the child: the compiled nested core as `path` builds it (once per path), with no
+    self-test, as the checker compares a core (verify.built.as_built)."""
     if str(compiled.SOURCE) != path:
         compiled.SOURCE = Path(path)
+        cc = compiler()
+        assert cc is not None, "the core mutants need a C compiler"
+        for build in builds(compiled.SOURCE).values():
+            out = compiled.SOURCE.with_name(build.filename())
+            if not out.exists():
+                assert compile_build(build, cc, out) is None, f"{path} does not build"
+            OVERRIDE[build.name] = out
         compiled.library.cache_clear()
         compiled._cores.cache_clear()
 
@@ -50,25 +61,42 @@ class MutatedIsolated(Isolated):
         return super().call(fn, *args, timeout=timeout)
 
 
+def changed_copy(old: str, new: str) -> Path:
+    """A copy of _core.c with `old` (its first occurrence) replaced, beside the headers it includes
+    and its build declaration (_core.toml)."""
+    source = compiled.SOURCE.read_text(encoding="utf-8")
+    assert old in source, old
+    folder = Path(tempfile.mkdtemp())
+    for kept in (*compiled.SOURCE.parent.glob("*.h"), *compiled.SOURCE.parent.glob("*.toml")):
+        shutil.copy(kept, folder / kept.name)
+    shutil.copy(compiled.SOURCE.parents[1] / "native" / "_mt.h", folder / "_mt.h")
+    copy = folder / compiled.SOURCE.name
+    copy.write_text(source.replace(old, new, 1), encoding="utf-8")
+    return copy
+
+
 def core_line(old: str, new: str) -> Patch:
-    """The compiled core built from a copy of _core.c with `old` (its first occurrence) replaced."""
+    """The compiled core built, in the checker's child, from a copy of _core.c with `old` replaced."""
     def patch(mp: pytest.MonkeyPatch) -> None:
-        source = compiled.SOURCE.read_text(encoding="utf-8")
-        assert old in source, old
-        folder = Path(tempfile.mkdtemp())
-        for header in compiled.SOURCE.parent.glob("*.h"):
-            shutil.copy(header, folder / header.name)
-        shutil.copy(compiled.SOURCE.parents[1] / "native" / "_mt.h", folder / "_mt.h")
-        copy = folder / compiled.SOURCE.name
-        copy.write_text(source.replace(old, new, 1), encoding="utf-8")
-        mp.setenv(SOURCE_VARIABLE, str(copy))
+        mp.setenv(SOURCE_VARIABLE, str(changed_copy(old, new)))
         mp.setattr("verify.nested.check.Isolated", MutatedIsolated)
+    return patch
+
+
+def source_line(old: str, new: str) -> Patch:
+    """The compiled core built from a copy of _core.c with `old` replaced, in the checker's own
+    process too (a slip in the source the checker runs from: the core's load-time self-test sees
+    it, so the commands play the Python engine)."""
+    def patch(mp: pytest.MonkeyPatch) -> None:
+        mp.setattr(compiled, "SOURCE", changed_copy(old, new))
+        compiled.library.cache_clear()
+        compiled._cores.cache_clear()
     return patch
 
 
 def fresh(mp: pytest.MonkeyPatch) -> None:
     """Forget the engine's compiled rulesets, so that a patched compile step is used."""
-    mp.setattr(engine, "_COMPILED", {})
+    forget_views(mp, engine.compile_nested)
 
 
 # The engine's slips -------------------------------------------------------------------------------

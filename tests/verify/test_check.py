@@ -23,6 +23,7 @@ from verify import cli
 from verify.catalogue import LABELS, STATUSES, properties
 from verify.classical import catalogue as classical_catalogue
 from verify.nested import catalogue as nested_catalogue
+from verify.paths import paths
 from verify.quantum import abstract as A
 from verify.quantum import check as check_module
 from verify.quantum.catalogue import PROPERTIES
@@ -68,7 +69,7 @@ def reference_replay(rec: dict[str, Any], rs_name: str | None = None) -> Any:
 def test_catalogue_ids_are_unique_and_rest_on_known_rules() -> None:
     rules = {r["id"] for r in tomllib.loads((ROOT / "spec" / "rules.toml").read_text())["rule"]}
     ids = [p.id for p in properties()]
-    assert len(ids) == len(set(ids)) == 19  # nine for the quantum family, five each for nested and classical
+    assert len(ids) == len(set(ids)) == 20  # ten for the quantum family, five each for nested and classical
     assert ids == [p.id for p in (*PROPERTIES, *nested_catalogue.PROPERTIES, *classical_catalogue.PROPERTIES)]
     for p in properties():
         assert p.statement and p.method and p.applies_to and p.rules
@@ -354,7 +355,9 @@ def test_shape_and_measurement_checks_pass_on_the_engine_and_fail_on_lies() -> N
 EXPECTED = {name: {p.id: "sampled" for p in PROPERTIES} for name in BUILTINS}
 EXPECTED["bonus4x4"]["scores-well-defined"] = "accepted"
 # Up to 3×3 the walk runs by default: one position per shape class (and relabelled members).
-WALKED = {name: {p: "classes" for p in statuses} | {"scores-well-defined": "sampled"}
+# random-games-agree is settled on the games qttt random plays, walk or not.
+SAMPLED_ALL_THE_SAME = dict.fromkeys(("scores-well-defined", "random-games-agree"), "sampled")
+WALKED = {name: {p: "classes" for p in statuses} | SAMPLED_ALL_THE_SAME
           for name, statuses in EXPECTED.items()}
 
 
@@ -363,8 +366,10 @@ WALKED = {name: {p: "classes" for p in statuses} | {"scores-well-defined": "samp
 WALKED["bonus4x4"] = WALKED["bonus4x4"] | {"cores-agree": "sampled", "scores-well-defined": "accepted"}
 
 
+# wikipedia's default walk by shape classes takes minutes on two cores: the deep lane's (CI walks
+# wikipedia with the planted stale pending move and unmutated, tests/verify/test_mutants.py).
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["wikipedia", "bonus4x4"])
+@pytest.mark.parametrize("name", [pytest.param("wikipedia", marks=pytest.mark.deep), "bonus4x4"])
 def test_check_builtin(name: str) -> None:
     report = check(name, games=60)
     expected = WALKED[name]
@@ -376,7 +381,15 @@ def test_check_builtin(name: str) -> None:
         assert f"one position per shape class, {classes} classes" in turn.label
         assert f"K = 4 other members: {members} checked" in turn.label and members > 2 * classes
         assert set(report.walk["members_differing_by_field"]) == set(STATE.names)
-    assert "compiled core (C)" in report.cores
+    assert "compiled paths" in report.cores
+    named = {d["path"]: d["status"] for f in report.findings
+             if f.property in ("cores-agree", "random-games-agree") for d in f.details["paths"]}
+    assert set(named) == {p.name for p in paths("quantum")}  # every registered path, by name
+    unknown = [n for n, s in named.items() if s == "unknown"]
+    # the expectimax serves only rulesets with chance turns, the solver no 4×4 board
+    chance_only = "compiled core: expectimax (qttt analyze solve and curve on chance rulesets)"
+    assert unknown == ([chance_only] if name == "wikipedia"
+                       else ["compiled core: solver (qttt analyze solve)", chance_only])
     for f in report.findings:
         if f.status in ("violated", "accepted"):
             assert f.witness is not None
@@ -387,7 +400,7 @@ def test_check_builtin(name: str) -> None:
 def test_check_finds_the_deadlock_of_a_variant_file(tmp_path: Path) -> None:
     path = tmp_path / "strict.toml"
     path.write_text('[variant]\nname = "strict"\nextends = "wikipedia"\n\n[rules]\ntwo_cycles = false\n')
-    report = check(str(path), games=60)
+    report = check(str(path), games=60, exhaustive=False)  # sampled games reach it; the walk is slow
     status = {f.property: f.status for f in report.findings}
     # The ambiguity register (point two-cycles) documents this deadlock: accepted, not violated.
     assert status["no-deadlock"] == "accepted" and not report.violated and report.has("accepted")
@@ -399,12 +412,12 @@ def test_check_finds_the_deadlock_of_a_variant_file(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_cli_exit_status_and_json(capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["wikipedia", "--games", "30", "--quiet"]) == 0
+    assert cli.main(["wikipedia", "--games", "30", "--no-walk", "--workers", "1", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "single-cycle-per-move" in out and "proved" in out
     assert "1 ruleset checked, 1 without findings; nothing violated; exit status 0" in out
     # bonus4x4's tie gap is documented (ambiguity bonus-simultaneous): accepted, exit 0; --strict: 1.
-    assert cli.main(["bonus4x4", "--games", "20", "--json"]) == 0
+    assert cli.main(["bonus4x4", "--games", "20", "--workers", "1", "--json-document"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [c["id"] for c in data["catalogue"]] == [p.id for p in properties()]
     (rep,) = data["rulesets"]
@@ -415,12 +428,14 @@ def test_cli_exit_status_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     label = next(p["label"] for p in rep["properties"] if p["status"] == "accepted")
     assert "accepted: score-tie-gap" in label
     assert data["summary"].endswith("exit status 0")
-    assert cli.main(["bonus4x4", "--games", "20", "--strict", "--quiet"]) == 1
+    assert cli.main(["bonus4x4", "--games", "20", "--workers", "1", "--strict", "--quiet"]) == 1
     assert "exit status 1 (--strict)" in capsys.readouterr().out
     assert cli.main([]) == 2
 
 
-@pytest.mark.slow
+# Every built-in checked: 6 minutes on two cores. CI checks a ruleset of each kind against the
+# committed report (tests/verify/test_verification_report.py) and two built-ins here.
+@pytest.mark.deep
 def test_check_every_builtin_without_the_walk() -> None:
     for name in BUILTINS:
         report = check(name, exhaustive=False)
@@ -435,7 +450,7 @@ def test_simultaneous_lines_without_criteria_or_tie_award_are_a_gap(tmp_path: Pa
     variant.write_text('[variant]\nname = "no-tiebreak"\nextends = "wikipedia"\n\n[[scoring]]\n'
                        'award = "first-line"\nsole = "1"\nfirst = "1"\nsecond = "1/2"\ntiebreak = []\n',
                        encoding="utf-8")
-    report = check(str(variant), games=50)
+    report = check(str(variant), games=50, exhaustive=False)  # the tie search finds it, walk or not
     finding = next(f for f in report.findings if f.property == "scores-well-defined")
     assert finding.status == "violated" and finding.witness is not None
     rec = record_from_json(finding.witness.record)
@@ -444,7 +459,7 @@ def test_simultaneous_lines_without_criteria_or_tie_award_are_a_gap(tmp_path: Pa
     assert any(n.startswith("score-tie-gap") for n in final.score_notes)
     # Stating the tie award closes the gap.
     variant.write_text(variant.read_text(encoding="utf-8") + 'tie = "1/2"\n', encoding="utf-8")
-    stated = check(str(variant), games=50)
+    stated = check(str(variant), games=50, exhaustive=False)
     assert next(f for f in stated.findings if f.property == "scores-well-defined").status != "violated"
 
 
@@ -480,14 +495,15 @@ def test_two_cycles_forbidden_with_lines_of_two_is_decided() -> None:
     assert not stuck_without_line(load_ruleset("wikipedia(two_cycles=false,end_line=2)"))
 
 
-@pytest.mark.slow
+# Two walks of a 3×3 game: 4 minutes on two cores (CI: test_confirm_replays_under_the_real_rules_only).
+@pytest.mark.deep
 def test_relaxed_walk_deadlocks_are_never_reported_without_a_replaying_witness() -> None:
     """With 2-cycles forbidden and lines of two ending the game, the walk on the relaxed rules
     (end = full) gets stuck at positions the real game never reaches (a line of two ends it first):
     such findings are dropped, and nothing is reported violated."""
     spec = "wikipedia(two_cycles=false,end_line=2)"
     rs = load_ruleset(spec)
-    relaxed, _ = run_walks(rs, spec, None, 1)
+    relaxed, _ = run_walks(rs, spec, None)
     assert relaxed.ruleset == walk_ruleset(rs).canonical != rs.canonical
     stuck = relaxed.failures.get("no-deadlock", [])
     assert stuck, "the relaxed walk finds deadlocks"

@@ -15,6 +15,7 @@ from classical_reference import RefClassical
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lanes import examples
+from views import forget_views
 
 from qttt import IllegalAction, load_ruleset
 from qttt.classical import engine
@@ -113,7 +114,7 @@ ORIGINAL_SCORES = engine.ClassicalState.__dict__["scores"]
 @pytest.mark.parametrize(("name", "spec"), [("a line missed", SMALL), ("a taken cell accepted", SMALL),
                                             ("a draw scores 1 each", SMALL), ("a line missed", COVERAGE)])
 def test_planted_engine_bug_is_caught(name: str, spec: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine, "_COMPILED", {})
+    forget_views(monkeypatch, engine.compile_classical)
     if name == "a line missed":
         monkeypatch.setattr(engine, "compile_classical", lines_without(4))
     elif name == "a taken cell accepted":

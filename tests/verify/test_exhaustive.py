@@ -14,16 +14,23 @@ from typing import Any
 
 import pytest
 from cores import changed_core, forget
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lanes import examples
 
 from qttt import load_ruleset, with_params
 from qttt.analysis.distributed import dask_mapper
 from qttt.cli import main
 from qttt.errors import FileError
+from qttt.io import write_checkpoint
+from qttt.quantum import compiled
 from qttt.quantum.engine import Measure, Place, State
+from verify.built import as_built
 from verify.quantum import exhaustive
 from verify.quantum.abstract import abstract_of
 from verify.quantum.check import check, core_walks
-from verify.quantum.exhaustive import Walk, shape_key, walk, walk_ruleset
+from verify.quantum.exhaustive import Walk, resumable, shape_key, walk, walk_ruleset
+from verify.quantum.witness import replay
 
 
 def brute_shape(state: State) -> tuple[Any, ...]:
@@ -137,15 +144,17 @@ def test_a_resumed_walk_is_never_labelled_exhaustive(tmp_path: Any,
     check says so and is labelled sampled, never exhaustive (a file cannot buy that label)."""
     saved = tmp_path / "walk.json"
     spec = "qttt(board=2)"
-    assert main(["check", spec, "--exhaustive", "--max-ply", "2", "--checkpoint", str(saved), "--quiet"]) == 0
+    one = ["--workers", "1", "--games", "20"]  # the shared work (Z3, enumerations) once, in this process
+    assert main(["check", spec, "--exhaustive", "--max-ply", "2", "--checkpoint", str(saved), "--quiet",
+                 *one]) == 0
     capsys.readouterr()
-    assert main(["check", spec, "--exhaustive", "--checkpoint", str(saved), "--json"]) == 0
+    assert main(["check", spec, "--exhaustive", "--checkpoint", str(saved), "--json-document", *one]) == 0
     report = json.loads(capsys.readouterr().out)
     rows = [f for r in report["rulesets"] for f in r["properties"]]
     assert rows and all(f["status"] != "exhaustive" for f in rows)
     assert all("resumed from a checkpoint at ply 3" in f["label"] for f in rows
                if f["property"] in ("collapse-uniqueness", "no-deadlock"))
-    assert main(["check", spec, "--exhaustive", "--json"]) == 0  # the same walk, run whole
+    assert main(["check", spec, "--exhaustive", "--json-document", *one]) == 0  # the same walk, run whole
     whole = [f for r in json.loads(capsys.readouterr().out)["rulesets"] for f in r["properties"]]
     assert any(f["status"] == "exhaustive" for f in whole)
 
@@ -182,10 +191,9 @@ def test_the_walk_is_the_same_on_any_number_of_workers_and_on_dask(tmp_path: Any
 def test_a_key_that_merges_other_shapes_is_a_checker_error(cores: bool,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """The plant: the shape key forgets the pending cycle's structure (its component's code kept
-    only as a size). With the compiled core the walk merges under the core's key and the checker's
-    key of each representative differs; without it the merged games are told apart by a search for
-    an isomorphism that shares nothing with the key. Either way the walk reports a key error, and
-    the check labels every walked property a checker error, never shape classes."""
+    only as a size). The merged games are told apart by a search for an isomorphism that shares
+    nothing with the key, whether the compiled paths are compared or not: the walk reports a key
+    error, and the check labels every walked property a checker error, never shape classes."""
     original = exhaustive._cycle_code
 
     def planted(adj: Any, cells: Any, ends: Any, pending: int) -> str | None:
@@ -283,6 +291,27 @@ def test_the_compiled_core_walks_the_classes_the_engine_walks() -> None:
         assert 0 < core.engine_checked < core.positions
 
 
+def test_a_compiled_walk_that_crashes_is_a_violation_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled core, walking 4×4, dies of a segmentation fault measuring a cycle that move 3
+    closes: its walk runs in a child process, so the walk goes on without it: the engine checks
+    that ply's classes instead, the core's registered path fails cores-agree there with a game
+    that replays, and the walk stops incomplete, saying why (never complete, never a crash)."""
+    start = "    uint16_t component = p->comp[cell];\n"
+    changed_core(monkeypatch, start, start + "    if (p->pending == 3) *(volatile int *)0 = 0;\n")
+    rs = load_ruleset("qttt(board=4,end=full)")
+    try:
+        with as_built(compiled):
+            done = walk(rs, max_ply=5, walker="core", engine_ply=2, engine_every=16)
+    finally:
+        forget()
+    assert done.lost is not None and "SIGSEGV" in done.lost and not done.complete, done.lost
+    assert len(done.positions_by_ply) == 4  # the ply it crashed on (3) checked by the engine, then stopped
+    crashed = done.failures.get("cores-agree", [])
+    assert crashed and all("SIGSEGV" in message for message, _, _ in crashed), crashed
+    for _, actions, _ in crashed:
+        assert replay(rs, actions[:-1]) is not None  # a game the rules allow, up to the action tried
+
+
 @pytest.mark.slow
 def test_a_bug_of_the_compiled_core_alone_is_found_by_its_walk(monkeypatch: pytest.MonkeyPatch) -> None:
     """The compiled core, walking 4×4, measures a cycle that move 4 closes on cells 0 and 1 into the
@@ -314,3 +343,62 @@ def test_a_walk_by_the_compiled_core_resumes_on_other_workers(tmp_path: Any) -> 
     exhaustive.classes_file(saved).write_bytes(exhaustive.classes_file(saved).read_bytes()[:-3])
     with pytest.raises(FileError, match="cut or changed"):
         walk(rs, max_ply=8, members=2, walker="core", checkpoint=saved)
+
+
+@pytest.fixture(scope="module")
+def russian_walk(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A real walk checkpoint of russian after 4 plies (positions 1, 1, 3, 8; 20 to walk)."""
+    saved = tmp_path_factory.mktemp("walk") / "walk.json"
+    walk(load_ruleset("russian"), max_ply=3, checkpoint=saved)
+    data: dict[str, Any] = json.loads(saved.read_text())
+    del data["digest"]
+    return data
+
+
+def impossible(data: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """The checkpoint with one field forged to what no walk of russian can reach: a start of more
+    or fewer than one position, a ply of none or more than the previous ply's positions times 36
+    (the placements of 9 cells, two at a time), more final positions than positions after the
+    start, a position saved twice, a partition class no position has, more partition classes than
+    positions."""
+    positions, frontier = data["positions_by_ply"], data["frontier"]
+
+    def at(k: int, value: int) -> dict[str, Any]:
+        return {**data, "positions_by_ply": [*positions[:k], value, *positions[k + 1:]]}
+
+    plies = st.integers(1, len(positions) - 1)
+    return st.one_of(
+        st.integers(0, 10 ** 6).filter(lambda n: n != 1).map(lambda n: at(0, n)),
+        plies.flatmap(lambda k: st.sampled_from([0, positions[k - 1] * 36 + 1, 10 ** 12]).map(
+            lambda n: at(k, n))),
+        st.integers(sum(positions[1:]) + 1, 10 ** 12).map(lambda n: {**data, "final_positions": n}),
+        st.integers(0, len(frontier) - 1).map(lambda i: {**data, "frontier": [*frontier, frontier[i]]}),
+        st.sampled_from([["place", [10], 0], ["over", [0], 0], ["measure", [2, -1], 2], ["chance", [], None],
+                         ["spooky", [1], 0], ["place", [9], 1], "place", ["place", [1]]]).map(
+            lambda p: {**data, "partitions": [*data["partitions"], p]}),
+        st.just({**data, "partitions": [["place", [1] * k, 0] for k in range(1, 10)] * 2
+                 + [["measure", [1] * k, 1] for k in range(9)]}),
+    )
+
+
+@given(data=st.data())
+@settings(max_examples=examples(40), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_a_forged_walk_checkpoint_with_a_valid_digest_is_damaged(russian_walk: dict[str, Any],
+                                                                tmp_path: Any, data: st.DataObject) -> None:
+    """The digest is a checksum against accidents, not a seal: a walk checkpoint forged with its
+    digest recomputed is still refused (rule io-checkpoint: damaged, the file named) when what it
+    says no walk can reach, so that no file makes `qttt check` print an impossible count."""
+    forged = data.draw(impossible(russian_walk))
+    path = tmp_path / "forged.json"
+    write_checkpoint(path, forged)
+    with pytest.raises(FileError, match="damaged") as e:
+        resumable(load_ruleset("russian"), path)
+    assert str(path) in str(e.value) and "\n" not in str(e.value)
+
+
+def test_the_real_walk_checkpoint_resumes(russian_walk: dict[str, Any], tmp_path: Any) -> None:
+    path = tmp_path / "real.json"
+    write_checkpoint(path, russian_walk)
+    resumable(load_ruleset("russian"), path)
+    assert walk(load_ruleset("russian"), max_ply=5, checkpoint=path).positions_by_ply == [1, 1, 3, 8, 20, 49]

@@ -3,26 +3,41 @@ for one test, never in the product) must make `verify.quantum.check.check` repor
 witness game that `confirm` replays from the start and sees fail, never "proved"; the unmutated
 engine on the same ruleset must not show that violation. Small rulesets (mostly 2×2) keep the cost
 low; the 3×3 ones (a label-dependent collapse, a measurement consuming a move number, a placement
-on a classical cell, a C-core-only scoring bug, a 2-cycle bug) are slow."""
+on a classical cell, a C-core-only scoring bug, a 2-cycle bug) are slow.
+
+The compiled paths (verify.paths) are planted too: a collapse bug in both the engine and the core
+(which once ran the core past its collapse stack inside the checker), a core that segfaults, aborts
+or hangs, and a one-line bug in each fast path (the replay writer's player to act, qttt random's
+record writer, perft, the solver, the random-game tally): each is a violation with a game that
+replays under the real rules, and `qttt check` exits 1, never 139 or 3."""
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
+import json
+import textwrap
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cores import changed_core
+from views import forget_views
 
-from qttt import IllegalAction, load_ruleset
+from qttt import IllegalAction, QtttError, load_ruleset
+from qttt.cli import main as cli_main
 from qttt.geometry import cells_of
 from qttt.quantum import compiled, engine, game, scoring
-from qttt.quantum.engine import MEASURE, PLACE, Board, Place
+from qttt.quantum.engine import MEASURE, PLACE, Board, Measure, Place
+from verify import isolated
+from verify.built import as_built
+from verify.cli import exit_status
 from verify.quantum.check import check, designed
 from verify.quantum.exhaustive import walk
 from verify.quantum.sampled import Context, confirm
+from verify.quantum.witness import replay
 from verify.report import Finding, Report
 
 Patch = Callable[[pytest.MonkeyPatch], None]
@@ -31,8 +46,7 @@ TWO = "qttt(board=2,end=full)"
 
 def fresh_engine(mp: pytest.MonkeyPatch) -> None:
     """Forget compiled rulesets, so that patched scoring is compiled in."""
-    mp.setattr(game, "_COMPILED", {})
-    mp.setattr(game, "_BY_ID", {})
+    forget_views(mp, game.compile_game)
 
 
 def rules_changed(**changes: Any) -> Patch:
@@ -166,7 +180,8 @@ def placement_on_classical_cell_accepted(mp: pytest.MonkeyPatch) -> None:
 
 
 def core_source_changed(old: str, new: str) -> Patch:
-    """The compiled core built from a copy of _core.c with one line changed."""
+    """The compiled core built from a copy of _core.c with one line changed: the first place `old`
+    is found (the solver's search comes before the expectimax's)."""
     def patch(mp: pytest.MonkeyPatch) -> None:
         changed_core(mp, old, new)
     return patch
@@ -176,6 +191,7 @@ def core_source_changed(old: str, new: str) -> Patch:
 core_keeps_pending = core_source_changed("    p->pending = 0;\n    p->chosen = 0;", "    p->chosen = 0;")
 # A C-core-only scoring bug: a player owning two or more lines of a per-pattern award gets one extra.
 core_double_counts = core_source_changed("sx += c->points * nx;", "sx += c->points * (nx > 1 ? nx + 1 : nx);")
+CHANCE_MEASURER = str(Path(__file__).resolve().parents[2] / "spec" / "coverage" / "chance-measurer.toml")
 TWO_CYCLES = str(Path(__file__).resolve().parents[2] / "spec" / "coverage" / "creator-no-2-cycles.toml")
 
 
@@ -240,9 +256,9 @@ def real_core() -> Iterator[None]:
 
 
 @functools.cache
-def control(spec: str, games: int = 40) -> Report:
-    """The unmutated engine's report with the walk (shared by the mutants of one ruleset)."""
-    return check(spec, games=games, exhaustive=True, timeout=30)
+def control(spec: str, exhaustive: bool = True) -> Report:
+    """The unmutated engine's report, with the walk or not (shared by the mutants of one ruleset)."""
+    return run(spec, exhaustive)
 
 
 def run(spec: str, exhaustive: bool, games: int | None = None) -> Report:
@@ -273,21 +289,44 @@ def assert_caught(report: Report, spec: str, prop: str, phrase: str) -> Finding:
     return f
 
 
+WALKED_IN_CI = {"measured mark lands in the other cell", "a stale pending move in the engine",
+                "a stale pending move in the compiled core", "cycle reported with its stems",
+                "a measurement consumes a move number (2×2)",
+                "a placement on a classical cell accepted (2×2)"}
+"""The mutants CI also plants under the walk (each walk compares every registered path at every
+position: half a minute to a minute and a half under CI's load); the deep lane walks every mutant,
+3×3 boards included. Every mutant is planted under sampled games in CI."""
+
+
+def _modes(m: tuple[str, str, Patch, str, str]) -> list[Any]:
+    """A mutant with the walk and with sampled games only."""
+    deep = [] if m[0] in WALKED_IN_CI else [pytest.mark.deep]
+    return [pytest.param(*m, True, id=f"{m[0]}-walk", marks=deep),
+            pytest.param(*m, False, id=f"{m[0]}-sampled")]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "spec", "patch", "prop", "phrase"), MUTANTS, ids=[m[0] for m in MUTANTS])
-def test_planted_bug_is_caught(name: str, spec: str, patch: Patch, prop: str, phrase: str,
+@pytest.mark.parametrize(("name", "spec", "patch", "prop", "phrase", "exhaustive"),
+                         [p for m in MUTANTS for p in _modes(m)])
+def test_planted_bug_is_caught(name: str, spec: str, patch: Patch, prop: str, phrase: str, exhaustive: bool,
                                monkeypatch: pytest.MonkeyPatch) -> None:
-    unmutated = control(spec)
+    unmutated = control(spec, exhaustive)
     assert not unmutated.violated and not unmutated.has("error"), \
         [(f.property, f.label) for f in unmutated.findings]
     assert phrase not in shown(unmutated, prop)[1]
     patch(monkeypatch)
-    for exhaustive in (True, False):
-        assert_caught(run(spec, exhaustive), spec, prop, phrase)
+    assert_caught(run(spec, exhaustive), spec, prop, phrase)
+
+
+CI_3X3 = "a stale pending move"
+"""The one 3×3 mutant CI plants (each is a walk of a 3×3 game, minutes on two cores); the deep lane
+plants them all."""
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "spec", "patch", "prop", "phrase", "games"), MUTANTS_3X3,
+@pytest.mark.parametrize(("name", "spec", "patch", "prop", "phrase", "games"),
+                         [m if m[0] == CI_3X3 else pytest.param(*m, marks=pytest.mark.deep)
+                          for m in MUTANTS_3X3],
                          ids=[m[0] for m in MUTANTS_3X3])
 def test_planted_bug_on_three_by_three_is_caught(name: str, spec: str, patch: Patch, prop: str, phrase: str,
                                                  games: int, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -298,7 +337,8 @@ def test_planted_bug_on_three_by_three_is_caught(name: str, spec: str, patch: Pa
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("spec", ["wikipedia", "russian", TWO_CYCLES])
+@pytest.mark.parametrize("spec", ["wikipedia", *(pytest.param(s, marks=pytest.mark.deep)
+                                                 for s in ("russian", TWO_CYCLES))])
 def test_unmutated_control_stays_clean(spec: str) -> None:
     report = check(spec, games=1, timeout=30)
     assert not report.violated and not report.has("error"), [(f.property, f.label) for f in report.findings]
@@ -308,6 +348,7 @@ def test_unmutated_control_stays_clean(spec: str) -> None:
 
 def test_mutant_list_is_long_enough() -> None:
     assert len({m[0] for m in MUTANTS}) >= 15
+    assert {m[0] for m in MUTANTS} >= WALKED_IN_CI and CI_3X3 in {m[0] for m in MUTANTS_3X3}
     kinds = {m[3] for m in MUTANTS_3X3}
     assert kinds >= {"collapse-uniqueness", "turn-order", "legal-actions", "cores-agree"}
 
@@ -327,3 +368,170 @@ def test_failures_found_before_a_checkpoint_survive_the_resume(monkeypatch: pyte
     ctx = Context.of(rs, cores=False)
     assert any(confirm(ctx, rs.canonical, prop, list(acts)) is not None
                for prop, kept in resumed.failures.items() for _, acts, _ in kept)
+
+
+# The compiled paths --------------------------------------------------------------------------------
+
+
+def engine_source_changed(method: str, old: str, new: str) -> Patch:
+    """The engine's Board.<method> compiled from its own source with one line changed."""
+    def patch(mp: pytest.MonkeyPatch) -> None:
+        source = textwrap.dedent(inspect.getsource(getattr(Board, method)))
+        assert old in source
+        space: dict[str, Any] = {}
+        exec(source.replace(old, new, 1), vars(engine), space)  # a planted bug, in a test
+        mp.setattr(Board, method, space[method])
+    return patch
+
+
+def measure_starts_with(line: str) -> Patch:
+    """The C core's measure with a line planted at its start."""
+    start = "    uint16_t component = p->comp[cell];\n"
+    return core_source_changed(start, start + f"    {line}\n")
+
+
+def both(*patches: Patch) -> Patch:
+    def patch(mp: pytest.MonkeyPatch) -> None:
+        for p in patches:
+            p(mp)
+    return patch
+
+
+# The measured component stays open, in the engine and in the C core alike (one author, one
+# misreading): later placements reuse its cells and the live graph gets a second cycle, which ran
+# the core's collapse stack past its end (a segmentation fault of the whole checker) before the
+# core bounded it and reported the position inconsistent.
+component_stays_open = both(
+    engine_source_changed("collapse", "    self.open &= ~component\n", ""),
+    core_source_changed("    p->open &= (uint16_t)~component;\n", ""))
+
+# (id, ruleset, patch, property, phrase, games, walk)
+PATH_MUTANTS: list[tuple[str, str, Patch, str, str, int, bool]] = [
+    ("a collapse bug in both the engine and the core", "wikipedia", component_stays_open, "legal-actions",
+     "place-open", 100, False),
+    ("the core segfaults on a measurement", TWO,
+     measure_starts_with("if (p->pending == 3) *(volatile int *)0 = 0;"), "cores-agree", "SIGSEGV", 40, True),
+    ("the core aborts on a measurement", TWO, measure_starts_with("if (p->pending == 3) abort();"),
+     "cores-agree", "SIGABRT", 40, False),
+    ("the core hangs on a measurement", TWO, measure_starts_with("while (p->pending == 3) {}"),
+     "cores-agree", "no progress", 20, False),
+    ("replay --json names the wrong player during a measurement", TWO,
+     core_source_changed('v[3] ? PUT(o, "\\"o\\"") : PUT(o, "\\"x\\"")',
+                         '(v[3] ^ (v[0] == MEASURE)) ? PUT(o, "\\"o\\"") : PUT(o, "\\"x\\"")'),
+     "cores-agree", '"to_move": "x"', 40, False),
+    ("perft miscounts measurements at depth 2", TWO,
+     core_source_changed("    counts[level] += (uint64_t)n;",
+                         "    counts[level] += (uint64_t)n - (level == 1 && p->phase == MEASURE);"),
+     "cores-agree", "perft", 40, False),
+    ("the solver lets the measurer choose for the other player", "wikipedia",
+     core_source_changed("    int maxi = x_moves(r, p);\n    Pos kids[NPAIR + 2];\n"
+                         "    int idx[NPAIR + 2];\n    int mv",
+                         "    int maxi = x_moves(r, p) ^ (p->phase == MEASURE);\n    Pos kids[NPAIR + 2];\n"
+                         "    int idx[NPAIR + 2];\n    int mv"),
+     "cores-agree", "solver", 40, False),
+    ("the shape key forgets the parity during a measurement", TWO,
+     core_source_changed("    key = key << 1 | (p->move & 1); n += 1;",
+                         "    key = key << 1 | ((p->move & 1) & (p->phase != MEASURE)); n += 1;"),
+     "cores-agree", "shape key", 40, False),
+    ("the core's random games leave the final phase out of their digests", TWO,
+     core_source_changed("digest_step(digest_step(digest_step(d, p.phase), xs), os)",
+                         "digest_step(digest_step(d, xs), os)"),
+     "random-games-agree", "the compiled core's digest", 20, False),
+    ("qttt random's writer drops the comma after the first action", TWO,
+     core_source_changed("            if (k) out[at++] = ',';", "            if (k > 1) out[at++] = ',';"),
+     "random-games-agree", "qttt random's compiled writer", 40, False),
+    ("the expectimax takes a chance turn's constant from the named outcome", CHANCE_MEASURER,
+     core_source_changed("    out->c[0] = other->c[0];", "    out->c[0] = named->c[0];"),
+     "cores-agree", "compiled expectimax", 40, False),
+    ("qttt analyze random counts o's sole line as x's", "wikipedia",
+     core_source_changed("        if (kx < 0) return 2;", "        if (kx < 0) return 1;"),
+     "random-games-agree", "compiled tally", 100, False),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "spec", "patch", "prop", "phrase", "games", "walked"), PATH_MUTANTS,
+                         ids=[m[0] for m in PATH_MUTANTS])
+def test_planted_path_bug_is_caught(name: str, spec: str, patch: Patch, prop: str, phrase: str, games: int,
+                                    walked: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A violation whose witness replays under the real rules (for cores-agree, `confirm` sees the
+    paths fail there again), exit status 1, and no property the checker failed on."""
+    monkeypatch.setattr(isolated, "TIMEOUT", 2.0)
+    patch(monkeypatch)
+    report = check(spec, games=games, exhaustive=walked, timeout=30)
+    assert exit_status([report], False) == 1
+    assert not report.has("error"), [(f.property, f.label) for f in report.findings if f.status == "error"]
+    f = next(f for f in report.findings if f.property == prop)
+    assert f.status == "violated" and f.witness is not None, (f.label, f.method)
+    assert phrase in f.witness.shows, f.witness.shows
+    actions = designed(f.witness.record)
+    if prop == "cores-agree":
+        ctx = Context.of(load_ruleset(spec))
+        again = [w for acts in (actions, actions[:-1])
+                 if (w := confirm(ctx, spec, prop, acts)) is not None and w.record == f.witness.record]
+        assert again, f.witness
+    if patch is component_stays_open:  # the core, as buggy as the engine, differs from it all the same
+        cores = next(f for f in report.findings if f.property == "cores-agree")
+        assert cores.status == "violated" and cores.witness is not None, cores.label
+    monkeypatch.undo()  # the real rules: the witness is a game they allow, up to any action it shows refused
+    fresh_engine(monkeypatch)
+    rs = load_ruleset(spec)  # (the last action may be one the witness shows refused or accepted wrongly)
+    assert replay(rs, actions) is not None or replay(rs, actions[:-1]) is not None, f.witness.record
+
+
+def test_every_registered_path_has_a_planted_bug() -> None:
+    """Each path of the registry is caught by one of the mutants above (by the phrase naming it)."""
+    named = {"positions": "SIGSEGV", "qc_replay_jsonl": "to_move", "perft": "perft", "solver": "solver",
+             "keys": "shape key", "qc_jsonl": "qttt random's compiled writer",
+             "qc_games": "the compiled core's digest", "qc_sample": "compiled tally",
+             "expectimax": "compiled expectimax"}
+    from verify.paths import paths
+    phrases = {m[4] for m in PATH_MUTANTS}
+    for p in paths("quantum"):
+        if p.compare.startswith("verify.quantum.adapters:"):
+            continue  # the adapters' planted bugs: tests/verify/test_adapter_mutants.py (every adapter)
+        key = next(k for k in named if k in p.name)  # every path has its planted bug
+        assert any(named[key] in phrase for phrase in phrases), p.name
+
+
+@pytest.mark.slow
+def test_an_inconsistent_position_is_reported_not_overrun(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The core alone with the collapse bug, given the game the checker found with the bug in both:
+    after cells of a measured component are placed in again, the pending cycle has no path closing
+    it; the core says the position is inconsistent (QtttError, rule core-compiled) instead of
+    reading before its parent array, as it did (checked in a child process, where an overrun cannot
+    take the tests down; the core as built, which its load-time self-test refuses)."""
+    core_source_changed("    p->open &= (uint16_t)~component;\n", "")(monkeypatch)
+    rs = load_ruleset("wikipedia")
+    game = [Place(3, 7), Place(4, 5), Place(0, 3), Place(2, 4), Place(5, 8), Place(5, 7), Place(3, 8),
+            Measure(8), Place(5, 6), Place(3, 5)]
+
+    def view(items: Sequence[int], mark: isolated.Mark) -> list[str]:
+        mark(0)
+        try:
+            compiled.core_for(rs).position(game).view()
+        except QtttError as e:
+            return [e.message]
+        return ["no error"]
+    with as_built(compiled) as refused:
+        got = isolated.run(view, [0])[0]
+    assert refused is not None and "self-test" in refused
+    assert isinstance(got, str) and got.startswith("position inconsistent"), got
+
+
+@pytest.mark.slow
+def test_a_core_its_self_test_refuses_is_compared_by_every_worker(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`qttt check --workers 2` compares the core as built in its pool's workers too (they are
+    forked inside verify.built.every_core_as_built): a worker forked before would load the core its
+    self-test refuses as no core at all, and the check would exit 0 with cores-agree unknown."""
+    core_source_changed("    p->open &= (uint16_t)~component;\n", "")(monkeypatch)  # a collapse bug
+    assert compiled.available() is not None  # the self-test refuses it: qttt plays the Python engine
+    status = cli_main(["check", TWO, "--no-walk", "--games", "40", "--workers", "2", "--quiet",
+                       "--json-document"])
+    out, err = capsys.readouterr()
+    assert out, err
+    report = json.loads(out)
+    (cores,) = [f for f in report["rulesets"][0]["properties"] if f["property"] == "cores-agree"]
+    assert status == 1 and cores["status"] == "violated", cores["label"]
+    assert "self-test" in cores["label"]

@@ -174,7 +174,7 @@ def test_a_legal_list_offering_a_refused_cell_is_a_violation_with_a_witness(
         return tuple(sorted((*legal, Mark(taken[0])))) if taken and legal else legal
 
     monkeypatch.setattr(engine.NestedState, "legal_actions", offers_more)
-    code = cli.main(["intelligent(board=2)", "--games", "2", "--json", "--no-timing"])
+    code = cli.main(["intelligent(board=2)", "--games", "2", "--json-document", "--no-timing"])
     out = capsys.readouterr().out
     assert code == 1, out[-2000:]
     f = next(p for p in json.loads(out)["rulesets"][0]["properties"] if p["property"] == CORES)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from qttt import load_ruleset
 from qttt.family import families, load
 from verify import paths as P
 
@@ -61,3 +62,22 @@ def test_a_symbol_nobody_registers_fails_the_coverage_check(exported: dict[str, 
     monkeypatch.setattr(P, "PATHS", P.PATHS[1:])
     with pytest.raises(AssertionError, match=first.symbols[0]):
         test_every_exported_symbol_is_covered_by_a_registered_path(exported)
+
+
+def test_check_runs_and_names_every_registered_path_that_serves_the_ruleset() -> None:
+    """`qttt check` reports each registered path of the ruleset's family by name, under the
+    property its kind is checked under, with what settled it; none is left out."""
+    from verify.quantum.check import PROPERTY_AT, check
+    report = check("qttt(board=2,end=full)", games=5, exhaustive=False, timeout=30)
+    named = {(f.property, p["path"]): p for f in report.findings for p in f.details.get("paths", [])}
+    rs = load_ruleset("qttt(board=2,end=full)")
+    for p in P.paths("quantum"):
+        entry = named[(PROPERTY_AT[p.at], p.name)]
+        why = p.reason(rs)  # the expectimax plays only chance rulesets
+        if why is None:
+            assert entry["status"] == "sampled" and str(5) in entry["label"], entry
+        else:
+            assert entry["status"] == "unknown" and entry["label"] == f"not compared: {why}", entry
+        assert entry["symbols"] == list(p.symbols)
+    serving = [p for p in P.paths("quantum") if p.reason(rs) is None]
+    assert f"compared with it: {len(serving)} compiled paths" in report.cores

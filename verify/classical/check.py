@@ -18,6 +18,7 @@ from typing import Any
 
 from qttt import Ruleset, VariantError, load_ruleset, with_params
 from qttt.family import Mark, family_of
+from qttt.processes import Mapper, serial_mapper
 
 from ..claims import proof_part
 from ..differential import (
@@ -33,7 +34,7 @@ from ..differential import (
     walk_part,
 )
 from ..differential import walk as walk_classes
-from ..report import Confirmed, Finding, Part, Progress, Report, finding
+from ..report import Confirmed, Finding, Part, Progress, Report, finding, one_unit
 from .model import Position, rules_of
 from .proofs import prove
 
@@ -62,7 +63,13 @@ def boards(rs: Ruleset) -> list[Ruleset]:
     return [*out, rs]
 
 
-def check_classical(spec: str, *, games: int | None = None, seed: int = 0, progress: Progress | None = None,
+def check_classical(spec: str, *, mapper: Mapper = serial_mapper, progress: Progress | None = None,
+                    **options: Any) -> Report:
+    """`settle_classical` of the ruleset named by spec as one unit of work on mapper (`one_unit`)."""
+    return one_unit(settle_classical, spec, mapper, progress, options)
+
+
+def settle_classical(spec: str, *, games: int | None = None, seed: int = 0, progress: Progress | None = None,
                     timeout: float = 60.0, exhaustive: bool | None = None, max_ply: int | None = None,
                     **options: object) -> Report:
     """Settle the classical properties of the ruleset named by spec: the walks unless `exhaustive`

@@ -11,6 +11,7 @@ look shows the same difference again (`differential.confirm`)."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 from collections import Counter
@@ -24,8 +25,10 @@ from qttt import Ruleset, VariantError, load_ruleset, with_params
 from qttt.family import Mark, family_of
 from qttt.nested import compiled
 from qttt.notation import action_to_json
+from qttt.processes import Mapper, serial_mapper
 from qttt.ruleset import check_scoring_game
 
+from ..built import as_built
 from ..claims import proof_part
 from ..differential import (
     ENGINE,
@@ -49,7 +52,7 @@ from ..differential import walk as walk_classes
 from ..isolated import Died, Isolated
 from ..paths import Path as RegisteredPath
 from ..paths import serving
-from ..report import Confirmed, Finding, Part, Progress, Report, finding
+from ..report import Confirmed, Finding, Part, Progress, Report, finding, one_unit
 from . import probe as probes
 from .model import Position, rules_of
 from .proofs import points_range as rules_range
@@ -372,8 +375,11 @@ def rule_finding(rs: Ruleset, checked: Checked, prop: str, names: Sequence[str],
     return finding(prop, [part], method, seconds, witness(checked, prop), details)
 
 
-def cores_finding(checked: Checked, reason: str | None, seconds: float) -> Finding:
-    """Both cores against the model: the walks, the games of the real board, the core's paths."""
+def cores_finding(checked: Checked, reason: str | None, seconds: float,
+                  refused: str | None = None) -> Finding:
+    """Both cores against the model: the walks, the games of the real board, the core's paths
+    (`refused`: why the core's load-time self-test refused it, which leaves the property unknown
+    whatever the comparison of the core as built found)."""
     parts: list[Part] = [walk_part(w) for w in checked.walks]
     parts += [("error", f"checker error (the walk of {w.ruleset} merged positions unsoundly: {w.merging})")
               for w in checked.walks if w.merging]
@@ -383,6 +389,9 @@ def cores_finding(checked: Checked, reason: str | None, seconds: float) -> Findi
                                  "them probed)"))
     if reason is not None:
         parts.append(("unknown", f"unknown (the compiled core was not compared: {reason})"))
+    if refused is not None:  # the commands play the Python engine instead: say why, whatever else
+        parts.append(("unknown", f"unknown (the compiled core's load-time self-test refuses it, so the "
+                                 f"commands play the Python engine: {refused}; compared as built)"))
     if not parts:
         parts.append(("unknown", "unknown (nothing was compared: no walk and no games)"))
     what = []
@@ -434,14 +443,28 @@ METHODS = {
 }
 
 
-def check_nested(spec: str, *, games: int | None = None, seed: int = 0, progress: Progress | None = None,
+def check_nested(spec: str, *, mapper: Mapper = serial_mapper, progress: Progress | None = None,
+                 **options: Any) -> Report:
+    """`settle_nested` of the ruleset named by spec as one unit of work on mapper (`one_unit`)."""
+    return one_unit(settle_nested, spec, mapper, progress, options)
+
+
+def settle_nested(spec: str, *, games: int | None = None, seed: int = 0, progress: Progress | None = None,
                  timeout: float = 60.0, exhaustive: bool | None = None, max_ply: int | None = None,
                  cores: bool = True, **options: object) -> Report:
     """Settle the nested-classical properties of the ruleset named by spec. The walks run unless
     `exhaustive` is False (--no-walk), the 3×3 one to `max_ply` (default DEFAULT_DEPTH) plies;
     `games` random games of the real board (default `default_games`); with `cores`, the compiled
-    core is compared wherever it plays the ruleset. The quantum checker's other options
+    core is compared wherever it plays the ruleset, as its source builds it even where its
+    load-time self-test refuses it (`verify.built.as_built`). The quantum checker's other options
     (processes, checkpoint) have nothing to do here."""
+    with as_built(compiled) if cores else contextlib.nullcontext() as refused:
+        return _settle(spec, games, seed, progress, timeout, exhaustive, max_ply, cores, refused)
+
+
+def _settle(spec: str, games: int | None, seed: int, progress: Progress | None, timeout: float,
+            exhaustive: bool | None, max_ply: int | None, cores: bool, refused: str | None) -> Report:
+    """`check_nested`'s work, `refused` saying why the core's self-test refused it (None: it did not)."""
     rs = load_ruleset(spec)
     say: Callable[[str], None] = progress or (lambda _: None)
     reason = core_reason(rs) if cores else "not asked for"
@@ -471,7 +494,7 @@ def check_nested(spec: str, *, games: int | None = None, seed: int = 0, progress
                      timeout),
         rule_finding(rs, checked, SCORES, ("board", "scores"), "every end has one result and points in range",
                      METHODS[SCORES] + span, timeout),
-        cores_finding(checked, reason, compared),
+        cores_finding(checked, reason, compared, refused),
     ]
     served, skipped = serving(rs) if cores else ((), {})
     named = "; ".join([ENGINE, *(p.name for p in served),

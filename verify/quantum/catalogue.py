@@ -85,14 +85,35 @@ PROPERTIES: tuple[Property, ...] = (
         "against the checker's own reading of the rules.",
     ),
     Property(
-        "cores-agree", "The compiled core plays the same game",
-        "Replaying the same actions, the compiled core holds the same position as the engine (phase, "
+        "cores-agree",
+        "The compiled core and the framework adapters give the engine's output at every position",
+        "At every position, each path of the compiled core registered with the checker (verify.paths) "
+        "gives the engine's output: replaying the same actions the core holds the same position (phase, "
         "move numbers, pending cycle, player to act, classical and spooky marks, scores), lists the same "
-        "legal actions, refuses every other action under the same rule and reaches the same position "
-        "after each legal action.",
-        ("check-order", "score-at-end"),
+        "legal actions, refuses every other action under the same rule and reaches the same position after "
+        "each legal action; qttt replay --json writes the engine's state of the position's record; perft "
+        "counts the same; the position keys are the checker's shape key and merge what the engine's key "
+        "merges; the solver finds the engine's value; the OpenSpiel game and the PettingZoo environment "
+        "name the same player to act (chance at a chance turn), list the same legal action numbers (the "
+        "waiting agent's mask empty), refuse every other number under the rule and give the returns the "
+        "engine's points give, zero-sum where the reading is. A path that crashes, aborts or hangs fails.",
+        ("check-order", "score-at-end", "core-compiled", "solve-fast", "framework-action"),
+        "every quantum ruleset: the compiled core where it plays it (up to 4×4; the solver up to 3×3) "
+        "and a C compiler is available, the adapters where OpenSpiel and PettingZoo are installed",
+        "each registered path run in a child process, at every position of sampled games and of the walk "
+        "(the solver where at most 4 cells are open), against the engine.",
+    ),
+    Property(
+        "random-games-agree", "The compiled core's random games are the engine's",
+        "From the same seed, each random-game path of the compiled core registered with the checker "
+        "(verify.paths) gives the engine's output for the same games: qttt random writes the engine's "
+        "records byte for byte, the core's random games have the engine's actions, final phases, scores "
+        "and digests and leave the generator where the engine leaves it, and qttt analyze random tallies "
+        "the engine's scores and line results. A path that crashes, aborts or hangs fails.",
+        ("record-format", "score-at-end", "core-compiled"),
         "every quantum ruleset the compiled core plays (up to 4×4), where a C compiler is available",
-        "both cores at every position of sampled games and of the walk.",
+        "each registered path run in a child process on the games qttt random plays from the check's seed, "
+        "as many as the checker samples, against the engine's records and tallies of the same games.",
     ),
     Property(
         "no-deadlock", "A game never gets stuck",

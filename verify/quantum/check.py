@@ -12,21 +12,31 @@ weakest of its parts; its label names each part. A violation is reported only wi
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
 import json
+import threading
 import time
 import tomllib
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+import z3
 
 from qttt import Ruleset, action_from_json, load_ruleset
-from qttt.processes import Mapper, local_mapper
+from qttt.family import family_of
+from qttt.processes import PRIORITY, Mapper, Once, Stopwatch, serial_mapper, submit
+from qttt.quantum import compiled
 from qttt.quantum.engine import Action, Measure, Outcome, Place
 from qttt.spec import spec_dir
 
+from ..built import as_built
+from ..paths import paths, serving
 from ..report import Confirmed, Finding, Part, Progress, Report, finding, worst
 from . import z3_graph as Z
 from .abstract import Params, Summary, explore, realize
@@ -35,25 +45,36 @@ from .exhaustive import RELABELLED, Walk, confirm_class, resumable, walk, walk_r
 from .graphs import Tally, enumerate_collapse, enumerate_single_cycle
 from .sampled import (
     ABSTRACT,
+    CHUNK,
     CORES,
     DEADLOCK,
     LEGAL,
     LENGTH,
+    RANDOM,
     SCORES,
     SHAPE,
     TIE,
     TOTAL,
     TURN,
     UNIQUE,
+    UNREPRODUCED,
     Context,
+    GameFailure,
     Sample,
+    chunks,
+    compare_games,
     confirm,
+    confirm_game,
     core_reason,
-    sample,
+    forget_crashes,
+    merged,
+    sample_chunk,
 )
 from .scores import Range, end_lines, range_witnesses, tie_verdicts
 from .walk_results import cited
 from .witness import deadlock_witness, record, stuck_without_line
+
+T = TypeVar("T")
 
 CROSS_CHECK_CELLS = 6
 
@@ -68,20 +89,35 @@ def status_of(result: Z.Result[Any]) -> str:
 
 # Shared work, done once per process -------------------------------------------------------------
 
-_Z3: dict[tuple[str, int], Z.Discharged] = {}
+SHARED = Once(priority=-1)
+"""The work rulesets share (Z3 queries, the unreduced cross-checks, the enumerations): each piece
+done once per process, on the mapper of the first ruleset that needs it, before any ruleset's own
+work (every ruleset waits for it)."""
 
 
-def z3_proofs(cells: int, progress: Progress | None = None, timeout: float = 60.0) -> list[Z.Discharged]:
+_Z3_LOCK = threading.Lock()
+
+
+def discharge(ob: Z.Obligation, timeout: float) -> Z.Discharged:
+    """One Z3 obligation: a unit of work, in a Z3 context of its own. The models Z3 shows (the
+    premises' model in the report) depend on every term the context has seen before, so the same
+    query answered after other queries in the same worker could show another model: a fresh context
+    makes the answer a function of the query alone, whichever worker gets it after whichever other
+    work. One at a time per process: a context is not safe to share between threads, and a mapper
+    in this process runs units on threads."""
+    with _Z3_LOCK:
+        z3.z3._main_ctx = None  # the next term made starts a new main context (z3.main_ctx)
+        started = time.thread_time()
+        done = Z.discharge([ob], timeout)[0]
+        return dataclasses.replace(done, seconds=time.thread_time() - started)  # CPU, as every unit
+
+
+def z3_proofs(cells: int, timeout: float = 60.0,
+              mapper: Mapper = serial_mapper) -> list[Future[Z.Discharged]]:
     """Every Z3 obligation for a board of `cells` cells; component queries are shared across boards."""
-    out = []
-    for ob in Z.obligations(cells, QUANTIFIED_UP_TO):
-        key = (ob.name, ob.size) if ob.property != "single-cycle-per-move" else (ob.name, -ob.size)
-        if key not in _Z3:
-            if progress:
-                progress(f"Z3: {ob.name}, {ob.size} cells")
-            _Z3[key] = Z.discharge([ob], timeout)[0]
-        out.append(_Z3[key])
-    return out
+    return SHARED.get(mapper, discharge, [
+        (("z3", ob.name, ob.size if ob.property != "single-cycle-per-move" else -ob.size), (ob, timeout))
+        for ob in Z.obligations(cells, QUANTIFIED_UP_TO)])
 
 
 @cache
@@ -90,22 +126,28 @@ def abstraction(p: Params) -> Summary:
     return explore(p)
 
 
-@cache
-def unreduced_proofs(timeout: float = 60.0) -> tuple[Z.Discharged, ...]:
+def unreduced_proofs(timeout: float = 60.0, mapper: Mapper = serial_mapper) -> list[Future[Z.Discharged]]:
     """The claims without symmetry reduction, up to CROSS_CHECK_CELLS cells."""
-    return tuple(Z.discharge(Z.unreduced_obligations(CROSS_CHECK_CELLS), timeout))
+    return SHARED.get(mapper, discharge, [(("unreduced", ob.name, ob.size), (ob, timeout))
+                                          for ob in Z.unreduced_obligations(CROSS_CHECK_CELLS)])
 
 
-@cache
-def enumerations() -> dict[str, tuple[Tally, float]]:
-    """The naive enumeration of every small forest plus edge and every small unicyclic graph, with
-    the seconds each took, by the property it checks."""
-    out = {}
-    for prop, run in (("single-cycle-per-move", enumerate_single_cycle), ("collapse", enumerate_collapse)):
-        t = time.perf_counter()
-        tally = run(CROSS_CHECK_CELLS)
-        out[prop] = (tally, time.perf_counter() - t)
-    return out
+ENUMERATIONS = {"single-cycle-per-move": enumerate_single_cycle, "collapse": enumerate_collapse}
+"""The naive enumerations up to CROSS_CHECK_CELLS cells, by the property they check: every small
+forest plus an edge, every small unicyclic graph."""
+
+
+def enumerated(prop: str) -> tuple[Tally, float]:
+    """One enumeration of ENUMERATIONS, with the CPU seconds it took: a unit of work."""
+    t = time.thread_time()
+    tally = ENUMERATIONS[prop](CROSS_CHECK_CELLS)
+    return tally, time.thread_time() - t
+
+
+def enumerations(mapper: Mapper = serial_mapper) -> dict[str, Future[tuple[Tally, float]]]:
+    """Each enumeration, with the seconds it took, by the property it checks."""
+    keyed = [(("enumeration", p), (p,)) for p in ENUMERATIONS]
+    return dict(zip(ENUMERATIONS, SHARED.get(mapper, enumerated, keyed), strict=True))
 
 
 # Properties -------------------------------------------------------------------------------------
@@ -122,18 +164,26 @@ class Engine:
     sample: Sample
     walk: Walk | None = None
     own_walk: Walk | None = None
+    games: dict[str, list[GameFailure]] = field(default_factory=dict)  # the paths compared on games
+    unrun: dict[str, str] = field(default_factory=dict)  # paths at games not compared, with why
+    seed: int = 0  # of those games: qttt random --seed
+    refused: str | None = None  # why the core's load-time self-test refused it, if it did
     _confirmed: dict[str, Confirmed | None] = field(default_factory=dict)
 
     def witness(self, prop: str) -> Confirmed | None:
         """The first failure of prop that replays from the start under the real rules and fails
-        there again (walks first: their games are shortest); failures of an auxiliary walk that do
-        not are dropped."""
+        there again (walks first: their games are shortest; for random-games-agree, the paths
+        compared on games); failures of an auxiliary walk that do not are dropped."""
         if prop not in self._confirmed:
             self._confirmed[prop] = next(
                 (w for failures in self.failures() for _, actions, reference in failures.get(prop, [])
                  if (w := (confirm(self.ctx, self.variant, prop, actions) if reference is None else
                            confirm_class(self.ctx, self.variant, prop, actions, reference))) is not None),
                 None)
+            if self._confirmed[prop] is None and prop == RANDOM:
+                self._confirmed[prop] = next(
+                    (w for found in self.games.values() for f in found
+                     if (w := confirm_game(self.ctx, self.variant, f)) is not None), None)
         return self._confirmed[prop]
 
     def confirm(self, prop: str, actions: Sequence[Action]) -> Confirmed | None:
@@ -170,6 +220,9 @@ class Engine:
             return "classes", (f"shape classes (engine, one position per shape class, {w.positions} classes, "
                                f"each also on up to K = {w.relabelled} other members: {w.members} checked, "
                                f"each with its representative's future)")
+        if w.lost is not None:
+            return "sampled", (f"{sampled}, after a walk that stopped early ({w.lost}; {w.positions} "
+                               "positions)")
         return "sampled", f"{sampled}, after a walk to ply {w.max_ply} ({w.positions} positions)"
 
 
@@ -206,15 +259,15 @@ def z3_part(prop: str, rs: Ruleset, mine: Sequence[Z.Discharged]) -> Part:
     return "unknown", f"unknown ({d.obligation.name}, {d.obligation.size} cells: {why})"
 
 
-def graph_finding(prop: str, rs: Ruleset, proofs: list[Z.Discharged], engine: Engine,
+def graph_finding(prop: str, rs: Ruleset, evidence: Evidence, engine: Engine,
                   sampled_props: Sequence[str]) -> Finding:
     """A graph or collapse property: Z3 for the board, the unreduced encodings and the enumeration
     up to 6 cells (shared by every ruleset: their time is reported once, `shared_work`), the
     engine in sampled games and the walk."""
-    mine = [d for d in proofs if d.obligation.property == prop
+    mine = [d for d in evidence.proofs if d.obligation.property == prop
             or (prop == "collapse-totality" and d.obligation.name == "at-least-one-outcome")]
-    unreduced = [d for d in unreduced_proofs() if d.obligation.property == prop]
-    tally, _ = enumerations()[prop if prop == "single-cycle-per-move" else "collapse"]
+    unreduced = [d for d in evidence.unreduced if d.obligation.property == prop]
+    tally = evidence.tallies[prop if prop == "single-cycle-per-move" else "collapse"]
     by_query: dict[str, dict[str, Any]] = {}
     for d in mine:
         entry = by_query.setdefault(d.obligation.name, {"sizes": [], "status": "proved"})
@@ -291,27 +344,65 @@ def simple_finding(prop: str, what: str, engine: Engine, started: float) -> Find
                    engine.witness(prop))
 
 
-def cores_finding(rs: Ruleset, engine: Engine, started: float) -> Finding:
-    """Both cores on the same positions, where the compiled core plays the ruleset."""
-    reason = core_reason(rs)
-    if reason is not None:
-        return finding(CORES, [("unknown", f"unknown (the compiled core was not run: {reason})")],
-                       "not compared", time.perf_counter() - started)
+PROPERTY_AT = {"positions": CORES, "games": RANDOM}
+"""The property each kind of registered path (verify.paths, by `at`) is checked under."""
+
+
+def paths_finding(at: str, rs: Ruleset, engine: Engine, started: float) -> Finding:
+    """The registered paths (verify.paths) compared with the engine `at` positions (property
+    cores-agree: every position the engine was checked on) or on games (random-games-agree: the
+    games of `qttt random --seed`), each run in a child process and named in the details with what
+    settled it, or why it was not compared."""
+    prop = PROPERTY_AT[at]
+    serve, skipped = serving(rs, at)
     s = engine.sample
-    method = (f"the engine (Python) and the compiled core (C, qttt/quantum/compiled.py) replayed the same "
-              f"actions at {s.positions} positions of {s.games} sampled games"
-              + ("" if engine.walk is None else " and every position of the walk")
-              + ": positions, legal lists, the refusal of every other action, the position after each "
-              "legal action, final scores" + _walk_note(engine))
-    status, label = engine.part()
-    label = (label.replace("(engine", "(engine and compiled core", 1) if "(engine" in label
-             else label.replace(" games)", " games, engine and compiled core)", 1))
-    w = engine.walk
-    if w is not None and w.walker == "core" and status == "classes":
-        status, label = "sampled", (f"sampled (engine and compiled core compared at {w.engine_checked} "
-                                    f"classes of the compiled core's walk, {engine_share(w)}, and in "
-                                    f"{s.games} games)")
-    return finding(CORES, [(status, label)], method, time.perf_counter() - started, engine.witness(CORES))
+    if at == "positions":
+        status, label = engine.part()
+        names = ", ".join(dict.fromkeys(p.name.split(":")[0] for p in serve)) or "compiled core"
+        label = (label.replace("(engine", f"(engine and {names}", 1) if "(engine" in label
+                 else label.replace(" games)", f" games, engine and {names})", 1))
+        where = (f"at {s.positions} positions of {s.games} sampled games"
+                 + ("" if engine.walk is None else " and every position of the walk"))
+        w = engine.walk
+        if w is not None and w.walker == "core" and status == "classes":
+            where = (f"at {s.positions} positions of {s.games} sampled games and {w.engine_checked} classes "
+                     f"of the compiled core's walk ({engine_share(w)})")
+            status, label = "sampled", (f"sampled (engine and {names} compared at {w.engine_checked} "
+                                        f"classes of the compiled core's walk, {engine_share(w)}, and in "
+                                        f"{s.games} games)")
+    else:
+        where = f"on the {s.games} games of qttt random --seed {engine.seed}"
+        status, label = "sampled", f"sampled ({where[7:]}, engine and compiled core)"
+    settled = {p.name: (status, f"{label.split(' (')[0]}: {p.settles}, {where}") for p in serve}
+    if at == "games":
+        skipped |= engine.unrun
+        serve = tuple(p for p in serve if p.name not in engine.unrun)
+    settled |= {name: ("unknown", f"not compared: {why}") for name, why in skipped.items()}
+    details: dict[str, Any] = {"paths": [
+        {"path": p.name, "symbols": list(p.symbols), "status": (got := settled[p.name])[0], "label": got[1]}
+        for p in paths(family_of(rs).name, at)]}
+    if not serve:
+        reason = core_reason(rs) or "; ".join(dict.fromkeys(skipped.values())) or "no registered path"
+        return finding(prop, [("unknown", f"unknown (no compiled path was run: {reason})")], "not compared",
+                       time.perf_counter() - started, details=details)
+    parts: list[Part] = [(status, label)]
+    # a path missing from this machine (an adapter's framework not installed) leaves the property unknown
+    # here; one that does not serve the ruleset at all (the solver beyond 3×3) is named in the details only
+    parts += [("unknown", f"unknown ({name.split(':')[0]} not compared: {why})")
+              for name, why in skipped.items() if "not installed" in why]
+    if engine.refused is not None:  # the commands play the Python engine instead: say why, whatever else
+        parts.append(("unknown", f"unknown (the compiled core's load-time self-test refuses it, so the "
+                                 f"commands play the Python engine: {engine.refused}; compared as built)"))
+        details["self_test"] = engine.refused
+    unreproduced = [m for failures in engine.failures() for m, _, _ in failures.get(UNREPRODUCED, [])]
+    if unreproduced and at == "positions":
+        parts.append(("error", f"checker error (no single game reproduces a crash: {unreproduced[0]})"))
+    method = ("each registered path (verify.paths) in a child process, against the engine (a crash, an abort "
+              f"or a hang is a violation with the game that shows it), {where}: "
+              + "; ".join(f"{p.name}: {p.settles}" for p in serve)
+              + "".join(f"; not compared: {name} ({why})" for name, why in skipped.items())
+              + (_walk_note(engine) if at == "positions" else ""))
+    return finding(prop, parts, method, time.perf_counter() - started, engine.witness(prop), details)
 
 
 def deadlock_finding(rs: Ruleset, engine: Engine, started: float) -> Finding:
@@ -514,50 +605,48 @@ def walks_by_default(rs: Ruleset) -> bool:
     return rs.board <= 3
 
 
+WALK_SHARDS = 16
+"""Units of work in a walk's ply (shards of its classes by key, `verify.quantum.exhaustive.shard_of`):
+enough to keep 16 workers busy; the walk finds the same whatever their number."""
+
+
 def walk_key(rs: Ruleset) -> str:
     """The walk's key: every concrete position on 2×2, where they are few; shape classes above."""
     return "concrete" if rs.board <= 2 else "shape"
 
 
-def run_walks(rs: Ruleset, spec: str, max_ply: int | None, processes: int,
-              progress: Progress | None = None, checkpoint: str | None = None, mapper: Mapper | None = None,
-              cores: bool = True) -> tuple[Walk, Walk | None]:
+def run_walks(rs: Ruleset, spec: str, max_ply: int | None, mapper: Mapper = serial_mapper,
+              progress: Progress | None = None, checkpoint: str | None = None, cores: bool = True,
+              shards: int = 0) -> tuple[Walk, Walk | None]:
     """The walk of rs: of every concrete position (`walk_key`), or of the shape classes of
     `walk_ruleset(rs)` with K other members each and, when that differs from rs, a second
     walk on rs itself checking the end rules and final scores. Findings of a walk on other rules
     than rs count only once `confirm` replays them under rs. `mapper` runs the walks' shards
-    (`processes` of them; without a mapper, a local pool of that many processes)."""
+    (`shards` per ply, default `WALK_SHARDS`); where the compiled core walks rs (`core_walks`), it
+    checks every class in C and the engine a share of them."""
     key = walk_key(rs)
     target = walk_ruleset(rs) if key == "shape" else rs
     bound = abstraction(Params.of(target)).longest
     members = RELABELLED if key == "shape" else 0
 
-    def told(ply: int, done: int, total: int) -> None:
+    def told(ply: int, done: int, total: int, what: str = "walk") -> None:
         if progress:
-            progress(f"walk: ply {ply}, {done}/{total} positions")
+            progress(f"{what}: ply {ply}, {done}/{total} positions")
 
-    own_pool = None
-    if mapper is None and processes > 1:
-        mapper, own_pool = local_mapper(processes)
-    interrupted = True
-    try:
-        params = {"end": "full"} if target is not rs else {}
-        core = key == "shape" and core_walks(rs, cores)
-        walker, engine_ply, engine_every = ("core", ENGINE_PLY, ENGINE_EVERY) if core else ("python", -1, 0)
-        structural = walk(target, max_ply=max_ply, bound=bound, mapper=mapper, workers=processes,
-                          progress=told, checkpoint=checkpoint, load=spec, params=params, key=key,
-                          members=members, cores=cores, walker=walker, engine_ply=engine_ply,
-                          engine_every=engine_every)
-        own = None
-        if target is not rs:
-            own = walk(rs, max_ply=max_ply, bound=bound, mapper=mapper, workers=processes, progress=told,
-                       load=spec, cores=cores, walker=walker, engine_ply=engine_ply,
-                       engine_every=engine_every, finals=core)
-        interrupted = False
-    finally:
-        if own_pool is not None:
-            own_pool(interrupted)
-    return structural, own
+    params = {"end": "full"} if target is not rs else {}
+    core = key == "shape" and core_walks(rs, cores)
+    walker, engine_ply, engine_every = ("core", ENGINE_PLY, ENGINE_EVERY) if core else ("python", -1, 0)
+    own = None  # the second walk goes along with the first (neither waits for the other)
+    if target is not rs:
+        own = submit(serial_mapper, functools.partial(
+            walk, rs, max_ply=max_ply, bound=bound, mapper=mapper, workers=shards or WALK_SHARDS, load=spec,
+            cores=cores, walker=walker, engine_ply=engine_ply, engine_every=engine_every, finals=core,
+            progress=functools.partial(told, what="walk of the real rules")), [()])[0]
+    structural = walk(target, max_ply=max_ply, bound=bound, mapper=mapper, workers=shards or WALK_SHARDS,
+                      progress=told,
+                      checkpoint=checkpoint, load=spec, params=params, key=key, members=members, cores=cores,
+                      walker=walker, engine_ply=engine_ply, engine_every=engine_every)
+    return structural, own.result() if own is not None else None
 
 
 def _walk_json(structural: Walk, own: Walk | None) -> dict[str, Any]:
@@ -577,6 +666,8 @@ def _walk_json(structural: Walk, own: Walk | None) -> dict[str, Any]:
         out["engine_checked"] = structural.engine_checked
     if structural.published is not None:
         out["published"] = structural.published
+    if structural.lost is not None:
+        out["lost"] = structural.lost
     if own is not None:
         out["own_rules"] = {"ruleset": own.ruleset, "positions": own.positions,
                             "final_positions": own.final_positions, "seconds": round(own.seconds, 3)}
@@ -593,84 +684,178 @@ def guarded(prop: str, build: Callable[[], Finding]) -> Finding:
                        "not settled: the checker failed", time.perf_counter() - started)
 
 
+@dataclass(frozen=True)
+class Evidence:
+    """What the properties of a ruleset are settled from: the sampled games, the walks, the Z3
+    proofs for its board, the unreduced cross-checks and the enumerations (by property)."""
+
+    sample: Sample
+    walk: Walk | None
+    own_walk: Walk | None
+    proofs: tuple[Z.Discharged, ...]
+    unreduced: tuple[Z.Discharged, ...]
+    tallies: dict[str, Tally]
+    games: dict[str, list[GameFailure]] = field(default_factory=dict)  # the paths compared on games
+    unrun: dict[str, str] = field(default_factory=dict)  # paths at games not compared, with why
+    seed: int = 0  # of those games: qttt random --seed
+    refused: str | None = None  # why the core's load-time self-test refused it, if it did
+
+
+def settle_property(prop: str, rs: Ruleset, spec: str, bound: int | None, cores: bool,
+                    evidence: Evidence) -> Finding:
+    """The finding of one property of rs from the evidence: a unit of work (witnesses are
+    replayed under rs, named spec in their records)."""
+    engine = Engine(Context.of(rs, bound, cores), spec, evidence.sample, evidence.walk, evidence.own_walk,
+                    evidence.games, evidence.unrun, evidence.seed, evidence.refused)
+    started = time.perf_counter()
+    build: dict[str, Callable[[], Finding]] = {
+        SHAPE: lambda: graph_finding(SHAPE, rs, evidence, engine, (SHAPE,)),
+        UNIQUE: lambda: graph_finding(UNIQUE, rs, evidence, engine, (UNIQUE,)),
+        TOTAL: lambda: graph_finding(TOTAL, rs, evidence, engine, (TOTAL,)),
+        TURN: lambda: simple_finding(
+            TURN, "the checker's own count of the placements played (next move number, pending move, who "
+            "acts) against the engine's at every checked position", engine, started),
+        LEGAL: lambda: simple_finding(
+            LEGAL, "every action of the action space at every checked position: the engine's legal list "
+            "against the rules, every other action refused under the rule check-order names", engine,
+            started),
+        CORES: lambda: paths_finding("positions", rs, engine, started),
+        RANDOM: lambda: paths_finding("games", rs, engine, started),
+        DEADLOCK: lambda: deadlock_finding(rs, engine, started),
+        LENGTH: lambda: termination_finding(rs, engine, started),
+        SCORES: lambda: scores_finding(rs, engine, started),
+    }
+    cpu = time.thread_time()
+    found = guarded(prop, build[prop])
+    found.seconds = time.thread_time() - cpu  # its own work: CPU, as every unit
+    graph = prop in (SHAPE, UNIQUE, TOTAL)
+    found.shared = ("walk",) * (evidence.walk is not None) + ("games",) + ("z3",) * graph
+    found.next = next_step(prop, rs, evidence) if found.status in ("unknown", "sampled") else ""
+    return found
+
+
+def next_step(prop: str, rs: Ruleset, evidence: Evidence) -> str:
+    """What would settle prop better, where a flag or a tool would: Z3 given more time, the
+    compiled core built."""
+    gave_up = [d.result.seconds for d in evidence.proofs
+               if d.obligation.property == prop and isinstance(d.result, Z.Unknown)]
+    if gave_up and prop in (SHAPE, UNIQUE, TOTAL):
+        most = max(gave_up)
+        return f"Z3 gave up after {most:.0f} s on a query: --timeout {4 * most:.0f} gives it longer"
+    if prop == CORES and core_reason(rs) is not None and compiled.supports(rs) is None:
+        return (f"the compiled core was not compared ({core_reason(rs)}): with a C compiler (cc) on the "
+                "path, check builds it")
+    return ""
+
+
+def waited(futures: Sequence[Future[T]], say: Progress, what: str) -> list[T]:
+    """The results of futures, in order, telling how many are in (`what` names them)."""
+    out = []
+    for i, f in enumerate(futures):
+        if not f.done():
+            say(f"{what}: {i}/{len(futures)}")
+        out.append(f.result())
+    return out
+
+
 def check(spec: str, *, games: int | None = None, seed: int = 0, progress: Progress | None = None,
           timeout: float = 60.0, exhaustive: bool | None = None, max_ply: int | None = None,
-          processes: int = 1, checkpoint: str | None = None, cores: bool = True,
-          mapper: Mapper | None = None) -> Report:
+          mapper: Mapper = serial_mapper, checkpoint: str | None = None, cores: bool = True) -> Report:
     """Settle every catalogue property of the ruleset named by spec (name, canonical name or file).
     The walk runs when `exhaustive`, or by default (None) where `walks_by_default`; to max_ply,
-    default `default_depth`, on `mapper` (`processes` shards; without a mapper a local pool of that
-    many processes). With `cores`, the compiled core is compared with the engine wherever it plays
-    the ruleset."""
+    default `default_depth`. With `cores`, every registered path (verify.paths) is compared with
+    the engine wherever it plays the ruleset, the compiled core as its source builds it even where
+    its load-time self-test refuses it (`verify.built.as_built`). The units of work (Z3 queries,
+    chunks of sampled games, a walk's batches of positions, properties) go to `mapper`, all of them
+    handed out as soon as they can be: the report is the same whichever mapper runs them."""
+    with as_built(compiled) if cores else contextlib.nullcontext() as refused:
+        return settle(spec, games=games, seed=seed, progress=progress, timeout=timeout, exhaustive=exhaustive,
+                      max_ply=max_ply, mapper=mapper, checkpoint=checkpoint, cores=cores, refused=refused)
+
+
+def settle(spec: str, *, games: int | None, seed: int, progress: Progress | None, timeout: float,
+           exhaustive: bool | None, max_ply: int | None, mapper: Mapper, checkpoint: str | None,
+           cores: bool, refused: str | None) -> Report:
+    """`check`'s work, `refused` saying why the core's self-test refused it (None: it did not)."""
     rs = load_ruleset(spec)
     say = progress or (lambda _: None)
+    forget_crashes()
     walks = exhaustive or (exhaustive is None and walks_by_default(rs))
     if walks and checkpoint is not None and Path(checkpoint).is_file():  # damaged: named before any work
         key = walk_key(rs)
         resumable(walk_ruleset(rs) if key == "shape" else rs, Path(checkpoint), key,
                   "core" if key == "shape" and core_walks(rs, cores) else "python")
-    cells = rs.board * rs.board
-    proofs = z3_proofs(cells, progress, timeout)
-    say("Z3 cross-checks up to 6 cells")
-    unreduced_proofs(timeout)
-    say("enumeration up to 6 cells")
-    enumerations()
-    say(f"sampling {games or default_games(rs)} games")
+    proofs = z3_proofs(rs.board * rs.board, timeout, mapper)
+    unreduced = unreduced_proofs(timeout, mapper)
+    tallies = enumerations(mapper)
     bound = abstraction(Params.of(rs)).longest
-    t = time.perf_counter()
-    s = sample(rs, games or default_games(rs), seed, bound=bound, cores=cores)
-    sampled = time.perf_counter() - t
-    ctx = Context.of(rs, bound, cores)
-    engine = Engine(ctx, spec, s)
-    walk_data = None
+    games = games or default_games(rs)
+    token = PRIORITY.set(PRIORITY.get() + 0.5)  # the walk's plies, a chain, go first; the games fill in
+    try:
+        sampled = submit(mapper, sample_chunk, chunks(rs, games, seed, bound=bound, cores=cores))
+    finally:
+        PRIORITY.reset(token)
+    walked, own, walk_data = None, None, None
+    walking = Stopwatch(mapper)
     if walks:
         depth = max_ply if max_ply is not None else default_depth(rs, cores)
-        engine.walk, engine.own_walk = run_walks(rs, spec, depth, processes, say, checkpoint, mapper, cores)
-        walk_data = _walk_json(engine.walk, engine.own_walk)
+        walked, own = run_walks(rs, spec, depth, walking, say, checkpoint, cores)
+        walk_data = _walk_json(walked, own)
     elif exhaustive is None and cores and (found := cited(rs)) is not None:
-        engine.walk, engine.own_walk = found
-        walk_data = _walk_json(engine.walk, engine.own_walk)
-    findings = []
-    for prop, props in ((SHAPE, (SHAPE,)), (UNIQUE, (UNIQUE,)), (TOTAL, (TOTAL,))):
-        say(prop)
-        findings.append(guarded(prop, functools.partial(graph_finding, prop, rs, proofs, engine, props)))
-    say("turn-order")
-    findings.append(guarded(TURN, lambda: simple_finding(
-        TURN, "the checker's own count of the placements played (next move number, pending move, who "
-        "acts) against the engine's at every checked position", engine, time.perf_counter())))
-    say("legal-actions")
-    findings.append(guarded(LEGAL, lambda: simple_finding(
-        LEGAL, "every action of the action space at every checked position: the engine's legal list "
-        "against the rules, every other action refused under the rule check-order names", engine,
-        time.perf_counter())))
+        walked, own = found
+        walk_data = _walk_json(walked, own)
+    s = merged(waited(sampled, say, f"sampling {games} games, chunks of {CHUNK} in"))
+    counted = waited(list(tallies.values()), say, "enumerations")
+    found_games: dict[str, list[GameFailure]] = {}
+    unrun: dict[str, str] = {}
     if cores:
-        say("cores-agree")
-        findings.append(guarded(CORES, lambda: cores_finding(rs, engine, time.perf_counter())))
-    say("no-deadlock")
-    findings.append(guarded(DEADLOCK, lambda: deadlock_finding(rs, engine, time.perf_counter())))
-    say("termination")
-    findings.append(guarded(LENGTH, lambda: termination_finding(rs, engine, time.perf_counter())))
-    say("scores-well-defined")
-    findings.append(guarded(SCORES, lambda: scores_finding(rs, engine, time.perf_counter())))
+        say("compiled paths on the games of qttt random")
+        found_games, unrun = compare_games(Context.of(rs, bound, cores), spec, seed, s.games)
+    evidence = Evidence(s, walked, own, tuple(waited(proofs, say, "Z3 queries done")),
+                        tuple(waited(unreduced, say, "Z3 cross-checks up to 6 cells done")),
+                        {p: t for p, (t, _) in zip(tallies, counted, strict=True)}, found_games, unrun, seed,
+                        refused)
+    props = [SHAPE, UNIQUE, TOTAL, TURN, LEGAL, *([CORES] if cores else []), DEADLOCK, LENGTH, SCORES]
+    units = dataclasses.replace(evidence, games={})  # a game failure reruns its path here: not sent
+    findings = waited(submit(mapper, settle_property, [(p, rs, spec, bound, cores, units) for p in props]),
+                      say, "properties settled")
+    if cores:  # its witnesses rerun the paths on games of qttt random, in this process
+        findings.append(settle_property(RANDOM, rs, spec, bound, cores, evidence))
     order = [p.id for p in PROPERTIES]
     findings.sort(key=lambda f: order.index(f.property))
-    reason = core_reason(rs) if cores else "not asked for"
-    both = ("engine (Python) and compiled core (C), compared at every checked position" if reason is None
-            else f"engine (Python) only: {reason}")
-    return Report(spec, rs.name, rs.canonical, rs.board, findings, s.games, sampled, walk_data, both)
+    cells = rs.board * rs.board
+    shared = {"walk": ("the walk", walking.seconds)} if walked is not None else {}
+    shared["games"] = (f"{s.games} sampled games", s.seconds)
+    shared["z3"] = (f"Z3 on {cells} cells (with every ruleset of {cells} cells)",
+                    sum(d.seconds for d in evidence.proofs))
+    return Report(spec, rs.name, rs.canonical, rs.board, findings, s.games, s.seconds, walk_data,
+                  compared(rs, cores), shared=shared)
+
+
+def compared(rs: Ruleset, cores: bool) -> str:
+    """What the report's title says was run: the engine, and the registered paths compared with it
+    (`verify.paths`: cores-agree and random-games-agree name each with what settled it)."""
+    found = serving(rs)[0] if cores else ()
+    if not found:
+        why = (core_reason(rs) or "no registered path serves it") if cores else "not asked for"
+        return f"engine (Python) only: {why}"
+    return (f"engine (Python); compared with it: {len(found)} compiled path{'s' * (len(found) != 1)} "
+            "(cores-agree, random-games-agree name each)")
 
 
 def shared_work() -> dict[str, Any]:
     """The work every ruleset shares, done once per process: the Z3 proofs (component queries
     serve every board), the unreduced cross-checks and the enumeration (queries, seconds)."""
-    ds = list(_Z3.values())
+    done: dict[Any, Any] = SHARED.results()
+    ds = [d for k, d in done.items() if k[0] == "z3"]
     out: dict[str, Any] = {"z3": {"queries": len(ds), "seconds": round(sum(d.seconds for d in ds), 3),
                                   "status": worst([d.status for d in ds])}}
-    if unreduced_proofs.cache_info().currsize:
-        un = unreduced_proofs()
+    un = [d for k, d in done.items() if k[0] == "unreduced"]
+    if un:
         out["unreduced_z3"] = {"cells": CROSS_CHECK_CELLS, "queries": len(un),
                                "seconds": round(sum(d.seconds for d in un), 3)}
-    if enumerations.cache_info().currsize:
+    counted = {prop: done[("enumeration", prop)] for prop in ENUMERATIONS if ("enumeration", prop) in done}
+    if counted:
         out["enumeration"] = {prop: {"cases": t.cases, "seconds": round(sec, 3)}
-                              for prop, (t, sec) in enumerations().items()}
+                              for prop, (t, sec) in counted.items()}
     return out

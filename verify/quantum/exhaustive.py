@@ -44,7 +44,7 @@ import struct
 import time
 import zlib
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,15 +54,30 @@ from qttt.bounds import CODE, COUNT, MAX_PLY
 from qttt.io import read_checkpoint, write_atomic, write_checkpoint
 from qttt.notation import Record
 from qttt.processes import Mapper, local_mapper
+from qttt.quantum import compiled
 from qttt.quantum.analysis.count import encode as count_encode
 from qttt.quantum.compiled import WALK_DETAILS
 from qttt.quantum.compiled import decode as compiled_decode
 from qttt.quantum.engine import PHASES, STATE, Action, Measure, Outcome, Place, State
 from qttt.quantum.notation import to_notation
 
+from .. import isolated
 from ..report import Confirmed
-from .abstract import abstract_of
-from .sampled import CORES, FAILURE_IDS, KEPT, LEGAL, LENGTH, SHAPE, TOTAL, TURN, Context, inspect
+from .abstract import CHANCE, MEASURE, OVER, PLACE, abstract_of
+from .sampled import (
+    CORES,
+    FAILURE_IDS,
+    KEPT,
+    LEGAL,
+    LENGTH,
+    SHAPE,
+    TOTAL,
+    TURN,
+    Context,
+    Visit,
+    compare_paths,
+    inspect,
+)
 from .witness import record, replay
 
 Key = tuple[Any, ...] | int
@@ -398,6 +413,7 @@ class Summary:
     key_errors: list[tuple[tuple[int, ...], str]] = field(default_factory=list)
     sizes: list[int] = field(default_factory=list)
     first: Path_ | None = None  # the least path of the next ply
+    lost: str | None = None  # why the next ply's classes of a shard were lost (`core_process`)
 
     def add(self, other: Summary) -> None:
         """Fold another shard's summary in (the result does not depend on the order)."""
@@ -412,6 +428,7 @@ class Summary:
         self.sizes = [a + b for a, b in itertools.zip_longest(self.sizes, other.sizes, fillvalue=0)]
         if other.first is not None and (self.first is None or other.first < self.first):
             self.first = other.first
+        self.lost = min(filter(None, (self.lost, other.lost)), default=None)
 
 
 def keep_first(failures: Sequence[Failed]) -> list[Failed]:
@@ -473,8 +490,10 @@ def process(spec: Spec, ply: int, pieces: Sequence[Shard], shards: int) -> tuple
     frontier = merge(pieces)
     out: list[Shard] = [{} for _ in range(shards)]
     summary = Summary(positions=len(frontier))
+    visits: list[Visit] = []  # for the registered paths (verify.paths), compared after the shard
     for key, cands in sorted(frontier.items(), key=lambda kv: kv[1][0][0]):
-        check_class(ctx, spec, ply, key, cands, out, summary)
+        check_class(ctx, spec, ply, key, cands, out, summary, visits)
+    compared(ctx, ply, visits, summary)
     summary.failures = keep_first(summary.failures)
     summary.key_errors = sorted(summary.key_errors)[:KEPT]
     summary.engine = summary.positions
@@ -484,18 +503,31 @@ def process(spec: Spec, ply: int, pieces: Sequence[Shard], shards: int) -> tuple
     return out, summary
 
 
+CORE_PLY_TIMEOUT = 3600.0
+"""Seconds one shard of the compiled core's walk may run (in a child process) before it counts as hung."""
+
+
 def core_process(spec: Spec, ply: int, pieces: Sequence[bytes], shards: int) -> tuple[list[bytes], Summary]:
     """`process` with the compiled core walking (`Spec.walker` = core): the core merges the pieces,
-    checks every class's representative and members in C (`Core.walk_ply`) and splits the next
-    ply's classes; the engine then checks the representatives picked for it with every check of
-    `inspect`, the compiled core compared. A failure the C checks find counts only once the engine
-    replays its game and sees it (under its own property, or as the two cores disagreeing there)."""
+    checks every class's representative and members in C (`Core.walk_ply`, in a child process:
+    `verify.isolated.run`) and splits the next ply's classes; the engine then checks the
+    representatives picked for it with every check of `inspect`, the registered paths compared. A
+    failure the C checks find counts only once the engine replays its game and sees it (under its
+    own property, or as the two cores disagreeing there). Where the core's walk crashes or hangs,
+    the engine checks the shard's classes instead (`process`: a path that crashes at a position is
+    a violation with its game there) and the walk stops incomplete after this ply (`Summary.lost`)."""
     ctx = spec.context()
     rs = ctx.rs
     cells = rs.board * rs.board
     sq = cells * cells
-    done = ctx.core.walk_ply(ply, pieces, spec.members, spec.bound, shards, spec.engine_ply,
-                             spec.engine_every, spec.finals)
+    got = isolated.run(_core_walk, [(spec, ply, tuple(pieces), shards)], timeout=CORE_PLY_TIMEOUT, most=1)[0]
+    if not isinstance(got, compiled.WalkPly):
+        why = got.why if isinstance(got, isolated.Crashed) else str(got)
+        _, summary = process(spec, ply, [as_shard(rs, spec.key, pieces, ply)], shards)
+        summary.lost = f"the compiled core's walk of ply {ply} {why}: the engine checked its classes instead"
+        summary.sizes = [0] * shards
+        return [b""] * shards, summary
+    done = got
 
     def py(codes: Sequence[int]) -> Path_:
         return tuple(c if c < sq else sq - c - 1 for c in codes)
@@ -509,6 +541,7 @@ def core_process(spec: Spec, ply: int, pieces: Sequence[bytes], shards: int) -> 
         summary.failures.append((order, f.prop, message, shown, reference))
         if reference is None:  # the engine and the core compared at that position
             summary.failures.append((order, CORES, message, shown, None))
+    visits: list[Visit] = []
     for codes in done.picked:
         acts = actions_of(py(codes), cells)
         state = replay(rs, acts)
@@ -516,64 +549,88 @@ def core_process(spec: Spec, ply: int, pieces: Sequence[bytes], shards: int) -> 
             summary.failures.append(((ply, *codes, 0, 0), CORES, "the engine refuses a game the compiled "
                                      "core walked", py(codes), None))
             continue
-        found, _ = inspect(ctx, state, acts, simulate=True)
+        found, _ = inspect(ctx, state, acts, simulate=True, visits=visits)
         summary.engine += 1
         for i, (prop, message, probe) in enumerate(found):
             shown = py(codes) + ((encode(probe, cells),) if probe is not None else ())
             summary.failures.append(((ply, *codes, 0, 100 + i), prop, message, shown, None))
+    compared(ctx, ply, visits, summary)
     summary.failures = keep_first(summary.failures)
     summary.sizes = [len(p) for p in done.pieces]
-    return done.pieces, summary
+    return list(done.pieces), summary
+
+
+def _core_walk(items: Sequence[tuple[Spec, int, tuple[bytes, ...], int]], mark: isolated.Mark
+               ) -> list[compiled.WalkPly]:
+    """The compiled core's walk of one shard (`core_process`), in the child `isolated.run` made."""
+    spec, ply, pieces, shards = items[0]
+    mark(0)
+    core = compiled.core_for(spec.ruleset())
+    return [core.walk_ply(ply, pieces, spec.members, spec.bound, shards, spec.engine_ply, spec.engine_every,
+                          spec.finals)]
+
+
+def as_shard(rs: Ruleset, key: str, pieces: Sequence[bytes], ply: int) -> Shard:
+    """The compiled core's classes (dumps of ply `ply`) as the engine's walk holds them, each game
+    replayed by the engine (a game it refuses is left out: the engine's checks of the classes
+    before it say why)."""
+    cells = rs.board * rs.board
+    sq = cells * cells
+    shard: Shard = {}
+    for blob in pieces:
+        for _, at, _ in core_classes(blob, ply):
+            n = blob[at + 8]
+            for g in range(n):
+                start = at + 9 + g * (8 + 2 * ply) + 8
+                codes = struct.unpack_from(f"<{ply}H", blob, start)
+                path = tuple(c if c < sq else sq - c - 1 for c in codes)
+                state = replay(rs, actions_of(path, cells))
+                if state is not None:
+                    offer(shard, KEYS[key](state), [(rank(path, cells), digest(state), path)])
+    return shard
+
+
+PATHS_AT = 999
+"""Where the registered paths' failures at a position come in a failure's order (after its own)."""
+
+
+def compared(ctx: Context, ply: int, visits: Sequence[Visit], summary: Summary) -> None:
+    """The failures of the registered paths (`compare_paths`, each in a child process) at the
+    positions a shard visited, in walk order by the game that shows each."""
+    cells = ctx.rs.board * ctx.rs.board
+    for j, (at, (prop, message, probe)) in enumerate(compare_paths(ctx, visits)):
+        shown = tuple(encode(a, cells) for a in ((*at, probe) if probe is not None else at))
+        summary.failures.append(((ply, *rank(shown, cells), PATHS_AT, j), prop, message, shown, None))
 
 
 FUTURE_DETAILS = frozenset(WALK_DETAILS[21:25])
 """The C walk's failures of a member whose future differs from its representative's."""
 
 
-def _children(ctx: Context, spec: Spec, state: State, acts: Sequence[Action],
-              kids: Sequence[tuple[Action, State]]) -> list[tuple[Action, State, Key | None]]:
-    """The children with their keys: the compiled core's shape keys where it is compared (its key of
-    each position is held to the Python one where that position is checked, `compare_shapes`),
-    else the Python key."""
-    keyer = KEYS[spec.key]
-    core: dict[Action, Key] = {}
-    if spec.key == "shape" and ctx.core is not None:
-        with contextlib.suppress(Exception):  # compare_cores reports the core's failure at this position
-            core = dict(ctx.core.position(acts).child_keys())
-
-    def key_of(act: Action, child: State) -> Key | None:
-        if act in core and core[act] != CHANCE_CODE:  # a chance turn is keyed by its position
-            return core[act]
-        try:
-            return keyer(child)
-        except Exception:
-            return None
-    return [(a, c, key_of(a, c)) for a, c in kids]
+def _children(spec: Spec, kids: Sequence[tuple[Action, State]]) -> list[tuple[Action, State, Key | None]]:
+    """The children with their keys (None where the key raises)."""
+    return [(a, c, class_of(spec.key, c)) for a, c in kids]
 
 
 def check_class(ctx: Context, spec: Spec, ply: int, key: Key, cands: Sequence[Candidate], out: list[Shard],
-                summary: Summary) -> None:
-    """Check a class's representative (and members), offer its children to their shards."""
+                summary: Summary, visits: list[Visit] | None = None) -> None:
+    """Check a class's representative (and members), offer its children to their shards; the
+    positions checked join `visits`."""
     order, _, path = cands[0]
     rs = ctx.rs
     cells = rs.board * rs.board
     acts = actions_of(path, cells)
     state = replay(rs, acts)
     assert state is not None, "a walked path replays"
-    found, kids = inspect(ctx, state, acts, simulate=True)
+    found, kids = inspect(ctx, state, acts, simulate=True, visits=visits)
     for i, (prop, message, probe) in enumerate(found):
         shown = path + ((encode(probe, cells),) if probe is not None else ())
         summary.failures.append(((ply, *order, 0, i), prop, message, shown, None))
-    own = class_of(spec.key, state)
-    if own != key and _same_position(ctx, state, acts):
-        # the key it was merged under (the compiled core's, of the same position) is not the checker's
-        summary.key_errors.append(((ply, *order), f"{notation(rs, acts)}: merged under key {key!r}, its key "
-                                   f"is {own!r}"))
     with contextlib.suppress(Exception):  # inspect reported it
         summary.partitions.add(tuple(abstract_of(state).__dict__.values()))
     summary.final += state.over
     keyed = []
-    for act, child, k in _children(ctx, spec, state, acts, kids):
+    for act, child, k in _children(spec, kids):
         if k is None:
             summary.failures.append(((ply, *order, 0, len(found)), SHAPE,
                                      f"the engine's graph after {act} has no key", path, None))
@@ -586,18 +643,7 @@ def check_class(ctx: Context, spec: Spec, ply: int, key: Key, cands: Sequence[Ca
     if spec.members and path:
         mine = future(state, [(c, k) for _, c, k in keyed])
         others = [actions_of(c[2], cells) for c in members_of(cands)]
-        check_members(ctx, spec, (ply, *order), state, acts, mine, others, summary)
-
-
-def _same_position(ctx: Context, state: State, acts: Sequence[Action]) -> bool:
-    """Whether the compiled core holds the engine's position after acts (where it differs,
-    compare_cores reports it: a difference of keys there is no key's fault)."""
-    if ctx.core is None:
-        return True
-    try:
-        return bool(ctx.core.position(acts).fields() == state.fields())
-    except Exception:
-        return False
+        check_members(ctx, spec, (ply, *order), state, acts, mine, others, summary, visits)
 
 
 def class_of(kind: str, state: State) -> Key | None:
@@ -621,16 +667,10 @@ def future(state: State, kids: Sequence[tuple[State, Key]]) -> tuple[Any, ...]:
     return (state.phase, state.over, state.to_move, tuple(sorted((cls(c, k) for c, k in kids), key=repr)))
 
 
-def member_future(ctx: Context, state: State, acts: Sequence[Action], kids: Sequence[tuple[Action, State]]
+def member_future(state: State, kids: Sequence[tuple[Action, State]]
                   ) -> tuple[tuple[Any, ...], dict[Action, Key]]:
     """A member's future (as `future`) and each child's key."""
-    keyer = KEYS["shape"]
-    keys: dict[Action, Key] = {}
-    if ctx.core is not None:
-        with contextlib.suppress(Exception):  # compare_cores reports the core's failure here
-            keys = dict(ctx.core.position(acts).child_keys())
-    if set(keys) != {a for a, _ in kids} or CHANCE_CODE in keys.values():  # a chance turn: by position
-        keys = {a: keyer(c) for a, c in kids}
+    keys = {a: KEYS["shape"](c) for a, c in kids}
     return future(state, [(c, keys[a]) for a, c in kids]), keys
 
 
@@ -647,7 +687,8 @@ def differs(mine: tuple[Any, ...], theirs: tuple[Any, ...]) -> tuple[str, str]:
 
 
 def check_members(ctx: Context, spec: Spec, order: tuple[int, ...], state: State, acts: Sequence[Action],
-                  mine: tuple[Any, ...], others: Sequence[Sequence[Action]], summary: Summary) -> None:
+                  mine: tuple[Any, ...], others: Sequence[Sequence[Action]], summary: Summary,
+                  visits: list[Visit] | None = None) -> None:
     """Check up to K members of state's shape class: first the other games the walk found reaching
     it, then relabelled games (`relabel`, seeded by the path). Each member is checked as any
     position is, its declared fields are compared with the representative's (`varied` counts how
@@ -673,13 +714,13 @@ def check_members(ctx: Context, spec: Spec, order: tuple[int, ...], state: State
         if other is not None and (why := unlike(state, member)) is not None:
             summary.key_errors.append(((*order, checked), f"{notation(ctx.rs, member_acts)} and "
                                        f"{notation(ctx.rs, acts)}: {why}"))
-        found, kids = inspect(ctx, member, member_acts)
+        found, kids = inspect(ctx, member, member_acts, visits=visits)
         shown_path = tuple(encode(a, cells) for a in member_acts)
         for i, (prop, message, probe) in enumerate(found):
             shown = (*shown_path, encode(probe, cells)) if probe is not None else shown_path
             summary.failures.append(((*order, checked, i), prop, message, shown, None))
         summary.varied.update(f for f, v in member.fields().items() if v != fields[f])
-        theirs, keys = member_future(ctx, member, member_acts, kids)
+        theirs, keys = member_future(member, kids)
         if theirs != mine:
             prop, how = differs(theirs, mine)
             left = Counter(map(repr, mine[3]))
@@ -731,6 +772,7 @@ class Walk:
     failures: dict[str, list[tuple[str, tuple[Action, ...], tuple[Action, ...] | None]]] = \
         field(default_factory=dict)
     key_errors: list[str] = field(default_factory=list)
+    lost: str | None = None  # why the walk stopped before its end (`Summary.lost`)
 
     @property
     def positions(self) -> int:
@@ -804,12 +846,13 @@ def walk(rs: Ruleset, *, max_ply: int | None = None, bound: int | None = None, p
             out.key_errors += [why for _, why in summary.key_errors][:KEPT - len(out.key_errors)]
             past = bound is not None and ply > bound  # its positions failed the bound: no further
             ply += 1
-            remaining = sum(summary.sizes) > 0
+            remaining = sum(summary.sizes) > 0 or summary.lost is not None
+            out.lost = out.lost or summary.lost
             pieces = run.next_pieces()
-            if checkpoint is not None and remaining and not past:  # a finished walk keeps no checkpoint
+            if checkpoint is not None and remaining and not past and not out.lost:  # none when finished
                 _save(Path(checkpoint), out, ply, run.frontier(), partitions, varied, failures)
-            if past or (max_ply is not None and ply > max_ply) or (budget is not None
-                                                                   and out.positions > budget):
+            if past or out.lost or (max_ply is not None and ply > max_ply) or (budget is not None
+                                                                               and out.positions > budget):
                 break
         interrupted = False
     finally:
@@ -843,15 +886,24 @@ def split_pieces(frontier: Shard | list[bytes], shards: int, ply: int) -> list[l
         return [[p] for p in split(frontier, shards)]
     out = [bytearray() for _ in range(shards)]
     for blob in frontier:
-        at = 0
-        while at < len(blob):
-            key, n = struct.unpack_from("<QB", blob, at)
-            size = 9 + n * (8 + 2 * ply)
-            if not 1 <= n <= 1 + OTHERS or at + size > len(blob):
-                raise ValueError("the walk's saved classes are cut")
+        for key, at, size in core_classes(blob, ply):
             out[shard_of(key, shards)] += blob[at:at + size]
-            at += size
     return [[bytes(b)] for b in out]
+
+
+def core_classes(blob: bytes, ply: int) -> Iterator[tuple[int, int, int]]:
+    """The classes in a dump of the compiled core's walk at ply `ply`: key, offset and size of
+    each, or ValueError where the dump is cut."""
+    at = 0
+    while at < len(blob):
+        if at + 9 > len(blob):
+            raise ValueError("the walk's saved classes are cut")
+        key, n = struct.unpack_from("<QB", blob, at)
+        size = 9 + n * (8 + 2 * ply)
+        if not 1 <= n <= 1 + OTHERS or at + size > len(blob):
+            raise ValueError("the walk's saved classes are cut")
+        yield key, at, size
+        at += size
 
 
 def split(frontier: Shard, shards: int) -> list[Shard]:
@@ -998,8 +1050,11 @@ def _resume(out: Walk, path: Path, spec: Spec) -> Resumed:
         if not isinstance(varied, dict) or not all(f in STATE.names and isinstance(n, int) and n >= 0
                                                    for f, n in varied.items()):
             raise ValueError("varied: expected a count per declared field")
-        parts = {tuple(_tuples(p)) for p in data["partitions"]}
+        parts = {_partition(p, rs.board * rs.board) for p in data["partitions"]}
         counts = data["final_positions"], data["members"], data["engine_checked"]
+        classes = (len(frontier) if isinstance(frontier, dict)
+                   else sum(1 for blob in frontier for _ in core_classes(blob, ply)))
+        _possible(rs, data["positions_by_ply"], counts[0], classes, len(parts))
         out.members_by_ply, out.engine_by_ply = list(data["members_by_ply"]), list(data["engine_by_ply"])
         return ((ply, frontier, parts, Counter(varied), _failures(data["failures"])),
                 list(data["positions_by_ply"]), *counts)
@@ -1020,6 +1075,7 @@ def _frontier(rs: Ruleset, key: str, saved: list[list[list[int]]], ply: int) -> 
         if not 1 <= len(games) <= 2 + 2 * OTHERS:
             raise ValueError(f"a class saved with {len(games)} games")
         keys = set()
+        found: list[tuple[Key, Candidate]] = []
         for p in games:
             if len(p) != ply:
                 raise ValueError(f"a saved position {len(p)} actions from the start, not {ply}")
@@ -1027,9 +1083,12 @@ def _frontier(rs: Ruleset, key: str, saved: list[list[list[int]]], ply: int) -> 
             for code in p:
                 state = state.apply(decode(code, cells))
             keys.add(k := KEYS[key](state))
-            offer(frontier, k, [(rank(p, cells), digest(state), tuple(p))])
+            found.append((k, (rank(p, cells), digest(state), tuple(p))))
         if len(keys) != 1:
             raise ValueError("the games saved for one class reach different classes")
+        if found[0][0] in frontier:
+            raise ValueError(f"two saved classes are one class ({key} key): {games[0]}")
+        offer(frontier, found[0][0], [c for _, c in found])
     return frontier
 
 
@@ -1070,8 +1129,38 @@ def resumable(rs: Ruleset, path: Path, key: str = "shape", walker: str = "python
     _resume(Walk(rs.canonical, key=key, walker=walker), path, Spec(rs.canonical, key=key, walker=walker))
 
 
-def _tuples(value: Any) -> Any:
-    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+def _partition(saved: Any, cells: int) -> tuple[Any, ...]:
+    """A saved partition class (`abstract_of`'s fields: phase, the sizes of the open components,
+    the pending component's size; or the compiled core's code of one, `("core", n)`), or
+    ValueError when it is none."""
+    if isinstance(saved, list) and len(saved) == 2 and saved[0] == "core" and type(saved[1]) is int \
+            and saved[1] >= 0:
+        return "core", saved[1]
+    phase, parts, pending = saved if isinstance(saved, list) and len(saved) == 3 else (None, None, None)
+    if (phase not in (PLACE, MEASURE, OVER, CHANCE) or not isinstance(parts, list)
+            or not all(type(k) is int and k >= 1 for k in parts)
+            or type(pending) is not int or pending < 0 or sum(parts) + pending > cells):
+        raise ValueError(f"a partition class no position of a {cells}-cell board has: {str(saved)[:60]}")
+    return phase, tuple(parts), pending
+
+
+def _possible(rs: Ruleset, positions: list[int], final: int, frontier: int, partitions: int) -> None:
+    """ValueError unless a walk checkpoint's counts are ones a walk can reach (the digest is only
+    a checksum against accidents): one start, each ply's positions between one and the previous
+    ply's times the most actions a position can have (the frontier, the next ply, included), final
+    positions among those after the start, partition classes at most the positions walked."""
+    cells = rs.board * rs.board
+    widest = max(cells * (cells - 1) // 2, cells)  # a placement's two cells (place-distinct), or a cell
+    if positions[0] != 1:
+        raise ValueError("a walk starts from one position (positions_by_ply[0] is 1)")
+    for k, (before, now) in enumerate(itertools.pairwise([*positions, frontier]), start=1):
+        if not 1 <= now <= before * widest:
+            raise ValueError(f"ply {k}: {now:,} positions cannot follow {before:,} (at most {widest} "
+                             "actions each)")
+    if final > sum(positions[1:]):
+        raise ValueError(f"{final:,} final positions among the {sum(positions[1:]):,} after the start")
+    if partitions > sum(positions):
+        raise ValueError(f"{partitions:,} partition classes among {sum(positions):,} positions walked")
 
 
 def walk_ruleset(rs: Ruleset) -> Ruleset:

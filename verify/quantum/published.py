@@ -23,17 +23,20 @@ from collections.abc import Sequence
 from typing import Any
 
 from qttt import load_ruleset
+from qttt.analysis.distributed import executor
+from qttt.processes import Mapper, serial_mapper
 
 from .check import run_walks
 from .walk_results import FOLDER, NAMES, results_dir, source, walk_data
 
 
-def publish(name: str, workers: int, mapper: Any = None) -> dict[str, Any]:
-    """Walk a ruleset as `qttt check --exhaustive` does and return the file's content."""
+def publish(name: str, workers: int, mapper: Mapper = serial_mapper) -> dict[str, Any]:
+    """Walk a ruleset as `qttt check --exhaustive` does, one shard per worker of `mapper`, and
+    return the file's content."""
     rs = load_ruleset(source(name))
     start, cpu = time.perf_counter(), time.process_time()
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    structural, own = run_walks(rs, source(name), None, workers, None, None, mapper)
+    structural, own = run_walks(rs, source(name), None, mapper, shards=workers)
     return {"ruleset": name, "canonical": rs.canonical,
             "command": f"python -m verify.quantum.published {name} --workers {workers}",
             "cost": {"wall_seconds": round(time.perf_counter() - start, 1),
@@ -66,13 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1 if missing else 0
     folder.mkdir(parents=True, exist_ok=True)
     for name in args.names:
-        if args.dask:
-            from qttt.analysis.distributed import dask_mapper
-
-            with dask_mapper(None if args.dask == "local" else args.dask, args.workers) as mapper:
-                data = publish(name, args.workers, mapper)
-        else:
-            data = publish(name, args.workers)
+        with executor(args.workers, args.dask) as mapper:
+            data = publish(name, args.workers, mapper)
         (folder / f"{name}.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
         print(f"{FOLDER / (name + '.json')}: {sum(data['structural']['positions_by_ply'])} classes in "
               f"{data['cost']['wall_seconds']} s")

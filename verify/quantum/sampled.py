@@ -4,17 +4,22 @@ This ties the Z3 proofs (about graphs) and the abstraction (about component size
 on every visited position the live entanglement graph has the proved shape, every measurement
 gives the unique outcome the naive enumeration finds, and the engine's actions match the
 abstraction's; the player to act and move numbers match the checker's own count of the actions
-played; every action the rules refuse is refused under the rule check-order names; the compiled
-core holds the same positions. A failure keeps the actions that reach the offending position, and
-counts only once `confirm` replays them from the start under the real rules. The same position
-checks (`inspect`) serve the walk of `verify.quantum.exhaustive`; an engine that raises is a failure like
-any other, never a crash of the checker.
+played; every action the rules refuse is refused under the rule check-order names. Every path
+registered to be compared at positions (verify.paths: the compiled core's positions, its replay
+writer, perft, the solver) is run on batches of the visited positions in a child process
+(`compare_paths`), so that one that crashes or hangs is a failure too. A failure keeps the actions
+that reach the offending position, and counts only once `confirm` replays them from the start
+under the real rules. The same position checks (`inspect`) serve the walk of
+`verify.quantum.exhaustive`; an engine that raises is a failure like any other, never a crash of
+the checker.
 """
 
 from __future__ import annotations
 
+import functools
 import random
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
@@ -22,10 +27,12 @@ from typing import Any
 
 from qttt import IllegalAction, Ruleset
 from qttt.chance import CHANCE, check_outcomes
+from qttt.processes import Mapper, serial_mapper
 from qttt.quantum import compiled
 from qttt.quantum.engine import Action, Measure, Outcome, Place, State, player_of
 from qttt.quantum.game import compile_game
 
+from .. import isolated
 from ..paths import Path, serving
 from ..report import Confirmed
 from .abstract import Params, simulates
@@ -34,16 +41,21 @@ from .graphs import Multigraph, assignments, is_forest, propagate
 from .scores import declared_range, expected_scores
 from .witness import record, replay
 
-SHAPE, UNIQUE, TOTAL, DEADLOCK, LENGTH, SCORES, TURN, ABSTRACT, LEGAL, CORES, TIE = (
+SHAPE, UNIQUE, TOTAL, DEADLOCK, LENGTH, SCORES, TURN, ABSTRACT, LEGAL, CORES, RANDOM, TIE, UNREPRODUCED = (
     "single-cycle-per-move", "collapse-uniqueness", "collapse-totality", "no-deadlock", "termination",
-    "scores-well-defined", "turn-order", "abstraction", "legal-actions", "cores-agree", "score-tie-gap")
+    "scores-well-defined", "turn-order", "abstraction", "legal-actions", "cores-agree", "random-games-agree",
+    "score-tie-gap", "cores-crash")
 """Property ids, and the failures counted under one: abstraction (no-deadlock), score-tie-gap
-(scores-well-defined, a gap the ambiguity register may accept)."""
-FAILURE_IDS = frozenset((SHAPE, UNIQUE, TOTAL, DEADLOCK, LENGTH, SCORES, TURN, ABSTRACT, LEGAL, CORES, TIE))
+(scores-well-defined, a gap the ambiguity register may accept), cores-crash (cores-agree: a path
+that crashed only after other positions in one process, which no single game reproduces)."""
+FAILURE_IDS = frozenset((SHAPE, UNIQUE, TOTAL, DEADLOCK, LENGTH, SCORES, TURN, ABSTRACT, LEGAL, CORES, RANDOM,
+                         TIE, UNREPRODUCED))
 
 
 KEPT = 8
 """Failures kept per property and source: the first that `confirm` replays is the witness."""
+BATCH = 500
+"""Positions of sampled games each path compares at once (in one child process)."""
 
 
 @dataclass
@@ -58,6 +70,7 @@ class Sample:
     longest: int = 0
     longest_game: tuple[Action, ...] = ()
     failures: dict[str, list[tuple[str, tuple[Action, ...]]]] = field(default_factory=dict)
+    seconds: float = 0.0  # CPU seconds playing and checking the games, summed over the chunks
 
     def fail(self, prop: str, message: str, actions: Sequence[Action]) -> None:
         """Keep the first few failures of a property (a witness must still replay: `confirm`)."""
@@ -171,8 +184,8 @@ def check_measurements(state: State, vanish: bool) -> tuple[str | None, str | No
 @dataclass(frozen=True)
 class Context:
     """What the position checks need to know about a ruleset, computed once: its parameters, end
-    lines, declared score range, the bound on a game's length and, where it plays the ruleset, the
-    compiled core (`cores`), checked against the engine at every position."""
+    lines, declared score range, the bound on a game's length and the registered paths compared
+    with the engine at every position (`cores`: those that serve the ruleset)."""
 
     rs: Ruleset
     params: Params
@@ -182,23 +195,23 @@ class Context:
     end_masks: tuple[int, ...]
     declared: dict[str, Fraction] | None
     bound: int | None = None
-    core: Any = field(default=None, compare=False)
     paths: tuple[Path, ...] = ()
 
     @classmethod
     def of(cls, rs: Ruleset, bound: int | None = None, cores: bool = True) -> Context:
-        """The context of a ruleset, read from its compiled Game (with the compiled core and the
-        registered paths compared at positions, `verify.paths`, that serve rs when `cores`)."""
-        g = compile_game(rs)
-        found = declared_range(rs)
-        return cls(rs, Params.of(rs), bool(g.end_masks), g.measurer, g.collapse, g.end_masks,
-                   found[0] if found else None, bound, compiled_core(rs) if cores else None,
-                   serving(rs, "positions")[0] if cores else ())
+        """The context of a ruleset, read from its compiled Game (with the registered paths
+        compared at positions, `verify.paths`, that serve rs when `cores`); made once per process
+        (the declared range of a 4×4 ruleset takes about a second), however many units of work ask
+        for it."""
+        return _context(rs, bound, cores)
 
 
-def compiled_core(rs: Ruleset) -> Any:
-    """The compiled core of rs, or None where it cannot play rs (`core_reason` says why)."""
-    return None if core_reason(rs) else compiled.core_for(rs)
+@cache
+def _context(rs: Ruleset, bound: int | None, cores: bool) -> Context:
+    g = compile_game(rs)
+    found = declared_range(rs)
+    return Context(rs, Params.of(rs), bool(g.end_masks), g.measurer, g.collapse, g.end_masks,
+                   found[0] if found else None, bound, serving(rs, "positions")[0] if cores else ())
 
 
 def core_reason(rs: Ruleset) -> str | None:
@@ -274,7 +287,7 @@ def ends_now(ctx: Context, state: State) -> bool:
     o = sum(1 << c for c, m in enumerate(state.classical) if m and not m & 1)
     if any(m & x == m or m & o == m for m in ctx.end_masks):
         return True
-    left = len(state.open_cells)
+    left = sum(1 for m in state.classical if not m)  # open: no classical mark (the engine's list aside)
     return left == 0 or (left == 1 and ctx.params.last_square == "end")
 
 
@@ -316,7 +329,7 @@ def expected_refusals(ctx: Context, state: State) -> dict[Action, str | None]:
     the first in REFUSAL_ORDER (rule check-order); None for an action no rule refuses."""
     cells = len(state.classical)
     pending = state.pending
-    opens = set(state.open_cells)
+    opens = {c for c, m in enumerate(state.classical) if not m}  # read from the marks, not the engine's list
     live = set(state.edges.values()) if not ctx.rs.rules.two_cycles else set()
     ends = state.edges[pending] if pending is not None else ()
     chance_turn = ctx.collapse != "choice" and state.chosen is not None
@@ -347,6 +360,119 @@ Failure = tuple[str, str, Action | None]
 """A property that fails at a position: (property, message, the action showing it or None)."""
 
 
+@dataclass(frozen=True)
+class Visit:
+    """A position the checker visited, as the paths compared at positions (`verify.paths`, at =
+    "positions") see it: the actions reaching it, the engine's state, its legal actions, the
+    states after each measurement and each placement that ends the game, the rule refusing each
+    other action of the action space (`expected_refusals`, which the engine was held to), and the
+    engine's perft counts to depth 2 (its legal actions here and at every position one on)."""
+
+    path: tuple[Action, ...]
+    state: State
+    legal: tuple[Action, ...]
+    after: tuple[tuple[Action, State], ...]
+    refusals: dict[Action, str | None]
+    perft: tuple[int, int] | None  # None where the engine raised one action on (a failure of its own)
+
+
+@dataclass(frozen=True)
+class GameFailure:
+    """A failure of a path compared on games (`verify.paths`, at = "games"): what differs, the
+    engine's game showing it, and the path run again on it (what still differs, or None)."""
+
+    message: str
+    actions: tuple[Action, ...]
+    again: Callable[[], str | None]
+
+
+def compare_games(ctx: Context, variant: str, seed: int, games: int
+                  ) -> tuple[dict[str, list[GameFailure]], dict[str, str]]:
+    """The failures of every registered path compared on games that serves ctx's ruleset, by path
+    name: each runs on the games `qttt random --seed seed -n games` plays; and, by name, why a path
+    could not be compared (the engine raised while playing those games: a failure the position
+    checks report with its own game)."""
+    found: dict[str, list[GameFailure]] = {}
+    unrun: dict[str, str] = {}
+    for p in serving(ctx.rs, "games")[0]:
+        try:
+            found[p.name] = p.comparison()(ctx, variant, seed, games)
+        except Exception as e:
+            unrun[p.name] = "the engine raised while playing the games to compare with: " + raised(e)
+    return found, unrun
+
+
+def confirm_game(ctx: Context, variant: str, failure: GameFailure) -> Confirmed | None:
+    """A path's failure on a game as a witness: the game replays from the start under the real
+    rules with the engine, and the path, run again on it, still differs."""
+    if replay(ctx.rs, failure.actions) is None:
+        return None
+    still = failure.again()
+    return Confirmed(record(variant, failure.actions), still) if still is not None else None
+
+
+Located = tuple[tuple[Action, ...], Failure]
+"""A failure and the actions reaching the position it is at."""
+Further = tuple[tuple[Action, ...], Failure]
+"""A comparison's failure at a position further on: the actions from the visited position there."""
+
+
+def compare_paths(ctx: Context, visits: Sequence[Visit], again: bool = False) -> list[Located]:
+    """The failures of every path in ctx.paths on the visited positions, each path run in a child
+    process (`verify.isolated.run`): a path that crashes, aborts or hangs fails property cores-agree at
+    the position where it stopped (the shortest prefix of the visit's actions, or the action it was
+    trying there); one that crashes only after other positions in the same process, never on one
+    alone, is reported under cores-crash (no game shows it). Each comparison takes (ctx, visits,
+    mark), calls mark(i, done, k) as it goes (visit i, `done` of its actions replayed, trying
+    `action_space(cells)[k]`, or k = -1) and returns per visit a failure there, or one further on
+    (`Further`), or None. A path that
+    crashed isolated.MOST times on the ruleset in this process is not run again, unless `again`
+    (a witness confirmed)."""
+    out: list[Located] = []
+    space = action_space(ctx.rs.board ** 2)
+    for p in ctx.paths:
+        key = (p.name, ctx.rs.canonical)
+        if _CRASHES.get(key, 0) >= isolated.MOST and not again:  # no more hangs to wait out
+            continue
+        results = isolated.run(functools.partial(p.comparison(), ctx), visits)
+        for visit, result in zip(visits, results, strict=True):
+            if isinstance(result, isolated.Crashed):
+                _CRASHES[key] = _CRASHES.get(key, 0) + 1
+                out.append(crash_failure(p.name, visit.path, result, space))
+            elif isinstance(result, tuple) and len(result) == 2:  # further on
+                out.append((visit.path + result[0], result[1]))
+            elif isinstance(result, tuple):
+                out.append((visit.path, result))
+    return out
+
+
+_CRASHES: dict[tuple[str, str], int] = {}
+"""Crashes of each path (name, ruleset) in this process: after isolated.MOST the path is not run
+again (`forget_crashes` starts a new count)."""
+
+
+def forget_crashes() -> None:
+    """Start counting the paths' crashes anew (at the start of a check)."""
+    _CRASHES.clear()
+
+
+def crash_failure(name: str, path: tuple[Action, ...], crash: isolated.Crashed,
+                  space: Sequence[Action]) -> Located:
+    """A path's crash as a failure of cores-agree at the shortest position that shows it: after the
+    action it was replaying, or where it was trying an action (see `compare_paths`)."""
+    done, k = (*crash.where, -1, -1)[:2]
+    done = min(max(done, 0), len(path))
+    trying = space[k] if 0 <= k < len(space) else None
+    what = f"{name}: {crash.why}"
+    if not crash.alone:  # no single game reproduces it: reported as the checker's own failure
+        return path, (UNREPRODUCED, f"{what} after other positions in one process, never on one alone", None)
+    if trying is not None and done < len(path) and trying == path[done]:
+        return path[:done + 1], (CORES, f"{what} replaying action {done + 1}, {trying}", None)
+    if trying is not None:
+        return path[:done], (CORES, f"{what} trying {trying} here", trying)
+    return path[:done], (CORES, f"{what} at this position", None)
+
+
 def check_legal(state: State, legal: Sequence[Action], refusals: dict[Action, str | None]) -> Failure | None:
     """The engine's legal actions are exactly those the rules allow, and every other action of the
     action space is refused naming the rule `expected_refusals` gives."""
@@ -367,77 +493,6 @@ def check_legal(state: State, legal: Sequence[Action], refusals: dict[Action, st
         except Exception as e:
             return LEGAL, f"{act}: " + raised(e), act
         return LEGAL, f"the engine accepts {act}; rule {want} refuses it", act
-    return None
-
-
-def compare_cores(ctx: Context, state: State, path: Sequence[Action],
-                  children: Sequence[tuple[Action, State]],
-                  refusals: dict[Action, str | None]) -> Failure | None:
-    """The compiled core, replaying the same actions, holds the same position (phase, move numbers,
-    pending cycle, player to act, classical and spooky marks, scores), lists the same legal
-    actions, refuses every other action under the rule the engine must name, and reaches the same
-    position after each measurement and after a placement that ends the game (the positions other
-    placements reach are compared where they are checked themselves)."""
-    try:
-        pos = ctx.core.position()
-        for i, act in enumerate(path):
-            try:
-                pos.apply(act)
-            except IllegalAction as e:
-                return CORES, f"the compiled core refuses action {i + 1}, {act}, under rule {e.rule}", None
-        differs = _view_differs(pos.view(), state) or _fields_differ(pos.fields(), state.fields())
-        if differs:
-            return CORES, f"the compiled core holds {differs}", None
-        if pos.chance_outcomes() != state.chance_outcomes():
-            return CORES, (f"chance outcomes: engine {state.chance_outcomes()}, compiled core "
-                           f"{pos.chance_outcomes()}"), None
-        legal = [a for a, _ in children]
-        core_legal = pos.legal()
-        if set(core_legal) != set(legal):
-            return CORES, f"legal actions: engine {legal}, compiled core {core_legal}", None
-        for act, want in refusals.items():
-            if act in legal:
-                continue
-            try:
-                pos.apply(act)  # a refusal leaves the position as it was
-            except IllegalAction as e:
-                if e.rule != want:
-                    return CORES, f"the compiled core refuses {act} under rule {e.rule}, not {want}", act
-                continue
-            return CORES, f"the compiled core accepts {act}, which the rules refuse ({want})", act
-        for act, child in children:
-            if isinstance(act, Place) and not child.over:
-                continue
-            after = pos.copy()
-            after.apply(act)
-            differs = _view_differs(after.view(), child) or _fields_differ(after.fields(), child.fields())
-            if differs:
-                return CORES, f"after {act} the compiled core holds {differs}", act
-    except Exception as e:
-        return CORES, f"the compiled core raised {type(e).__name__}: {e}", None
-    return None
-
-
-def _view_differs(view: Any, state: State) -> str | None:
-    """What differs between the compiled core's view of a position and the engine's state."""
-    engine = (state.phase, None if state.over else state.move, state.pending, state.chosen, state.to_move,
-              (state.scores["x"], state.scores["o"]), state.cycle, state.classical, state.spooky)
-    core = (view.phase, None if view.phase == "over" else view.move, view.pending, view.chosen, view.to_move,
-            view.scores, view.cycle, view.classical, view.spooky)
-    names = ("phase", "next move", "pending move", "cell named", "player to act", "scores", "cycle",
-             "classical marks", "spooky marks")
-    for name, mine, theirs in zip(names, core, engine, strict=True):
-        if mine != theirs:
-            return f"{name} {mine}, the engine {theirs}"
-    return None
-
-
-def _fields_differ(core: dict[str, Any], engine: dict[str, Any]) -> str | None:
-    """The first declared field of the position state (`qttt.quantum.engine.STATE`) the compiled
-    core holds otherwise than the engine, in words."""
-    for name, mine in core.items():
-        if mine != engine[name]:
-            return f"position-state field {name} = {mine}, the engine {engine[name]}"
     return None
 
 
@@ -473,11 +528,11 @@ def position_failures(ctx: Context, state: State, path: Sequence[Action]) -> lis
     return found
 
 
-def inspect(ctx: Context, state: State, path: Sequence[Action],
-            simulate: bool = False) -> tuple[list[Failure], list[tuple[Action, State]]]:
-    """Every property failure the engine (and the compiled core) shows at the position the actions
-    `path` reach, and the position after each legal action. The turn order and move numbers are
-    the checker's own count of the actions played."""
+def inspect(ctx: Context, state: State, path: Sequence[Action], simulate: bool = False,
+            visits: list[Visit] | None = None) -> tuple[list[Failure], list[tuple[Action, State]]]:
+    """Every property failure the engine shows at the position the actions `path` reach, and the
+    position after each legal action. The turn order and move numbers are the checker's own count
+    of the actions played. With ctx.paths, the position joins `visits`, for `compare_paths`."""
     found = position_failures(ctx, state, path)
     children: list[tuple[Action, State]] = []
     try:
@@ -501,9 +556,18 @@ def inspect(ctx: Context, state: State, path: Sequence[Action],
     found += [refused] if refused else []
     if simulate:
         found += _guarded(ABSTRACT, lambda: simulates(ctx.params, state, ctx.first_line))
-    for p in ctx.paths:  # every registered path compared at positions (verify.paths)
-        differs = p.comparison()(ctx, state, path, children, refusals)
-        found += [differs] if differs else []
+    if ctx.paths and visits is not None:
+        after = tuple((a, c) for a, c in children if not isinstance(a, Place) or c.over)
+        further = 0  # the engine's legal actions one action on, for perft
+        for act, child in children:
+            try:
+                further += len(child.legal_actions())
+            except Exception as e:
+                found.append((DEADLOCK, f"after {act}, legal actions: " + raised(e), act))
+                further = -1
+                break
+        perft = (len(children), further) if further >= 0 else None
+        visits.append(Visit(tuple(path), state, tuple(a for a, _ in children), after, refusals, perft))
     return found, children
 
 
@@ -514,7 +578,10 @@ def confirm(ctx: Context, variant: str, prop: str, path: Sequence[Action]) -> Co
     state = replay(ctx.rs, path)
     if state is None:
         return None
-    found, _ = inspect(ctx, state, path, simulate=prop == ABSTRACT)
+    visits: list[Visit] = []
+    found, _ = inspect(ctx, state, path, simulate=prop == ABSTRACT, visits=visits)
+    if prop == CORES:
+        found += [f for at, f in compare_paths(ctx, visits, again=True) if len(at) == len(path)]
     for p, message, probe in found:
         if p == prop:
             acts = [*path, probe] if probe is not None else list(path)
@@ -522,16 +589,23 @@ def confirm(ctx: Context, variant: str, prop: str, path: Sequence[Action]) -> Co
     return None
 
 
-def sample(rs: Ruleset, games: int, seed: int = 0, simulate: int = 200, bound: int | None = None,
-           cores: bool = True) -> Sample:
-    """Play `games` uniformly random games, checking every position (and the abstraction on the
-    first `simulate` positions), the compiled core alongside where it plays rs (`cores`). A chance
-    turn's outcome is drawn like any action, uniformly from the checker's own seeded generator (not
-    by its probability: an unlikely outcome is explored as often as a likely one)."""
-    rng = random.Random(seed)
+CHUNK = 25
+"""Games per unit of sampled work: chunk i plays its games from `random.Random(f"{seed}:{i}")`, so
+a sample depends on the ruleset, the seed and the number of games, never on who played which chunk."""
+
+
+def sample_chunk(rs: Ruleset, seed: int, index: int, games: int, simulate: int = 0, bound: int | None = None,
+                 cores: bool = True) -> Sample:
+    """Chunk `index` of a sample: `games` uniformly random games, checking every position (and the
+    abstraction on the first `simulate` positions), the compiled core alongside where it plays rs
+    (`cores`). A chance turn's outcome is drawn like any action, uniformly from the chunk's seeded
+    generator (not by its probability: an unlikely outcome is explored as often as a likely one)."""
+    started = time.thread_time()
+    rng = random.Random(f"{seed}:{index}")
     out = Sample()
     ctx = Context.of(rs, bound, cores)
-    for _ in range(games):
+    visits: list[Visit] = []
+    for game in range(games):
         state = State.initial(rs)
         actions = list[Action]()
         out.games += 1
@@ -540,7 +614,7 @@ def sample(rs: Ruleset, games: int, seed: int = 0, simulate: int = 200, bound: i
             check_abstraction = out.simulated < simulate
             out.simulated += check_abstraction
             out.measurements += state.phase == "measure"
-            found, children = inspect(ctx, state, actions, check_abstraction)
+            found, children = inspect(ctx, state, actions, check_abstraction, visits)
             for prop, message, _ in found:
                 out.fail(prop, message, actions)
             if state.over or not children or len(actions) > (bound if bound is not None else 10 ** 6):
@@ -549,4 +623,43 @@ def sample(rs: Ruleset, games: int, seed: int = 0, simulate: int = 200, bound: i
             actions.append(act)
         if len(actions) > out.longest:
             out.longest, out.longest_game = len(actions), tuple(actions)
+        if len(visits) >= BATCH or game == games - 1:  # the paths on this batch's positions
+            for at, (prop, message, _) in compare_paths(ctx, visits):
+                out.fail(prop, message, at)
+            visits.clear()
+    out.seconds = time.thread_time() - started
     return out
+
+
+def chunks(rs: Ruleset, games: int, seed: int = 0, simulate: int = 200, bound: int | None = None,
+           cores: bool = True) -> list[tuple[Any, ...]]:
+    """The arguments of `sample_chunk` for each chunk of a sample of `games` games: CHUNK games
+    each; the first chunk checks the abstraction on its first `simulate` positions."""
+    return [(rs, seed, i, min(CHUNK, games - start), simulate if i == 0 else 0, bound, cores)
+            for i, start in enumerate(range(0, games, CHUNK))]
+
+
+def merged(parts: Iterable[Sample]) -> Sample:
+    """The chunks of a sample as one, in chunk order (the failures kept are the first few of the
+    whole sample, the longest game the first of its length)."""
+    out = Sample()
+    for part in parts:
+        out.games += part.games
+        out.positions += part.positions
+        out.measurements += part.measurements
+        out.simulated += part.simulated
+        out.seconds += part.seconds
+        if part.longest > out.longest:
+            out.longest, out.longest_game = part.longest, part.longest_game
+        for prop, kept in part.failures.items():
+            for message, actions in kept:
+                out.fail(prop, message, actions)
+    return out
+
+
+def sample(rs: Ruleset, games: int, seed: int = 0, simulate: int = 200, bound: int | None = None,
+           cores: bool = True, mapper: Mapper = serial_mapper) -> Sample:
+    """Play `games` uniformly random games in chunks (`sample_chunk`, run by `mapper`), checking every
+    position (and the abstraction on the first `simulate` positions), the compiled core alongside
+    where it plays rs (`cores`)."""
+    return merged(mapper(sample_chunk, chunks(rs, games, seed, simulate, bound, cores)))

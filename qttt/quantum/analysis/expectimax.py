@@ -37,7 +37,7 @@ from ..engine import CHANCE_TURN, OVER, Action, Board, Outcome
 from ..game import compile_game
 from .count import board_after, encode
 from .keys import Key, numbered_key, owner_key
-from .solved import SolveResult, child, saved_values
+from .solved import SolveResult, saved_values
 
 Coefficients = tuple[int, ...]  # a value: scaled integer coefficients of p**0, p**1, ...
 
@@ -51,7 +51,7 @@ def outcomes(b: Board) -> tuple[Board, Board]:
     """A chance turn's two positions: after the named outcome and after the other (offered or not)."""
     named = b.chosen
     a, e = b.ends[b.pending]
-    return child(b, Outcome(named)), child(b, Outcome(a + e - named))
+    return b.after(Outcome(named)), b.after(Outcome(a + e - named))
 
 
 def mix(named: Coefficients, other: Coefficients) -> Coefficients:
@@ -113,7 +113,7 @@ class Expectimax:
                 sign = 1 if b.to_move() == "x" else -1
                 best: Coefficients | None = None
                 for act in legal:
-                    w = self.value(child(b, act))
+                    w = self.value(b.after(act))
                     if best is None or sign * self.better(w, best) > 0:
                         best = w
                 assert best is not None
@@ -203,7 +203,7 @@ def principal_line(valuer: Valuer, start: Sequence[int], value: Coefficients) ->
                 raise QtttError("solve-fast", f"no action keeps the value after {codes}")
         line.append(act)
         codes.append(encode(act, n2))
-        b = child(b, act)
+        b = b.after(act)
     return line
 
 
@@ -236,7 +236,7 @@ def first_actions(rs: Ruleset, root: Board) -> list[Action]:
     seen: set[Key] = set()
     kids: list[Action] = []
     for act in root.legal():
-        c = child(root, act)
+        c = root.after(act)
         k = None if c.phase == OVER else keyer(rs, c)
         if k is None or k not in seen:
             if k is not None:
@@ -483,6 +483,12 @@ def value_curve(rs: Ruleset, points: Sequence[Fraction] | None = None, *, core: 
             c = crossing(at, a if a.side > 0 else at(a.p, 1), b, width)
             out.append(c)
             solves += c.solves
-        elif not _sign(a.value) and _sign(b.value):  # the value leaves 0 between them: not refined
-            out.append(Crossing(a.p, a.p, b.p, None, 0))
+        elif not _sign(a.value) and _sign(b.value):  # 0 at a, not at b
+            if a.side < 0:
+                a = at(a.p, 1)
+                solves += 1
+            if a.piece.coefficients:  # a piece of roots apart: the value leaves 0 at a itself
+                out.append(Crossing(a.p, a.p, a.p, a.piece, 0))
+            else:  # 0 on a piece right of a: where it ends is bracketed by the grid only
+                out.append(Crossing(a.p, a.p, b.p, None, 0))
     return Curve(rs.canonical, found, out, width, solves)

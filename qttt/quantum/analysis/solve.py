@@ -38,7 +38,7 @@ from ..game import compile_game
 from .count import board_after, encode
 from .expectimax import choose_expectimax, solve_chance
 from .keys import Key, numbered_key, owner_key
-from .solved import SolveResult, child, saved_values
+from .solved import SolveResult, saved_values
 
 
 class Solver:
@@ -67,7 +67,7 @@ class Solver:
         out: list[tuple[Action, Board, Key | None]] = []
         seen: set[Key] = set()
         for act in b.legal():
-            c = child(b, act)
+            c = b.after(act)
             if c.phase == OVER or not self.memo:
                 out.append((act, c, None))
                 continue
@@ -211,7 +211,7 @@ def _value(code: str, value: Any, rs: Ruleset) -> Fraction:
     a value the rules cannot give."""
     if not isinstance(value, str) or not FRACTION.fullmatch(value) or value.endswith("/0"):
         raise ValueError(f"values.{code}: expected an exact number such as \"1/2\"")
-    x_lo, x_hi, o_lo, o_hi = rules_of(rs).codec.score_range
+    x_lo, x_hi, o_lo, o_hi = rules_of(rs).score_range
     if not x_lo - o_hi <= Fraction(value) <= x_hi - o_lo:
         raise ValueError(f"values.{code}: {value} is no score difference a game of {rs.canonical} ends with "
                          f"({x_lo - o_hi} to {x_hi - o_lo})")
@@ -288,5 +288,5 @@ def minimax(b: Board) -> Fraction:
     legal = b.legal()
     if not legal:
         return b.score_difference()
-    vals = [minimax(child(b, a)) for a in legal]
+    vals = [minimax(b.after(a)) for a in legal]
     return max(vals) if b.to_move() == "x" else min(vals)

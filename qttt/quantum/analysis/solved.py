@@ -16,20 +16,7 @@ from ...errors import FileError
 from ...io import read_checkpoint
 from ...notation import action_to_json
 from ...ruleset import Ruleset
-from ..engine import Action, Board, Measure, Place
-
-
-def child(b: Board, act: Action) -> Board:
-    """The position after `act` (a copy)."""
-    c = b.copy()
-    if isinstance(act, Place):
-        c.place(act.a, act.b)
-    elif isinstance(act, Measure):
-        c.measure(act.cell)
-    else:
-        c.outcome(act.cell)
-    return c
-
+from ..engine import Action
 
 
 @dataclass
