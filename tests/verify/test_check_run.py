@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from rich.console import Console
+from signals import as_from_a_terminal
 
 from qttt.processes import Once, serial_mapper
 from verify import cli
@@ -113,10 +114,11 @@ def test_the_progress_line_counts_rulesets_and_estimates_what_is_left() -> None:
 
 
 def started(argv: list[str]) -> subprocess.Popen[str]:
-    """`qttt check argv` in a session of its own (every process it starts is in it)."""
+    """`qttt check argv` in a session of its own (every process it starts is in it), as from a
+    terminal."""
     return subprocess.Popen([sys.executable, "-m", "qttt", "check", *argv], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            preexec_fn=as_from_a_terminal)
 
 
 def in_session(sid: int) -> list[str]:
