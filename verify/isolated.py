@@ -238,10 +238,11 @@ class Isolated:
 
 
 def run(fn: Callable[[Sequence[T], Mark], list[R]], items: Sequence[T], timeout: float | None = None,
-        most: int = MOST) -> list[R | Crashed | Skipped]:
+        most: int | None = None) -> list[R | Crashed | Skipped]:
     """fn's result for each item, run in child processes forked from this one (see the module
-    docstring; timeout default TIMEOUT)."""
+    docstring; timeout default TIMEOUT, most default MOST, each read when called)."""
     timeout = TIMEOUT if timeout is None else timeout
+    most = MOST if most is None else most
     if not items:
         return []
     if not hasattr(os, "fork"):  # pragma: no cover - not POSIX: no isolation to be had

@@ -20,6 +20,7 @@ from contract import one_line, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lanes import examples
+from signals import as_from_a_terminal
 
 from qttt import bounds, io
 from qttt.bounds import Bound
@@ -429,12 +430,9 @@ def _no_orphans() -> Iterator[None]:
 
 def started(argv: list[str], workers: int = 0) -> subprocess.Popen[str]:
     """`qttt ARGV` started in a process group of its own, once it has `workers` children running."""
-    # SIGINT at its default in the child, as under a terminal: a test run from a background job
-    # (CI started with `&`) would otherwise hand it on ignored, and a Ctrl-C sent before the command
-    # sets its own handlers would be lost.
     proc = subprocess.Popen([sys.executable, "-m", "qttt", *argv], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+                            preexec_fn=as_from_a_terminal,
                             start_new_session=True)
     _STARTED.append(proc)
     deadline = time.monotonic() + 60

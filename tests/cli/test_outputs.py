@@ -24,6 +24,7 @@ from contract import one_line, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lanes import examples
+from signals import as_from_a_terminal
 
 from qttt import io
 from qttt.argtypes import output_file
@@ -214,16 +215,9 @@ STOPS = {signal.SIGHUP: 129, signal.SIGQUIT: 131, signal.SIGUSR1: 138, signal.SI
          signal.SIGTERM: 143, signal.SIGINT: 130}
 
 
-def defaults() -> None:
-    """In the child: every stopping signal at its default, as a terminal starts a program (a test
-    run as a background job would hand SIGINT and SIGQUIT on ignored)."""
-    for sig in STOPS:
-        signal.signal(sig, signal.SIG_DFL)
-
-
 def started(argv: list[str], cwd: Path) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "qttt", *argv], cwd=cwd, env=ENV, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=defaults)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=as_from_a_terminal)
 
 
 def wait_for(predicate: Any, seconds: float = 120.0) -> None:
@@ -274,7 +268,7 @@ def test_ctrl_c_while_starting_up_is_one_line(tmp_path: Path, delay: float) -> N
 def test_a_signal_ignored_at_start_stays_ignored(tmp_path: Path) -> None:
     """nohup: SIGHUP ignored when qttt starts is not taken over."""
     def ignore_hup() -> None:
-        defaults()
+        as_from_a_terminal()
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
     proc = subprocess.Popen([sys.executable, "-m", "qttt", "random", "wikipedia", "-n", "2000", "--seed",
                              "3"], env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -288,7 +282,7 @@ def test_a_signal_ignored_at_start_stays_ignored(tmp_path: Path) -> None:
 
 def limited(argv: list[str], limit: int, value: int, cwd: Path) -> subprocess.CompletedProcess[str]:
     def apply() -> None:
-        defaults()
+        as_from_a_terminal()
         resource.setrlimit(limit, (value, resource.getrlimit(limit)[1]))
     return subprocess.run([sys.executable, "-m", "qttt", *argv], cwd=cwd, env=ENV, capture_output=True,
                           text=True, preexec_fn=apply, timeout=300)

@@ -21,6 +21,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from lanes import examples
+from signals import as_from_a_terminal
 
 from qttt.analysis import sample as random_play
 from qttt.cli import main
@@ -198,7 +199,7 @@ def test_a_signal_leaves_no_file_and_no_worker(tmp_path: Path, sig: signal.Signa
     target = tmp_path / "games.jsonl"
     proc = subprocess.Popen([sys.executable, "-m", "qttt", "random", "wikipedia", "-n", "50000000",
                              "--workers", "2", "-o", str(target)], stderr=subprocess.PIPE,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            preexec_fn=as_from_a_terminal)
     deadline = time.monotonic() + 60
     while len(writers(str(target))) < 3 and time.monotonic() < deadline:  # the command and 2 workers
         time.sleep(0.05)
@@ -220,14 +221,6 @@ def test_a_reader_gone_away_stops_every_worker() -> None:
     assert proc.stdout.strip() == "0" and proc.stderr == "", proc
     time.sleep(0.2)
     assert writers(seed) == []
-
-
-def as_from_a_terminal() -> None:
-    """A command's signals as a shell at a terminal starts it: Ctrl-C answered, nothing blocked. The
-    test process may have had SIGINT ignored by a test before it (seen under pytest-xdist in CI:
-    the command, started with it ignored, rightly kept ignoring it and wrote 9.8 GB in 60 s)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
 
 
 def test_ctrl_c_to_the_group_while_workers_start_is_one_line(tmp_path: Path) -> None:

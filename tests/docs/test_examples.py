@@ -164,8 +164,21 @@ def test_spooky_marks_on_a_4x4_board_are_legible() -> None:
     assert sizes and min(sizes) >= 20  # drawn at 320 px, still >= 14 px at a phone's 230 px
 
 
-@pytest.mark.slow
+@pytest.mark.deep
 def test_committed_contrasts_are_what_the_searches_find_now() -> None:
     """The whole of results/contrasts.json (pairs, parameters, the examples' branch values)
     regenerates identically."""
     assert contrast.main(["--check"]) == 0, "run python -m qttt.quantum.analysis.contrast"
+
+
+@pytest.mark.slow
+def test_committed_contrasts_of_wikipedia_are_what_the_searches_find_now() -> None:
+    """CI's part of the whole file (the deep lane's test above): wikipedia's pairs with the other
+    3×3 rulesets, its parameters, and the examples' branch values regenerate identically."""
+    again = "run python -m qttt.quantum.analysis.contrast"
+    committed, now = contrast.load(), contrast.generate(only="wikipedia")
+    assert now["games_per_search"] == committed["games_per_search"], again
+    assert now["examples"] == committed["examples"], again
+    for part in ("pairs", "parameters"):
+        mine = [c for c in committed[part] if "wikipedia" in (c["a"], c["b"])]
+        assert mine and now[part] == mine, f"{part}: {again}"

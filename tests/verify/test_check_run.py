@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from rich.console import Console
+from signals import as_from_a_terminal
 
 from qttt.processes import Once, serial_mapper
 from verify import cli
@@ -40,29 +41,27 @@ def output(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
 
 
 @pytest.mark.slow
-def test_one_report_whatever_the_workers(capsys: pytest.CaptureFixture[str]) -> None:
-    cheaper = [CHEAP[0], CHEAP[2]]  # no 3×3 board: its Z3 queries take a while (the slow test has it)
-    one = output([*cheaper, *FLAGS, "--json-document", "--workers", "1"], capsys)
-    assert output([*cheaper, *FLAGS, "--json-document", "--workers", "2"], capsys) == one
-    data = json.loads(one)
-    assert [r["ruleset"] for r in data["rulesets"]] == cheaper and data["partial"] is False
-    lines = output([*cheaper, *FLAGS, "--json", "--workers", "2"], capsys).splitlines()
-    head, *rulesets, last = map(json.loads, lines)
-    assert head == cli.catalogue_json() and rulesets == data["rulesets"]
-    assert last["summary"] == data["summary"] and (last["partial"], last["exit_status"]) == (False, 0)
-
-
-@pytest.mark.slow
-def test_one_report_on_one_worker_two_or_a_local_dask_cluster(capsys: pytest.CaptureFixture[str],
+@pytest.mark.parametrize("specs", [pytest.param([CHEAP[0], CHEAP[2]], id="2x2-and-nested"),
+                                   pytest.param(CHEAP, id="and-3x3", marks=pytest.mark.deep)])
+def test_one_report_on_one_worker_two_or_a_local_dask_cluster(specs: list[str],
+                                                               capsys: pytest.CaptureFixture[str],
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """Each run from scratch: the shared work (Z3, cross-checks, enumerations) done again by its
-    own workers, in whatever order they take it."""
+    own workers, in whatever order they take it. The run on two workers writes JSON Lines: the
+    catalogue, each ruleset's object as in the document, the summary. CI leaves the 3×3 board out
+    (its Z3 queries and walk take a while: the deep lane has it)."""
     pytest.importorskip("distributed")
-    out = []
-    for where in (["--workers", "1"], ["--workers", "2"], ["--dask", "local", "--workers", "2"]):
+
+    def run(*argv: str) -> str:
         monkeypatch.setattr(check_module, "SHARED", Once(priority=-1))
-        out.append(output([*CHEAP, *FLAGS, "--json-document", *where], capsys))
-    assert out[0] == out[1] == out[2]
+        return output([*specs, *FLAGS, *argv], capsys)
+    one = run("--json-document", "--workers", "1")
+    assert run("--json-document", "--dask", "local", "--workers", "2") == one
+    data = json.loads(one)
+    assert [r["ruleset"] for r in data["rulesets"]] == specs and data["partial"] is False
+    head, *rulesets, last = map(json.loads, run("--json", "--workers", "2").splitlines())
+    assert head == cli.catalogue_json() and rulesets == data["rulesets"]
+    assert last["summary"] == data["summary"] and (last["partial"], last["exit_status"]) == (False, 0)
 
 
 def test_a_z3_answer_does_not_depend_on_what_its_worker_did_before() -> None:
@@ -113,10 +112,11 @@ def test_the_progress_line_counts_rulesets_and_estimates_what_is_left() -> None:
 
 
 def started(argv: list[str]) -> subprocess.Popen[str]:
-    """`qttt check argv` in a session of its own (every process it starts is in it)."""
+    """`qttt check argv` in a session of its own (every process it starts is in it), as from a
+    terminal."""
     return subprocess.Popen([sys.executable, "-m", "qttt", "check", *argv], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            preexec_fn=as_from_a_terminal)
 
 
 def in_session(sid: int) -> list[str]:

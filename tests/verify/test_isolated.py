@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lanes import examples
 
+from verify import isolated
 from verify.isolated import CallFailed, Crashed, Died, Isolated, Mark, Skipped, run
 
 
@@ -100,6 +101,17 @@ def test_after_most_crashes_the_rest_is_skipped() -> None:
     assert got[0] == 10  # answered before the first crash
     assert [type(g) for g in got[1:3]] == [Crashed, Crashed]
     assert all(isinstance(g, Skipped) for g in got[3:]), got
+
+
+@needs_fork
+def test_the_defaults_are_read_when_run_is_called(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the checker's callers leave to the defaults follows isolated.TIMEOUT and isolated.MOST
+    (the tests of a hanging core set both short: each hang costs two waits of TIMEOUT)."""
+    monkeypatch.setattr(isolated, "TIMEOUT", 0.3)
+    monkeypatch.setattr(isolated, "MOST", 1)
+    got = run(risky, [6, 1, 2])
+    assert got[0] == Crashed("no progress for 0.3 s (killed)", (7, 6))
+    assert all(isinstance(g, Skipped) for g in got[1:]), got
 
 
 def batch_call(items: Sequence[int], mark: Mark) -> list[int]:

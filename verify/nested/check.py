@@ -69,6 +69,7 @@ DEFAULT_DEPTH = 4  # plies of the 3×3 walk (the 2×2 walk is complete)
 PERFT_DEPTH = 12  # plies of perft compared with a walk's count of move sequences
 ROLLOUTS = 20
 CORE_TIMEOUT = 10.0  # seconds a call to the core's child may take, plus a share per probe or game
+CORE_PER_PROBE = 0.05  # the share per probe (Core.per_probe): a hung core is waited for this long
 
 
 def default_games(rs: Ruleset) -> int:
@@ -139,7 +140,7 @@ class Checked:
 def _core(rs: Ruleset, variant: str, cores: bool) -> Core | None:
     if not cores or core_reason(rs) is not None:
         return None
-    return Core(CORE, rs.canonical, variant, probes.observe, timeout=CORE_TIMEOUT,
+    return Core(CORE, rs.canonical, variant, probes.observe, timeout=CORE_TIMEOUT, per_probe=CORE_PER_PROBE,
                 isolated=Isolated(CORE_TIMEOUT))
 
 

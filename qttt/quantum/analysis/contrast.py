@@ -202,13 +202,15 @@ def parameter_variants(rs: Ruleset) -> Iterator[tuple[str, Ruleset]]:
                     continue
 
 
-def pair_contrasts() -> list[dict[str, Any]]:
-    """Every pair of built-in rulesets on the same board."""
+def pair_contrasts(only: str | None = None) -> list[dict[str, Any]]:
+    """Every pair of built-in rulesets on the same board (with `only`: those it is one of)."""
     names = builtin_names()
     sets = {n: load_ruleset(n) for n in names}
     out = []
     for i, x in enumerate(names):
         for y in names[i + 1:]:
+            if only not in (None, x, y):
+                continue
             if sets[x].board == sets[y].board and sets[x].value("game") == sets[y].value("game") == "quantum":
                 out.append(contrast(sets[x], sets[y], x, y, f"{x}/{y}"))
     return out
@@ -218,10 +220,12 @@ CHANCE_SKIPPED = ("chance decides its collapses (rule collapse-chance); a contra
                   "placements with each measurer choosing, so it compares only games the players decide")
 
 
-def parameter_contrasts() -> list[dict[str, Any]]:
-    """Every 3×3 built-in ruleset against itself with one parameter changed."""
+def parameter_contrasts(only: str | None = None) -> list[dict[str, Any]]:
+    """Every 3×3 built-in ruleset (with `only`: that one) against itself with one parameter changed."""
     out = []
     for n in builtin_names():
+        if only not in (None, n):
+            continue
         rs = load_ruleset(n)
         if rs.board != 3:
             continue
@@ -248,10 +252,11 @@ def example_branches(path: Path | None = None) -> dict[str, list[dict[str, Any]]
     return out
 
 
-def generate() -> dict[str, Any]:
-    """The whole of results/contrasts.json."""
-    return {"games_per_search": GAMES, "pairs": pair_contrasts(),
-            "parameters": parameter_contrasts(), "examples": example_branches()}
+def generate(only: str | None = None) -> dict[str, Any]:
+    """The whole of results/contrasts.json; with `only`, the contrasts of that built-in ruleset
+    alone (the pairs it is one of, its own parameters; every worked example)."""
+    return {"games_per_search": GAMES, "pairs": pair_contrasts(only),
+            "parameters": parameter_contrasts(only), "examples": example_branches()}
 
 
 def path() -> Path:
