@@ -364,7 +364,13 @@ def paths_finding(at: str, rs: Ruleset, engine: Engine, started: float) -> Findi
         where = (f"at {s.positions} positions of {s.games} sampled games"
                  + ("" if engine.walk is None else " and every position of the walk"))
         w = engine.walk
-        if w is not None and w.walker == "core" and status == "classes":
+        if w is not None and w.walker == "core" and status == "classes" and w.published is not None:
+            # a published walk compared the engine and the compiled core as the file says; this run, the games
+            where = f"at {s.positions} positions of {s.games} sampled games"
+            status, label = "sampled", (f"sampled ({s.games} games, engine and {names}; the published walk "
+                                        f"{w.published} compared the engine and the compiled core at "
+                                        f"{w.engine_checked} classes, {engine_share(w)})")
+        elif w is not None and w.walker == "core" and status == "classes":
             where = (f"at {s.positions} positions of {s.games} sampled games and {w.engine_checked} classes "
                      f"of the compiled core's walk ({engine_share(w)})")
             status, label = "sampled", (f"sampled (engine and {names} compared at {w.engine_checked} "
