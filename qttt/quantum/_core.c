@@ -1294,6 +1294,8 @@ int qc_legal(const void *h, const void *pos, int32_t *out) {
     return n;
 }
 
+static uint32_t cycle_cells(const Pos *p); /* below, with the walk */
+
 /* The position as plain numbers: phase, move, pending (as held, whatever the phase), to-move
    (0 x, 1 o, 2 chance, -1 none), x score, o score (as the board stands), cycle cell mask (0 if
    none), the cell a chance measurement named (-1 outside a chance turn), then per cell its
@@ -1314,23 +1316,8 @@ int qc_export(const void *h, const void *pos, int64_t *out) {
     int64_t cyc = 0;
     int bad = p->phase == BAD;
     if (pending) { /* rule cycle-close: the closing move plus the path it closes */
-        int a = p->ea[p->pending], b = p->eb[p->pending];
-        int parent[MAXC], queue[MAXC], qh = 0, qt = 0;
-        for (int c = 0; c < MAXC; c++) parent[c] = -1;
-        parent[a] = a;
-        queue[qt++] = a;
-        while (qh < qt) {
-            int u = queue[qh++];
-            for (moves_t l = p->live & ~((moves_t)1 << p->pending); l; l &= l - 1) {
-                int k = ctz(l);
-                int v = p->ea[k] == u ? p->eb[k] : p->eb[k] == u ? p->ea[k] : -1;
-                if (v >= 0 && parent[v] < 0) { parent[v] = u; queue[qt++] = v; }
-            }
-        }
-        if (parent[b] >= 0) /* BFS parents lead back to a */
-            for (int c = b;; c = parent[c]) { cyc |= 1ll << c; if (c == a) break; }
-        else
-            bad = 1; /* no path closes the cycle */
+        cyc = cycle_cells(p);
+        if (!cyc) bad = 1; /* no path closes the cycle */
     }
     out[6] = cyc;
     out[7] = p->phase == CHANCE ? p->chosen : -1;
