@@ -824,11 +824,11 @@ def walk(rs: Ruleset, *, max_ply: int | None = None, bound: int | None = None, p
     else:
         frontier = ({KEYS[key](first): [((), digest(first), ())]} if walker == "python"
                     else [struct.pack("<QBQ", KEYS[key](first), 1, 0)])
-    pieces = split_pieces(frontier, shards, ply)
     own_pool = None
     if mapper is None and shards > 1:
         mapper, own_pool = local_mapper(shards)
     run = Plies(mapper, spec, shards)
+    pieces = split_pieces(frontier, run.shards_for(len(frontier)), ply)
     remaining = True
     interrupted = True
     try:
@@ -922,17 +922,33 @@ def _summary(result: tuple[list[Shard], Summary]) -> Summary:
     return result[1]
 
 
+WALK_UNIT = 50
+"""Classes per shard the engine's walk aims at: a ply of fewer classes than WALK_UNIT times the
+shards asked for is split into fewer shards (each shard's positions are compared with every
+registered path in child processes of their own, so small plies in many shards cost forks, not
+speed). The walk finds the same whatever the number of shards."""
+
+
 class Plies:
     """Runs a walk's plies: each shard's `process` on the mapper (inline without one); on a Dask
     cluster (a mapper with a `client`) the shards stay on the cluster as futures, each worker's
-    pieces going to the next ply's tasks through the scheduler, and only summaries come back."""
+    pieces going to the next ply's tasks through the scheduler, and only summaries come back. The
+    engine's walk splits a ply into up to `most` shards, one per WALK_UNIT classes of the ply before
+    (`shards_for`); the compiled core's, into `most`."""
 
-    def __init__(self, mapper: Mapper | None, spec: Spec, shards: int) -> None:
-        self.mapper, self.spec, self.shards = mapper, spec, shards
+    def __init__(self, mapper: Mapper | None, spec: Spec, most: int) -> None:
+        self.mapper, self.spec, self.most = mapper, spec, most
         self.client = getattr(mapper, "client", None)
         self.results: list[Any] = []
         self.first: Path_ | None = None
         self.sizes: list[int] = []
+        self.out = most  # shards of the next ply
+
+    def shards_for(self, classes: int) -> int:
+        """The shards for a ply after one of `classes` classes."""
+        if self.spec.walker != "python":
+            return self.most
+        return max(1, min(self.most, -(-classes // WALK_UNIT)))
 
     def ply(self, ply: int, pieces: list[Any], progress: Progress | None) -> Summary:
         """Check the shards of one ply given each shard's pieces (a list per shard: `pieces[j]`
@@ -940,14 +956,15 @@ class Plies:
         inputs = pieces
         work = core_process if self.spec.walker == "core" else process
         total = Summary()
+        self.out = self.shards_for(sum(self.sizes) if self.sizes else 1)
         if self.client is not None:
-            self.results = [self.client.submit(work, self.spec, ply, inputs[j], self.shards, pure=False)
-                            for j in range(self.shards)]
+            self.results = [self.client.submit(work, self.spec, ply, shard, self.out, pure=False)
+                            for shard in inputs]
             summaries = self.client.gather([self.client.submit(_summary, r, pure=False)
                                             for r in self.results])
         else:
-            args = [(self.spec, ply, inputs[j], self.shards) for j in range(self.shards)]
-            if self.mapper is not None and self.shards > 1:
+            args = [(self.spec, ply, shard, self.out) for shard in inputs]
+            if self.mapper is not None and len(args) > 1:
                 results = list(self.mapper(work, args))
             else:
                 results = [work(*a) for a in args]
@@ -966,16 +983,16 @@ class Plies:
         """The next ply's input: per shard, the pieces every worker sent it (futures on Dask)."""
         if self.client is not None:
             return [[self.client.submit(_piece, r, j, pure=False) for r in self.results]
-                    for j in range(self.shards)]
-        return [[r[0][j] for r in self.results] for j in range(self.shards)]
+                    for j in range(self.out)]
+        return [[r[0][j] for r in self.results] for j in range(self.out)]
 
     def frontier(self) -> list[Any]:
         """The next ply's every piece, here (for a checkpoint)."""
         if self.client is not None:
             found: list[Any] = self.client.gather([self.client.submit(_piece, r, j, pure=False)
-                                                   for r in self.results for j in range(self.shards)])
+                                                   for r in self.results for j in range(self.out)])
             return found
-        return [r[0][j] for r in self.results for j in range(self.shards)]
+        return [r[0][j] for r in self.results for j in range(self.out)]
 
     def close(self) -> None:
         """Forget the cluster's results."""
