@@ -294,8 +294,55 @@ def local_mapper(workers: int) -> tuple[Mapper, Callable[..., None]]:
 
 
 def serial_mapper(fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterator[Any]:
-    """The mapper of one worker: each call in this process, in turn, as its result is read."""
-    return (fn(*a) for a in args)
+    """The mapper of one worker: each call in this process, in turn, now, in the calling thread (one
+    worker does one thing at a time: `--workers 1` keeps one core busy). A call that raises ends the
+    work: the results before it are read, then its error."""
+    done: list[Any] = []
+    for a in args:
+        try:
+            done.append(fn(*a))
+        except Exception as e:
+            return _then_raise(done, e)
+    return iter(done)
+
+
+def _then_raise(done: list[Any], error: Exception) -> Iterator[Any]:
+    yield from done
+    raise error
+
+
+def one_worker(mapper: Mapper) -> bool:
+    """Whether mapper is this process alone (`serial_mapper`, under a `Stopwatch` too)."""
+    return mapper is serial_mapper or (isinstance(mapper, Stopwatch) and one_worker(mapper.mapper))
+
+
+def background(fn: Callable[[], T]) -> Future[T]:
+    """fn() on a thread of its own (in the caller's context: its PRIORITY), as a future."""
+    out: Future[T] = Future()
+    out.set_running_or_notify_cancel()
+
+    def run() -> None:
+        try:
+            out.set_result(fn())
+        except BaseException as e:  # handed to whoever waits on the future
+            out.set_exception(e)
+    threading.Thread(target=contextvars.copy_context().run, args=(run,), daemon=True,
+                     name=f"background {getattr(fn, '__name__', fn)}").start()
+    return out
+
+
+def alongside(mapper: Mapper, fn: Callable[[], T]) -> Future[T]:
+    """fn(), work that hands its own units to mapper, alongside the caller's (`background`); on one
+    worker (`one_worker`) now, in the caller's thread, so that one worker does one thing at a time."""
+    if not one_worker(mapper):
+        return background(fn)
+    out: Future[T] = Future()
+    out.set_running_or_notify_cancel()
+    try:
+        out.set_result(fn())
+    except Exception as e:
+        out.set_exception(e)
+    return out
 
 
 def workers_wanted(workers: int) -> int:
@@ -326,9 +373,10 @@ def submit(mapper: Mapper, fn: Callable[..., Any], args: list[tuple[Any, ...]]) 
         except BaseException as e:  # handed to whoever waits on the futures
             for f in out[done:]:
                 f.set_exception(e)
-    context = contextvars.copy_context()  # the caller's PRIORITY, for a mapper that works as it is read
-    threading.Thread(target=context.run, args=(read,), daemon=True,
-                     name=f"submit {getattr(fn, '__name__', fn)}").start()
+    if one_worker(mapper):  # its work is done: nothing to wait for on a thread
+        read()
+    else:
+        background(read)
     return out
 
 

@@ -34,7 +34,7 @@ from qttt.bounds import GAMES, MAX_PLY, SEED, WORKERS
 from qttt.errors import Terminated
 from qttt.family import Family, family_of, load, tool
 from qttt.notation import Record, record_from_json
-from qttt.processes import PRIORITY, Mapper, serial_mapper, submit
+from qttt.processes import PRIORITY, Mapper, background, serial_mapper
 from qttt.spec import spec_dir
 
 from .built import every_core_as_built
@@ -98,8 +98,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="depth of the walk (default: all of it up to 3×3, 8 plies above)")
     p.add_argument("--workers", type=integer(WORKERS), default=0, metavar="N",
                    help="processes the work is spread over: rulesets, Z3 queries, chunks of sampled games, "
-                        "a walk's positions, properties (default 0: one per core; 1: this process only); "
-                        "the same report whatever the number")
+                        "a walk's positions, properties (default 0: one per core; 1: this process, one thing "
+                        "at a time: one core); the same report whatever the number")
     p.add_argument("--processes", dest="workers", type=integer(WORKERS), action=Deprecated, metavar="N",
                    help="deprecated spelling of --workers")
     p.add_argument("--dask", metavar="ADDRESS",
@@ -181,7 +181,7 @@ def settle(args: argparse.Namespace, names: list[str], checkers: Mapping[str, Ca
             report: Report = checkers[names[i]](names[i], progress=functools.partial(board.tell, names[i]),
                                                 mapper=mapper, **options(args))
             return report
-        runs[i] = submit(serial_mapper, one, [()])[0]
+        runs[i] = background(one)
 
     for i in range(len(names) if mapper is not serial_mapper else 0):
         begin(i)

@@ -17,7 +17,16 @@ from typing import Any
 import pytest
 
 from qttt.analysis.distributed import executor
-from qttt.processes import PRIORITY, Once, local_mapper, serial_mapper, submit
+from qttt.processes import (
+    PRIORITY,
+    Once,
+    Stopwatch,
+    alongside,
+    local_mapper,
+    one_worker,
+    serial_mapper,
+    submit,
+)
 
 
 def slept(seconds: float, value: int) -> tuple[int, float]:
@@ -147,6 +156,37 @@ def test_shared_work_is_done_once_whoever_asks() -> None:
 def test_one_worker_is_this_process() -> None:
     with executor(1) as m:
         assert m is serial_mapper
+
+
+@pytest.mark.parametrize("watched", [False, True])
+def test_one_worker_does_one_thing_at_a_time(watched: bool) -> None:
+    """On one worker (under a Stopwatch too) submit() and alongside() do the work now, in the
+    calling thread, in the order asked; a unit that raises fails its future and the later ones, the
+    earlier ones stand. On a pool alongside() runs beside the caller."""
+    mapper = Stopwatch(serial_mapper) if watched else serial_mapper
+    assert one_worker(mapper)
+    ran: list[tuple[str, int]] = []
+
+    def noted(value: int) -> int:
+        ran.append((threading.current_thread().name, value))
+        return fails(value)
+
+    futures = submit(mapper, noted, [(1,), (2,), (3,), (4,)])
+    here = threading.current_thread().name
+    assert ran == [(here, 1), (here, 2), (here, 3)]  # done by the time submit returns; 4 never ran
+    assert all(f.done() for f in futures)
+    assert [f.result() for f in futures[:2]] == [1, 2]
+    for f in futures[2:]:
+        with pytest.raises(ValueError, match="three"):
+            f.result()
+    beside = alongside(mapper, lambda: threading.current_thread().name)
+    assert beside.done() and beside.result() == here
+    m, stop = local_mapper(2)
+    try:
+        assert not one_worker(m)
+        assert alongside(m, lambda: threading.current_thread().name).result() != here
+    finally:
+        stop(False)
 
 
 def test_work_is_handed_out_by_the_caller_in_order_and_shared_work_first() -> None:

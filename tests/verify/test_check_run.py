@@ -12,6 +12,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -96,6 +97,23 @@ def test_units_run_in_any_order_give_the_same_report(seed: int) -> None:
     mixed = check(spec, games=40, seed=3, mapper=shuffled(seed))
     assert json.dumps(mixed.to_json(False)) == json.dumps(alone.to_json(False))
     assert alone.games == 40 and alone.walk is not None and alone.walk["complete"]
+
+
+@pytest.mark.slow
+def test_one_worker_keeps_one_core_busy(monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """`--workers 1` starts no thread beside the ruleset it checks (one per ruleset, each after the
+    one before): no unit of work runs beside another, so that one worker's time is one core's, the
+    baseline the speed-up of more workers is measured against (issue #31)."""
+    started: list[tuple[str, int]] = []
+    start = threading.Thread.start
+
+    def counted(self: threading.Thread) -> None:
+        started.append((self.name, sum(t.name == "background one" for t in threading.enumerate())))
+        start(self)
+    monkeypatch.setattr(threading.Thread, "start", counted)
+    output([*CHEAP, *FLAGS, "--json", "--workers", "1"], capsys)
+    assert started == [("background one", 0)] * len(CHEAP)
 
 
 def test_the_progress_line_counts_rulesets_and_estimates_what_is_left() -> None:

@@ -30,7 +30,7 @@ import z3
 
 from qttt import Ruleset, action_from_json, load_ruleset
 from qttt.family import family_of
-from qttt.processes import PRIORITY, Mapper, Once, Stopwatch, serial_mapper, submit
+from qttt.processes import PRIORITY, Mapper, Once, Stopwatch, alongside, serial_mapper, submit
 from qttt.quantum import compiled
 from qttt.quantum.engine import Action, Measure, Outcome, Place
 from qttt.spec import spec_dir
@@ -642,12 +642,12 @@ def run_walks(rs: Ruleset, spec: str, max_ply: int | None, mapper: Mapper = seri
     params = {"end": "full"} if target is not rs else {}
     core = key == "shape" and core_walks(rs, cores)
     walker, engine_ply, engine_every = ("core", ENGINE_PLY, ENGINE_EVERY) if core else ("python", -1, 0)
-    own = None  # the second walk goes along with the first (neither waits for the other)
+    own = None  # the second walk goes along with the first (neither waits for the other; one worker: first)
     if target is not rs:
-        own = submit(serial_mapper, functools.partial(
+        own = alongside(mapper, functools.partial(
             walk, rs, max_ply=max_ply, bound=bound, mapper=mapper, workers=shards or WALK_SHARDS, load=spec,
             cores=cores, walker=walker, engine_ply=engine_ply, engine_every=engine_every, finals=core,
-            progress=functools.partial(told, what="walk of the real rules")), [()])[0]
+            progress=functools.partial(told, what="walk of the real rules")))
     structural = walk(target, max_ply=max_ply, bound=bound, mapper=mapper, workers=shards or WALK_SHARDS,
                       progress=told,
                       checkpoint=checkpoint, load=spec, params=params, key=key, members=members, cores=cores,
