@@ -402,9 +402,19 @@ class Stopwatch:
 
     def _read(self, results: Iterator[tuple[Any, float]]) -> Iterator[Any]:
         for result, seconds in results:
-            with self._lock:
-                self.seconds += seconds
+            self.add(seconds)
             yield result
+
+    @property
+    def client(self) -> Any:
+        """The Dask client of the mapper watched, or None: work that keeps its data on the cluster
+        submits to it itself (`timed_call`) and tells its seconds to `add`."""
+        return getattr(self.mapper, "client", None)
+
+    def add(self, seconds: float) -> None:
+        """Count CPU seconds of work done on the watched mapper's cluster."""
+        with self._lock:
+            self.seconds += seconds
 
 
 class Once:

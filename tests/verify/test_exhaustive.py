@@ -23,6 +23,7 @@ from qttt.analysis.distributed import dask_mapper
 from qttt.cli import main
 from qttt.errors import FileError
 from qttt.io import write_checkpoint
+from qttt.processes import Stopwatch
 from qttt.quantum import compiled
 from qttt.quantum.engine import Measure, Place, State
 from verify.built import as_built
@@ -179,6 +180,11 @@ def test_the_walk_is_the_same_on_any_number_of_workers_and_on_dask(tmp_path: Any
     with dask_mapper(None, 3) as mapper:
         assert getattr(mapper, "client", None) is not None  # the shards stay on the cluster between plies
         assert _result(walk(rs, members=1, max_ply=10, mapper=mapper, workers=3)) == _result(one)
+        watched = Stopwatch(mapper)  # as qttt check --dask walks: its shards stay on the cluster too
+        plies = exhaustive.Plies(watched, exhaustive.Spec(rs.canonical), 3)
+        assert plies.client is watched.client is not None
+        assert _result(walk(rs, members=1, max_ply=10, mapper=watched, workers=3)) == _result(one)
+        assert watched.seconds > 0  # the shards' CPU seconds, told by the cluster
     saved = tmp_path / "walk.json"
     first = walk(rs, members=1, max_ply=6, processes=2, checkpoint=saved)
     assert first.positions_by_ply == one.positions_by_ply[:7]

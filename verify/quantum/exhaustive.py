@@ -53,7 +53,7 @@ from qttt import Ruleset, load_ruleset, with_params
 from qttt.bounds import CODE, COUNT, MAX_PLY
 from qttt.io import read_checkpoint, write_atomic, write_checkpoint
 from qttt.notation import Record
-from qttt.processes import Mapper, local_mapper
+from qttt.processes import PRIORITY, Mapper, local_mapper, timed_call
 from qttt.quantum import compiled
 from qttt.quantum.analysis.count import encode as count_encode
 from qttt.quantum.compiled import WALK_DETAILS
@@ -914,12 +914,17 @@ def split(frontier: Shard, shards: int) -> list[Shard]:
     return out
 
 
-def _piece(result: tuple[list[Shard], Summary], i: int) -> Shard:
-    return result[0][i]
+Timed = tuple[tuple[list[Shard], Summary], float]
+"""A shard's work on a cluster (`timed_call`): its pieces for the next ply and its summary, and its
+CPU seconds."""
 
 
-def _summary(result: tuple[list[Shard], Summary]) -> Summary:
-    return result[1]
+def _piece(result: Timed, i: int) -> Shard:
+    return result[0][0][i]
+
+
+def _summary(result: Timed) -> tuple[Summary, float]:
+    return result[0][1], result[1]
 
 
 WALK_UNIT = 50
@@ -931,8 +936,9 @@ speed). The walk finds the same whatever the number of shards."""
 
 class Plies:
     """Runs a walk's plies: each shard's `process` on the mapper (inline without one); on a Dask
-    cluster (a mapper with a `client`) the shards stay on the cluster as futures, each worker's
-    pieces going to the next ply's tasks through the scheduler, and only summaries come back. The
+    cluster (a mapper with a `client`, a `Stopwatch` over one too) the shards stay on the cluster as
+    futures, each worker's pieces going to the next ply's tasks through the scheduler, and only
+    summaries come back (and their CPU seconds, told to the mapper's `add` where it has one). The
     engine's walk splits a ply into up to `most` shards, one per WALK_UNIT classes of the ply before
     (`shards_for`); the compiled core's, into `most`."""
 
@@ -958,10 +964,14 @@ class Plies:
         total = Summary()
         self.out = self.shards_for(sum(self.sizes) if self.sizes else 1)
         if self.client is not None:
-            self.results = [self.client.submit(work, self.spec, ply, shard, self.out, pure=False)
-                            for shard in inputs]
-            summaries = self.client.gather([self.client.submit(_summary, r, pure=False)
-                                            for r in self.results])
+            priority = -PRIORITY.get()  # Dask runs higher priorities first
+            self.results = [self.client.submit(timed_call, work, (self.spec, ply, shard, self.out),
+                                               pure=False, priority=priority) for shard in inputs]
+            timed = self.client.gather([self.client.submit(_summary, r, pure=False, priority=priority)
+                                        for r in self.results])
+            summaries = [s for s, _ in timed]
+            if (add := getattr(self.mapper, "add", None)) is not None:  # a Stopwatch's count
+                add(sum(seconds for _, seconds in timed))
         else:
             args = [(self.spec, ply, shard, self.out) for shard in inputs]
             if self.mapper is not None and len(args) > 1:
