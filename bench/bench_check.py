@@ -183,8 +183,7 @@ def main() -> int:
     args = ap.parse_args()
     cores = os.cpu_count() or 1
     workers = [int(w) for w in args.workers.split(",")] if args.workers else counts(cores)
-    if workers[0] != 1:
-        workers.insert(0, 1)  # the baseline
+    workers = [1, *(w for w in workers if w != 1)]  # the baseline first, once
     what = args.rulesets or ["--all"]
     common = [*what, "--json-document", "--no-timing", "--quiet",
               *(["--games", str(args.games)] if args.games else [])]

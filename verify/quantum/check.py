@@ -791,11 +791,13 @@ def settle(spec: str, *, games: int | None, seed: int, progress: Progress | None
         key = walk_key(rs)
         resumable(walk_ruleset(rs) if key == "shape" else rs, Path(checkpoint), key,
                   "core" if key == "shape" and core_walks(rs, cores) else "python")
+    say("Z3 queries and enumerations")  # on one worker, done before the next line (`waited` says no more)
     proofs = z3_proofs(rs.board * rs.board, timeout, mapper)
     unreduced = unreduced_proofs(timeout, mapper)
     tallies = enumerations(mapper)
     bound = abstraction(Params.of(rs)).longest
     games = games or default_games(rs)
+    say(f"sampling {games} games")
     token = PRIORITY.set(PRIORITY.get() + 0.5)  # the walk's plies, a chain, go first; the games fill in
     try:
         sampled = submit(mapper, sample_chunk, chunks(rs, games, seed, bound=bound, cores=cores))
