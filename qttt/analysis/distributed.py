@@ -21,6 +21,11 @@ from ..processes import PRIORITY, Mapper, local_mapper, serial_mapper, worker_in
 CONNECT_SECONDS = 10  # how long a scheduler address is tried
 
 
+def dask_priority() -> float:
+    """The caller's PRIORITY as a Dask priority (Dask runs higher priorities first)."""
+    return -PRIORITY.get()
+
+
 class DaskMapper:
     """A mapper (`qttt.processes.Mapper`) over a Dask client: each call's units of work are submitted
     to the cluster, results come back in submission order. Work that passes data from one unit to
@@ -30,7 +35,7 @@ class DaskMapper:
         self.client = client
 
     def __call__(self, fn: Callable[..., Any], args: list[tuple[Any, ...]]) -> Iterable[Any]:
-        priority = -PRIORITY.get()  # Dask runs higher priorities first
+        priority = dask_priority()
         futures = [self.client.submit(fn, *a, pure=False, priority=priority) for a in args]  # handed out now
         return (f.result() for f in futures)
 

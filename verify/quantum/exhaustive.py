@@ -50,10 +50,11 @@ from pathlib import Path
 from typing import Any
 
 from qttt import Ruleset, load_ruleset, with_params
+from qttt.analysis.distributed import dask_priority
 from qttt.bounds import CODE, COUNT, MAX_PLY
 from qttt.io import read_checkpoint, write_atomic, write_checkpoint
 from qttt.notation import Record
-from qttt.processes import PRIORITY, Mapper, local_mapper, timed_call
+from qttt.processes import Mapper, local_mapper, timed_call
 from qttt.quantum import compiled
 from qttt.quantum.analysis.count import encode as count_encode
 from qttt.quantum.compiled import WALK_DETAILS
@@ -964,7 +965,7 @@ class Plies:
         total = Summary()
         self.out = self.shards_for(sum(self.sizes) if self.sizes else 1)
         if self.client is not None:
-            priority = -PRIORITY.get()  # Dask runs higher priorities first
+            priority = dask_priority()
             self.results = [self.client.submit(timed_call, work, (self.spec, ply, shard, self.out),
                                                pure=False, priority=priority) for shard in inputs]
             timed = self.client.gather([self.client.submit(_summary, r, pure=False, priority=priority)
